@@ -1,0 +1,186 @@
+package dev.stoker.loader;
+
+import dev.stoker.loader.memory.HostMemory;
+import dev.stoker.loader.memory.SlotPool;
+import dev.stoker.loader.metrics.EpochCounters;
+import dev.stoker.loader.metrics.EpochMetrics;
+import dev.stoker.loader.pipeline.BatchSource;
+import dev.stoker.loader.pipeline.FillStage;
+import dev.stoker.loader.pipeline.TransferStage;
+import dev.stoker.loader.pipeline.WorkerGroup;
+import dev.stoker.loader.sampler.EpochBatches;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CancellationException;
+
+/**
+ * The consumer's side of one epoch. {@link #next()} returns the batches in sampler order and
+ * first closes the batch it returned before, if the caller has not. {@link #close()} (or the end
+ * of the epoch, or starting another one) stops the work in flight and returns every slot;
+ * {@code hasNext()} has no side effects.
+ */
+public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
+  private final DataLoader loader;
+  private final EpochBatches plan;
+  private final SlotPool pool;
+  private final WorkerGroup workers;
+  private final boolean ownsWorkers;
+  private final EpochCounters counters;
+  private final BatchSource source;
+  private Batch held;
+  private long heldSince;
+  private int delivered;
+  private boolean ended;
+  private boolean closed;
+
+  BatchIterator(DataLoader loader, EpochBatches plan, SlotPool pool, WorkerGroup workers,
+      boolean ownsWorkers, int slotLimit) {
+    LoaderOptions options = loader.options();
+    this.loader = loader;
+    this.plan = plan;
+    this.pool = pool;
+    this.workers = workers;
+    this.ownsWorkers = ownsWorkers;
+    this.counters = new EpochCounters(plan.epoch(), options.batchSize(), options.numWorkers(),
+        options.prefetchWindow(), slotLimit);
+    this.source = plan.batchCount() == 0 ? null : openSource(options);
+  }
+
+  private BatchSource openSource(LoaderOptions options) {
+    BatchFiller filler = new BatchFiller(loader.dataset(), loader.layout(), plan,
+        options.onBadSample(), counters);
+    long timeoutNanos = options.timeout().toNanos();
+    FillStage fill = new FillStage(loader.name(), plan.epoch(), plan.batchCount(), filler, pool,
+        workers, options.prefetchFactor(), timeoutNanos, counters);
+    if (loader.device().isHost()) {
+      return fill;
+    }
+    return new TransferStage(loader.name(), fill,
+        loader.device().openTransfer(loader.name(), pool.slotBytes(), options.transferDepth()),
+        options.transferDepth(), plan.batchCount(), pool.slotBytes(), timeoutNanos, counters);
+  }
+
+  public int epoch() {
+    return plan.epoch();
+  }
+
+  /** Batches in this epoch. */
+  public int batchCount() {
+    return plan.batchCount();
+  }
+
+  @Override
+  public boolean hasNext() {
+    return !closed && delivered < plan.batchCount();
+  }
+
+  /**
+   * The next batch, in sampler order.
+   *
+   * @throws dev.stoker.loader.pipeline.BatchLoadException if it failed to load; the epoch ends
+   * @throws dev.stoker.loader.pipeline.LoaderTimeoutException if it did not come within the
+   *     timeout; the epoch ends
+   * @throws CancellationException if the epoch was closed meanwhile
+   */
+  @Override
+  public Batch next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("epoch " + plan.epoch() + " has no batch after "
+          + delivered + (closed ? " (the iterator is closed)" : ""));
+    }
+    long asked = System.nanoTime();
+    if (held != null) {
+      counters.addConsumerHold(asked - heldSince);
+      held.close();
+    }
+    HostMemory slot = take();
+    long now = System.nanoTime();
+    counters.addConsumerWait(now - asked);
+    Batch batch = (Batch) slot.attachment();
+    batch.open(this);
+    held = batch;
+    heldSince = now;
+    delivered++;
+    counters.addDelivered(batch.size(), source.ready());
+    if (delivered == plan.batchCount()) {
+      endEpoch();
+    }
+    return batch;
+  }
+
+  private HostMemory take() {
+    try {
+      return source.next(delivered);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new CancellationException("interrupted while waiting for batch " + delivered
+          + " of epoch " + plan.epoch());
+    } catch (RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Returns a batch's slot; called by {@link Batch#close()}. */
+  synchronized void release(Batch batch) {
+    if (held == batch) {
+      held = null;
+    }
+    source.release(batch.memory());
+  }
+
+  /** The metrics of this epoch so far. */
+  public EpochMetrics metrics() {
+    return counters.snapshot();
+  }
+
+  /** Stops the pipeline once every batch is out; the last batch stays with the caller. */
+  private void endEpoch() {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    RuntimeException failure = null;
+    try {
+      if (source != null) {
+        source.close();
+      }
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    try {
+      if (ownsWorkers && workers != null) {
+        workers.close();
+      }
+    } catch (RuntimeException e) {
+      if (failure == null) {
+        failure = e;
+      } else {
+        failure.addSuppressed(e);
+      }
+    }
+    loader.epochEnded(this, counters.snapshot());
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Ends the epoch: cancels the work in flight, joins the threads it started and returns every
+   * slot, the batch last returned included. Safe to call twice.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (held != null) {
+      held.close();
+    }
+    endEpoch();
+  }
+}

@@ -1,0 +1,80 @@
+package dev.stoker.loader;
+
+/**
+ * Where every column of a batch lives inside one buffer slot: column {@code c} starts at
+ * {@link #columnOffset(int)}, aligned to {@link #ALIGNMENT} bytes, and row {@code r} of it at
+ * {@code columnOffset(c) + r * rowStride(c)}. All offsets are computed here once.
+ */
+public final class BatchLayout {
+  /** Column alignment in bytes: a cache line, and a multiple of every dtype's size. */
+  public static final int ALIGNMENT = 64;
+
+  private final Schema schema;
+  private final int batchSize;
+  private final int[] columnOffsets;
+  private final int[] rowStrides;
+  private final int slotBytes;
+
+  public BatchLayout(Schema schema, int batchSize) {
+    if (batchSize <= 0) {
+      throw new IllegalArgumentException("batchSize: " + batchSize + " (expected: > 0)");
+    }
+    this.schema = schema;
+    this.batchSize = batchSize;
+    this.columnOffsets = new int[schema.size()];
+    this.rowStrides = new int[schema.size()];
+    long offset = 0;
+    for (int c = 0; c < schema.size(); c++) {
+      Field field = schema.field(c);
+      columnOffsets[c] = (int) offset;
+      rowStrides[c] = (int) field.bytesPerSample();
+      offset = align(offset + field.bytesPerSample() * batchSize);
+      checkCapacity(offset);
+    }
+    this.slotBytes = (int) offset;
+  }
+
+  private void checkCapacity(long bytes) {
+    if (bytes > Integer.MAX_VALUE - ALIGNMENT) {
+      throw new IllegalArgumentException(
+          "batchSize: " + batchSize + " gives a batch of " + bytes + "+ bytes for " + schema
+              + " (expected: at most " + (Integer.MAX_VALUE - ALIGNMENT)
+              + " bytes per batch; lower batchSize)");
+    }
+  }
+
+  private static long align(long bytes) {
+    return (bytes + ALIGNMENT - 1) & -ALIGNMENT;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  public int batchSize() {
+    return batchSize;
+  }
+
+  /** Bytes of one slot holding a whole batch, columns aligned. */
+  public int slotBytes() {
+    return slotBytes;
+  }
+
+  public int columnOffset(int field) {
+    return columnOffsets[field];
+  }
+
+  public int rowStride(int field) {
+    return rowStrides[field];
+  }
+
+  /** Byte offset of {@code row} of column {@code field}. */
+  public int rowOffset(int field, int row) {
+    return columnOffsets[field] + row * rowStrides[field];
+  }
+
+  /** Bytes of one column over the whole batch. */
+  public long columnBytes(int field) {
+    return (long) rowStrides[field] * batchSize;
+  }
+}

@@ -1,0 +1,352 @@
+package dev.stoker.loader;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The validated, immutable options of a {@link DataLoader}, named after PyTorch's DataLoader
+ * arguments. Every value is checked in its builder method; the rules between options are checked
+ * in {@link Builder#build()}. Each bad value is an {@link IllegalArgumentException} naming the
+ * option, the value and what is allowed.
+ */
+public final class LoaderOptions implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public static final String BATCH_SIZE = "batchSize";
+  public static final String SHUFFLE = "shuffle";
+  public static final String SEED = "seed";
+  public static final String NUM_WORKERS = "numWorkers";
+  public static final String PIN_MEMORY = "pinMemory";
+  public static final String PREFETCH_FACTOR = "prefetchFactor";
+  public static final String PERSISTENT_WORKERS = "persistentWorkers";
+  public static final String DROP_LAST = "dropLast";
+  public static final String TIMEOUT = "timeout";
+  public static final String RANK = "rank";
+  public static final String WORLD_SIZE = "worldSize";
+  public static final String ON_BAD_SAMPLE = "onBadSample";
+  public static final String MAX_HOST_BYTES = "maxHostBytes";
+  public static final String TRANSFER_DEPTH = "transferDepth";
+  public static final String NAME = "name";
+
+  /** Every option name, in the order of the documentation. */
+  public static final List<String> NAMES = List.of(BATCH_SIZE, SHUFFLE, SEED, NUM_WORKERS,
+      PIN_MEMORY, PREFETCH_FACTOR, PERSISTENT_WORKERS, DROP_LAST, TIMEOUT, RANK, WORLD_SIZE,
+      ON_BAD_SAMPLE, MAX_HOST_BYTES, TRANSFER_DEPTH, NAME);
+
+  public static final int DEFAULT_PREFETCH_FACTOR = 2;
+  public static final long DEFAULT_MAX_HOST_BYTES = 4L << 30;
+  public static final int DEFAULT_TRANSFER_DEPTH = 2;
+
+  private final int batchSize;
+  private final boolean shuffle;
+  private final long seed;
+  private final int numWorkers;
+  private final boolean pinMemory;
+  private final int prefetchFactor;
+  private final boolean persistentWorkers;
+  private final boolean dropLast;
+  private final Duration timeout;
+  private final int rank;
+  private final int worldSize;
+  private final OnBadSample onBadSample;
+  private final long maxHostBytes;
+  private final int transferDepth;
+  private final String name;
+
+  private LoaderOptions(Builder b) {
+    this.batchSize = b.batchSize;
+    this.shuffle = b.shuffle;
+    this.seed = b.seed;
+    this.numWorkers = b.numWorkers;
+    this.pinMemory = b.pinMemory;
+    this.prefetchFactor = b.prefetchFactor == null ? DEFAULT_PREFETCH_FACTOR : b.prefetchFactor;
+    this.persistentWorkers = b.persistentWorkers;
+    this.dropLast = b.dropLast;
+    this.timeout = b.timeout;
+    this.rank = b.rank;
+    this.worldSize = b.worldSize;
+    this.onBadSample = b.onBadSample;
+    this.maxHostBytes = b.maxHostBytes;
+    this.transferDepth = b.transferDepth;
+    this.name = b.name;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Options from string values, e.g. Spark's {@code .option(...)} map; unknown names are refused. */
+  public static LoaderOptions fromMap(Map<String, String> values) {
+    return OptionParser.parse(values);
+  }
+
+  /** A builder holding these options, to change some of them. */
+  public Builder toBuilder() {
+    Builder b = builder().batchSize(batchSize).shuffle(shuffle).seed(seed).numWorkers(numWorkers)
+        .pinMemory(pinMemory).persistentWorkers(persistentWorkers).dropLast(dropLast)
+        .timeout(timeout).rank(rank).worldSize(worldSize).onBadSample(onBadSample)
+        .maxHostBytes(maxHostBytes).transferDepth(transferDepth).name(name);
+    if (numWorkers > 0) {
+      b.prefetchFactor(prefetchFactor);
+    }
+    return b;
+  }
+
+  public int batchSize() {
+    return batchSize;
+  }
+
+  public boolean shuffle() {
+    return shuffle;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  public int numWorkers() {
+    return numWorkers;
+  }
+
+  public boolean pinMemory() {
+    return pinMemory;
+  }
+
+  public int prefetchFactor() {
+    return prefetchFactor;
+  }
+
+  public boolean persistentWorkers() {
+    return persistentWorkers;
+  }
+
+  public boolean dropLast() {
+    return dropLast;
+  }
+
+  /** Longest wait for one batch; zero waits forever. */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  public int rank() {
+    return rank;
+  }
+
+  public int worldSize() {
+    return worldSize;
+  }
+
+  public OnBadSample onBadSample() {
+    return onBadSample;
+  }
+
+  public long maxHostBytes() {
+    return maxHostBytes;
+  }
+
+  public int transferDepth() {
+    return transferDepth;
+  }
+
+  /** The loader's name (thread names, messages), or null for a generated one. */
+  public String name() {
+    return name;
+  }
+
+  /** Batches that may be in flight in the fill stage: numWorkers x prefetchFactor, or 1. */
+  public int prefetchWindow() {
+    return numWorkers == 0 ? 1 : numWorkers * prefetchFactor;
+  }
+
+  /** The options as name-value pairs, in documentation order. */
+  public Map<String, Object> asMap() {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put(BATCH_SIZE, batchSize);
+    map.put(SHUFFLE, shuffle);
+    map.put(SEED, seed);
+    map.put(NUM_WORKERS, numWorkers);
+    map.put(PIN_MEMORY, pinMemory);
+    map.put(PREFETCH_FACTOR, prefetchFactor);
+    map.put(PERSISTENT_WORKERS, persistentWorkers);
+    map.put(DROP_LAST, dropLast);
+    map.put(TIMEOUT, timeout.toMillis() + "ms");
+    map.put(RANK, rank);
+    map.put(WORLD_SIZE, worldSize);
+    map.put(ON_BAD_SAMPLE, onBadSample.label());
+    map.put(MAX_HOST_BYTES, maxHostBytes);
+    map.put(TRANSFER_DEPTH, transferDepth);
+    map.put(NAME, name);
+    return map;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LoaderOptions other && asMap().equals(other.asMap());
+  }
+
+  @Override
+  public int hashCode() {
+    return asMap().hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "LoaderOptions" + asMap();
+  }
+
+  /** Builds {@link LoaderOptions}; PyTorch's defaults where it has them. */
+  public static final class Builder {
+    private int batchSize = 1;
+    private boolean shuffle;
+    private long seed;
+    private int numWorkers;
+    private boolean pinMemory;
+    private Integer prefetchFactor;
+    private boolean persistentWorkers;
+    private boolean dropLast;
+    private Duration timeout = Duration.ZERO;
+    private int rank;
+    private int worldSize = 1;
+    private OnBadSample onBadSample = OnBadSample.FAIL;
+    private long maxHostBytes = DEFAULT_MAX_HOST_BYTES;
+    private int transferDepth = DEFAULT_TRANSFER_DEPTH;
+    private String name;
+
+    private Builder() {}
+
+    /** Samples per batch, > 0 (default 1). */
+    public Builder batchSize(int value) {
+      batchSize = positive(BATCH_SIZE, value);
+      return this;
+    }
+
+    /** Reshuffle every epoch; the order is a pure function of (seed, epoch, rank, worldSize). */
+    public Builder shuffle(boolean value) {
+      shuffle = value;
+      return this;
+    }
+
+    public Builder seed(long value) {
+      seed = value;
+      return this;
+    }
+
+    /** Worker threads, >= 0; 0 loads in the caller's thread (default). */
+    public Builder numWorkers(int value) {
+      if (value < 0) {
+        throw new IllegalArgumentException(NUM_WORKERS + ": " + value
+            + " (expected: >= 0; 0 loads in the caller's thread)");
+      }
+      numWorkers = value;
+      return this;
+    }
+
+    /** Page-locked host slots for asynchronous copies; without CUDA, direct memory and a warning. */
+    public Builder pinMemory(boolean value) {
+      pinMemory = value;
+      return this;
+    }
+
+    /** Batches each worker loads ahead, >= 1 (default 2); only with numWorkers > 0. */
+    public Builder prefetchFactor(int value) {
+      prefetchFactor = positive(PREFETCH_FACTOR, value);
+      return this;
+    }
+
+    /** Keep worker threads and slots across epochs; only with numWorkers > 0. */
+    public Builder persistentWorkers(boolean value) {
+      persistentWorkers = value;
+      return this;
+    }
+
+    /** Drop the short last batch, so that every batch (on every rank) has batchSize rows. */
+    public Builder dropLast(boolean value) {
+      dropLast = value;
+      return this;
+    }
+
+    /** Longest wait for one batch before a clear error; zero (default) waits forever. */
+    public Builder timeout(Duration value) {
+      Objects.requireNonNull(value, TIMEOUT);
+      if (value.isNegative()) {
+        throw new IllegalArgumentException(TIMEOUT + ": " + value.toMillis()
+            + " ms (expected: >= 0; 0 waits forever)");
+      }
+      timeout = value;
+      return this;
+    }
+
+    /** This loader's shard, 0 <= rank < worldSize (default 0). */
+    public Builder rank(int value) {
+      if (value < 0) {
+        throw new IllegalArgumentException(RANK + ": " + value + " (expected: >= 0)");
+      }
+      rank = value;
+      return this;
+    }
+
+    /** Number of ranks sharing the dataset, > 0 (default 1). */
+    public Builder worldSize(int value) {
+      worldSize = positive(WORLD_SIZE, value);
+      return this;
+    }
+
+    public Builder onBadSample(OnBadSample value) {
+      onBadSample = Objects.requireNonNull(value, ON_BAD_SAMPLE);
+      return this;
+    }
+
+    /** Budget of the host slot pool in bytes, > 0 (default 4 GiB). */
+    public Builder maxHostBytes(long value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(MAX_HOST_BYTES + ": " + value + " (expected: > 0)");
+      }
+      maxHostBytes = value;
+      return this;
+    }
+
+    /** Batches copied to the device ahead of the consumer, >= 1 (default 2). */
+    public Builder transferDepth(int value) {
+      transferDepth = positive(TRANSFER_DEPTH, value);
+      return this;
+    }
+
+    /** Name for threads and messages (default: generated). */
+    public Builder name(String value) {
+      if (value != null && value.isBlank()) {
+        throw new IllegalArgumentException(NAME + ": '" + value + "' (expected: a non-blank name)");
+      }
+      name = value;
+      return this;
+    }
+
+    /** Checks the rules between options and builds. */
+    public LoaderOptions build() {
+      if (rank >= worldSize) {
+        throw new IllegalArgumentException(RANK + ": " + rank + " (expected: 0 <= rank < "
+            + WORLD_SIZE + " = " + worldSize + ")");
+      }
+      if (numWorkers == 0 && prefetchFactor != null) {
+        throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + prefetchFactor
+            + " (expected: only with numWorkers > 0; numWorkers is 0)");
+      }
+      if (numWorkers == 0 && persistentWorkers) {
+        throw new IllegalArgumentException(PERSISTENT_WORKERS
+            + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
+      }
+      return new LoaderOptions(this);
+    }
+
+    private static int positive(String option, int value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(option + ": " + value + " (expected: > 0)");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package dev.stoker.loader;
+
+import dev.stoker.loader.memory.HostMemory;
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+
+/**
+ * Writes one sample into its row of a batch slot. Reused for every sample a worker writes; valid
+ * only inside {@link MapDataset#write}. Bulk methods copy a whole field (or a part of it, from
+ * {@code element}) in one call; every call checks the field's dtype and the length.
+ */
+public final class SampleWriter {
+  private final BatchLayout layout;
+  private final Schema schema;
+  private HostMemory slot;
+  private int row;
+
+  SampleWriter(BatchLayout layout) {
+    this.layout = layout;
+    this.schema = layout.schema();
+  }
+
+  void bind(HostMemory slot, int row) {
+    this.slot = slot;
+    this.row = row;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The row being written. */
+  public int row() {
+    return row;
+  }
+
+  /** Byte offset of element {@code element} of {@code field} in this row, in {@link #bytes()}. */
+  public int offset(int field, int element) {
+    return layout.rowOffset(field, row) + element * schema.field(field).dtype().byteSize();
+  }
+
+  /** The whole slot, native order; for datasets with their own fast paths (absolute access only). */
+  public ByteBuffer bytes() {
+    return slot.bytes();
+  }
+
+  /** The whole slot as floats; element index = byte offset / 4. */
+  public FloatBuffer floats() {
+    return slot.floats();
+  }
+
+  public void putFloats(int field, float[] src, int offset, int length) {
+    putFloats(field, 0, src, offset, length);
+  }
+
+  public void putFloats(int field, int element, float[] src, int offset, int length) {
+    int at = checked(field, DType.FLOAT32, element, length, "putFloats");
+    slot.floats().put(at / Float.BYTES, src, offset, length);
+  }
+
+  public void putFloat(int field, int element, float value) {
+    slot.bytes().putFloat(checked(field, DType.FLOAT32, element, 1, "putFloat"), value);
+  }
+
+  public void putDoubles(int field, int element, double[] src, int offset, int length) {
+    int at = checked(field, DType.FLOAT64, element, length, "putDoubles");
+    slot.doubles().put(at / Double.BYTES, src, offset, length);
+  }
+
+  public void putDouble(int field, int element, double value) {
+    slot.bytes().putDouble(checked(field, DType.FLOAT64, element, 1, "putDouble"), value);
+  }
+
+  public void putInts(int field, int element, int[] src, int offset, int length) {
+    int at = checked(field, DType.INT32, element, length, "putInts");
+    slot.ints().put(at / Integer.BYTES, src, offset, length);
+  }
+
+  public void putInt(int field, int element, int value) {
+    slot.bytes().putInt(checked(field, DType.INT32, element, 1, "putInt"), value);
+  }
+
+  public void putLongs(int field, int element, long[] src, int offset, int length) {
+    int at = checked(field, DType.INT64, element, length, "putLongs");
+    slot.longs().put(at / Long.BYTES, src, offset, length);
+  }
+
+  public void putLong(int field, int element, long value) {
+    slot.bytes().putLong(checked(field, DType.INT64, element, 1, "putLong"), value);
+  }
+
+  /** uint8 values, e.g. pixels. */
+  public void putBytes(int field, int element, byte[] src, int offset, int length) {
+    int at = checked(field, DType.UINT8, element, length, "putBytes");
+    slot.bytes().put(at, src, offset, length);
+  }
+
+  public void putByte(int field, int element, byte value) {
+    slot.bytes().put(checked(field, DType.UINT8, element, 1, "putByte"), value);
+  }
+
+  /**
+   * Copies the field's whole row, raw, from {@code src} at byte {@code srcIndex}: values of the
+   * field's dtype in native order. The fastest way from memory already laid out like the batch.
+   */
+  public void copyRaw(int field, ByteBuffer src, int srcIndex) {
+    Field f = schema.field(field);
+    int length = (int) f.bytesPerSample();
+    if (srcIndex < 0 || srcIndex + length > src.limit()) {
+      throw new IndexOutOfBoundsException(String.format(
+          "field '%s': copying %d bytes from index %d of a buffer of %d bytes", f.name(), length,
+          srcIndex, src.limit()));
+    }
+    slot.bytes().put(layout.rowOffset(field, row), src, srcIndex, length);
+  }
+
+  private int checked(int field, DType expected, int element, int length, String method) {
+    Field f = schema.field(field);
+    if (f.dtype() != expected) {
+      throw new IllegalArgumentException(String.format(
+          "field '%s' is %s%s: %s writes %s (expected: the put method of its dtype)",
+          f.name(), f.dtype().label(), f.shapeText(), method, expected.label()));
+    }
+    if (element < 0 || length < 0 || element + length > f.elements()) {
+      throw new IllegalArgumentException(String.format(
+          "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
+          f.name(), row, length, element, f.elements(), f.shapeText()));
+    }
+    return layout.rowOffset(field, row) + element * expected.byteSize();
+  }
+}

@@ -1,0 +1,96 @@
+package dev.stoker.loader;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The ordered, named fields of every sample of a dataset. Immutable. */
+public final class Schema {
+  private final List<Field> fields;
+  private final Map<String, Integer> indexByName;
+
+  private Schema(List<Field> fields) {
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("schema: no fields (expected: at least one field)");
+    }
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field field = fields.get(i);
+      if (index.putIfAbsent(field.name(), i) != null) {
+        throw new IllegalArgumentException(
+            "schema: field '" + field.name() + "' appears twice (expected: unique names)");
+      }
+    }
+    this.fields = Collections.unmodifiableList(new ArrayList<>(fields));
+    this.indexByName = index;
+  }
+
+  public static Schema of(Field... fields) {
+    return new Schema(Arrays.asList(fields));
+  }
+
+  public static Schema of(List<Field> fields) {
+    return new Schema(fields);
+  }
+
+  public int size() {
+    return fields.size();
+  }
+
+  public Field field(int index) {
+    return fields.get(index);
+  }
+
+  public List<Field> fields() {
+    return fields;
+  }
+
+  /** The position of the named field; an error lists the names there are. */
+  public int indexOf(String name) {
+    Integer index = indexByName.get(name);
+    if (index == null) {
+      throw new IllegalArgumentException(
+          "field: '" + name + "' (expected one of: " + String.join(", ", names()) + ")");
+    }
+    return index;
+  }
+
+  public Field field(String name) {
+    return fields.get(indexOf(name));
+  }
+
+  public List<String> names() {
+    List<String> names = new ArrayList<>(fields.size());
+    for (Field field : fields) {
+      names.add(field.name());
+    }
+    return names;
+  }
+
+  /** Bytes of one sample over all fields. */
+  public long bytesPerSample() {
+    long bytes = 0;
+    for (Field field : fields) {
+      bytes += field.bytesPerSample();
+    }
+    return bytes;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Schema other && fields.equals(other.fields);
+  }
+
+  @Override
+  public int hashCode() {
+    return fields.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "Schema" + fields;
+  }
+}

@@ -1,0 +1,202 @@
+package dev.stoker.loader.memory;
+
+import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pool of equal host memory slots, each holding one whole batch, allocated on first use up to
+ * {@code maxSlots}. {@link #acquire} blocks while every slot is out. Closing the pool with slots
+ * still out is an error that names the pool and the count; with the system property
+ * {@value #DEBUG_PROPERTY}{@code =true} it also shows where each one was taken.
+ *
+ * <p>Thread-safe. Waiting uses the pool's monitor, so neither taking nor returning a slot
+ * allocates.
+ */
+public final class SlotPool implements AutoCloseable {
+  /** System property that records where every slot was taken, for leak reports. */
+  public static final String DEBUG_PROPERTY = "stoker.memory.debug";
+
+  private static final boolean DEBUG = Boolean.getBoolean(DEBUG_PROPERTY);
+  private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
+  private static final Logger LOG = LoggerFactory.getLogger(SlotPool.class);
+
+  private final String name;
+  private final HostAllocator allocator;
+  private final int slotBytes;
+  private final int maxSlots;
+  private final ArrayDeque<HostMemory> idle;
+  private final Map<HostMemory, Throwable> takenAt = new IdentityHashMap<>();
+  private int allocated;
+  private int outstanding;
+  private int peakOutstanding;
+  private long waitNanos;
+  private long waits;
+  private boolean closed;
+
+  public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots) {
+    if (slotBytes <= 0) {
+      throw new IllegalArgumentException("slotBytes: " + slotBytes + " (expected: > 0)");
+    }
+    if (maxSlots <= 0) {
+      throw new IllegalArgumentException("maxSlots: " + maxSlots + " (expected: > 0)");
+    }
+    this.name = name;
+    this.allocator = allocator;
+    this.slotBytes = slotBytes;
+    this.maxSlots = maxSlots;
+    this.idle = new ArrayDeque<>(maxSlots);
+    if (DEBUG && ANNOUNCED.compareAndSet(false, true)) {
+      LOG.info("{}=true: recording where every slot is taken (slower; for leak hunting only)",
+          DEBUG_PROPERTY);
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public HostAllocator allocator() {
+    return allocator;
+  }
+
+  public int slotBytes() {
+    return slotBytes;
+  }
+
+  public int maxSlots() {
+    return maxSlots;
+  }
+
+  /**
+   * Takes a slot, waiting while all {@code maxSlots} are out.
+   *
+   * @param cancelled polled whenever the wait wakes; see {@link #wakeWaiters()}
+   * @return the slot, or {@code null} once {@code cancelled} is true
+   * @throws InterruptedException if the thread is interrupted while waiting
+   * @throws IllegalStateException if the pool is closed
+   */
+  public synchronized HostMemory acquire(BooleanSupplier cancelled) throws InterruptedException {
+    long waitStart = 0;
+    while (idle.isEmpty() && allocated == maxSlots && !closed && !cancelled.getAsBoolean()) {
+      if (waitStart == 0) {
+        waitStart = System.nanoTime();
+        waits++;
+      }
+      wait();
+    }
+    if (waitStart != 0) {
+      waitNanos += System.nanoTime() - waitStart;
+    }
+    if (closed) {
+      throw new IllegalStateException("slot pool '" + name + "' is closed");
+    }
+    if (cancelled.getAsBoolean()) {
+      return null;
+    }
+    HostMemory slot = idle.isEmpty() ? allocateSlot() : idle.pop();
+    outstanding++;
+    peakOutstanding = Math.max(peakOutstanding, outstanding);
+    if (DEBUG) {
+      takenAt.put(slot, new Throwable("slot taken from pool '" + name + "' here"));
+    }
+    return slot;
+  }
+
+  private HostMemory allocateSlot() {
+    HostMemory slot = allocator.allocate(slotBytes);
+    allocated++;
+    return slot;
+  }
+
+  /** Returns a slot taken from this pool. After {@link #close()} the slot is freed instead. */
+  public synchronized void release(HostMemory slot) {
+    if (outstanding == 0) {
+      throw new IllegalStateException("slot pool '" + name + "': a slot was returned twice");
+    }
+    outstanding--;
+    if (DEBUG) {
+      takenAt.remove(slot);
+    }
+    if (closed) {
+      slot.close();
+      allocated--;
+    } else {
+      idle.push(slot);
+      notifyAll();
+    }
+  }
+
+  /** Wakes every waiting {@link #acquire} so that it checks its cancellation. */
+  public synchronized void wakeWaiters() {
+    notifyAll();
+  }
+
+  /** Frees the idle slots (the pool allocates again on demand). */
+  public synchronized void trim() {
+    while (!idle.isEmpty()) {
+      idle.pop().close();
+      allocated--;
+    }
+  }
+
+  public synchronized int outstanding() {
+    return outstanding;
+  }
+
+  public synchronized int allocated() {
+    return allocated;
+  }
+
+  public synchronized int peakOutstanding() {
+    return peakOutstanding;
+  }
+
+  /** Total time callers of {@link #acquire} waited because every slot was out. */
+  public synchronized long waitNanos() {
+    return waitNanos;
+  }
+
+  /** How many calls of {@link #acquire} had to wait. */
+  public synchronized long waits() {
+    return waits;
+  }
+
+  /**
+   * Frees every slot. Safe to call twice.
+   *
+   * @throws IllegalStateException if slots are still out; they are freed when they come back
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    trim();
+    notifyAll();
+    if (outstanding > 0) {
+      IllegalStateException leak = new IllegalStateException(String.format(
+          "slot pool '%s': %d slot(s) (%d bytes) still out on close; close every Batch "
+              + "(or the loop's iterator) before closing the loader%s",
+          name, outstanding, (long) outstanding * slotBytes,
+          DEBUG ? "" : "; set -D" + DEBUG_PROPERTY + "=true to see where they were taken"));
+      takenAt.values().forEach(leak::addSuppressed);
+      throw leak;
+    }
+  }
+
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public synchronized String toString() {
+    return String.format("SlotPool[%s, %s, %d x %d bytes, %d out, %d allocated]",
+        name, allocator.name(), maxSlots, slotBytes, outstanding, allocated);
+  }
+}

@@ -1,0 +1,93 @@
+package dev.stoker.loader.metrics;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one epoch (or the part of it run so far) measured.
+ *
+ * @param prefetchWindow batches allowed in flight (numWorkers x prefetchFactor; 1 when loading
+ *     in the caller's thread)
+ * @param slotLimit host slots the memory budget allowed
+ * @param wallNanos from the start of the epoch to its last delivered batch
+ * @param consumerWaitNanos time the consumer spent waiting for the next batch
+ * @param consumerHoldNanos time the consumer spent with a batch, between two requests
+ * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
+ */
+public record EpochMetrics(
+    int epoch,
+    int batchSize,
+    int numWorkers,
+    int prefetchWindow,
+    int slotLimit,
+    long batches,
+    long samples,
+    long wallNanos,
+    long consumerWaitNanos,
+    long consumerHoldNanos,
+    double meanReadyBatches,
+    long transferNanos,
+    long transferBatches,
+    List<WorkerMetrics> workers,
+    long skippedCount,
+    List<SkippedSample> skipped) {
+
+  public double seconds() {
+    return wallNanos / 1e9;
+  }
+
+  public double samplesPerSecond() {
+    return wallNanos <= 0 ? 0 : samples / seconds();
+  }
+
+  /** Share of the consumer's time spent waiting for data: near 1 means the pipeline is the limit. */
+  public double waitFraction() {
+    long total = consumerWaitNanos + consumerHoldNanos;
+    return total <= 0 ? 0 : (double) consumerWaitNanos / total;
+  }
+
+  /** Busy fraction of each worker (or of the caller's thread, with numWorkers = 0). */
+  public double[] workerBusy() {
+    double[] busy = new double[workers.size()];
+    for (int i = 0; i < busy.length; i++) {
+      busy[i] = workers.get(i).busyFraction(wallNanos);
+    }
+    return busy;
+  }
+
+  /** Share of the workers' time spent waiting for a free slot: the memory budget at work. */
+  public double slotWaitFraction() {
+    long wait = 0;
+    for (WorkerMetrics w : workers) {
+      wait += w.slotWaitNanos();
+    }
+    return wallNanos <= 0 ? 0 : (double) wait / ((double) wallNanos * workers.size());
+  }
+
+  public double meanFillMillis() {
+    long fill = 0;
+    long count = 0;
+    for (WorkerMetrics w : workers) {
+      fill += w.fillNanos();
+      count += w.batches();
+    }
+    return count == 0 ? 0 : fill / 1e6 / count;
+  }
+
+  public double meanTransferMillis() {
+    return transferBatches == 0 ? 0 : transferNanos / 1e6 / transferBatches;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder busy = new StringBuilder();
+    for (double b : workerBusy()) {
+      busy.append(busy.length() == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.0f%%", b * 100));
+    }
+    return String.format(Locale.ROOT,
+        "epoch %d: %d batches, %.0f samples/s, consumer waited %.0f%%, workers busy [%s], "
+            + "fill %.2f ms/batch, transfer %.2f ms/batch, %.1f batches ready, %d skipped",
+        epoch, batches, samplesPerSecond(), waitFraction() * 100, busy, meanFillMillis(),
+        meanTransferMillis(), meanReadyBatches, skippedCount);
+  }
+}
