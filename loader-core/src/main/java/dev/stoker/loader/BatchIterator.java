@@ -130,6 +130,11 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     source.release(batch.memory());
   }
 
+  /** True once every batch was handed out or the iterator was closed. */
+  boolean hasEnded() {
+    return ended;
+  }
+
   /** The metrics of this epoch so far. */
   public EpochMetrics metrics() {
     return counters.snapshot();
@@ -160,7 +165,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
         failure.addSuppressed(e);
       }
     }
-    loader.epochEnded(this, counters.snapshot());
+    loader.epochEnded(counters.snapshot());
     if (failure != null) {
       throw failure;
     }

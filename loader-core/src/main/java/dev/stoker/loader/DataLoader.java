@@ -38,7 +38,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   private final SlotPool pool;
   private final List<EpochMetrics> finished = new ArrayList<>();
   private WorkerGroup persistentWorkers;
-  private BatchIterator active;
+  /** The iterator opened last; it may still hold the batch it returned last. */
+  private BatchIterator current;
   private int nextEpoch;
   private boolean closed;
 
@@ -117,13 +118,13 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   private synchronized BatchIterator open(int epoch) {
     checkOpen();
-    if (active != null) {
-      active.close();
+    if (current != null) {
+      current.close();
     }
     WorkerGroup workers = workersFor(epoch);
-    active = new BatchIterator(this, sampler.epoch(epoch), pool, workers,
+    current = new BatchIterator(this, sampler.epoch(epoch), pool, workers,
         !options.persistentWorkers(), budget.allowed());
-    return active;
+    return current;
   }
 
   private WorkerGroup workersFor(int epoch) {
@@ -140,10 +141,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   }
 
   /** Called by an iterator when its epoch ends or is closed. */
-  synchronized void epochEnded(BatchIterator iterator, EpochMetrics metrics) {
-    if (active == iterator) {
-      active = null;
-    }
+  synchronized void epochEnded(EpochMetrics metrics) {
     finished.add(metrics);
     if (finished.size() > EPOCHS_KEPT) {
       finished.remove(0);
@@ -156,8 +154,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   /** Every epoch so far, the running one included. */
   public synchronized LoaderMetrics metrics() {
     List<EpochMetrics> epochs = new ArrayList<>(finished);
-    if (active != null) {
-      epochs.add(active.metrics());
+    if (current != null && !current.hasEnded()) {
+      epochs.add(current.metrics());
     }
     return new LoaderMetrics(name, epochs);
   }
@@ -199,7 +197,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         return;
       }
       closed = true;
-      running = active;
+      running = current;
     }
     RuntimeException failure = null;
     try {
