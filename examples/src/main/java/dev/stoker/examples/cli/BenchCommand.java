@@ -1,0 +1,164 @@
+package dev.stoker.examples.cli;
+
+import dev.stoker.loader.bench.BenchmarkResult;
+import dev.stoker.loader.bench.MemcpyBaseline;
+import dev.stoker.loader.bench.ReferenceWorkloads;
+import dev.stoker.loader.bench.Sweep;
+import dev.stoker.loader.bench.SweepConfig;
+import dev.stoker.loader.bench.SweepResult;
+import dev.stoker.loader.bench.Workload;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code stoker bench}: measures the single-thread memcpy bandwidth, then sweeps workers x
+ * prefetch x pinning on a reference workload and prints one row per configuration.
+ */
+@Command(name = "bench", sortOptions = false,
+    description = {
+        "Measures the loader on a reference workload across workers, prefetch and pinning.",
+        "",
+        "Runs every configuration of the grid (the median of --repeats runs each) on one of the "
+            + "PyTorch peer's two workloads and prints samples/s, MB/s, the ratio to a "
+            + "single-thread memcpy of the same gather, the bottleneck verdict and the heap bytes "
+            + "allocated per batch. The consumer only touches each batch, so the figures are "
+            + "what the loader can deliver.",
+        ""})
+final class BenchCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--workload", required = true, paramLabel = "copy|normalize",
+      converter = Converters.WorkloadName.class,
+      description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
+          + "converted to float32 with ImageNet mean/std.")
+  String workload;
+
+  @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
+      converter = Converters.Positive.class, description = "Samples in memory (default: ${DEFAULT-VALUE}).")
+  int samples;
+
+  @Option(names = "--batch-size", defaultValue = "64", paramLabel = "B",
+      converter = Converters.Positive.class, description = "Samples per batch (default: ${DEFAULT-VALUE}).")
+  int batchSize;
+
+  @Option(names = "--workers", defaultValue = "0,1,2", split = ",", paramLabel = "W",
+      converter = Converters.NonNegative.class,
+      description = "Worker counts to try; 0 loads in the caller's thread (default: ${DEFAULT-VALUE}).")
+  List<Integer> workers;
+
+  @Option(names = "--prefetch", defaultValue = "2,4", split = ",", paramLabel = "P",
+      converter = Converters.Positive.class,
+      description = "Prefetch factors to try with workers > 0 (default: ${DEFAULT-VALUE}).")
+  List<Integer> prefetch;
+
+  @Option(names = "--pin-memory", defaultValue = "false", split = ",", arity = "1",
+      paramLabel = "true|false", converter = Converters.Bool.class,
+      description = "Pinned-memory settings to try (default: ${DEFAULT-VALUE}).")
+  List<Boolean> pinMemory;
+
+  @Option(names = "--batches", defaultValue = "150", paramLabel = "M",
+      converter = Converters.Positive.class,
+      description = "Batches measured per run (default: ${DEFAULT-VALUE}).")
+  int batches;
+
+  @Option(names = "--warmup", defaultValue = "20", paramLabel = "K",
+      converter = Converters.NonNegative.class,
+      description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}).")
+  int warmup;
+
+  @Option(names = "--repeats", defaultValue = "3", paramLabel = "R",
+      converter = Converters.Positive.class,
+      description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
+  int repeats;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+  Path json;
+
+  @Option(names = "--plot", paramLabel = "FILE.png",
+      description = "Also draw samples/s per configuration as a PNG bar chart.")
+  Path plot;
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+  boolean help;
+
+  @Override
+  public Integer call() throws IOException {
+    checkOptions();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
+        .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
+        .measuredBatches(batches).repeats(repeats).build();
+    err.println("stoker: measuring single-thread memcpy...");
+    err.flush();
+    double memcpy = MemcpyBaseline.measure(ReferenceWorkloads.IMAGE_BYTES, batchSize, 7);
+    Workload dataset;
+    try {
+      err.printf(Locale.ROOT, "stoker: preparing %,d samples of '%s'...%n", samples, workload);
+      err.flush();
+      dataset = ReferenceWorkloads.of(workload, samples, 0);
+    } catch (OutOfMemoryError e) {
+      err.println("stoker: not enough memory for " + samples + " samples of '" + workload
+          + "': " + e.getMessage() + " (set larger -Xmx / -XX:MaxDirectMemorySize in "
+          + "STOKER_JAVA_OPTS, or lower --samples)");
+      return 1;
+    }
+    SweepResult result = sweep.run(dataset, memcpy, (config, run, total, r) -> progress(err,
+        config, run, total, r));
+    BenchReport report = new BenchReport(workload, sweep, result, dataset.bytesPerSample());
+    report.print(out);
+    if (json != null) {
+      Files.writeString(json, report.json());
+      out.println("json: " + json);
+    }
+    if (plot != null) {
+      BenchChart.writePng(plot, report);
+      out.println("plot: " + plot);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private void checkOptions() {
+    if (samples < batchSize) {
+      throw new ParameterException(spec.commandLine(), String.format(
+          "--samples: %d (expected: at least --batch-size = %d, for one full batch)", samples,
+          batchSize));
+    }
+    if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+      throw new ParameterException(spec.commandLine(), "--plot: '" + plot
+          + "' (expected: a file name ending in .png; PNG is the only chart format)");
+    }
+    checkFolder("--json", json);
+    checkFolder("--plot", plot);
+  }
+
+  private void checkFolder(String option, Path file) {
+    if (file == null) {
+      return;
+    }
+    Path folder = file.toAbsolutePath().getParent();
+    if (folder != null && !Files.isDirectory(folder)) {
+      throw new ParameterException(spec.commandLine(), option + ": '" + file
+          + "' (expected: a file in an existing folder; '" + folder + "' does not exist)");
+    }
+  }
+
+  private static void progress(PrintWriter err, SweepConfig config, int run, int total,
+      BenchmarkResult result) {
+    err.printf(Locale.ROOT, "stoker: [%d/%d] %-30s %,10.0f samples/s%n", run, total,
+        config.label(), result.samplesPerSecond());
+    err.flush();
+  }
+}

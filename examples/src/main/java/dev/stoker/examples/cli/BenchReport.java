@@ -1,0 +1,132 @@
+package dev.stoker.examples.cli;
+
+import dev.stoker.loader.bench.Sweep;
+import dev.stoker.loader.bench.SweepConfig;
+import dev.stoker.loader.bench.SweepResult;
+import dev.stoker.loader.bench.SweepRow;
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/** The results of one {@code bench} run as a text table and as JSON. */
+final class BenchReport {
+  private final String workload;
+  private final Sweep sweep;
+  private final SweepResult result;
+  private final long bytesPerSample;
+
+  BenchReport(String workload, Sweep sweep, SweepResult result, long bytesPerSample) {
+    this.workload = workload;
+    this.sweep = sweep;
+    this.result = result;
+    this.bytesPerSample = bytesPerSample;
+  }
+
+  String workload() {
+    return workload;
+  }
+
+  SweepResult result() {
+    return result;
+  }
+
+  /** The memcpy bandwidth in samples/s of this workload's output. */
+  double memcpySamplesPerSecond() {
+    return result.memcpyMbPerSecond() * 1e6 / bytesPerSample;
+  }
+
+  void print(PrintWriter out) {
+    out.printf(Locale.ROOT, "%nworkload %s: %,d samples, batch %d, %d measured batches x %d "
+            + "run(s) per configuration (median), %d cores%n%n", workload, result.samples(),
+        result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
+        Runtime.getRuntime().availableProcessors());
+    out.printf(Locale.ROOT, "%7s %8s %5s %11s %8s %8s  %-20s %13s%n", "workers", "prefetch",
+        "pin", "samples/s", "MB/s", "/memcpy", "verdict", "alloc B/batch");
+    for (SweepRow row : result.rows()) {
+      SweepConfig c = row.config();
+      out.printf(Locale.ROOT, "%7d %8s %5s %,11.0f %,8.0f %8s  %-20s %13s%n", c.workers(),
+          c.prefetch() == null ? "-" : c.prefetch().toString(), c.pinMemory(),
+          row.samplesPerSecond(), row.mbPerSecond(), ratio(row.ratioToMemcpy()),
+          row.verdict().label(), bytes(row.allocatedBytesPerBatch()));
+    }
+    out.println();
+    out.printf(Locale.ROOT, "memcpy, 1 thread, same gather: %,.0f MB/s (%,.0f samples/s)%n",
+        result.memcpyMbPerSecond(), memcpySamplesPerSecond());
+    SweepRow best = result.best();
+    out.printf(Locale.ROOT, "best: %s: %,.0f samples/s, %,.0f MB/s, %s memcpy%n",
+        best.config().label(), best.samplesPerSecond(), best.mbPerSecond(),
+        ratio(best.ratioToMemcpy()));
+    out.println("      " + best.median().report().summary());
+  }
+
+  private static String ratio(double value) {
+    return Double.isFinite(value) ? String.format(Locale.ROOT, "%.2fx", value) : "?";
+  }
+
+  private static String bytes(double value) {
+    return Double.isFinite(value) ? String.format(Locale.ROOT, "%,.0f", value) : "?";
+  }
+
+  /** The results as a JSON document. */
+  String json() {
+    StringBuilder json = new StringBuilder("{\n");
+    json.append("  \"workload\": ").append(string(workload)).append(",\n");
+    json.append("  \"samples\": ").append(result.samples()).append(",\n");
+    json.append("  \"batch_size\": ").append(result.batchSize()).append(",\n");
+    json.append("  \"measured_batches\": ").append(sweep.measuredBatches()).append(",\n");
+    json.append("  \"warmup_batches\": ").append(sweep.warmupBatches()).append(",\n");
+    json.append("  \"repeats\": ").append(sweep.repeats()).append(",\n");
+    json.append("  \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n");
+    json.append("  \"bytes_per_sample\": ").append(bytesPerSample).append(",\n");
+    json.append("  \"memcpy_mb_s\": ").append(number(result.memcpyMbPerSecond(), 1)).append(",\n");
+    json.append("  \"configs\": [\n");
+    for (int i = 0; i < result.rows().size(); i++) {
+      json.append("    ").append(row(result.rows().get(i)))
+          .append(i + 1 < result.rows().size() ? ",\n" : "\n");
+    }
+    json.append("  ],\n");
+    json.append("  \"best\": ").append(row(result.best())).append("\n}\n");
+    return json.toString();
+  }
+
+  private static String row(SweepRow row) {
+    SweepConfig c = row.config();
+    long gc = row.gcCollections();
+    return "{\"workers\": " + c.workers()
+        + ", \"prefetch\": " + (c.prefetch() == null ? "null" : c.prefetch())
+        + ", \"pin_memory\": " + c.pinMemory()
+        + ", \"samples_per_s\": " + number(row.samplesPerSecond(), 1)
+        + ", \"mb_per_s\": " + number(row.mbPerSecond(), 1)
+        + ", \"ratio_to_memcpy\": " + number(row.ratioToMemcpy(), 4)
+        + ", \"verdict\": " + string(row.verdict().label())
+        + ", \"verdict_detail\": " + string(row.median().report().summary())
+        + ", \"alloc_bytes_per_batch\": " + number(row.allocatedBytesPerBatch(), 1)
+        + ", \"gc_collections\": " + (gc < 0 ? "null" : Long.toString(gc))
+        + "}";
+  }
+
+  private static String number(double value, int decimals) {
+    return Double.isFinite(value) ? String.format(Locale.ROOT, "%." + decimals + "f", value)
+        : "null";
+  }
+
+  private static String string(String text) {
+    StringBuilder s = new StringBuilder("\"");
+    for (char ch : text.toCharArray()) {
+      switch (ch) {
+        case '"' -> s.append("\\\"");
+        case '\\' -> s.append("\\\\");
+        case '\n' -> s.append("\\n");
+        case '\r' -> s.append("\\r");
+        case '\t' -> s.append("\\t");
+        default -> {
+          if (ch < 0x20) {
+            s.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
+          } else {
+            s.append(ch);
+          }
+        }
+      }
+    }
+    return s.append('"').toString();
+  }
+}

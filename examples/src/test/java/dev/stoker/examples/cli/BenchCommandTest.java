@@ -1,0 +1,136 @@
+package dev.stoker.examples.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class BenchCommandTest {
+  private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  private static final List<String> CONFIG_FIELDS = List.of("workers", "prefetch", "pin_memory",
+      "samples_per_s", "mb_per_s", "ratio_to_memcpy", "verdict", "alloc_bytes_per_batch");
+
+  @TempDir
+  Path dir;
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run stoker(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = StokerCli.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int code = cli.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private static String[] tiny(String workload, String... more) {
+    String[] base = {"bench", "--workload", workload, "--samples", "2000", "--batches", "10",
+        "--warmup", "2", "--repeats", "1"};
+    String[] all = Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return all;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> json(Path file) throws IOException {
+    return (Map<String, Object>) MiniJson.parse(Files.readString(file));
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void benchPrintsATableAndWritesJsonWithOneConfigPerCombinationAndAPng() throws IOException {
+    Path json = dir.resolve("bench.json");
+    Path png = dir.resolve("bench.png");
+
+    Run run = stoker(tiny("copy", "--workers", "0,1", "--prefetch", "2", "--json",
+        json.toString(), "--plot", png.toString()));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workers", "samples/s", "verdict", "alloc B/batch",
+        "memcpy, 1 thread", "best: workers=");
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "copy").containsEntry("samples", 2000.0)
+        .containsEntry("batch_size", 64.0).containsKeys("memcpy_mb_s", "configs", "best");
+    assertThat((Double) doc.get("memcpy_mb_s")).isPositive();
+    List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
+    assertThat(configs).hasSize(2);
+    configs.forEach(c -> assertThat(c).containsKeys(CONFIG_FIELDS.toArray(String[]::new)));
+    assertThat(configs.get(0)).containsEntry("workers", 0.0).containsEntry("prefetch", null)
+        .containsEntry("pin_memory", false);
+    assertThat(configs.get(1)).containsEntry("workers", 1.0).containsEntry("prefetch", 2.0);
+    double fastest = configs.stream().mapToDouble(c -> (Double) c.get("samples_per_s")).max()
+        .orElseThrow();
+    assertThat((Map<String, Object>) doc.get("best")).containsEntry("samples_per_s", fastest);
+    byte[] image = Files.readAllBytes(png);
+    assertThat(Arrays.copyOf(image, PNG_MAGIC.length)).isEqualTo(PNG_MAGIC);
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void gridCoversWorkersPrefetchAndPinningWithOnePrefetchlessConfigPerPinningForZeroWorkers()
+      throws IOException {
+    Path json = dir.resolve("grid.json");
+
+    Run run = stoker(tiny("normalize", "--workers", "0,2", "--prefetch", "2,4", "--pin-memory",
+        "false,true", "--batch-size", "32", "--json", json.toString()));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "normalize").containsEntry("batch_size", 32.0);
+    List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
+    assertThat(configs).extracting(c -> c.get("workers") + "/" + c.get("prefetch") + "/"
+        + c.get("pin_memory")).containsExactly("0.0/null/false", "0.0/null/true",
+        "2.0/2.0/false", "2.0/4.0/false", "2.0/2.0/true", "2.0/4.0/true");
+  }
+
+  @Test
+  void badValuesExitWithTwoNamingTheOptionAndTheValue() {
+    assertBad(tiny("copy", "--workers", "0,-1"), "--workers", "-1");
+    assertBad(new String[] {"bench", "--workload", "foo"}, "--workload", "'foo'",
+        "copy, normalize");
+    assertBad(tiny("copy", "--prefetch", "0"), "--prefetch", "0 (expected: >= 1)");
+    assertBad(tiny("copy", "--pin-memory", "maybe"), "--pin-memory", "'maybe'");
+    assertBad(tiny("copy", "--repeats", "x"), "--repeats", "'x'");
+    assertBad(tiny("copy", "--plot", dir.resolve("chart.svg").toString()), "--plot",
+        "chart.svg", ".png");
+    assertBad(tiny("copy", "--json", dir.resolve("no/such/folder/out.json").toString()),
+        "--json", "does not exist");
+    assertBad(new String[] {"bench", "--workload", "copy", "--samples", "10"}, "--samples",
+        "10", "--batch-size = 64");
+    assertBad(new String[] {"bench"}, "--workload");
+  }
+
+  private static void assertBad(String[] args, String... expected) {
+    Run run = stoker(args);
+    assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+    assertThat(run.err()).contains(expected).contains("Usage:");
+  }
+
+  @Test
+  void noSubcommandShowsTheUsage() {
+    Run run = stoker();
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Missing subcommand", "Usage: stoker", "bench");
+  }
+
+  @Test
+  void helpListsEveryBenchOption() {
+    Run run = stoker("bench", "--help");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
+        "--prefetch", "--pin-memory", "--batches", "--warmup", "--repeats", "--json", "--plot");
+  }
+}

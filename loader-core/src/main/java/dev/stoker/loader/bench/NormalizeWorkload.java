@@ -1,0 +1,107 @@
+package dev.stoker.loader.bench;
+
+import static dev.stoker.loader.bench.ReferenceWorkloads.CHANNELS;
+import static dev.stoker.loader.bench.ReferenceWorkloads.IMAGE;
+import static dev.stoker.loader.bench.ReferenceWorkloads.IMAGE_BYTES;
+import static dev.stoker.loader.bench.ReferenceWorkloads.LABEL;
+import static dev.stoker.loader.bench.ReferenceWorkloads.PLANE;
+
+import dev.stoker.loader.SampleWriter;
+import dev.stoker.loader.Schema;
+import java.util.SplittableRandom;
+
+/**
+ * The {@code normalize} workload: uint8 images on the heap, converted while written as
+ * {@code x * scale[c] + offset[c]} with {@code scale = 1/(255 std)} and {@code offset = -mean/std},
+ * one channel plane at a time through a per-thread scratch array; allocates nothing per sample.
+ */
+final class NormalizeWorkload implements Workload {
+  private static final int SAMPLE_BYTES = CHANNELS * PLANE;
+  private static final int CHUNK_BYTES = 1 << 30;
+
+  private final int samples;
+  private final int perChunk;
+  private final byte[][] pixels;
+  private final long[] labels;
+  private final float[] scale = new float[CHANNELS];
+  private final float[] offset = new float[CHANNELS];
+  private final ThreadLocal<float[]> scratch = ThreadLocal.withInitial(() -> new float[PLANE]);
+
+  NormalizeWorkload(int samples, long seed) {
+    this.samples = ReferenceWorkloads.checkSamples(samples);
+    this.perChunk = Math.min(samples, CHUNK_BYTES / SAMPLE_BYTES);
+    this.pixels = new byte[(samples + perChunk - 1) / perChunk][];
+    this.labels = new long[samples];
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int c = 0; c < pixels.length; c++) {
+      pixels[c] = new byte[Math.min(perChunk, samples - c * perChunk) * SAMPLE_BYTES];
+      fillRandom(pixels[c], random);
+    }
+    for (int i = 0; i < samples; i++) {
+      labels[i] = random.nextInt(10);
+    }
+    double[] mean = ReferenceWorkloads.mean();
+    double[] std = ReferenceWorkloads.std();
+    for (int c = 0; c < CHANNELS; c++) {
+      scale[c] = (float) (1.0 / (255.0 * std[c]));
+      offset[c] = (float) (-mean[c] / std[c]);
+    }
+  }
+
+  private static void fillRandom(byte[] bytes, SplittableRandom random) {
+    for (int i = 0; i < bytes.length; i += Long.BYTES) {
+      long bits = random.nextLong();
+      for (int b = 0; b < Long.BYTES && i + b < bytes.length; b++) {
+        bytes[i + b] = (byte) (bits >>> (8 * b));
+      }
+    }
+  }
+
+  @Override
+  public String name() {
+    return "normalize";
+  }
+
+  @Override
+  public long bytesPerSample() {
+    return IMAGE_BYTES;
+  }
+
+  @Override
+  public Schema schema() {
+    return ReferenceWorkloads.SCHEMA;
+  }
+
+  @Override
+  public int size() {
+    return samples;
+  }
+
+  @Override
+  public void write(int index, SampleWriter row) {
+    byte[] chunk = pixels[index / perChunk];
+    int base = (index % perChunk) * SAMPLE_BYTES;
+    float[] out = scratch.get();
+    for (int c = 0; c < CHANNELS; c++) {
+      convert(chunk, base + c * PLANE, out, scale[c], offset[c]);
+      row.putFloats(IMAGE, c * PLANE, out, 0, PLANE);
+    }
+    row.putLong(LABEL, 0, labels[index]);
+  }
+
+  /** One plane: a simple counted loop the JIT can unroll and vectorize. */
+  private static void convert(byte[] src, int from, float[] dst, float scale, float offset) {
+    for (int i = 0; i < PLANE; i++) {
+      dst[i] = (src[from + i] & 0xff) * scale + offset;
+    }
+  }
+
+  /** The uint8 value of element {@code element} of sample {@code sample}, channels first. */
+  int pixel(int sample, int element) {
+    return pixels[sample / perChunk][(sample % perChunk) * SAMPLE_BYTES + element] & 0xff;
+  }
+
+  long label(int sample) {
+    return labels[sample];
+  }
+}

@@ -1,0 +1,77 @@
+package dev.stoker.loader.bench;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.Field;
+import dev.stoker.loader.Schema;
+import java.util.List;
+
+/**
+ * The two reference workloads of the PyTorch peer, on images of [3,64,64] with an int64 label
+ * (0..9) per sample:
+ * <ul>
+ *   <li>{@code copy}: float32 images held off-heap; writing a sample is one bulk copy.
+ *   <li>{@code normalize}: uint8 images held on the heap; writing a sample converts them to
+ *       float32 as {@code (x/255 - mean[c]) / std[c]} with the ImageNet constants.
+ * </ul>
+ * Both write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
+ */
+public final class ReferenceWorkloads {
+  public static final int CHANNELS = 3;
+  public static final int HEIGHT = 64;
+  public static final int WIDTH = 64;
+  /** Values per channel plane. */
+  public static final int PLANE = HEIGHT * WIDTH;
+  /** Bytes of one float32 output image. */
+  public static final int IMAGE_BYTES = CHANNELS * PLANE * Float.BYTES;
+  /** Field index of the image. */
+  public static final int IMAGE = 0;
+  /** Field index of the label. */
+  public static final int LABEL = 1;
+  public static final Schema SCHEMA = Schema.of(
+      Field.of("image", DType.FLOAT32, CHANNELS, HEIGHT, WIDTH),
+      Field.scalar("label", DType.INT64));
+  /** The workload names {@link #of} knows. */
+  public static final List<String> NAMES = List.of("copy", "normalize");
+
+  private static final double[] MEAN = {0.485, 0.456, 0.406};
+  private static final double[] STD = {0.229, 0.224, 0.225};
+
+  private ReferenceWorkloads() {}
+
+  /** {@code samples} float32 images, values uniform in [0,1), drawn from {@code seed}. */
+  public static Workload copy(int samples, long seed) {
+    return new CopyWorkload(samples, seed);
+  }
+
+  /** {@code samples} uint8 images, values uniform in 0..255, drawn from {@code seed}. */
+  public static Workload normalize(int samples, long seed) {
+    return new NormalizeWorkload(samples, seed);
+  }
+
+  /** The workload named {@code name} (one of {@link #NAMES}). */
+  public static Workload of(String name, int samples, long seed) {
+    return switch (name) {
+      case "copy" -> copy(samples, seed);
+      case "normalize" -> normalize(samples, seed);
+      default -> throw new IllegalArgumentException(
+          "workload: '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
+    };
+  }
+
+  /** ImageNet per-channel means (a copy). */
+  public static double[] mean() {
+    return MEAN.clone();
+  }
+
+  /** ImageNet per-channel standard deviations (a copy). */
+  public static double[] std() {
+    return STD.clone();
+  }
+
+  static int checkSamples(int samples) {
+    if (samples <= 0) {
+      throw new IllegalArgumentException("samples: " + samples + " (expected: > 0)");
+    }
+    return samples;
+  }
+}
