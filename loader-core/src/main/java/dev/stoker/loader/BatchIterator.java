@@ -28,7 +28,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private final EpochCounters counters;
   private final BatchSource source;
   private Batch held;
-  private long heldSince;
+  private long handedOutAt;
   private int delivered;
   private boolean ended;
   private boolean closed;
@@ -42,7 +42,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     this.workers = workers;
     this.ownsWorkers = ownsWorkers;
     this.counters = new EpochCounters(plan.epoch(), options.batchSize(), options.numWorkers(),
-        options.prefetchWindow(), slotLimit);
+        options.prefetchWindow(), slotLimit, pool::waitNanos);
     this.source = plan.batchCount() == 0 ? null : openSource(options);
   }
 
@@ -89,8 +89,10 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
           + delivered + (closed ? " (the iterator is closed)" : ""));
     }
     long asked = System.nanoTime();
+    if (delivered > 0) {
+      counters.addConsumerHold(asked - handedOutAt);
+    }
     if (held != null) {
-      counters.addConsumerHold(asked - heldSince);
       held.close();
     }
     HostMemory slot = take();
@@ -99,7 +101,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     Batch batch = (Batch) slot.attachment();
     batch.open(this);
     held = batch;
-    heldSince = now;
+    handedOutAt = now;
     delivered++;
     counters.addDelivered(batch.size(), source.ready());
     if (delivered == plan.batchCount()) {

@@ -146,8 +146,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     if (finished.size() > EPOCHS_KEPT) {
       finished.remove(0);
     }
-    if (!options.persistentWorkers()) {
-      pool.trim();
+    if (options.numWorkers() > 0 && !options.persistentWorkers()) {
+      pool.trim(); // slots live across epochs only with persistent workers
     }
   }
 

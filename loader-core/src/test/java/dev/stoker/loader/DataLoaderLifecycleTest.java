@@ -74,11 +74,22 @@ class DataLoaderLifecycleTest {
     first.close();
     assertThatThrownBy(() -> first.getLong(1, 0, 0))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("is closed");
-    Batch second = it.next();
-    it.next();
-    assertThat(second.isOpen()).as("auto-closed by the next call").isFalse();
+        .hasMessage("batch 0 of epoch 0 is closed: its slot has been returned for reuse");
     it.close();
+    LoaderLeaks.closeAndCheck(loader);
+  }
+
+  @Test
+  void shouldReturnTheBatchBeforeWhenTheNextOneIsAskedFor() {
+    DataLoader loader = new DataLoader(new IndexDataset(16),
+        LoaderOptions.builder().batchSize(4).build());
+    try (BatchIterator it = loader.epoch(0).iterator()) {
+      it.next();
+      assertThat(loader.slotsOut()).isEqualTo(1);
+      Batch second = it.next();
+      assertThat(loader.slotsOut()).as("the first batch went back").isEqualTo(1);
+      assertThat(second.index()).isEqualTo(1);
+    }
     LoaderLeaks.closeAndCheck(loader);
   }
 

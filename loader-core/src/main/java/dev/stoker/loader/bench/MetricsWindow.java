@@ -14,13 +14,13 @@ import java.util.List;
 final class MetricsWindow {
   private final EpochMetrics first;
   private final long[] fillNanos;
-  private final long[] slotWaitNanos;
   private final long[] windowWaitNanos;
   private final long[] workerBatches;
   private long batches;
   private long samples;
   private long consumerWaitNanos;
   private long consumerHoldNanos;
+  private long slotWaitNanos;
   private double readySum;
   private long transferNanos;
   private long transferBatches;
@@ -31,7 +31,6 @@ final class MetricsWindow {
     this.first = start;
     int workers = start.workers().size();
     this.fillNanos = new long[workers];
-    this.slotWaitNanos = new long[workers];
     this.windowWaitNanos = new long[workers];
     this.workerBatches = new long[workers];
     add(start, -1);
@@ -47,6 +46,7 @@ final class MetricsWindow {
     samples += sign * m.samples();
     consumerWaitNanos += sign * m.consumerWaitNanos();
     consumerHoldNanos += sign * m.consumerHoldNanos();
+    slotWaitNanos += sign * m.slotWaitNanos();
     readySum += sign * m.meanReadyBatches() * m.batches();
     transferNanos += sign * m.transferNanos();
     transferBatches += sign * m.transferBatches();
@@ -54,7 +54,6 @@ final class MetricsWindow {
     for (int i = 0; i < fillNanos.length && i < m.workers().size(); i++) {
       WorkerMetrics w = m.workers().get(i);
       fillNanos[i] += sign * w.fillNanos();
-      slotWaitNanos[i] += sign * w.slotWaitNanos();
       windowWaitNanos[i] += sign * w.windowWaitNanos();
       workerBatches[i] += sign * w.batches();
     }
@@ -64,12 +63,11 @@ final class MetricsWindow {
   EpochMetrics result(long wallNanos) {
     List<WorkerMetrics> workers = new ArrayList<>(fillNanos.length);
     for (int i = 0; i < fillNanos.length; i++) {
-      workers.add(new WorkerMetrics(i, workerBatches[i], fillNanos[i], slotWaitNanos[i],
-          windowWaitNanos[i]));
+      workers.add(new WorkerMetrics(i, workerBatches[i], fillNanos[i], windowWaitNanos[i]));
     }
     return new EpochMetrics(first.epoch(), first.batchSize(), first.numWorkers(),
         first.prefetchWindow(), first.slotLimit(), batches, samples, wallNanos,
-        consumerWaitNanos, consumerHoldNanos, batches == 0 ? 0 : readySum / batches,
+        consumerWaitNanos, consumerHoldNanos, slotWaitNanos, batches == 0 ? 0 : readySum / batches,
         transferNanos, transferBatches, List.copyOf(workers), skipped, List.of());
   }
 }

@@ -59,7 +59,7 @@ public final class BottleneckReport {
   private static void memoryBudget(EpochMetrics m, List<Finding> findings) {
     if (m.slotWaitFraction() >= SLOT_WAIT) {
       findings.add(new Finding(Verdict.MEMORY_BOUND, String.format(Locale.ROOT,
-          "workers waited %.0f%% of their time for a free slot; the memory budget allows %d slots "
+          "the next batch waited for a free slot %.0f%% of the time; the memory budget allows %d slots "
               + "where %d batches may be in flight plus the one being used; raise maxHostBytes or "
               + "lower prefetchFactor", m.slotWaitFraction() * 100, m.slotLimit(),
           m.prefetchWindow())));

@@ -3,6 +3,7 @@ package dev.stoker.loader.metrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The live counters of one epoch. The consumer's fields are written by the consumer thread, each
@@ -20,6 +21,8 @@ public final class EpochCounters {
   private final int slotLimit;
   private final long startNanos = System.nanoTime();
   private final WorkerCounters[] workers;
+  private final LongSupplier slotWaitClock;
+  private final long slotWaitAtStart;
   private volatile long endNanos;
   private volatile long consumerWaitNanos;
   private volatile long consumerHoldNanos;
@@ -34,13 +37,17 @@ public final class EpochCounters {
   /**
    * @param prefetchWindow batches that may be in flight at once (numWorkers x prefetchFactor)
    * @param slotLimit slots the memory budget allows for those
+   * @param slotWaitClock total nanoseconds callers have waited for a free slot in the pool
    */
-  public EpochCounters(int epoch, int batchSize, int numWorkers, int prefetchWindow, int slotLimit) {
+  public EpochCounters(int epoch, int batchSize, int numWorkers, int prefetchWindow, int slotLimit,
+      LongSupplier slotWaitClock) {
     this.epoch = epoch;
     this.batchSize = batchSize;
     this.numWorkers = numWorkers;
     this.prefetchWindow = prefetchWindow;
     this.slotLimit = slotLimit;
+    this.slotWaitClock = slotWaitClock;
+    this.slotWaitAtStart = slotWaitClock.getAsLong();
     this.workers = new WorkerCounters[Math.max(1, numWorkers)];
     for (int i = 0; i < workers.length; i++) {
       workers[i] = new WorkerCounters();
@@ -98,8 +105,7 @@ public final class EpochCounters {
     WorkerMetrics[] perWorker = new WorkerMetrics[workers.length];
     for (int i = 0; i < workers.length; i++) {
       WorkerCounters w = workers[i];
-      perWorker[i] = new WorkerMetrics(i, w.batches(), w.fillNanos(), w.slotWaitNanos(),
-          w.windowWaitNanos());
+      perWorker[i] = new WorkerMetrics(i, w.batches(), w.fillNanos(), w.windowWaitNanos());
     }
     List<SkippedSample> kept;
     synchronized (skipped) {
@@ -107,6 +113,7 @@ public final class EpochCounters {
     }
     return new EpochMetrics(epoch, batchSize, numWorkers, prefetchWindow, slotLimit,
         batches, samples, end - startNanos, consumerWaitNanos, consumerHoldNanos,
+        slotWaitClock.getAsLong() - slotWaitAtStart,
         batches == 0 ? 0 : (double) queueDepthSum / batches, transferNanos, transferBatches,
         List.of(perWorker), skippedCount.get(), kept);
   }

@@ -12,6 +12,8 @@ import java.util.Locale;
  * @param wallNanos from the start of the epoch to its last delivered batch
  * @param consumerWaitNanos time the consumer spent waiting for the next batch
  * @param consumerHoldNanos time the consumer spent with a batch, between two requests
+ * @param slotWaitNanos time the next batch in line waited for a free slot (slots are taken in
+ *     batch order, so at most one worker waits at a time)
  * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
  */
 public record EpochMetrics(
@@ -25,6 +27,7 @@ public record EpochMetrics(
     long wallNanos,
     long consumerWaitNanos,
     long consumerHoldNanos,
+    long slotWaitNanos,
     double meanReadyBatches,
     long transferNanos,
     long transferBatches,
@@ -55,13 +58,12 @@ public record EpochMetrics(
     return busy;
   }
 
-  /** Share of the workers' time spent waiting for a free slot: the memory budget at work. */
+  /**
+   * Share of the epoch in which the next batch in line waited for a free slot: the memory budget
+   * at work. Slots are taken in batch order, so at most one worker waits at a time.
+   */
   public double slotWaitFraction() {
-    long wait = 0;
-    for (WorkerMetrics w : workers) {
-      wait += w.slotWaitNanos();
-    }
-    return wallNanos <= 0 ? 0 : (double) wait / ((double) wallNanos * workers.size());
+    return wallNanos <= 0 ? 0 : Math.min(1.0, (double) slotWaitNanos / wallNanos);
   }
 
   public double meanFillMillis() {

@@ -6,7 +6,6 @@ package dev.stoker.loader.metrics;
  */
 public final class WorkerCounters {
   private volatile long fillNanos;
-  private volatile long slotWaitNanos;
   private volatile long windowWaitNanos;
   private volatile long batches;
 
@@ -16,11 +15,6 @@ public final class WorkerCounters {
     batches++;
   }
 
-  /** Time spent waiting for a free slot (the memory budget). */
-  public void addSlotWait(long nanos) {
-    slotWaitNanos += nanos;
-  }
-
   /** Time spent waiting because the prefetch window was full (the consumer is behind). */
   public void addWindowWait(long nanos) {
     windowWaitNanos += nanos;
@@ -28,10 +22,6 @@ public final class WorkerCounters {
 
   public long fillNanos() {
     return fillNanos;
-  }
-
-  public long slotWaitNanos() {
-    return slotWaitNanos;
   }
 
   public long windowWaitNanos() {

@@ -101,8 +101,7 @@ public final class FillStage implements BatchSource {
     if (!window.awaitTurn(batch, cancelledCheck)) {
       return false;
     }
-    long turn = System.nanoTime();
-    time.addWindowWait(turn - start);
+    time.addWindowWait(System.nanoTime() - start);
     HostMemory slot;
     status.enter(WorkerStatus.State.WAITING_FOR_SLOT, batch);
     try {
@@ -110,21 +109,21 @@ public final class FillStage implements BatchSource {
     } finally {
       window.pass();
     }
-    long acquired = System.nanoTime();
-    time.addSlotWait(acquired - turn);
     if (slot == null) {
       return false;
     }
+    long filling = System.nanoTime();
     Object result = fillOrFailure(slot, batch, status);
-    time.addFill(System.nanoTime() - acquired);
+    time.addFill(System.nanoTime() - filling);
     status.enter(WorkerStatus.State.HANDING_OVER, batch);
+    ready.incrementAndGet();
     if (!queue.put(result, cancelledCheck)) {
+      ready.decrementAndGet();
       if (result instanceof HostMemory) {
         pool.release(slot);
       }
       return false;
     }
-    ready.incrementAndGet();
     return result instanceof HostMemory;
   }
 
@@ -162,15 +161,13 @@ public final class FillStage implements BatchSource {
 
   private HostMemory fillInline(int batch) throws InterruptedException {
     WorkerStatus status = statuses[0];
-    long start = System.nanoTime();
     HostMemory slot = pool.acquire(cancelledCheck);
     if (slot == null) {
       throw new CancellationException("epoch " + epoch + " of loader '" + name + "' was closed");
     }
-    long acquired = System.nanoTime();
-    counters.worker(0).addSlotWait(acquired - start);
+    long filling = System.nanoTime();
     Object result = fillOrFailure(slot, batch, status);
-    counters.worker(0).addFill(System.nanoTime() - acquired);
+    counters.worker(0).addFill(System.nanoTime() - filling);
     status.idle();
     return unwrap(result);
   }
