@@ -12,10 +12,10 @@ public interface TransferEngine extends AutoCloseable {
   /** Copies the first {@code bytes} bytes of {@code source} into a free device buffer. */
   DeviceBuffer copy(HostMemory source, int bytes) throws InterruptedException;
 
-  /** Returns a buffer that the consumer is done with; after {@link #close()} it frees it. Thread-safe. */
+  /** Returns a buffer that the consumer is done with. Thread-safe. */
   void release(DeviceBuffer buffer);
 
-  /** Frees every idle device buffer, and the rest as they are released; safe to call twice. */
+  /** Frees every device buffer; called once all of them are back. Safe to call twice. */
   @Override
   void close();
 }

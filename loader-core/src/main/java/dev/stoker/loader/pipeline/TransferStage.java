@@ -14,8 +14,8 @@ import java.util.function.BooleanSupplier;
  * {@code depth} copied batches ahead of the consumer: the copy of batch k+1 overlaps the
  * consumer's work on batch k, and its depth is separate from the workers' prefetch. The host slot
  * stays with its batch (carrying the device buffer as a {@link DeviceAttachment}) until the
- * consumer releases it. The stage owns the engine and closes it on {@link #close()}; a batch
- * the consumer still holds then frees its device buffer on release.
+ * consumer releases it. The stage owns the engine and closes it once the stage is closed and
+ * every device buffer is back (the consumer may still hold the last batch when the epoch ends).
  */
 public final class TransferStage implements BatchSource {
   private static final long STOP_GRACE_MILLIS = 2_000;
@@ -34,6 +34,9 @@ public final class TransferStage implements BatchSource {
   private volatile boolean cancelled;
   private int nextBatch;
   private boolean closed;
+  /** Device buffers attached to slots that are not back yet; guarded by {@code this}. */
+  private int buffersOut;
+  private boolean engineClosed;
 
   public TransferStage(String name, BatchSource upstream, TransferEngine engine, int depth,
       int batchCount, int slotBytes, long timeoutNanos, EpochCounters counters) {
@@ -90,6 +93,9 @@ public final class TransferStage implements BatchSource {
     long start = System.nanoTime();
     try {
       DeviceBuffer buffer = engine.copy(slot, slotBytes);
+      synchronized (this) {
+        buffersOut++;
+      }
       ((DeviceAttachment) slot.attachment()).attachDevice(buffer);
       counters.addTransfer(System.nanoTime() - start);
       return slot;
@@ -134,18 +140,31 @@ public final class TransferStage implements BatchSource {
   @Override
   public void release(HostMemory slot) {
     DeviceBuffer buffer = ((DeviceAttachment) slot.attachment()).detachDevice();
+    upstream.release(slot);
     if (buffer != null) {
       engine.release(buffer);
+      synchronized (this) {
+        buffersOut--;
+        closeEngineIfDone();
+      }
     }
-    upstream.release(slot);
+  }
+
+  private void closeEngineIfDone() {
+    if (closed && buffersOut == 0 && !engineClosed) {
+      engineClosed = true;
+      engine.close();
+    }
   }
 
   @Override
   public void close() {
-    if (closed) {
-      return;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
     cancelled = true;
     queue.wake();
     upstream.close();
@@ -164,6 +183,8 @@ public final class TransferStage implements BatchSource {
       }
     });
     ready.set(0);
-    engine.close();
+    synchronized (this) {
+      closeEngineIfDone();
+    }
   }
 }

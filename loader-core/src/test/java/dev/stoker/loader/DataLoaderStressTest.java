@@ -1,0 +1,84 @@
+package dev.stoker.loader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.stoker.loader.device.HostCopyDevice;
+import dev.stoker.loader.pipeline.BatchLoadException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many loaders with random options, random early exits and random failing samples: every one must
+ * deliver its batches in order until it stops, and give back every slot and thread.
+ */
+class DataLoaderStressTest {
+  private static final int ROUNDS = 150;
+
+  @Test
+  void shouldReleaseEverythingUnderRandomEarlyExitsAndFailures() {
+    Random random = new Random(20261130);
+    for (int round = 0; round < ROUNDS; round++) {
+      runRound(round, random);
+    }
+  }
+
+  private static void runRound(int round, Random random) {
+    int size = 1 + random.nextInt(300);
+    int workers = random.nextInt(5);
+    LoaderOptions.Builder options = LoaderOptions.builder()
+        .batchSize(1 + random.nextInt(16))
+        .shuffle(random.nextBoolean())
+        .seed(random.nextLong())
+        .dropLast(random.nextBoolean())
+        .numWorkers(workers)
+        .onBadSample(random.nextInt(4) == 0 ? OnBadSample.SKIP : OnBadSample.FAIL)
+        .name("stress-" + round);
+    if (workers > 0) {
+      options.prefetchFactor(1 + random.nextInt(4)).persistentWorkers(random.nextBoolean());
+    }
+    IndexDataset dataset = new IndexDataset(size).sleepingUpTo(random.nextInt(3) * 50);
+    if (random.nextInt(3) == 0) {
+      dataset.failingOn(random.nextInt(size));
+    }
+    HostCopyDevice device = random.nextInt(4) == 0 ? new HostCopyDevice() : null;
+    LoaderOptions built = options.build();
+    DataLoader loader = device == null
+        ? new DataLoader(dataset, built)
+        : new DataLoader(dataset, built, device);
+    String what = "round " + round + ": " + built + (device == null ? "" : " on hostcopy");
+    int epochs = 1 + random.nextInt(3);
+    for (int epoch = 0; epoch < epochs; epoch++) {
+      consumeSome(loader, epoch, random, what);
+    }
+    LoaderLeaks.closeAndCheck(loader);
+    if (device != null) {
+      assertThat(device.buffersOut()).as(what).isZero();
+    }
+  }
+
+  private static void consumeSome(DataLoader loader, int epoch, Random random, String what) {
+    int stopAfter = random.nextInt(3) == 0 ? random.nextInt(loader.batchesPerEpoch() + 1) : -1;
+    List<Integer> indices = new ArrayList<>();
+    try (BatchIterator it = loader.epoch(epoch).iterator()) {
+      while (it.hasNext() && indices.size() != stopAfter) {
+        Batch batch = it.next();
+        indices.add(batch.index());
+        IndexDataset.labels(batch);
+        if (random.nextBoolean()) {
+          batch.close();
+        }
+      }
+    } catch (BatchLoadException expected) {
+      assertThat(expected.getMessage()).as(what).contains("is corrupt");
+    } catch (RuntimeException e) {
+      fail(what + ": " + e, e);
+    }
+    for (int i = 0; i < indices.size(); i++) {
+      assertThat(indices.get(i)).as(what).isEqualTo(i);
+    }
+    assertThat(loader.slotsOut()).as(what + " epoch " + epoch).isZero();
+  }
+}
