@@ -67,7 +67,7 @@ final class BenchCommand implements Callable<Integer> {
       description = "Pinned-memory settings to try (default: ${DEFAULT-VALUE}).")
   List<Boolean> pinMemory;
 
-  @Option(names = "--batches", defaultValue = "150", paramLabel = "M",
+  @Option(names = "--batches", defaultValue = "1000", paramLabel = "M",
       converter = Converters.Positive.class,
       description = "Batches measured per run (default: ${DEFAULT-VALUE}).")
   int batches;
@@ -77,7 +77,7 @@ final class BenchCommand implements Callable<Integer> {
       description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}).")
   int warmup;
 
-  @Option(names = "--repeats", defaultValue = "3", paramLabel = "R",
+  @Option(names = "--repeats", defaultValue = "5", paramLabel = "R",
       converter = Converters.Positive.class,
       description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
   int repeats;
