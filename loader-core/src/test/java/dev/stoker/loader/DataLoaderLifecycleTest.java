@@ -36,6 +36,29 @@ class DataLoaderLifecycleTest {
   }
 
   @Test
+  void shouldStartWorkersOncePersistentAndPerEpochOtherwise() {
+    IndexDataset persistentData = new IndexDataset(64);
+    IndexDataset perEpochData = new IndexDataset(64);
+    DataLoader persistent = new DataLoader(persistentData,
+        workers(2).persistentWorkers(true).name("keep").build());
+    DataLoader perEpoch = new DataLoader(perEpochData, workers(2).name("fresh").build());
+    for (int epoch = 0; epoch < 3; epoch++) {
+      persistent.epoch(epoch).forEach(Batch::close);
+      perEpoch.epoch(epoch).forEach(Batch::close);
+      assertThat(LoaderLeaks.threadsOf("fresh")).as("per-epoch workers end with the epoch")
+          .isEmpty();
+      assertThat(LoaderLeaks.threadsOf("keep")).hasSize(2);
+    }
+    assertThat(persistentData.writerThreads)
+        .containsExactlyInAnyOrder("keep-worker-0", "keep-worker-1");
+    assertThat(perEpochData.writerThreads).containsExactlyInAnyOrder(
+        "fresh-e0-worker-0", "fresh-e0-worker-1", "fresh-e1-worker-0", "fresh-e1-worker-1",
+        "fresh-e2-worker-0", "fresh-e2-worker-1");
+    LoaderLeaks.closeAndCheck(persistent);
+    LoaderLeaks.closeAndCheck(perEpoch);
+  }
+
+  @Test
   void shouldReturnEverySlotWhenTheNextEpochStartsAfterABreak() {
     DataLoader loader = new DataLoader(new IndexDataset(200), workers(2).build());
     for (Batch batch : loader.epoch(0)) {
