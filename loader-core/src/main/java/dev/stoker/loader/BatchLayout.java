@@ -28,7 +28,9 @@ public final class BatchLayout {
       Field field = schema.field(c);
       columnOffsets[c] = (int) offset;
       rowStrides[c] = (int) field.bytesPerSample();
-      offset = align(offset + field.bytesPerSample() * batchSize);
+      long columnBytes = saturatedMultiply(field.bytesPerSample(), batchSize);
+      checkCapacity(columnBytes); // first alone, so that the sum below cannot overflow
+      offset = align(offset + columnBytes);
       checkCapacity(offset);
     }
     this.slotBytes = (int) offset;
@@ -41,6 +43,11 @@ public final class BatchLayout {
               + " (expected: at most " + (Integer.MAX_VALUE - ALIGNMENT)
               + " bytes per batch; lower batchSize)");
     }
+  }
+
+  /** a * b for non-negative a and b, or Long.MAX_VALUE where that overflows (then refused). */
+  private static long saturatedMultiply(long a, long b) {
+    return Math.multiplyHigh(a, b) != 0 || a * b < 0 ? Long.MAX_VALUE : a * b;
   }
 
   private static long align(long bytes) {

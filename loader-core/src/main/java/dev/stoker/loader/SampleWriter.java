@@ -106,7 +106,7 @@ public final class SampleWriter {
   public void copyRaw(int field, ByteBuffer src, int srcIndex) {
     Field f = schema.field(field);
     int length = (int) f.bytesPerSample();
-    if (srcIndex < 0 || srcIndex + length > src.limit()) {
+    if (srcIndex < 0 || srcIndex > src.limit() - length) {
       throw new IndexOutOfBoundsException(String.format(
           "field '%s': copying %d bytes from index %d of a buffer of %d bytes", f.name(), length,
           srcIndex, src.limit()));
@@ -121,7 +121,7 @@ public final class SampleWriter {
           "field '%s' is %s%s: %s writes %s (expected: the put method of its dtype)",
           f.name(), f.dtype().label(), f.shapeText(), method, expected.label()));
     }
-    if (element < 0 || length < 0 || element + length > f.elements()) {
+    if (element < 0 || length < 0 || length > f.elements() - element) {
       throw new IllegalArgumentException(String.format(
           "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
           f.name(), row, length, element, f.elements(), f.shapeText()));

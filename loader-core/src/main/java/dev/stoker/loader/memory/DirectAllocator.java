@@ -33,7 +33,10 @@ public final class DirectAllocator implements HostAllocator {
           "bytes: " + bytes + " (expected: 0 < bytes <= " + (Integer.MAX_VALUE - ALIGNMENT) + ")");
     }
     ByteBuffer raw = ByteBuffer.allocateDirect(bytes + ALIGNMENT);
-    ByteBuffer aligned = raw.alignedSlice(ALIGNMENT).limit(bytes).slice();
+    // Skip to the first aligned address and take exactly `bytes` from there. (alignedSlice would
+    // also round the end down, leaving fewer than `bytes` unless bytes is a multiple of 64.)
+    int skip = (ALIGNMENT - raw.alignmentOffset(0, ALIGNMENT)) % ALIGNMENT;
+    ByteBuffer aligned = raw.slice(skip, bytes);
     return new DirectMemory(raw, aligned);
   }
 

@@ -113,9 +113,14 @@ public final class SlotPool implements AutoCloseable {
     return slot;
   }
 
-  /** Returns a slot taken from this pool. After {@link #close()} the slot is freed instead. */
+  /**
+   * Returns a slot taken from this pool. After {@link #close()} the slot is freed instead.
+   *
+   * @throws IllegalStateException if the slot was already returned (it is idle or freed): taken
+   *     again, it would be handed to two users at once
+   */
   public synchronized void release(HostMemory slot) {
-    if (outstanding == 0) {
+    if (outstanding == 0 || slot.isFreed() || idle.contains(slot)) {
       throw new IllegalStateException("slot pool '" + name + "': a slot was returned twice");
     }
     outstanding--;
