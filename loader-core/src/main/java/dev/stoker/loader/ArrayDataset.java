@@ -60,6 +60,7 @@ public final class ArrayDataset implements MapDataset {
   private void writeField(int index, int f, Object value, SampleWriter row) {
     Field field = schema.field(f);
     if (value instanceof Number number && field.elements() == 1) {
+      checkRange(index, field, number);
       writeScalar(f, field.dtype(), number, row);
       return;
     }
@@ -93,6 +94,27 @@ public final class ArrayDataset implements MapDataset {
       case FLOAT32 -> row.putFloat(f, 0, number.floatValue());
       case FLOAT64 -> row.putDouble(f, 0, number.doubleValue());
       default -> throw new IllegalStateException("unknown dtype " + dtype);
+    }
+  }
+
+  /** Refuses a number the field's dtype cannot hold exactly, rather than truncating it. */
+  private static void checkRange(int index, Field field, Number number) {
+    long low;
+    long high;
+    switch (field.dtype()) {
+      case UINT8 -> { low = 0; high = 255; }
+      case INT32 -> { low = Integer.MIN_VALUE; high = Integer.MAX_VALUE; }
+      case INT64 -> { low = Long.MIN_VALUE; high = Long.MAX_VALUE; }
+      default -> { return; }
+    }
+    boolean whole = number instanceof Long || number instanceof Integer
+        || number instanceof Short || number instanceof Byte
+        || number.doubleValue() == Math.rint(number.doubleValue());
+    long value = number.longValue();
+    if (!whole || value < low || value > high) {
+      throw new IllegalArgumentException(String.format(
+          "field '%s' sample %d: %s (expected: a whole number in %d..%d for %s)", field.name(),
+          index, number, low, high, field.dtype().label()));
     }
   }
 

@@ -187,8 +187,8 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
 
   private void checkOpen() {
     if (!open) {
-      throw new IllegalStateException("batch " + index + " of epoch " + epoch
-          + " is closed: its slot has been returned for reuse");
+      throw new IllegalStateException("the batch is closed: its slot has been returned for reuse "
+          + "(read a batch before closing it or asking for the next one)");
     }
   }
 

@@ -39,12 +39,12 @@ public final class Field {
     for (int dim : shape) {
       if (dim <= 0) {
         throw new IllegalArgumentException(
-            "field '" + name + "' shape: " + Arrays.toString(shape) + " (expected: every dimension > 0)");
+            "field '" + name + "' shape: " + text(shape) + " (expected: every dimension > 0)");
       }
       count *= dim;
       if (count > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
-            "field '" + name + "' shape: " + Arrays.toString(shape)
+            "field '" + name + "' shape: " + text(shape)
                 + " (expected: at most " + Integer.MAX_VALUE + " elements per sample)");
       }
     }
@@ -76,6 +76,10 @@ public final class Field {
 
   /** The shape as text, e.g. {@code [3,64,64]}. */
   public String shapeText() {
+    return text(shape);
+  }
+
+  private static String text(int[] shape) {
     return Arrays.toString(shape).replace(" ", "");
   }
 

@@ -155,6 +155,23 @@ class ArrayDatasetTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"300", "-1", "3.7"})
+  void shouldRefuseANumberTheFieldCannotHoldRatherThanTruncateIt(String text) {
+    Schema schema = Schema.of(Field.scalar("flag", DType.UINT8));
+    Number value = text.contains(".") ? (Number) Double.valueOf(text) : Integer.valueOf(text);
+    DataLoader loader = new DataLoader(ArrayDataset.of(schema, 2, i -> new Object[] {value}),
+        options(2, 0).build());
+    try {
+      assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
+          .isInstanceOf(BatchLoadException.class)
+          .hasRootCauseMessage("field 'flag' sample 0: " + text
+              + " (expected: a whole number in 0..255 for uint8)");
+    } finally {
+      LoaderLeaks.closeAndCheck(loader);
+    }
+  }
+
   @Test
   void shouldRefuseANumberForAFieldOfSeveralElements() {
     ArrayDataset dataset = ArrayDataset.of(IMAGES, 4,

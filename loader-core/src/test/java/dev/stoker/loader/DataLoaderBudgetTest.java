@@ -54,8 +54,8 @@ class DataLoaderBudgetTest {
     assertThatThrownBy(() -> new DataLoader(new IndexDataset(100), options))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("maxHostBytes: 100 fits 0 slot(s) of 128 bytes")
-        .hasMessageContaining("numWorkers=0 needs at least 2")
-        .hasMessageEndingWith("raise maxHostBytes to at least 256, or lower batchSize or "
+        .hasMessageContaining("numWorkers=0 needs at least 1 (the batch being loaded)")
+        .hasMessageEndingWith("raise maxHostBytes to at least 128, or lower batchSize or "
             + "numWorkers");
   }
 

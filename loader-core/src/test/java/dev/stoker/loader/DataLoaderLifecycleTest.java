@@ -97,7 +97,8 @@ class DataLoaderLifecycleTest {
     first.close();
     assertThatThrownBy(() -> first.getLong(1, 0, 0))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("batch 0 of epoch 0 is closed: its slot has been returned for reuse");
+        .hasMessage("the batch is closed: its slot has been returned for reuse (read a batch "
+            + "before closing it or asking for the next one)");
     it.close();
     LoaderLeaks.closeAndCheck(loader);
   }

@@ -55,14 +55,14 @@ class SchemaAndLayoutTest {
   void shouldRejectANonPositiveDimension(int dim) {
     assertThatThrownBy(() -> Field.of("image", DType.FLOAT32, 3, dim, 4))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'image' shape: [3, " + dim + ", 4] (expected: every dimension > 0)");
+        .hasMessage("field 'image' shape: [3," + dim + ",4] (expected: every dimension > 0)");
   }
 
   @Test
   void shouldRejectMoreThanIntMaxElementsPerSample() {
     assertThatThrownBy(() -> Field.of("huge", DType.UINT8, 65536, 65536))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'huge' shape: [65536, 65536] (expected: at most 2147483647 elements "
+        .hasMessage("field 'huge' shape: [65536,65536] (expected: at most 2147483647 elements "
             + "per sample)");
   }
 
