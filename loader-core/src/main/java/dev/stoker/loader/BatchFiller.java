@@ -21,14 +21,15 @@ final class BatchFiller implements SlotFiller {
   private final EpochCounters counters;
   private final ThreadLocal<SampleWriter> writers;
 
+  /** @param writers one writer per thread, kept by the loader so that epochs reuse them */
   BatchFiller(MapDataset dataset, BatchLayout layout, EpochBatches plan, OnBadSample onBadSample,
-      EpochCounters counters) {
+      EpochCounters counters, ThreadLocal<SampleWriter> writers) {
     this.dataset = dataset;
     this.layout = layout;
     this.plan = plan;
     this.onBadSample = onBadSample;
     this.counters = counters;
-    this.writers = ThreadLocal.withInitial(() -> new SampleWriter(layout));
+    this.writers = writers;
   }
 
   @Override

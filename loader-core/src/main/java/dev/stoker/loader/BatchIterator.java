@@ -48,7 +48,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
 
   private BatchSource openSource(LoaderOptions options) {
     BatchFiller filler = new BatchFiller(loader.dataset(), loader.layout(), plan,
-        options.onBadSample(), counters);
+        options.onBadSample(), counters, loader.writers());
     long timeoutNanos = options.timeout().toNanos();
     FillStage fill = new FillStage(loader.name(), plan.epoch(), plan.batchCount(), filler, pool,
         workers, options.prefetchFactor(), timeoutNanos, counters);

@@ -37,6 +37,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   private final SlotBudget budget;
   private final SlotPool pool;
   private final List<EpochMetrics> finished = new ArrayList<>();
+  private final ThreadLocal<SampleWriter> writers;
   private WorkerGroup persistentWorkers;
   /** The iterator opened last; it may still hold the batch it returned last. */
   private BatchIterator current;
@@ -61,6 +62,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     this.budget = SlotBudget.of(options, layout, !device.isHost());
     this.pool = new SlotPool(name, device.hostAllocator(options.pinMemory()), layout.slotBytes(),
         budget.allowed());
+    BatchLayout batchLayout = layout;
+    this.writers = ThreadLocal.withInitial(() -> new SampleWriter(batchLayout));
   }
 
   public String name() {
@@ -176,6 +179,11 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   SlotPool pool() {
     return pool;
+  }
+
+  /** Each loading thread's sample writer, reused across epochs. */
+  ThreadLocal<SampleWriter> writers() {
+    return writers;
   }
 
   private void checkOpen() {

@@ -49,6 +49,9 @@ final class BenchReport {
           row.verdict().label(), bytes(row.allocatedBytesPerBatch()));
     }
     out.println();
+    out.printf(Locale.ROOT, "alloc B/batch: heap bytes per batch over all threads, epoch "
+        + "boundaries left out (each allocates the epoch's index arrays and metrics: %s B for "
+        + "the best configuration)%n", bytes(result.best().allocatedBytesPerEpochBoundary()));
     out.printf(Locale.ROOT, "memcpy, 1 thread, same gather: %,.0f MB/s (%,.0f samples/s)%n",
         result.memcpyMbPerSecond(), memcpySamplesPerSecond());
     SweepRow best = result.best();
@@ -100,6 +103,7 @@ final class BenchReport {
         + ", \"verdict\": " + string(row.verdict().label())
         + ", \"verdict_detail\": " + string(row.median().report().summary())
         + ", \"alloc_bytes_per_batch\": " + number(row.allocatedBytesPerBatch(), 1)
+        + ", \"alloc_bytes_per_epoch_boundary\": " + number(row.allocatedBytesPerEpochBoundary(), 0)
         + ", \"gc_collections\": " + (gc < 0 ? "null" : Long.toString(gc))
         + "}";
   }

@@ -58,6 +58,14 @@ public final class AllocationProbe {
     return allocation != null;
   }
 
+  /**
+   * Bytes the calling thread has allocated so far, or -1 if unknown; for taking one step of a
+   * window (e.g. starting an epoch) out of it.
+   */
+  public long currentThreadBytes() {
+    return allocation == null ? -1 : allocation.currentThread();
+  }
+
   /** Starts a window. */
   public Snapshot start() {
     long[] gc = gc();
@@ -164,6 +172,10 @@ public final class AllocationProbe {
 
     long[] bytes(long[] ids) {
       return bean.getThreadAllocatedBytes(ids);
+    }
+
+    long currentThread() {
+      return bean.getCurrentThreadAllocatedBytes();
     }
   }
 }

@@ -15,6 +15,9 @@ import java.util.Locale;
  * @param nanos wall time of the measured window
  * @param report the bottleneck report of the loader's metrics over the measured window
  * @param usage heap allocation and collections during the measured window
+ * @param epochStarts epochs started inside the measured window
+ * @param epochBoundaryBytes bytes the consumer allocated ending and starting epochs (the epoch's
+ *     metrics, index arrays and pipeline), -1 if unknown; not part of the per-batch figure
  */
 public record BenchmarkResult(
     LoaderOptions options,
@@ -23,7 +26,9 @@ public record BenchmarkResult(
     long samples,
     long nanos,
     BottleneckReport report,
-    AllocationProbe.Usage usage) {
+    AllocationProbe.Usage usage,
+    int epochStarts,
+    long epochBoundaryBytes) {
 
   public double samplesPerSecond() {
     return nanos <= 0 ? 0 : samples * 1e9 / nanos;
@@ -43,9 +48,21 @@ public record BenchmarkResult(
     return report.metrics();
   }
 
-  /** Heap bytes allocated per batch by all threads in the window; NaN if unknown. */
+  /**
+   * Heap bytes allocated per batch by all threads in the window, the ends and starts of epochs
+   * left out: the steady state of the hot path. NaN if unknown.
+   */
   public double allocatedBytesPerBatch() {
-    return usage.allocatedPer(batches);
+    if (usage.allocatedBytes() < 0 || epochBoundaryBytes < 0 || batches <= 0) {
+      return Double.NaN;
+    }
+    return Math.max(0, usage.allocatedBytes() - epochBoundaryBytes) / (double) batches;
+  }
+
+  /** Heap bytes allocated per epoch boundary (metrics, index arrays, pipeline); NaN if none or unknown. */
+  public double allocatedBytesPerEpochBoundary() {
+    return epochStarts == 0 || epochBoundaryBytes < 0 ? Double.NaN
+        : epochBoundaryBytes / (double) epochStarts;
   }
 
   @Override

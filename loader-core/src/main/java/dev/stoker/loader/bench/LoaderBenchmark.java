@@ -60,14 +60,23 @@ public final class LoaderBenchmark {
       }
       MetricsWindow window = new MetricsWindow(epoch.metrics());
       long samples = 0;
+      int epochStarts = 0;
+      long boundaryBytes = 0;
       AllocationProbe.Snapshot before = probe.start();
       long start = System.nanoTime();
       for (int i = 0; i < measuredBatches; i++) {
         if (!epoch.hasNext()) {
+          long allocated = probe.currentThreadBytes();
           window.add(epoch.metrics());
           epoch = loader.iterator();
+          epochStarts++;
+          boundaryBytes += allocated < 0 ? 0 : probe.currentThreadBytes() - allocated;
         }
+        long allocated = probe.currentThreadBytes();
         Batch batch = epoch.next();
+        if (!epoch.hasNext() && allocated >= 0) {
+          boundaryBytes += probe.currentThreadBytes() - allocated; // the epoch's end: its metrics
+        }
         samples += batch.size();
         seen += touch(batch);
         batch.close();
@@ -79,7 +88,8 @@ public final class LoaderBenchmark {
       sink = seen;
       BottleneckReport report = BottleneckReport.of(window.result(nanos));
       return new BenchmarkResult(options, outputBytesPerSample(dataset), measuredBatches, samples,
-          nanos, report, usage);
+          nanos, report, usage, epochStarts,
+          probe.allocationSupported() ? boundaryBytes : -1);
     }
   }
 

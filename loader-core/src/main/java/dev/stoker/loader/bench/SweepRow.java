@@ -29,9 +29,14 @@ public record SweepRow(
     return median.verdict();
   }
 
-  /** Heap bytes allocated per batch in the median run; NaN if unknown. */
+  /** Heap bytes allocated per batch in the median run, epoch starts left out; NaN if unknown. */
   public double allocatedBytesPerBatch() {
     return median.allocatedBytesPerBatch();
+  }
+
+  /** Heap bytes allocated per epoch boundary in the median run; NaN if none or unknown. */
+  public double allocatedBytesPerEpochBoundary() {
+    return median.allocatedBytesPerEpochBoundary();
   }
 
   /** Garbage collections during the median run's measured window; -1 if unknown. */
