@@ -91,15 +91,16 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     return sampler.batchCount();
   }
 
-  /**
-   * Rows of the dataset no batch of this rank holds in an epoch: this rank's short tail dropped by
-   * {@code dropLast}, plus its share of the rows no rank gets so that all ranks get equal counts.
-   */
+  /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */
   public long droppedRows() {
     return sampler.droppedSamples();
   }
 
-  /** Rows dropped over all ranks per epoch, so that every rank gets equal full batches. */
+  /**
+   * Rows of the dataset no batch holds in an epoch, over all ranks: the rows left over when the
+   * dataset is split evenly across ranks, plus every rank's short last batch. Zero without
+   * {@code dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does).
+   */
   public long droppedRowsAllRanks() {
     long tails = (long) sampler.droppedSamples() * options.worldSize();
     return tails + shard.droppedCount();
