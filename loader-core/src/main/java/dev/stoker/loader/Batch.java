@@ -26,7 +26,7 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
   private int size;
   private int skipped;
   private DeviceBuffer device;
-  private boolean open;
+  private volatile boolean open;
 
   Batch(BatchLayout layout, HostMemory memory) {
     this.layout = layout;
@@ -43,7 +43,7 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
   }
 
   /** Hands the batch to the consumer of {@code iterator}. */
-  void open(BatchIterator iterator) {
+  synchronized void open(BatchIterator iterator) {
     this.owner = iterator;
     this.open = true;
   }
@@ -55,13 +55,18 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
   /** Returns the slot to the loader; a second call does nothing. */
   @Override
   public void close() {
-    if (open) {
+    BatchIterator from;
+    synchronized (this) {
+      if (!open) {
+        return;
+      }
       open = false;
-      owner.release(this);
+      from = owner;
     }
+    from.release(this);
   }
 
-  public boolean isOpen() {
+  public synchronized boolean isOpen() {
     return open;
   }
 

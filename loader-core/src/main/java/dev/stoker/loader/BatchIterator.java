@@ -18,6 +18,10 @@ import java.util.concurrent.CancellationException;
  * first closes the batch it returned before, if the caller has not. {@link #close()} (or the end
  * of the epoch, or starting another one) stops the work in flight and returns every slot;
  * {@code hasNext()} has no side effects.
+ *
+ * <p>One thread iterates; {@link #close()} may come from another one (a task being killed): a
+ * {@code next()} waiting then ends with a {@link CancellationException}, and the slot it may just
+ * have got goes back before {@code close()} returns.
  */
 public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private final DataLoader loader;
@@ -27,11 +31,16 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private final boolean ownsWorkers;
   private final EpochCounters counters;
   private final BatchSource source;
+  /** Time a concurrent close waits for a next() in progress to let go of its slot. */
+  private static final long TAKE_GRACE_MILLIS = 10_000;
+
   private Batch held;
   private long handedOutAt;
   private int delivered;
   private boolean ended;
-  private boolean closed;
+  private volatile boolean closed;
+  /** True while next() waits for a slot; guarded by {@code this}. */
+  private boolean taking;
 
   BatchIterator(DataLoader loader, EpochBatches plan, SlotPool pool, WorkerGroup workers,
       boolean ownsWorkers, int slotLimit) {
@@ -84,23 +93,41 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    */
   @Override
   public Batch next() {
+    if (closed) {
+      throw closedMeanwhile();
+    }
     if (!hasNext()) {
       throw new NoSuchElementException("epoch " + plan.epoch() + " has no batch after "
-          + delivered + (closed ? " (the iterator is closed)" : ""));
+          + delivered);
     }
     long asked = System.nanoTime();
     if (delivered > 0) {
       counters.addConsumerHold(asked - handedOutAt);
     }
-    if (held != null) {
-      held.close();
+    Batch previous;
+    synchronized (this) {
+      if (closed) {
+        throw closedMeanwhile();
+      }
+      previous = held;
+      taking = true;
+    }
+    if (previous != null) {
+      previous.close();
     }
     HostMemory slot = take();
     long now = System.nanoTime();
     counters.addConsumerWait(now - asked);
     Batch batch = (Batch) slot.attachment();
-    batch.open(this);
-    held = batch;
+    synchronized (this) {
+      doneTaking();
+      if (closed) {
+        source.release(slot);
+        throw closedMeanwhile();
+      }
+      batch.open(this);
+      held = batch;
+    }
     handedOutAt = now;
     delivered++;
     counters.addDelivered(batch.size(), source.ready());
@@ -115,13 +142,30 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       return source.next(delivered);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      synchronized (this) {
+        doneTaking();
+      }
       close();
       throw new CancellationException("interrupted while waiting for batch " + delivered
           + " of epoch " + plan.epoch());
     } catch (RuntimeException | Error e) {
+      synchronized (this) {
+        doneTaking();
+      }
       close();
       throw e;
     }
+  }
+
+  /** Called holding {@code this}. */
+  private void doneTaking() {
+    taking = false;
+    notifyAll();
+  }
+
+  private CancellationException closedMeanwhile() {
+    return new CancellationException("epoch " + plan.epoch() + " of loader '" + loader.name()
+        + "' was closed while batch " + delivered + " was asked for");
   }
 
   /** Returns a batch's slot; called by {@link Batch#close()}. */
@@ -133,7 +177,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   /** True once every batch was handed out or the iterator was closed. */
-  boolean hasEnded() {
+  synchronized boolean hasEnded() {
     return ended;
   }
 
@@ -144,10 +188,12 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
 
   /** Stops the pipeline once every batch is out; the last batch stays with the caller. */
   private void endEpoch() {
-    if (ended) {
-      return;
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
     }
-    ended = true;
     RuntimeException failure = null;
     try {
       if (source != null) {
@@ -185,9 +231,37 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       }
       closed = true;
     }
-    if (held != null) {
-      held.close();
+    if (source != null) {
+      source.close(); // wakes a next() waiting in another thread
+    }
+    Batch last;
+    synchronized (this) {
+      awaitTakeDone();
+      last = held;
+    }
+    if (last != null) {
+      last.close();
     }
     endEpoch();
+  }
+
+  /** Waits, holding {@code this}, until a next() in another thread has let go of its slot. */
+  private void awaitTakeDone() {
+    long deadline = System.nanoTime() + TAKE_GRACE_MILLIS * 1_000_000;
+    boolean interrupted = false;
+    while (taking) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      try {
+        wait(Math.max(1, left / 1_000_000));
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
