@@ -58,6 +58,7 @@ final class BatchFiller implements SlotFiller {
       throws InterruptedException {
     try {
       dataset.write(sample, writer);
+      checkEveryFieldWritten(sample, writer);
       return true;
     } catch (InterruptedException e) {
       throw e;
@@ -70,6 +71,17 @@ final class BatchFiller implements SlotFiller {
           "epoch %d batch %d sample %d (row %d of %d): %s; to skip bad samples, set "
               + "onBadSample=skip", plan.epoch(), batch, sample, row, length, e),
           plan.epoch(), batch, sample, e);
+    }
+  }
+
+  private void checkEveryFieldWritten(int sample, SampleWriter writer) {
+    int missing = writer.firstUnwrittenField();
+    if (missing >= 0) {
+      Field field = layout.schema().field(missing);
+      throw new IllegalStateException(String.format(
+          "sample %d wrote nothing to field '%s' %s%s (expected: every field of every sample "
+              + "written, or its row would keep another sample's values)", sample, field.name(),
+          field.dtype().label(), field.shapeText()));
     }
   }
 

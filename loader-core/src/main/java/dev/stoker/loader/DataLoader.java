@@ -10,6 +10,7 @@ import dev.stoker.loader.sampler.BatchSampler;
 import dev.stoker.loader.sampler.DistributedSampler;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -51,9 +52,10 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   /** A loader delivering to {@code device}, which the caller keeps and closes. */
   public DataLoader(MapDataset dataset, LoaderOptions options, Device device) {
-    this.dataset = dataset;
-    this.options = options;
-    this.device = device;
+    this.dataset = Objects.requireNonNull(dataset, "dataset");
+    this.options = Objects.requireNonNull(options, "options");
+    this.device = Objects.requireNonNull(device, "device");
+    Objects.requireNonNull(dataset.schema(), "dataset.schema()");
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
     this.layout = new BatchLayout(dataset.schema(), options.batchSize());
     this.shard = new DistributedSampler(dataset.size(), options.rank(), options.worldSize(),

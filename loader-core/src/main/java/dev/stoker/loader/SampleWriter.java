@@ -8,12 +8,19 @@ import java.nio.FloatBuffer;
  * Writes one sample into its row of a batch slot. Reused for every sample a worker writes; valid
  * only inside {@link MapDataset#write}. Bulk methods copy a whole field (or a part of it, from
  * {@code element}) in one call; every call checks the field's dtype and the length.
+ *
+ * <p>A sample that writes nothing to a field would leave the previous batch's values in its row,
+ * so the writer notes which fields were written and the loader treats a sample that skipped one
+ * as bad. Taking {@link #bytes()} or {@link #floats()} opts out of that check.
  */
 public final class SampleWriter {
   private final BatchLayout layout;
   private final Schema schema;
   private HostMemory slot;
   private int row;
+  /** Bit f set: field f was written in this row (fields past 63 are not tracked). */
+  private long written;
+  private boolean rawAccess;
 
   SampleWriter(BatchLayout layout) {
     this.layout = layout;
@@ -23,6 +30,28 @@ public final class SampleWriter {
   void bind(HostMemory slot, int row) {
     this.slot = slot;
     this.row = row;
+    this.written = 0;
+    this.rawAccess = false;
+  }
+
+  private void markWritten(int field) {
+    if (field < Long.SIZE) {
+      written |= 1L << field;
+    }
+  }
+
+  /** The first field this row's sample wrote nothing to, or -1. */
+  int firstUnwrittenField() {
+    if (rawAccess) {
+      return -1;
+    }
+    int tracked = Math.min(schema.size(), Long.SIZE);
+    for (int f = 0; f < tracked; f++) {
+      if ((written & (1L << f)) == 0) {
+        return f;
+      }
+    }
+    return -1;
   }
 
   public Schema schema() {
@@ -41,11 +70,13 @@ public final class SampleWriter {
 
   /** The whole slot, native order; for datasets with their own fast paths (absolute access only). */
   public ByteBuffer bytes() {
+    rawAccess = true;
     return slot.bytes();
   }
 
   /** The whole slot as floats; element index = byte offset / 4. */
   public FloatBuffer floats() {
+    rawAccess = true;
     return slot.floats();
   }
 
@@ -112,6 +143,7 @@ public final class SampleWriter {
           srcIndex, src.limit()));
     }
     slot.bytes().put(layout.rowOffset(field, row), src, srcIndex, length);
+    markWritten(field);
   }
 
   private int checked(int field, DType expected, int element, int length, String method) {
@@ -126,6 +158,7 @@ public final class SampleWriter {
           "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
           f.name(), row, length, element, f.elements(), f.shapeText()));
     }
+    markWritten(field);
     return layout.rowOffset(field, row) + element * expected.byteSize();
   }
 }
