@@ -56,8 +56,9 @@ public final class BottleneckReport {
     return of(metrics, Runtime.getRuntime().availableProcessors());
   }
 
+  /** Slots running short matters only when the consumer waits for data meanwhile. */
   private static void memoryBudget(EpochMetrics m, List<Finding> findings) {
-    if (m.slotWaitFraction() >= SLOT_WAIT) {
+    if (m.slotWaitFraction() >= SLOT_WAIT && m.waitFraction() >= COMPUTE_WAIT) {
       findings.add(new Finding(Verdict.MEMORY_BOUND, String.format(Locale.ROOT,
           "the next batch waited for a free slot %.0f%% of the time; the memory budget allows %d slots "
               + "where %d batches may be in flight plus the one being used; raise maxHostBytes or "

@@ -120,6 +120,16 @@ class BottleneckReportTest {
   }
 
   @Test
+  void shouldNotCallItMemoryBoundWhenTheConsumerHardlyWaits() {
+    EpochMetrics metrics = epoch(4, 8, 5, 0.01, 0.3, 3.5, 0.4, 0.4, 0.4, 0.4);
+    BottleneckReport report = BottleneckReport.of(metrics, CORES);
+
+    assertThat(report.verdict()).isEqualTo(Verdict.COMPUTE_BOUND);
+    assertThat(report.findings()).extracting(BottleneckReport.Finding::verdict)
+        .containsExactly(Verdict.COMPUTE_BOUND);
+  }
+
+  @Test
   void shouldFindTheConsumerTheBottleneckWhenItHardlyWaits() {
     EpochMetrics metrics = epoch(4, 8, 9, 0.01, 0, 3.5, 0.4, 0.4, 0.4, 0.4);
     BottleneckReport report = BottleneckReport.of(metrics, CORES);
