@@ -63,7 +63,7 @@ public final class FillStage implements BatchSource {
       statuses[i] = new WorkerStatus(workers.threadName(i));
     }
     if (workers == null) {
-      statuses[0] = new WorkerStatus(Thread.currentThread().getName());
+      statuses[0] = new WorkerStatus("the consumer's thread (numWorkers=0)");
     }
     this.stopped = new CountDownLatch(numWorkers);
     if (workers != null) {
