@@ -225,10 +225,12 @@ public final class FillStage implements BatchSource {
 
   @Override
   public void close() {
-    if (closed) {
-      return;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
     cancelled = true;
     window.wake();
     pool.wakeWaiters();
