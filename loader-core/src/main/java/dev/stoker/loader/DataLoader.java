@@ -31,6 +31,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   private final MapDataset dataset;
   private final LoaderOptions options;
   private final Device device;
+  private final Placement placement;
   private final String name;
   private final BatchLayout layout;
   private final BatchSampler sampler;
@@ -47,18 +48,30 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   /** A loader on the CPU device. */
   public DataLoader(MapDataset dataset, LoaderOptions options) {
-    this(dataset, options, CpuDevice.INSTANCE);
+    this(dataset, options, Placement.SINGLE, CpuDevice.INSTANCE);
+  }
+
+  /** A loader of rank {@code placement}'s shard, on the CPU device. */
+  public DataLoader(MapDataset dataset, LoaderOptions options, Placement placement) {
+    this(dataset, options, placement, CpuDevice.INSTANCE);
   }
 
   /** A loader delivering to {@code device}, which the caller keeps and closes. */
   public DataLoader(MapDataset dataset, LoaderOptions options, Device device) {
+    this(dataset, options, Placement.SINGLE, device);
+  }
+
+  /** A loader of {@code placement}'s shard delivering to {@code device}, which the caller keeps. */
+  public DataLoader(MapDataset dataset, LoaderOptions options, Placement placement,
+      Device device) {
     this.dataset = Objects.requireNonNull(dataset, "dataset");
     this.options = Objects.requireNonNull(options, "options");
     this.device = Objects.requireNonNull(device, "device");
+    this.placement = Objects.requireNonNull(placement, "placement");
     Objects.requireNonNull(dataset.schema(), "dataset.schema()");
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
     this.layout = new BatchLayout(dataset.schema(), options.batchSize());
-    this.shard = new DistributedSampler(dataset.size(), options.rank(), options.worldSize(),
+    this.shard = new DistributedSampler(dataset.size(), placement.rank(), placement.worldSize(),
         options.shuffle(), options.seed(), options.dropLast());
     this.sampler = new BatchSampler(shard, options.batchSize(), options.dropLast());
     this.budget = SlotBudget.of(options, layout, !device.isHost());
@@ -104,7 +117,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
    * {@code dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does).
    */
   public long droppedRowsAllRanks() {
-    long tails = (long) sampler.droppedSamples() * options.worldSize();
+    long tails = (long) sampler.droppedSamples() * placement.worldSize();
     return tails + shard.droppedCount();
   }
 

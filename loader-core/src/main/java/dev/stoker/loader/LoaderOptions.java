@@ -16,25 +16,23 @@ import java.util.Objects;
 public final class LoaderOptions implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public static final String BATCH_SIZE = "batchSize";
-  public static final String SHUFFLE = "shuffle";
-  public static final String SEED = "seed";
-  public static final String NUM_WORKERS = "numWorkers";
-  public static final String PIN_MEMORY = "pinMemory";
-  public static final String PREFETCH_FACTOR = "prefetchFactor";
-  public static final String PERSISTENT_WORKERS = "persistentWorkers";
-  public static final String DROP_LAST = "dropLast";
-  public static final String TIMEOUT = "timeout";
-  public static final String RANK = "rank";
-  public static final String WORLD_SIZE = "worldSize";
-  public static final String ON_BAD_SAMPLE = "onBadSample";
-  public static final String MAX_HOST_BYTES = "maxHostBytes";
-  public static final String TRANSFER_DEPTH = "transferDepth";
-  public static final String NAME = "name";
+  public static final String BATCH_SIZE = OptionNames.BATCH_SIZE;
+  public static final String SHUFFLE = OptionNames.SHUFFLE;
+  public static final String SEED = OptionNames.SEED;
+  public static final String NUM_WORKERS = OptionNames.NUM_WORKERS;
+  public static final String PIN_MEMORY = OptionNames.PIN_MEMORY;
+  public static final String PREFETCH_FACTOR = OptionNames.PREFETCH_FACTOR;
+  public static final String PERSISTENT_WORKERS = OptionNames.PERSISTENT_WORKERS;
+  public static final String DROP_LAST = OptionNames.DROP_LAST;
+  public static final String TIMEOUT = OptionNames.TIMEOUT;
+  public static final String ON_BAD_SAMPLE = OptionNames.ON_BAD_SAMPLE;
+  public static final String MAX_HOST_BYTES = OptionNames.MAX_HOST_BYTES;
+  public static final String TRANSFER_DEPTH = OptionNames.TRANSFER_DEPTH;
+  public static final String NAME = OptionNames.NAME;
 
   /** Every option name, in the order of the documentation. */
   public static final List<String> NAMES = List.of(BATCH_SIZE, SHUFFLE, SEED, NUM_WORKERS,
-      PIN_MEMORY, PREFETCH_FACTOR, PERSISTENT_WORKERS, DROP_LAST, TIMEOUT, RANK, WORLD_SIZE,
+      PIN_MEMORY, PREFETCH_FACTOR, PERSISTENT_WORKERS, DROP_LAST, TIMEOUT,
       ON_BAD_SAMPLE, MAX_HOST_BYTES, TRANSFER_DEPTH, NAME);
 
   public static final int DEFAULT_PREFETCH_FACTOR = 2;
@@ -50,8 +48,6 @@ public final class LoaderOptions implements Serializable {
   private final boolean persistentWorkers;
   private final boolean dropLast;
   private final Duration timeout;
-  private final int rank;
-  private final int worldSize;
   private final OnBadSample onBadSample;
   private final long maxHostBytes;
   private final int transferDepth;
@@ -67,8 +63,6 @@ public final class LoaderOptions implements Serializable {
     this.persistentWorkers = b.persistentWorkers;
     this.dropLast = b.dropLast;
     this.timeout = b.timeout;
-    this.rank = b.rank;
-    this.worldSize = b.worldSize;
     this.onBadSample = b.onBadSample;
     this.maxHostBytes = b.maxHostBytes;
     this.transferDepth = b.transferDepth;
@@ -88,7 +82,7 @@ public final class LoaderOptions implements Serializable {
   public Builder toBuilder() {
     Builder b = builder().batchSize(batchSize).shuffle(shuffle).seed(seed).numWorkers(numWorkers)
         .pinMemory(pinMemory).persistentWorkers(persistentWorkers).dropLast(dropLast)
-        .timeout(timeout).rank(rank).worldSize(worldSize).onBadSample(onBadSample)
+        .timeout(timeout).onBadSample(onBadSample)
         .maxHostBytes(maxHostBytes).transferDepth(transferDepth).name(name);
     if (numWorkers > 0) {
       b.prefetchFactor(prefetchFactor);
@@ -133,14 +127,6 @@ public final class LoaderOptions implements Serializable {
     return timeout;
   }
 
-  public int rank() {
-    return rank;
-  }
-
-  public int worldSize() {
-    return worldSize;
-  }
-
   public OnBadSample onBadSample() {
     return onBadSample;
   }
@@ -175,8 +161,6 @@ public final class LoaderOptions implements Serializable {
     map.put(PERSISTENT_WORKERS, persistentWorkers);
     map.put(DROP_LAST, dropLast);
     map.put(TIMEOUT, timeout.toMillis() + "ms");
-    map.put(RANK, rank);
-    map.put(WORLD_SIZE, worldSize);
     map.put(ON_BAD_SAMPLE, onBadSample.label());
     map.put(MAX_HOST_BYTES, maxHostBytes);
     map.put(TRANSFER_DEPTH, transferDepth);
@@ -210,8 +194,6 @@ public final class LoaderOptions implements Serializable {
     private boolean persistentWorkers;
     private boolean dropLast;
     private Duration timeout = Duration.ZERO;
-    private int rank;
-    private int worldSize = 1;
     private OnBadSample onBadSample = OnBadSample.FAIL;
     private long maxHostBytes = DEFAULT_MAX_HOST_BYTES;
     private int transferDepth = DEFAULT_TRANSFER_DEPTH;
@@ -281,21 +263,6 @@ public final class LoaderOptions implements Serializable {
       return this;
     }
 
-    /** This loader's shard, 0 <= rank < worldSize (default 0). */
-    public Builder rank(int value) {
-      if (value < 0) {
-        throw new IllegalArgumentException(RANK + ": " + value + " (expected: >= 0)");
-      }
-      rank = value;
-      return this;
-    }
-
-    /** Number of ranks sharing the dataset, > 0 (default 1). */
-    public Builder worldSize(int value) {
-      worldSize = positive(WORLD_SIZE, value);
-      return this;
-    }
-
     public Builder onBadSample(OnBadSample value) {
       onBadSample = Objects.requireNonNull(value, ON_BAD_SAMPLE);
       return this;
@@ -327,10 +294,6 @@ public final class LoaderOptions implements Serializable {
 
     /** Checks the rules between options and builds. */
     public LoaderOptions build() {
-      if (rank >= worldSize) {
-        throw new IllegalArgumentException(RANK + ": " + rank + " (expected: 0 <= rank < "
-            + WORLD_SIZE + " = " + worldSize + ")");
-      }
       if (numWorkers == 0 && prefetchFactor != null) {
         throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + prefetchFactor
             + " (expected: only with numWorkers > 0; numWorkers is 0)");

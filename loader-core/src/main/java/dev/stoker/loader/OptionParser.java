@@ -40,8 +40,6 @@ final class OptionParser {
       case LoaderOptions.PERSISTENT_WORKERS -> b.persistentWorkers(booleanValue(name, value));
       case LoaderOptions.DROP_LAST -> b.dropLast(booleanValue(name, value));
       case LoaderOptions.TIMEOUT -> b.timeout(duration(name, value));
-      case LoaderOptions.RANK -> b.rank(intValue(name, value));
-      case LoaderOptions.WORLD_SIZE -> b.worldSize(intValue(name, value));
       case LoaderOptions.ON_BAD_SAMPLE -> b.onBadSample(OnBadSample.parse(value));
       case LoaderOptions.MAX_HOST_BYTES -> b.maxHostBytes(bytes(name, value));
       case LoaderOptions.TRANSFER_DEPTH -> b.transferDepth(intValue(name, value));

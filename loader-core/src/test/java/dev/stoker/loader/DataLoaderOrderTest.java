@@ -74,8 +74,8 @@ class DataLoaderOrderTest {
     int[] counts = new int[worldSize];
     for (int rank = 0; rank < worldSize; rank++) {
       DataLoader loader = new DataLoader(new IndexDataset(100), LoaderOptions.builder()
-          .batchSize(8).shuffle(true).seed(7).dropLast(true).rank(rank).worldSize(worldSize)
-          .numWorkers(2).build());
+          .batchSize(8).shuffle(true).seed(7).dropLast(true).numWorkers(2).build(),
+          Placement.of(rank, worldSize));
       try {
         List<long[]> batches = run(loader, 1);
         assertThat(batches).allSatisfy(b -> assertThat(b).hasSize(8));

@@ -59,22 +59,6 @@ class LoaderOptionsTest {
   }
 
   @Test
-  void shouldRejectRankNotBelowWorldSize() {
-    assertRejected(() -> LoaderOptions.builder().worldSize(2).rank(2).build(),
-        "rank: 2 (expected: 0 <= rank < worldSize = 2)");
-  }
-
-  @Test
-  void shouldRejectNegativeRank() {
-    assertRejected(() -> LoaderOptions.builder().rank(-1), "rank: -1 (expected: >= 0)");
-  }
-
-  @Test
-  void shouldRejectZeroWorldSize() {
-    assertRejected(() -> LoaderOptions.builder().worldSize(0), "worldSize: 0 (expected: > 0)");
-  }
-
-  @Test
   void shouldRejectZeroMaxHostBytes() {
     assertRejected(() -> LoaderOptions.builder().maxHostBytes(0),
         "maxHostBytes: 0 (expected: > 0)");
@@ -92,13 +76,6 @@ class LoaderOptionsTest {
         "name: '  ' (expected: a non-blank name)");
   }
 
-  @Test
-  void shouldAcceptRankBelowWorldSizeWhateverTheOrderOfSetting() {
-    LoaderOptions options = LoaderOptions.builder().rank(3).worldSize(4).build();
-    assertThat(options.rank()).isEqualTo(3);
-    assertThat(options.worldSize()).isEqualTo(4);
-  }
-
   // --- defaults ---
 
   @Test
@@ -112,8 +89,6 @@ class LoaderOptionsTest {
     assertThat(options.dropLast()).isFalse();
     assertThat(options.timeout()).isEqualTo(Duration.ZERO);
     assertThat(options.pinMemory()).isFalse();
-    assertThat(options.rank()).isZero();
-    assertThat(options.worldSize()).isEqualTo(1);
     assertThat(options.onBadSample()).isEqualTo(OnBadSample.FAIL);
     assertThat(options.maxHostBytes()).isEqualTo(4L << 30);
     assertThat(options.transferDepth()).isEqualTo(2);
@@ -141,8 +116,6 @@ class LoaderOptionsTest {
     values.put("persistentWorkers", "true");
     values.put("dropLast", "False");
     values.put("timeout", "30s");
-    values.put("rank", "1");
-    values.put("worldSize", "2");
     values.put("onBadSample", "Skip");
     values.put("maxHostBytes", "512m");
     values.put("transferDepth", "5");
@@ -153,7 +126,7 @@ class LoaderOptionsTest {
 
     assertThat(options).isEqualTo(LoaderOptions.builder().batchSize(32).shuffle(true).seed(-7)
         .numWorkers(4).pinMemory(true).prefetchFactor(3).persistentWorkers(true).dropLast(false)
-        .timeout(Duration.ofSeconds(30)).rank(1).worldSize(2).onBadSample(OnBadSample.SKIP)
+        .timeout(Duration.ofSeconds(30)).onBadSample(OnBadSample.SKIP)
         .maxHostBytes(512L << 20).transferDepth(5).name("train").build());
   }
 
@@ -192,7 +165,7 @@ class LoaderOptionsTest {
   void shouldRejectAnUnknownOptionListingTheKnownOnes() {
     assertRejected(() -> LoaderOptions.fromMap(Map.of("batch_size", "4")),
         "option: 'batch_size' (expected one of: batchSize, shuffle, seed, numWorkers, pinMemory, "
-            + "prefetchFactor, persistentWorkers, dropLast, timeout, rank, worldSize, "
+            + "prefetchFactor, persistentWorkers, dropLast, timeout, "
             + "onBadSample, maxHostBytes, transferDepth, name)");
   }
 
@@ -202,7 +175,7 @@ class LoaderOptionsTest {
       "numWorkers|1.5|numWorkers: '1.5' (expected: a whole number)",
       "seed|0x10|seed: '0x10' (expected: a whole number)",
       "prefetchFactor|\"\"|prefetchFactor: '' (expected: a whole number)",
-      "rank|99999999999|rank: '99999999999' (expected: a whole number)",
+      "batchSize|99999999999|batchSize: '99999999999' (expected: a whole number)",
       "shuffle|yes|shuffle: 'yes' (expected: true or false)",
       "pinMemory|1|pinMemory: '1' (expected: true or false)",
       "onBadSample|ignore|onBadSample: 'ignore' (expected: fail or skip)",
@@ -222,8 +195,6 @@ class LoaderOptionsTest {
   void shouldCheckTheRulesBetweenParsedOptions() {
     assertRejected(() -> LoaderOptions.fromMap(Map.of("prefetchFactor", "2")),
         "prefetchFactor: 2 (expected: only with numWorkers > 0; numWorkers is 0)");
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("rank", "3", "worldSize", "3")),
-        "rank: 3 (expected: 0 <= rank < worldSize = 3)");
   }
 
   // --- copies ---
@@ -232,7 +203,7 @@ class LoaderOptionsTest {
   void shouldRebuildAnEqualCopyWithToBuilder() {
     LoaderOptions full = LoaderOptions.builder().batchSize(16).shuffle(true).seed(42)
         .numWorkers(3).pinMemory(true).prefetchFactor(5).persistentWorkers(true).dropLast(true)
-        .timeout(Duration.ofMillis(1500)).rank(2).worldSize(4).onBadSample(OnBadSample.SKIP)
+        .timeout(Duration.ofMillis(1500)).onBadSample(OnBadSample.SKIP)
         .maxHostBytes(1L << 20).transferDepth(3).name("copy").build();
     LoaderOptions defaults = LoaderOptions.builder().build();
 
@@ -244,7 +215,7 @@ class LoaderOptionsTest {
   @Test
   void shouldSurviveJavaSerialization() throws Exception {
     LoaderOptions options = LoaderOptions.builder().batchSize(16).shuffle(true).seed(42)
-        .numWorkers(2).prefetchFactor(3).timeout(Duration.ofSeconds(9)).rank(1).worldSize(2)
+        .numWorkers(2).prefetchFactor(3).timeout(Duration.ofSeconds(9))
         .onBadSample(OnBadSample.SKIP).maxHostBytes(123_456).name("serial").build();
 
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -9,6 +9,7 @@ import dev.stoker.loader.DType;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
 import dev.stoker.loader.Schema;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -69,11 +70,10 @@ class FieldStatsTest {
 
   @Test
   void shouldMergeRanksIntoTheStatisticsOfTheWholeDataset() {
-    LoaderOptions.Builder base = LoaderOptions.builder().batchSize(8).shuffle(true).dropLast(true)
-        .worldSize(2);
+    LoaderOptions.Builder base = LoaderOptions.builder().batchSize(8).shuffle(true).dropLast(true);
     ChannelStats merged = new ChannelStats(3);
     for (int rank = 0; rank < 2; rank++) {
-      try (DataLoader loader = new DataLoader(dataset(), base.rank(rank).build())) {
+      try (DataLoader loader = new DataLoader(dataset(), base.build(), Placement.of(rank, 2))) {
         merged.merge(FieldStats.compute(loader, "pixels", 3, 1 / 255.0));
       }
     }

@@ -1,0 +1,66 @@
+package dev.stoker.loader;
+
+import java.io.Serializable;
+
+/**
+ * Which shard of the data a loader serves: rank {@code rank} of {@code worldSize}, as PyTorch's
+ * {@code DistributedSampler(rank, num_replicas)}. Kept apart from the {@link LoaderOptions} knobs:
+ * the knobs are the same on every rank, the placement is what differs.
+ */
+public final class Placement implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Rank 0 of 1: the whole dataset. */
+  public static final Placement SINGLE = new Placement(0, 1);
+
+  private final int rank;
+  private final int worldSize;
+
+  private Placement(int rank, int worldSize) {
+    this.rank = rank;
+    this.worldSize = worldSize;
+  }
+
+  /**
+   * Rank {@code rank} of {@code worldSize}.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= rank < worldSize}
+   */
+  public static Placement of(int rank, int worldSize) {
+    if (worldSize <= 0) {
+      throw new IllegalArgumentException(
+          OptionNames.WORLD_SIZE + ": " + worldSize + " (expected: > 0)");
+    }
+    if (rank < 0) {
+      throw new IllegalArgumentException(OptionNames.RANK + ": " + rank + " (expected: >= 0)");
+    }
+    if (rank >= worldSize) {
+      throw new IllegalArgumentException(OptionNames.RANK + ": " + rank
+          + " (expected: 0 <= rank < " + OptionNames.WORLD_SIZE + " = " + worldSize + ")");
+    }
+    return rank == 0 && worldSize == 1 ? SINGLE : new Placement(rank, worldSize);
+  }
+
+  public int rank() {
+    return rank;
+  }
+
+  public int worldSize() {
+    return worldSize;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Placement other && rank == other.rank && worldSize == other.worldSize;
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * rank + worldSize;
+  }
+
+  @Override
+  public String toString() {
+    return "rank " + rank + " of " + worldSize;
+  }
+}
