@@ -1,73 +1,76 @@
 package dev.stoker.loader;
 
 import dev.stoker.loader.device.DeviceBuffer;
+import dev.stoker.loader.device.DeviceEvent;
 import dev.stoker.loader.memory.HostMemory;
-import dev.stoker.loader.pipeline.DeviceAttachment;
-import dev.stoker.loader.sampler.EpochBatches;
+import dev.stoker.loader.pipeline.StagedBatch;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
- * One batch: {@link #capacity()} rows of every field of the schema, laid out column by column in
- * one slot (see {@link BatchLayout}), of which the first {@link #size()} are valid. With a device
- * other than the CPU, {@link #deviceBuffer()} holds the device copy.
+ * One batch handed to the consumer: {@link #capacity()} rows of every field of the schema, laid
+ * out column by column (see {@link BatchLayout}), of which the first {@link #size()} are valid.
+ * On the CPU device it is read in host memory; on another device through
+ * {@link #deviceColumn(String)} and {@link #deviceEvent()}.
  *
  * <p>A batch is valid until it is closed, or until the next batch is asked for from the same
- * iterator, whichever comes first; its slot is then reused (and this object with it). Reading a
- * closed batch is an error.
+ * iterator, or its epoch or loader is closed, whichever comes first; its memory then holds other
+ * batches. Every batch handed out is an object of its own: reading one through its methods once
+ * it is no longer valid is an {@link IllegalStateException} naming it and saying why. The views
+ * it gives ({@link #buffer()}, {@link #column(String)}) have their own position, limit and byte
+ * order; a view kept past the batch's life shows whatever the memory holds later, but never
+ * freed memory.
  */
-public final class Batch implements AutoCloseable, DeviceAttachment {
-  private final BatchLayout layout;
-  private final HostMemory memory;
-  private BatchIterator owner;
-  private EpochBatches plan;
-  private int epoch;
-  private int index;
-  private int size;
-  private int skipped;
-  private DeviceBuffer device;
-  private volatile boolean open;
+public final class Batch implements AutoCloseable {
+  private static final int OPEN = 0;
+  private static final int CLOSED = 1;
+  private static final int SUPERSEDED = 2;
+  private static final int EPOCH_CLOSED = 3;
 
-  Batch(BatchLayout layout, HostMemory memory) {
-    this.layout = layout;
-    this.memory = memory;
+  private final BatchIterator owner;
+  private final StagedBatch staged;
+  private final int epoch;
+  private final int index;
+  private final int size;
+  private final int skipped;
+  /** Guarded by {@code this}: every read holds it, so memory is never let go of mid-read. */
+  private int state;
+
+  Batch(BatchIterator owner, StagedBatch staged) {
+    this.owner = owner;
+    this.staged = staged;
+    this.epoch = staged.epoch();
+    this.index = staged.index();
+    this.size = staged.rows();
+    this.skipped = staged.skipped();
   }
 
-  /** Records what the worker wrote into the slot. */
-  void filled(EpochBatches plan, int index, int size, int skipped) {
-    this.plan = plan;
-    this.epoch = plan.epoch();
-    this.index = index;
-    this.size = size;
-    this.skipped = skipped;
-  }
-
-  /** Hands the batch to the consumer of {@code iterator}. */
-  synchronized void open(BatchIterator iterator) {
-    this.owner = iterator;
-    this.open = true;
-  }
-
-  HostMemory memory() {
-    return memory;
-  }
-
-  /** Returns the slot to the loader; a second call does nothing. */
+  /** Returns the batch's memory to the loader; a second call does nothing. */
   @Override
   public void close() {
-    BatchIterator from;
+    end(CLOSED);
+  }
+
+  /** Ends the batch for {@code reason}; returns its memory if it was still open. */
+  void end(int reason) {
     synchronized (this) {
-      if (!open) {
+      if (state != OPEN) {
         return;
       }
-      open = false;
-      from = owner;
+      state = reason;
     }
-    from.release(this);
+    owner.release(this, staged);
+  }
+
+  void supersede() {
+    end(SUPERSEDED);
+  }
+
+  void epochClosed() {
+    end(EPOCH_CLOSED);
   }
 
   public synchronized boolean isOpen() {
-    return open;
+    return state == OPEN;
   }
 
   public int epoch() {
@@ -84,9 +87,9 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
     return size;
   }
 
-  /** Rows the slot has room for: the loader's batchSize. */
+  /** Rows the batch has room for: the loader's batchSize. */
   public int capacity() {
-    return layout.batchSize();
+    return owner.layout().batchSize();
   }
 
   /** Samples of this batch left out under onBadSample=skip. */
@@ -95,89 +98,131 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
   }
 
   public Schema schema() {
-    return layout.schema();
+    return owner.layout().schema();
   }
 
   public BatchLayout layout() {
-    return layout;
+    return owner.layout();
+  }
+
+  /** Whether the batch is in device memory (read it with the device methods). */
+  public boolean onDevice() {
+    return staged.device() != null;
   }
 
   /**
-   * The dataset index of the sample in row {@code row}; only without skipped samples, since a
-   * skip shifts the rows after it.
+   * Where row {@code row} came from: the dataset index of its sample (for a map dataset), or its
+   * position in the epoch's stream. For a map dataset only without skipped samples, since a skip
+   * shifts the rows after it.
    */
-  public int sampleIndex(int row) {
-    checkOpen();
+  public synchronized long sampleIndex(int row) {
+    checkValid();
     if (skipped > 0) {
-      throw new IllegalStateException("batch " + index + " of epoch " + epoch + ": " + skipped
+      throw new IllegalStateException(this + ": " + skipped
           + " sample(s) were skipped, so rows no longer map to sampler positions");
     }
-    return plan.sampleIndex(index, row);
+    if (row < 0 || row >= size) {
+      throw new IndexOutOfBoundsException("row: " + row + " (expected: 0 <= row < size = " + size
+          + ")");
+    }
+    return owner.sampleIndex(index, row);
   }
 
-  /** The whole slot, native order, columns at {@link BatchLayout#columnOffset(int)}. */
-  public ByteBuffer buffer() {
-    checkOpen();
-    return memory.bytes();
+  /**
+   * A read-only view of the whole batch, native order, position 0, columns at
+   * {@link BatchLayout#columnOffset(int)}. Allocates a view.
+   */
+  public synchronized ByteBuffer buffer() {
+    return host().readOnlyView();
   }
 
   /** A read-only view of one column's valid rows, native order, position 0. Allocates a view. */
-  public ByteBuffer column(String field) {
-    checkOpen();
+  public synchronized ByteBuffer column(String field) {
+    HostMemory memory = host();
+    BatchLayout layout = owner.layout();
     int f = layout.schema().indexOf(field);
-    int start = layout.columnOffset(f);
-    return memory.bytes().slice(start, size * layout.rowStride(f)).asReadOnlyBuffer()
-        .order(ByteOrder.nativeOrder());
+    return memory.readOnlyView().position(layout.columnOffset(f))
+        .limit(layout.columnOffset(f) + size * layout.rowStride(f)).slice()
+        .order(java.nio.ByteOrder.nativeOrder());
   }
 
-  public float getFloat(int field, int row, int element) {
-    return memory.bytes().getFloat(at(field, DType.FLOAT32, row, element));
+  public synchronized float getFloat(int field, int row, int element) {
+    return host().bytes().getFloat(at(field, DType.FLOAT32, row, element));
   }
 
-  public double getDouble(int field, int row, int element) {
-    return memory.bytes().getDouble(at(field, DType.FLOAT64, row, element));
+  public synchronized double getDouble(int field, int row, int element) {
+    return host().bytes().getDouble(at(field, DType.FLOAT64, row, element));
   }
 
-  public int getInt(int field, int row, int element) {
-    return memory.bytes().getInt(at(field, DType.INT32, row, element));
+  public synchronized int getInt(int field, int row, int element) {
+    return host().bytes().getInt(at(field, DType.INT32, row, element));
   }
 
-  public long getLong(int field, int row, int element) {
-    return memory.bytes().getLong(at(field, DType.INT64, row, element));
+  public synchronized long getLong(int field, int row, int element) {
+    return host().bytes().getLong(at(field, DType.INT64, row, element));
   }
 
   /** A uint8 value as 0..255. */
-  public int getUInt8(int field, int row, int element) {
-    return Byte.toUnsignedInt(memory.bytes().get(at(field, DType.UINT8, row, element)));
+  public synchronized int getUInt8(int field, int row, int element) {
+    return Byte.toUnsignedInt(host().bytes().get(at(field, DType.UINT8, row, element)));
   }
 
   /** Copies row {@code row} of a float32 field into {@code dst} at {@code offset}. */
-  public void copyFloats(int field, int row, float[] dst, int offset) {
+  public synchronized void copyFloats(int field, int row, float[] dst, int offset) {
     int at = at(field, DType.FLOAT32, row, 0);
-    memory.floats().get(at / Float.BYTES, dst, offset, layout.schema().field(field).elements());
+    host().floats().get(at / Float.BYTES, dst, offset, schema().field(field).elements());
   }
 
-  /** The device copy, or null on the CPU device. */
-  public DeviceBuffer deviceBuffer() {
-    checkOpen();
-    return device;
+  /** Copies row {@code row} of a uint8 field into {@code dst} at {@code offset}. */
+  public synchronized void copyBytes(int field, int row, byte[] dst, int offset) {
+    int at = at(field, DType.UINT8, row, 0);
+    host().bytes().get(at, dst, offset, schema().field(field).elements());
   }
 
-  @Override
-  public void attachDevice(DeviceBuffer buffer) {
-    this.device = buffer;
+  /** The device buffer holding the batch. */
+  public synchronized DeviceBuffer deviceBuffer() {
+    return device();
   }
 
-  @Override
-  public DeviceBuffer detachDevice() {
-    DeviceBuffer buffer = device;
-    device = null;
-    return buffer;
+  /** Column {@code field} in device memory: its address, dtype and shape. */
+  public synchronized DeviceColumn deviceColumn(String field) {
+    DeviceBuffer buffer = device();
+    BatchLayout layout = owner.layout();
+    int f = layout.schema().indexOf(field);
+    Field column = layout.schema().field(f);
+    int[] own = column.shape();
+    int[] shape = new int[own.length + 1];
+    shape[0] = layout.batchSize();
+    System.arraycopy(own, 0, shape, 1, own.length);
+    return new DeviceColumn(column.name(), column.dtype(), shape,
+        buffer.address() + layout.columnOffset(f), layout.columnBytes(f));
+  }
+
+  /** Completes when the batch's copy to the device has; a consumer's stream can wait on it. */
+  public synchronized DeviceEvent deviceEvent() {
+    return device().event();
+  }
+
+  private HostMemory host() {
+    checkValid();
+    if (staged.host() == null) {
+      throw new IllegalStateException(this + " is on device '" + staged.device().deviceName()
+          + "': read it there (deviceColumn), or load with the CPU device to read it on the host");
+    }
+    return staged.host();
+  }
+
+  private DeviceBuffer device() {
+    checkValid();
+    if (staged.device() == null) {
+      throw new IllegalStateException(this + " is in host memory (the loader's device is the "
+          + "CPU): read it with buffer(), column() or the get methods");
+    }
+    return staged.device();
   }
 
   private int at(int field, DType expected, int row, int element) {
-    checkOpen();
-    Field f = layout.schema().field(field);
+    Field f = owner.layout().schema().field(field);
     if (f.dtype() != expected) {
       throw new IllegalArgumentException(String.format("field '%s' is %s, not %s", f.name(),
           f.dtype().label(), expected.label()));
@@ -187,19 +232,28 @@ public final class Batch implements AutoCloseable, DeviceAttachment {
           "field '%s': row %d element %d (expected: row < size = %d, element < %d = %s)",
           f.name(), row, element, size, f.elements(), f.shapeText()));
     }
-    return layout.rowOffset(field, row) + element * expected.byteSize();
+    return owner.layout().rowOffset(field, row) + element * expected.byteSize();
   }
 
-  private void checkOpen() {
-    if (!open) {
-      throw new IllegalStateException("the batch is closed: its slot has been returned for reuse "
-          + "(read a batch before closing it or asking for the next one)");
+  /** Called holding {@code this}. */
+  private void checkValid() {
+    if (state == OPEN) {
+      return;
     }
+    String why = switch (state) {
+      case CLOSED -> "it was closed";
+      case SUPERSEDED -> "the next batch was asked for (a batch is valid until then; copy what "
+          + "you need to keep)";
+      default -> "its epoch was closed";
+    };
+    throw new IllegalStateException(String.format(
+        "batch %d of epoch %d (loader '%s') is no longer valid: %s; its memory now holds other "
+            + "batches", index, epoch, owner.loaderName(), why));
   }
 
   @Override
   public String toString() {
     return "Batch[epoch " + epoch + ", index " + index + ", " + size + "/" + capacity()
-        + " rows" + (open ? "" : ", closed") + "]";
+        + " rows" + (isOpen() ? "" : ", no longer valid") + "]";
   }
 }

@@ -1,95 +1,115 @@
 package dev.stoker.loader;
 
-import dev.stoker.loader.memory.HostMemory;
-import dev.stoker.loader.memory.SlotPool;
 import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.metrics.EpochMetrics;
-import dev.stoker.loader.pipeline.BatchSource;
-import dev.stoker.loader.pipeline.FillStage;
-import dev.stoker.loader.pipeline.TransferStage;
-import dev.stoker.loader.pipeline.WorkerGroup;
-import dev.stoker.loader.sampler.EpochBatches;
+import dev.stoker.loader.pipeline.BatchLoadException;
+import dev.stoker.loader.pipeline.EpochPipeline;
+import dev.stoker.loader.pipeline.LoaderTimeoutException;
+import dev.stoker.loader.pipeline.Stage;
+import dev.stoker.loader.pipeline.StagedBatch;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
+import java.util.function.Consumer;
 
 /**
- * The consumer's side of one epoch. {@link #next()} returns the batches in sampler order and
- * first closes the batch it returned before, if the caller has not. {@link #close()} (or the end
- * of the epoch, or starting another one) stops the work in flight and returns every slot;
- * {@code hasNext()} has no side effects.
+ * The consumer's side of one epoch. {@link #next()} returns the batches in order and first ends
+ * the batch it returned before, if the caller has not closed it. {@link #close()} (or the end of
+ * the epoch, or starting another one) stops the work in flight and returns every slot.
+ * {@code hasNext()} changes nothing, but for a stream of unknown length it may wait for the
+ * stream to tell whether another batch comes.
  *
- * <p>One thread iterates; {@link #close()} may come from another one (a task being killed): a
+ * <p>One thread iterates; {@link #close()} may come from any other (a task being killed): a
  * {@code next()} waiting then ends with a {@link CancellationException}, and the slot it may just
  * have got goes back before {@code close()} returns.
  */
 public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
-  private final DataLoader loader;
-  private final EpochBatches plan;
-  private final SlotPool pool;
-  private final WorkerGroup workers;
-  private final boolean ownsWorkers;
-  private final EpochCounters counters;
-  private final BatchSource source;
   /** Time a concurrent close waits for a next() in progress to let go of its slot. */
   private static final long TAKE_GRACE_MILLIS = 10_000;
+
+  private final String loader;
+  private final BatchLayout layout;
+  private final EpochSource source;
+  private final EpochPipeline pipeline;
+  private final EpochCounters counters;
+  private final int batchCount;
+  private final Consumer<EpochMetrics> onEnd;
+  private final Object closeLock = new Object();
 
   private Batch held;
   private long handedOutAt;
   private int delivered;
+  /** For a stream of unknown length: whether batch {@code delivered} exists (0 no, 1 yes). */
+  private int nextKnown = -1;
+  private RuntimeException pendingFailure;
   private boolean ended;
   private volatile boolean closed;
-  /** True while next() waits for a slot; guarded by {@code this}. */
+  /** True while next() waits for a batch; guarded by {@code this}. */
   private boolean taking;
 
-  BatchIterator(DataLoader loader, EpochBatches plan, SlotPool pool, WorkerGroup workers,
-      boolean ownsWorkers, int slotLimit) {
-    LoaderOptions options = loader.options();
+  BatchIterator(String loader, BatchLayout layout, EpochSource source, EpochPipeline pipeline,
+      EpochCounters counters, int batchCount, Consumer<EpochMetrics> onEnd) {
     this.loader = loader;
-    this.plan = plan;
-    this.pool = pool;
-    this.workers = workers;
-    this.ownsWorkers = ownsWorkers;
-    this.counters = new EpochCounters(plan.epoch(), options.batchSize(), options.numWorkers(),
-        options.prefetchWindow(), slotLimit, pool::waitNanos);
-    this.source = plan.batchCount() == 0 ? null : openSource(options);
-  }
-
-  private BatchSource openSource(LoaderOptions options) {
-    BatchFiller filler = new BatchFiller(loader.dataset(), loader.layout(), plan,
-        options.onBadSample(), counters, loader.writers());
-    long timeoutNanos = options.timeout().toNanos();
-    FillStage fill = new FillStage(loader.name(), plan.epoch(), plan.batchCount(), filler, pool,
-        workers, options.prefetchFactor(), timeoutNanos, counters);
-    if (loader.device().isHost()) {
-      return fill;
+    this.layout = layout;
+    this.source = source;
+    this.pipeline = pipeline;
+    this.counters = counters;
+    this.batchCount = batchCount;
+    this.onEnd = onEnd;
+    if (batchCount == 0) {
+      endEpoch();
     }
-    return new TransferStage(loader.name(), fill,
-        loader.device().openTransfer(loader.name(), pool.slotBytes(), options.transferDepth()),
-        options.transferDepth(), plan.batchCount(), pool.slotBytes(), timeoutNanos, counters);
   }
 
   public int epoch() {
-    return plan.epoch();
+    return pipeline.epoch();
   }
 
-  /** Batches in this epoch. */
+  /** Batches in this epoch, or -1 for a stream whose length is known only at its end. */
   public int batchCount() {
-    return plan.batchCount();
+    return batchCount;
+  }
+
+  String loaderName() {
+    return loader;
+  }
+
+  BatchLayout layout() {
+    return layout;
+  }
+
+  long sampleIndex(int batch, int row) {
+    return source.sampleIndex(batch, row);
   }
 
   @Override
   public boolean hasNext() {
-    return !closed && delivered < plan.batchCount();
+    if (closed) {
+      return false;
+    }
+    if (batchCount >= 0) {
+      return delivered < batchCount;
+    }
+    if (nextKnown < 0 && pendingFailure == null) {
+      try {
+        nextKnown = source.hasBatch(delivered) ? 1 : 0;
+      } catch (Exception e) {
+        pendingFailure = BatchLoadException.of(loader, Stage.FILL, epoch(), delivered, e);
+      }
+      if (nextKnown == 0) {
+        endEpoch();
+      }
+    }
+    return nextKnown == 1 || pendingFailure != null;
   }
 
   /**
-   * The next batch, in sampler order.
+   * The next batch, in order.
    *
-   * @throws dev.stoker.loader.pipeline.BatchLoadException if it failed to load; the epoch ends
-   * @throws dev.stoker.loader.pipeline.LoaderTimeoutException if it did not come within the
-   *     timeout; the epoch ends
-   * @throws CancellationException if the epoch was closed meanwhile
+   * @throws BatchLoadException if it failed to load, naming the stage; the epoch ends
+   * @throws LoaderTimeoutException if it did not come within the timeout; the epoch ends
+   * @throws CancellationException if the epoch was closed meanwhile, or the caller was
+   *     interrupted while waiting (its interrupt flag is then set again)
    */
   @Override
   public Batch next() {
@@ -97,8 +117,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       throw closedMeanwhile();
     }
     if (!hasNext()) {
-      throw new NoSuchElementException("epoch " + plan.epoch() + " has no batch after "
-          + delivered);
+      throw new NoSuchElementException("epoch " + epoch() + " of loader '" + loader
+          + "' has no batch after " + delivered);
     }
     long asked = System.nanoTime();
     if (delivered > 0) {
@@ -110,51 +130,74 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
         throw closedMeanwhile();
       }
       previous = held;
+      held = null;
       taking = true;
     }
     if (previous != null) {
-      previous.close();
+      previous.supersede();
     }
-    HostMemory slot = take();
+    StagedBatch staged = take();
     long now = System.nanoTime();
     counters.addConsumerWait(now - asked);
-    Batch batch = (Batch) slot.attachment();
+    Batch batch = new Batch(this, staged);
     synchronized (this) {
       doneTaking();
       if (closed) {
-        source.release(slot);
+        pipeline.release(staged);
         throw closedMeanwhile();
       }
-      batch.open(this);
       held = batch;
     }
     handedOutAt = now;
     delivered++;
-    counters.addDelivered(batch.size(), source.ready());
-    if (delivered == plan.batchCount()) {
+    nextKnown = -1;
+    counters.addDelivered(batch.size(), pipeline.ready());
+    if (delivered == batchCount) {
       endEpoch();
     }
     return batch;
   }
 
-  private HostMemory take() {
+  private StagedBatch take() {
     try {
-      return source.next(delivered);
+      if (pendingFailure != null) {
+        throw pendingFailure;
+      }
+      StagedBatch staged = pipeline.take(delivered);
+      if (staged == null) {
+        throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
+            + ": the stream ended at batch " + delivered + " after telling it had one more");
+      }
+      return staged;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      synchronized (this) {
-        doneTaking();
-      }
-      close();
+      failed(false);
       throw new CancellationException("interrupted while waiting for batch " + delivered
-          + " of epoch " + plan.epoch());
+          + " of epoch " + epoch() + " of loader '" + loader + "'");
+    } catch (CancellationException e) {
+      failed(false);
+      throw e;
+    } catch (LoaderTimeoutException e) {
+      failed(true);
+      throw e;
     } catch (RuntimeException | Error e) {
-      synchronized (this) {
-        doneTaking();
-      }
-      close();
+      failed(false);
       throw e;
     }
+  }
+
+  /** Ends the epoch after a failed take: at once after a timeout, which must not wait longer. */
+  private void failed(boolean timedOut) {
+    synchronized (this) {
+      doneTaking();
+    }
+    if (timedOut) {
+      synchronized (closeLock) {
+        closed = true;
+        pipeline.abort();
+      }
+    }
+    close();
   }
 
   /** Called holding {@code this}. */
@@ -164,21 +207,18 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   private CancellationException closedMeanwhile() {
-    return new CancellationException("epoch " + plan.epoch() + " of loader '" + loader.name()
+    return new CancellationException("epoch " + epoch() + " of loader '" + loader
         + "' was closed while batch " + delivered + " was asked for");
   }
 
-  /** Returns a batch's slot; called by {@link Batch#close()}. */
-  synchronized void release(Batch batch) {
-    if (held == batch) {
-      held = null;
+  /** Returns a batch's memory; called by {@link Batch} once it ends. */
+  void release(Batch batch, StagedBatch staged) {
+    synchronized (this) {
+      if (held == batch) {
+        held = null;
+      }
     }
-    source.release(batch.memory());
-  }
-
-  /** True once every batch was handed out or the iterator was closed. */
-  synchronized boolean hasEnded() {
-    return ended;
+    pipeline.release(staged);
   }
 
   /** The metrics of this epoch so far. */
@@ -186,7 +226,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     return counters.snapshot();
   }
 
-  /** Stops the pipeline once every batch is out; the last batch stays with the caller. */
+  /** Stops the pipeline once the epoch is over; the last batch stays with the caller. */
   private void endEpoch() {
     synchronized (this) {
       if (ended) {
@@ -194,55 +234,38 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       }
       ended = true;
     }
-    RuntimeException failure = null;
     try {
-      if (source != null) {
-        source.close();
-      }
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    try {
-      if (ownsWorkers && workers != null) {
-        workers.close();
-      }
-    } catch (RuntimeException e) {
-      if (failure == null) {
-        failure = e;
-      } else {
-        failure.addSuppressed(e);
-      }
-    }
-    loader.epochEnded(counters.snapshot());
-    if (failure != null) {
-      throw failure;
+      pipeline.close();
+    } finally {
+      onEnd.accept(counters.snapshot());
     }
   }
 
+  /** True once the epoch is over: every batch handed out, or closed. */
+  synchronized boolean hasEnded() {
+    return ended;
+  }
+
   /**
-   * Ends the epoch: cancels the work in flight, joins the threads it started and returns every
-   * slot, the batch last returned included. Safe to call twice.
+   * Ends the epoch: cancels the work in flight, stops the threads it started and returns every
+   * slot, the batch last returned included. Safe to call twice and from any thread; every call
+   * returns once the first is done.
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
+    synchronized (closeLock) {
       closed = true;
+      pipeline.close(); // wakes a next() waiting in another thread
+      Batch last;
+      synchronized (this) {
+        awaitTakeDone();
+        last = held;
+      }
+      if (last != null) {
+        last.epochClosed();
+      }
+      endEpoch();
     }
-    if (source != null) {
-      source.close(); // wakes a next() waiting in another thread
-    }
-    Batch last;
-    synchronized (this) {
-      awaitTakeDone();
-      last = held;
-    }
-    if (last != null) {
-      last.close();
-    }
-    endEpoch();
   }
 
   /** Waits, holding {@code this}, until a next() in another thread has let go of its slot. */

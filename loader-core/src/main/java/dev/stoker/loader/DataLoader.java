@@ -2,83 +2,123 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.device.CpuDevice;
 import dev.stoker.loader.device.Device;
+import dev.stoker.loader.memory.HostAllocator;
+import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.memory.SlotPool;
 import dev.stoker.loader.metrics.BottleneckReport;
+import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.metrics.EpochMetrics;
-import dev.stoker.loader.pipeline.WorkerGroup;
-import dev.stoker.loader.sampler.BatchSampler;
-import dev.stoker.loader.sampler.DistributedSampler;
+import dev.stoker.loader.metrics.LoaderMetrics;
+import dev.stoker.loader.pipeline.BatchLoadException;
+import dev.stoker.loader.pipeline.EpochPipeline;
+import dev.stoker.loader.pipeline.LoaderPipeline;
+import dev.stoker.loader.pipeline.PipelineConfig;
+import dev.stoker.loader.pipeline.Stage;
+import dev.stoker.loader.util.Closer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Loads a {@link MapDataset} in fixed-shape batches, with PyTorch DataLoader's options (see
- * {@link LoaderOptions}). {@code loader.epoch(e)} iterates epoch {@code e}; plain iteration runs
- * epochs 0, 1, 2, ... in turn. One epoch runs at a time: starting another one ends the one before
- * (and returns its slots). Iterate from one thread.
+ * Loads a dataset in fixed-shape batches, with PyTorch DataLoader's options (see
+ * {@link LoaderOptions}), from either kind of source: a {@link MapDataset} read by index in the
+ * samplers' order, or a {@link StreamedDataset} of column chunks. {@code loader.epoch(e)}
+ * iterates epoch {@code e}; plain iteration runs epochs 0, 1, 2, ... in turn. One epoch runs at
+ * a time: starting another one ends the one before (and returns its slots). Iterate from one
+ * thread.
  *
- * <p>Closing the loader ends the running epoch, joins every thread and frees every slot; a slot
- * that cannot be recovered is reported as an error naming the loader.
+ * <p>The host slots, their allocator, the worker threads (with {@code persistentWorkers}) and the
+ * transfer thread belong to the loader for its whole life. Closing the loader, from any thread and
+ * any number of times, ends the running epoch, stops every thread and frees every slot; it
+ * returns once all that is done, or reports a thread stuck in dataset code.
  */
 public final class DataLoader implements Iterable<Batch>, AutoCloseable {
-  /** How many epochs' metrics a loader keeps. */
-  public static final int EPOCHS_KEPT = 100;
-
+  /** How long closing the loader waits for its threads before interrupting them. */
+  private static final long CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
   private static final AtomicInteger IDS = new AtomicInteger();
 
-  private final MapDataset dataset;
   private final LoaderOptions options;
-  private final Device device;
   private final Placement placement;
+  private final Device device;
   private final String name;
   private final BatchLayout layout;
-  private final BatchSampler sampler;
-  private final DistributedSampler shard;
+  private final LoaderSource source;
   private final SlotBudget budget;
+  private final HostAllocator allocator;
+  private final boolean ownsAllocator;
   private final SlotPool pool;
+  private final LoaderPipeline pipeline;
   private final List<EpochMetrics> finished = new ArrayList<>();
-  private final ThreadLocal<SampleWriter> writers;
-  private WorkerGroup persistentWorkers;
+  private final Object closeLock = new Object();
   /** The iterator opened last; it may still hold the batch it returned last. */
   private BatchIterator current;
   private int nextEpoch;
   private boolean closed;
+  private boolean closeDone;
 
-  /** A loader on the CPU device. */
+  /** A loader of the whole dataset on the CPU device. */
   public DataLoader(MapDataset dataset, LoaderOptions options) {
-    this(dataset, options, Placement.SINGLE, CpuDevice.INSTANCE);
+    this(builder(dataset).options(options));
   }
 
-  /** A loader of rank {@code placement}'s shard, on the CPU device. */
+  /** A loader of {@code placement}'s shard, on the CPU device. */
   public DataLoader(MapDataset dataset, LoaderOptions options, Placement placement) {
-    this(dataset, options, placement, CpuDevice.INSTANCE);
+    this(builder(dataset).options(options).placement(placement));
   }
 
   /** A loader delivering to {@code device}, which the caller keeps and closes. */
   public DataLoader(MapDataset dataset, LoaderOptions options, Device device) {
-    this(dataset, options, Placement.SINGLE, device);
+    this(builder(dataset).options(options).device(device));
   }
 
-  /** A loader of {@code placement}'s shard delivering to {@code device}, which the caller keeps. */
-  public DataLoader(MapDataset dataset, LoaderOptions options, Placement placement,
-      Device device) {
-    this.dataset = Objects.requireNonNull(dataset, "dataset");
-    this.options = Objects.requireNonNull(options, "options");
-    this.device = Objects.requireNonNull(device, "device");
-    this.placement = Objects.requireNonNull(placement, "placement");
-    Objects.requireNonNull(dataset.schema(), "dataset.schema()");
+  /** A loader of a stream, on the CPU device. */
+  public DataLoader(StreamedDataset dataset, LoaderOptions options) {
+    this(builder(dataset).options(options));
+  }
+
+  /** A builder for a loader of a map dataset. */
+  public static Builder builder(MapDataset dataset) {
+    return new Builder(Objects.requireNonNull(dataset, "dataset"), null);
+  }
+
+  /** A builder for a loader of a stream. */
+  public static Builder builder(StreamedDataset dataset) {
+    return new Builder(null, Objects.requireNonNull(dataset, "dataset"));
+  }
+
+  private DataLoader(Builder b) {
+    this.options = Objects.requireNonNull(b.options, "options");
+    this.placement = Objects.requireNonNull(b.placement, "placement");
+    this.device = Objects.requireNonNull(b.device, "device");
+    Schema schema = b.map != null ? b.map.schema() : b.stream.schema();
+    Objects.requireNonNull(schema, "dataset.schema()");
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
-    this.layout = new BatchLayout(dataset.schema(), options.batchSize());
-    this.shard = new DistributedSampler(dataset.size(), placement.rank(), placement.worldSize(),
-        options.shuffle(), options.seed(), options.dropLast());
-    this.sampler = new BatchSampler(shard, options.batchSize(), options.dropLast());
-    this.budget = SlotBudget.of(options, layout, !device.isHost());
-    this.pool = new SlotPool(name, device.hostAllocator(options.pinMemory()), layout.slotBytes(),
-        budget.allowed());
-    BatchLayout batchLayout = layout;
-    this.writers = ThreadLocal.withInitial(() -> new SampleWriter(batchLayout));
+    this.layout = new BatchLayout(schema, options.batchSize());
+    this.source = b.map != null
+        ? new IndexedSource(name, b.map, options, placement, layout)
+        : new StreamedSource(name, b.stream, options, placement, layout);
+    this.budget = SlotBudget.of(layout.slotBytes(), options.maxHostBytes(),
+        options.numWorkers(), options.prefetchWindow(), !device.isHost(),
+        options.batchSize() + " x " + schema.fields());
+    this.ownsAllocator = b.allocator == null;
+    this.allocator = ownsAllocator
+        ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())
+        : b.allocator;
+    try {
+      this.pool = new SlotPool(name, allocator, layout.slotBytes(), budget.allowed());
+      this.pipeline = new LoaderPipeline(new PipelineConfig(name, options.numWorkers(),
+          options.prefetchFactor(), options.persistentWorkers(), options.timeoutNanos(),
+          options.transferDepth(), layout.slotBytes()), pool, device);
+    } catch (Throwable t) {
+      Closer closer = new Closer().add(t);
+      if (ownsAllocator) {
+        closer.run(allocator::close);
+      }
+      closer.throwIfAny();
+      throw t;
+    }
   }
 
   public String name() {
@@ -89,36 +129,44 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     return options;
   }
 
-  public MapDataset dataset() {
-    return dataset;
+  public Placement placement() {
+    return placement;
   }
 
   public Device device() {
     return device;
   }
 
+  /** The allocator of the loader's host slots. */
+  public HostAllocator allocator() {
+    return allocator;
+  }
+
   public BatchLayout layout() {
     return layout;
   }
 
-  /** Batches every epoch yields on this rank (the same on every rank). */
+  /**
+   * Batches every epoch yields on this rank (the same on every rank with {@code dropLast}), or
+   * -1 for a stream whose length is known only at its end.
+   */
   public int batchesPerEpoch() {
-    return sampler.batchCount();
+    return source.batchCount();
   }
 
   /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */
   public long droppedRows() {
-    return sampler.droppedSamples();
+    return source.droppedRows();
   }
 
   /**
    * Rows of the dataset no batch holds in an epoch, over all ranks: the rows left over when the
    * dataset is split evenly across ranks, plus every rank's short last batch. Zero without
    * {@code dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does).
+   * -1 for a stream, whose rows per rank only that rank knows.
    */
   public long droppedRowsAllRanks() {
-    long tails = (long) sampler.droppedSamples() * placement.worldSize();
-    return tails + shard.droppedCount();
+    return source.droppedRowsAllRanks();
   }
 
   /** The batches of epoch {@code epoch}. */
@@ -135,46 +183,68 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     return open(nextEpoch++);
   }
 
+  /**
+   * Starts epoch {@code epoch}, ending the one before.
+   *
+   * @throws BatchLoadException (stage {@code open}) if the epoch could not be started: its
+   *     source failed to open or its threads to start; nothing of it is left behind
+   */
   private synchronized BatchIterator open(int epoch) {
     checkOpen();
     if (current != null) {
       current.close();
     }
-    WorkerGroup workers = workersFor(epoch);
-    current = new BatchIterator(this, sampler.epoch(epoch), pool, workers,
-        !options.persistentWorkers(), budget.allowed());
+    EpochCounters counters = new EpochCounters(epoch, options.batchSize(), options.numWorkers(),
+        options.prefetchWindow(), budget.allowed(), pool::waitNanos);
+    EpochSource epochSource;
+    try {
+      epochSource = source.open(epoch, counters);
+    } catch (Throwable t) {
+      throw new BatchLoadException(name, Stage.OPEN, epoch, 0, -1,
+          "opening the epoch's source failed: " + t, t);
+    }
+    EpochPipeline epochPipeline;
+    try {
+      epochPipeline = pipeline.startEpoch(epoch, source.batchCount(), epochSource, counters);
+    } catch (Throwable t) {
+      closeQuietly(epochSource);
+      throw t;
+    }
+    current = new BatchIterator(name, layout, epochSource, epochPipeline, counters,
+        source.batchCount(), this::epochEnded);
     return current;
   }
 
-  private WorkerGroup workersFor(int epoch) {
-    if (options.numWorkers() == 0 || sampler.batchCount() == 0) {
-      return null;
+  private static void closeQuietly(EpochSource epochSource) {
+    try {
+      epochSource.close();
+    } catch (Throwable t) {
+      // the epoch failed to start; its failure is what the caller hears of
     }
-    if (!options.persistentWorkers()) {
-      return new WorkerGroup(name + "-e" + epoch, options.numWorkers());
-    }
-    if (persistentWorkers == null) {
-      persistentWorkers = new WorkerGroup(name, options.numWorkers());
-    }
-    return persistentWorkers;
   }
 
   /** Called by an iterator when its epoch ends or is closed. */
-  synchronized void epochEnded(EpochMetrics metrics) {
-    finished.add(metrics);
-    if (finished.size() > EPOCHS_KEPT) {
-      finished.remove(0);
-    }
-    if (options.numWorkers() > 0 && !options.persistentWorkers()) {
-      pool.trim(); // slots live across epochs only with persistent workers
+  private void epochEnded(EpochMetrics metrics) {
+    synchronized (finished) {
+      finished.add(metrics);
+      if (finished.size() > LoaderMetrics.EPOCHS_KEPT) {
+        finished.remove(0);
+      }
     }
   }
 
   /** Every epoch so far, the running one included. */
-  public synchronized LoaderMetrics metrics() {
-    List<EpochMetrics> epochs = new ArrayList<>(finished);
-    if (current != null && !current.hasEnded()) {
-      epochs.add(current.metrics());
+  public LoaderMetrics metrics() {
+    BatchIterator running;
+    synchronized (this) {
+      running = current;
+    }
+    List<EpochMetrics> epochs;
+    synchronized (finished) {
+      epochs = new ArrayList<>(finished);
+    }
+    if (running != null && !running.hasEnded()) {
+      epochs.add(running.metrics());
     }
     return new LoaderMetrics(name, epochs);
   }
@@ -193,71 +263,112 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     return pool.outstanding();
   }
 
+  /** Slots the pool has allocated (they live as long as the loader). */
+  public int slotsAllocated() {
+    return pool.allocated();
+  }
+
+  /** Threads of this loader running now (workers, the transfer thread). */
+  public int threadsRunning() {
+    return pipeline.threads().size();
+  }
+
   SlotPool pool() {
     return pool;
   }
 
-  /** Each loading thread's sample writer, reused across epochs. */
-  ThreadLocal<SampleWriter> writers() {
-    return writers;
-  }
-
-  private void checkOpen() {
+  private synchronized void checkOpen() {
     if (closed) {
       throw new IllegalStateException("loader '" + name + "' is closed");
     }
   }
 
   /**
-   * Ends the running epoch, stops every thread and frees every slot. Safe to call twice.
+   * Ends the running epoch, stops every thread and frees every slot. Safe to call twice and from
+   * any thread; every call returns once the first is done.
    *
-   * @throws IllegalStateException if a slot could not be recovered (a worker stuck in dataset code)
+   * @throws IllegalStateException if a thread did not stop (stuck in dataset code, ignoring
+   *     interrupts); its slot is freed when it comes back
    */
   @Override
   public void close() {
-    BatchIterator running;
-    synchronized (this) {
-      if (closed) {
+    synchronized (closeLock) {
+      if (closeDone) {
         return;
       }
-      closed = true;
-      running = current;
-    }
-    RuntimeException failure = null;
-    try {
+      closeDone = true;
+      BatchIterator running;
+      synchronized (this) {
+        closed = true;
+        running = current;
+      }
+      Closer closer = new Closer();
       if (running != null) {
-        running.close();
+        closer.run(running::close);
       }
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    try {
-      if (persistentWorkers != null) {
-        persistentWorkers.close();
+      List<String> stuck = pipeline.close(CLOSE_GRACE_NANOS);
+      if (!stuck.isEmpty()) {
+        closer.add(new IllegalStateException("loader '" + name + "': thread(s) still running "
+            + "after close, stuck in dataset code: " + String.join("; ", stuck)
+            + "; their slots are freed when they return"));
       }
-    } catch (RuntimeException e) {
-      failure = addTo(failure, e);
+      closer.run(pool::close);
+      if (ownsAllocator && stuck.isEmpty()) {
+        closer.run(allocator::close);
+      }
+      closer.throwIfAny();
     }
-    try {
-      pool.close();
-    } catch (RuntimeException e) {
-      failure = addTo(failure, e);
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
-    if (first == null) {
-      return next;
-    }
-    first.addSuppressed(next);
-    return first;
   }
 
   @Override
   public String toString() {
-    return "DataLoader[" + name + ", " + dataset.size() + " samples, " + options + "]";
+    return "DataLoader[" + name + ", " + source.describe() + ", " + options + ", " + placement
+        + ", " + device.name() + "]";
+  }
+
+  /** Builds a {@link DataLoader}; only the options are required. */
+  public static final class Builder {
+    private final MapDataset map;
+    private final StreamedDataset stream;
+    private LoaderOptions options;
+    private Placement placement = Placement.SINGLE;
+    private Device device = CpuDevice.INSTANCE;
+    private HostAllocator allocator;
+
+    private Builder(MapDataset map, StreamedDataset stream) {
+      this.map = map;
+      this.stream = stream;
+    }
+
+    /** The knobs (required). */
+    public Builder options(LoaderOptions value) {
+      options = Objects.requireNonNull(value, "options");
+      return this;
+    }
+
+    /** Which shard this loader serves (default: the whole dataset). */
+    public Builder placement(Placement value) {
+      placement = Objects.requireNonNull(value, "placement");
+      return this;
+    }
+
+    /** Where batches are delivered (default: the CPU); the caller keeps and closes it. */
+    public Builder device(Device value) {
+      device = Objects.requireNonNull(value, "device");
+      return this;
+    }
+
+    /**
+     * The allocator of the host slots (default: the device's, pinned with {@code pinMemory}); the
+     * caller keeps and closes it, after the loader.
+     */
+    public Builder allocator(HostAllocator value) {
+      allocator = Objects.requireNonNull(value, "allocator");
+      return this;
+    }
+
+    public DataLoader build() {
+      return new DataLoader(this);
+    }
   }
 }

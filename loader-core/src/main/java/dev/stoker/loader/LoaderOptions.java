@@ -127,6 +127,15 @@ public final class LoaderOptions implements Serializable {
     return timeout;
   }
 
+  /** {@link #timeout()} in nanoseconds (0: without a limit), saturated at Long.MAX_VALUE. */
+  public long timeoutNanos() {
+    try {
+      return timeout.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
   public OnBadSample onBadSample() {
     return onBadSample;
   }

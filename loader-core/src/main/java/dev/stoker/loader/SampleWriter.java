@@ -2,56 +2,57 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.memory.HostMemory;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Writes one sample into its row of a batch slot. Reused for every sample a worker writes; valid
  * only inside {@link MapDataset#write}. Bulk methods copy a whole field (or a part of it, from
  * {@code element}) in one call; every call checks the field's dtype and the length.
  *
- * <p>A sample that writes nothing to a field would leave the previous batch's values in its row,
- * so the writer notes which fields were written and the loader treats a sample that skipped one
- * as bad. Taking {@link #bytes()} or {@link #floats()} opts out of that check.
+ * <p>A sample that writes only part of a field would leave the previous batch's values in the rest
+ * of its row, so the writer notes exactly which elements of every field were written and the
+ * loader treats a sample that left any out as bad. Taking {@link #bytes()} or {@link #floats()}
+ * opts out of that check.
  */
 public final class SampleWriter {
   private final BatchLayout layout;
   private final Schema schema;
+  private final FieldCoverage coverage;
+  /** Views handed out by {@link #bytes()}, one per slot this writer has written to. */
+  private final Map<HostMemory, ByteBuffer> rawViews = new IdentityHashMap<>();
   private HostMemory slot;
   private int row;
-  /** Bit f set: field f was written in this row (fields past 63 are not tracked). */
-  private long written;
   private boolean rawAccess;
 
   SampleWriter(BatchLayout layout) {
     this.layout = layout;
     this.schema = layout.schema();
+    this.coverage = new FieldCoverage(schema);
   }
 
   void bind(HostMemory slot, int row) {
     this.slot = slot;
     this.row = row;
-    this.written = 0;
     this.rawAccess = false;
+    coverage.reset();
   }
 
-  private void markWritten(int field) {
-    if (field < Long.SIZE) {
-      written |= 1L << field;
-    }
+  /** Lets go of the slot once a batch is written. */
+  void unbind() {
+    this.slot = null;
   }
 
-  /** The first field this row's sample wrote nothing to, or -1. */
-  int firstUnwrittenField() {
-    if (rawAccess) {
-      return -1;
-    }
-    int tracked = Math.min(schema.size(), Long.SIZE);
-    for (int f = 0; f < tracked; f++) {
-      if ((written & (1L << f)) == 0) {
-        return f;
-      }
-    }
-    return -1;
+  /** The first field this row's sample did not write in full, or -1. */
+  int firstIncompleteField() {
+    return rawAccess ? -1 : coverage.firstIncomplete();
+  }
+
+  /** Elements of {@code field} this row's sample wrote. */
+  int writtenElements(int field) {
+    return coverage.written(field);
   }
 
   public Schema schema() {
@@ -68,16 +69,25 @@ public final class SampleWriter {
     return layout.rowOffset(field, row) + element * schema.field(field).dtype().byteSize();
   }
 
-  /** The whole slot, native order; for datasets with their own fast paths (absolute access only). */
+  /**
+   * A view of the whole slot, native order, position 0, for datasets with their own fast paths:
+   * write this row's values at {@link #offset}. The loader no longer checks that every field was
+   * written. Valid only inside {@link MapDataset#write}.
+   */
   public ByteBuffer bytes() {
     rawAccess = true;
-    return slot.bytes();
+    ByteBuffer view = rawViews.get(slot);
+    if (view == null) {
+      view = slot.view();
+      rawViews.put(slot, view);
+    }
+    view.clear();
+    return view.order(ByteOrder.nativeOrder());
   }
 
-  /** The whole slot as floats; element index = byte offset / 4. */
+  /** {@link #bytes()} as floats; element index = byte offset / 4. Allocates a view. */
   public FloatBuffer floats() {
-    rawAccess = true;
-    return slot.floats();
+    return bytes().asFloatBuffer();
   }
 
   public void putFloats(int field, float[] src, int offset, int length) {
@@ -143,7 +153,7 @@ public final class SampleWriter {
           srcIndex, src.limit()));
     }
     slot.bytes().put(layout.rowOffset(field, row), src, srcIndex, length);
-    markWritten(field);
+    coverage.mark(field, 0, f.elements());
   }
 
   private int checked(int field, DType expected, int element, int length, String method) {
@@ -158,7 +168,7 @@ public final class SampleWriter {
           "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
           f.name(), row, length, element, f.elements(), f.shapeText()));
     }
-    markWritten(field);
+    coverage.mark(field, element, length);
     return layout.rowOffset(field, row) + element * expected.byteSize();
   }
 }

@@ -36,7 +36,7 @@ class SampleWriterTest {
   @AfterEach
   void closeSlot() {
     slot.close();
-    assertThat(slot.isFreed()).as("slot freed").isTrue();
+    assertThat(slot.isClosed()).as("slot freed").isTrue();
   }
 
   private ByteBuffer bytes() {

@@ -27,17 +27,18 @@ public final class CpuDevice implements Device {
   }
 
   @Override
-  public HostAllocator hostAllocator(boolean pinMemory) {
+  public HostAllocator hostAllocator(String name, long limit, boolean pinMemory) {
     if (pinMemory && PIN_WARNED.compareAndSet(false, true)) {
       LOG.warn("pinMemory=true but the device is the CPU (no CUDA device in use): "
           + "batches use direct memory, which is what a CPU consumer wants anyway");
     }
-    return DirectAllocator.INSTANCE;
+    return new DirectAllocator(name, limit);
   }
 
   @Override
-  public TransferEngine openTransfer(String name, int slotBytes, int depth) {
-    throw new UnsupportedOperationException("the cpu device uses batches in host memory: no transfer");
+  public TransferEngine openTransfer(TransferSpec spec) {
+    throw new UnsupportedOperationException(
+        "the cpu device uses batches in host memory: no transfer");
   }
 
   @Override

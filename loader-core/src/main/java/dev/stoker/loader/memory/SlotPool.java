@@ -10,9 +10,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pool of equal host memory slots, each holding one whole batch, allocated on first use up to
- * {@code maxSlots}. {@link #acquire} blocks while every slot is out. Closing the pool with slots
- * still out is an error that names the pool and the count; with the system property
- * {@value #DEBUG_PROPERTY}{@code =true} it also shows where each one was taken.
+ * {@code maxSlots} and kept until the pool is closed (allocating pinned memory is slow, so slots
+ * are never freed and allocated again in between). {@link #acquire} blocks while every slot is
+ * out. Closing the pool with slots still out is an error that names the pool and the count; those
+ * slots are let go of as they come back. With the system property
+ * {@value #DEBUG_PROPERTY}{@code =true} the error also shows where each one was taken.
  *
  * <p>Thread-safe. Waiting uses the pool's monitor, so neither taking nor returning a slot
  * allocates.
@@ -79,6 +81,7 @@ public final class SlotPool implements AutoCloseable {
    * @return the slot, or {@code null} once {@code cancelled} is true
    * @throws InterruptedException if the thread is interrupted while waiting
    * @throws IllegalStateException if the pool is closed
+   * @throws OutOfMemoryError if a new slot cannot be allocated; the pool stays as it was
    */
   public synchronized HostMemory acquire(BooleanSupplier cancelled) throws InterruptedException {
     long waitStart = 0;
@@ -120,7 +123,7 @@ public final class SlotPool implements AutoCloseable {
    *     again, it would be handed to two users at once
    */
   public synchronized void release(HostMemory slot) {
-    if (outstanding == 0 || slot.isFreed() || idle.contains(slot)) {
+    if (outstanding == 0 || slot.isClosed() || idle.contains(slot)) {
       throw new IllegalStateException("slot pool '" + name + "': a slot was returned twice");
     }
     outstanding--;
@@ -128,7 +131,7 @@ public final class SlotPool implements AutoCloseable {
       takenAt.remove(slot);
     }
     if (closed) {
-      slot.close();
+      slot.close(); // freed now, or once no view of it is reachable
       allocated--;
     } else {
       idle.push(slot);
@@ -139,14 +142,6 @@ public final class SlotPool implements AutoCloseable {
   /** Wakes every waiting {@link #acquire} so that it checks its cancellation. */
   public synchronized void wakeWaiters() {
     notifyAll();
-  }
-
-  /** Frees the idle slots (the pool allocates again on demand). */
-  public synchronized void trim() {
-    while (!idle.isEmpty()) {
-      idle.pop().close();
-      allocated--;
-    }
   }
 
   public synchronized int outstanding() {
@@ -182,12 +177,15 @@ public final class SlotPool implements AutoCloseable {
       return;
     }
     closed = true;
-    trim();
+    while (!idle.isEmpty()) {
+      idle.pop().close();
+      allocated--;
+    }
     notifyAll();
     if (outstanding > 0) {
       IllegalStateException leak = new IllegalStateException(String.format(
-          "slot pool '%s': %d slot(s) (%d bytes) still out on close; close every Batch "
-              + "(or the loop's iterator) before closing the loader%s",
+          "slot pool '%s': %d slot(s) (%d bytes) still out on close; they are let go of "
+              + "when they come back%s",
           name, outstanding, (long) outstanding * slotBytes,
           DEBUG ? "" : "; set -D" + DEBUG_PROPERTY + "=true to see where they were taken"));
       takenAt.values().forEach(leak::addSuppressed);

@@ -35,20 +35,25 @@ final class BatchQueue {
   }
 
   /**
-   * Takes the oldest item, waiting until {@code deadlineNanos} (a {@link System#nanoTime()}
-   * value); {@code null} if cancelled or past the deadline first.
+   * Takes the oldest item, waiting at most {@code timeoutNanos} (0: without a limit);
+   * {@code null} if cancelled or past the limit first.
    */
-  synchronized Object take(long deadlineNanos, BooleanSupplier cancelled)
+  synchronized Object take(long timeoutNanos, BooleanSupplier cancelled)
       throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
     while (count == 0) {
       if (cancelled.getAsBoolean()) {
         return null;
       }
-      long left = deadlineNanos - System.nanoTime();
+      if (timeoutNanos == 0) {
+        wait();
+        continue;
+      }
+      long left = deadline - System.nanoTime();
       if (left <= 0) {
         return null;
       }
-      wait(Math.max(1, left / 1_000_000));
+      wait(left / 1_000_000, (int) (left % 1_000_000));
     }
     Object item = ring[head];
     ring[head] = null;

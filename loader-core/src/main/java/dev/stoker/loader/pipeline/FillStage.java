@@ -4,265 +4,324 @@ import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SlotPool;
 import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.metrics.WorkerCounters;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One epoch's fill: worker {@code w} fills batches {@code w, w + W, w + 2W, ...} into slots from
- * the pool and hands them over through its own queue, so the consumer takes batch {@code k} from
- * queue {@code k mod W} and gets batches in order whatever order the workers finish in. At most
- * {@code numWorkers x prefetchFactor} batches are in flight. With no workers, {@link #next} fills
- * the batch in the caller's thread.
+ * the pool and hands each over through its own queue, so that batch {@code k} is taken from queue
+ * {@code k mod W} and batches come in order whatever order the workers finish in. At most the
+ * prefetch window of batches is in flight. Without workers, the consumer fills each batch in its
+ * own thread ({@link #fillInline}).
+ *
+ * <p>Whatever a worker meets (a bad sample, a failed allocation, an {@link Error}) is handed over
+ * in place of its batch, so the consumer gets it at that batch; a worker never ends silently.
+ * Queue items are a {@link StagedBatch}, a {@link BatchLoadException}, or {@link #END}.
  */
-public final class FillStage implements BatchSource {
-  private static final long STOP_GRACE_MILLIS = 2_000;
+final class FillStage {
+  /** Handed over in place of a batch the epoch does not have (its stream ended before). */
+  static final Object END = new Object() {
+    @Override
+    public String toString() {
+      return "end of epoch";
+    }
+  };
+
+  private static final Logger LOG = LoggerFactory.getLogger(FillStage.class);
+  private static final int PENDING = 0;
+  private static final int RUNNING = 1;
+  private static final int DONE = 2;
 
   private final String name;
   private final int epoch;
   private final int batchCount;
-  private final SlotFiller filler;
+  private final BatchWriter writer;
   private final SlotPool pool;
-  private final int numWorkers;
-  private final long timeoutNanos;
+  private final Carriers carriers;
   private final EpochCounters counters;
-  private final WorkerGroup workers;
-  private final WorkerStatus[] statuses;
+  private final int numWorkers;
   private final BatchQueue[] queues;
+  private final WorkerStatus[] statuses;
   private final FillWindow window;
+  /** Per worker: {@link #PENDING}, {@link #RUNNING} or {@link #DONE}. */
+  private final AtomicIntegerArray workerState;
+  private final AtomicInteger active;
   private final CountDownLatch stopped;
   private final AtomicInteger ready = new AtomicInteger();
+  private final AtomicBoolean writerClosed = new AtomicBoolean();
   private final BooleanSupplier cancelledCheck = this::isCancelled;
   private volatile boolean cancelled;
-  private int nextBatch;
-  private boolean closed;
+  private volatile boolean retired;
 
   /**
-   * Starts the epoch on {@code workers} (null: fill in the caller's thread).
-   *
-   * @param timeoutNanos longest wait for one batch; 0 waits forever
+   * @param batchCount batches in the epoch, or -1 when its stream tells at the end
+   * @param workerNames the worker threads' names, one per worker (none: fill inline)
+   * @param window batches that may be taken but not yet handed on
+   * @param queueCapacity batches one worker may have waiting
    */
-  public FillStage(String name, int epoch, int batchCount, SlotFiller filler, SlotPool pool,
-      WorkerGroup workers, int prefetchFactor, long timeoutNanos, EpochCounters counters) {
+  FillStage(String name, int epoch, int batchCount, BatchWriter writer, SlotPool pool,
+      Carriers carriers, EpochCounters counters, String[] workerNames, int window,
+      int queueCapacity) {
     this.name = name;
     this.epoch = epoch;
     this.batchCount = batchCount;
-    this.filler = filler;
+    this.writer = writer;
     this.pool = pool;
-    this.workers = workers;
-    this.numWorkers = workers == null ? 0 : workers.size();
-    this.timeoutNanos = timeoutNanos;
+    this.carriers = carriers;
     this.counters = counters;
-    this.window = new FillWindow(Math.max(1, numWorkers * prefetchFactor));
-    this.queues = new BatchQueue[numWorkers];
-    this.statuses = new WorkerStatus[Math.max(1, numWorkers)];
-    for (int i = 0; i < numWorkers; i++) {
-      queues[i] = new BatchQueue(prefetchFactor);
-      statuses[i] = new WorkerStatus(workers.threadName(i));
+    this.numWorkers = workerNames.length;
+    int lanes = Math.max(1, numWorkers);
+    this.queues = new BatchQueue[lanes];
+    this.statuses = new WorkerStatus[lanes];
+    for (int i = 0; i < lanes; i++) {
+      queues[i] = new BatchQueue(numWorkers == 0 ? 1 : queueCapacity);
+      statuses[i] = new WorkerStatus(numWorkers == 0
+          ? "the consumer's thread (numWorkers=0)" : workerNames[i]);
     }
-    if (workers == null) {
-      statuses[0] = new WorkerStatus("the consumer's thread (numWorkers=0)");
-    }
+    this.window = new FillWindow(window);
+    this.workerState = new AtomicIntegerArray(lanes);
+    this.active = new AtomicInteger(numWorkers);
     this.stopped = new CountDownLatch(numWorkers);
-    if (workers != null) {
-      workers.start(this);
-    }
   }
 
   private boolean isCancelled() {
     return cancelled;
   }
 
-  /** Worker {@code index}'s loop over its share of the epoch; run by {@link WorkerGroup}. */
+  int numWorkers() {
+    return numWorkers;
+  }
+
+  /** Whether worker {@code index} is done with this stage (or never ran it). */
+  boolean workerDone(int index) {
+    return numWorkers == 0 || workerState.get(index) == DONE;
+  }
+
+  /** The workers will never run this stage (their crew could not be started). */
+  void abandon() {
+    for (int i = 0; i < numWorkers; i++) {
+      if (workerState.compareAndSet(i, PENDING, DONE)) {
+        finished();
+      }
+    }
+  }
+
+  private void finished() {
+    stopped.countDown();
+    if (active.decrementAndGet() == 0 && retired) {
+      closeWriter();
+    }
+  }
+
+  /** Worker {@code index}'s share of the epoch; run by its {@link WorkerCrew} member. */
   void work(int index) {
+    if (!workerState.compareAndSet(index, PENDING, RUNNING)) {
+      return; // abandoned
+    }
     WorkerStatus status = statuses[index];
     WorkerCounters time = counters.worker(index);
+    int batch = index;
     try {
-      for (int batch = index; batch < batchCount && !cancelled; batch += numWorkers) {
-        if (!fillAndHandOver(batch, status, time, queues[index])) {
-          return;
+      for (; !cancelled && (batchCount < 0 || batch < batchCount); batch += numWorkers) {
+        status.enter(WorkerStatus.State.WAITING_FOR_WINDOW, batch);
+        long start = System.nanoTime();
+        if (!window.awaitTurn(batch, cancelledCheck)) {
+          break;
+        }
+        time.addWindowWait(System.nanoTime() - start);
+        Object item = produce(batch, status, time, true);
+        if (item == null || !handOver(queues[index], item) || !(item instanceof StagedBatch)) {
+          break;
         }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      if (!cancelled) {
+        handOverQuietly(queues[index], failure(Stage.FILL, batch, t));
+      }
     } finally {
       status.idle();
-      stopped.countDown();
+      workerState.set(index, DONE);
+      finished();
     }
   }
 
-  /** False when the worker should stop: cancelled, or its batch failed. */
-  private boolean fillAndHandOver(int batch, WorkerStatus status, WorkerCounters time,
-      BatchQueue queue) throws InterruptedException {
-    status.enter(WorkerStatus.State.WAITING_FOR_WINDOW, batch);
-    long start = System.nanoTime();
-    if (!window.awaitTurn(batch, cancelledCheck)) {
-      return false;
-    }
-    time.addWindowWait(System.nanoTime() - start);
-    HostMemory slot;
+  /**
+   * Takes a slot and fills batch {@code batch}: the filled {@link StagedBatch}, {@link #END}, a
+   * failure, or null if the stage was cancelled meanwhile. Passes the window's turn on once it
+   * has the slot, when {@code windowed}.
+   */
+  private Object produce(int batch, WorkerStatus status, WorkerCounters time, boolean windowed)
+      throws InterruptedException {
     status.enter(WorkerStatus.State.WAITING_FOR_SLOT, batch);
+    HostMemory slot;
     try {
       slot = pool.acquire(cancelledCheck);
-    } finally {
-      window.pass();
-    }
-    if (slot == null) {
-      return false;
-    }
-    long filling = System.nanoTime();
-    Object result = fillOrFailure(slot, batch, status);
-    time.addFill(System.nanoTime() - filling);
-    status.enter(WorkerStatus.State.HANDING_OVER, batch);
-    ready.incrementAndGet();
-    if (!queue.put(result, cancelledCheck)) {
-      ready.decrementAndGet();
-      if (result instanceof HostMemory) {
-        pool.release(slot);
-      }
-      return false;
-    }
-    return result instanceof HostMemory;
-  }
-
-  /** The filled slot, or the failure (the slot then back in the pool). */
-  private Object fillOrFailure(HostMemory slot, int batch, WorkerStatus status)
-      throws InterruptedException {
-    try {
-      filler.fill(slot, batch, status);
-      return slot;
     } catch (InterruptedException e) {
-      pool.release(slot);
       throw e;
-    } catch (BatchLoadException e) {
-      pool.release(slot);
-      return e;
-    } catch (RuntimeException | Error e) {
-      pool.release(slot);
-      return new BatchLoadException(String.format("epoch %d batch %d: %s", epoch, batch, e),
-          epoch, batch, -1, e);
+    } catch (Throwable t) {
+      return failure(Stage.ALLOCATE, batch, t);
+    } finally {
+      if (windowed) {
+        window.pass();
+      }
     }
-  }
-
-  @Override
-  public HostMemory next(int batch) throws InterruptedException {
-    if (batch != nextBatch || batch >= batchCount) {
-      throw new IllegalStateException("batch: " + batch + " (expected: " + nextBatch + " of "
-          + batchCount + ")");
-    }
-    if (cancelled) {
-      throw new CancellationException("epoch " + epoch + " of loader '" + name + "' was closed");
-    }
-    nextBatch++;
-    return numWorkers == 0 ? fillInline(batch) : takeFromWorker(batch);
-  }
-
-  private HostMemory fillInline(int batch) throws InterruptedException {
-    WorkerStatus status = statuses[0];
-    HostMemory slot = pool.acquire(cancelledCheck);
     if (slot == null) {
-      throw new CancellationException("epoch " + epoch + " of loader '" + name + "' was closed");
+      return null;
     }
-    long filling = System.nanoTime();
-    Object result = fillOrFailure(slot, batch, status);
-    counters.worker(0).addFill(System.nanoTime() - filling);
-    status.idle();
-    return unwrap(result);
+    StagedBatch staged = carriers.of(slot);
+    staged.begin(epoch, batch);
+    long start = System.nanoTime();
+    Object item;
+    try {
+      item = writer.write(staged, batch, status) ? staged : END;
+    } catch (InterruptedException e) {
+      item = cancelled ? null : failure(Stage.FILL, batch, e);
+    } catch (Throwable t) {
+      item = failure(Stage.FILL, batch, t);
+    }
+    if (item != staged) {
+      pool.release(slot);
+    }
+    time.addFill(System.nanoTime() - start);
+    return item;
   }
 
-  private HostMemory takeFromWorker(int batch) throws InterruptedException {
-    long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : Long.MAX_VALUE;
-    Object result = queues[batch % numWorkers].take(deadline, cancelledCheck);
-    if (result == null) {
-      if (cancelled) {
-        throw new CancellationException("epoch " + epoch + " of loader '" + name + "' was closed");
+  private BatchLoadException failure(Stage stage, int batch, Throwable t) {
+    return t instanceof BatchLoadException known ? known
+        : BatchLoadException.of(name, stage, epoch, batch, t);
+  }
+
+  /** False if cancelled first; a batch not handed over goes back to the pool. */
+  private boolean handOver(BatchQueue queue, Object item) throws InterruptedException {
+    ready.incrementAndGet();
+    boolean put = false;
+    try {
+      put = queue.put(item, cancelledCheck);
+    } finally {
+      if (!put) {
+        ready.decrementAndGet();
+        if (item instanceof StagedBatch staged) {
+          pool.release(staged.host());
+        }
       }
-      throw timeout(batch);
     }
-    ready.decrementAndGet();
-    window.delivered();
-    return unwrap(result);
+    return put;
   }
 
-  private static HostMemory unwrap(Object result) {
-    if (result instanceof BatchLoadException failure) {
-      throw failure;
+  private void handOverQuietly(BatchQueue queue, Object item) {
+    try {
+      handOver(queue, item);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    return (HostMemory) result;
   }
 
-  private LoaderTimeoutException timeout(int batch) {
-    StringBuilder text = new StringBuilder(String.format(
-        "loader '%s' epoch %d: batch %d of %d did not come within timeout=%d ms; workers:",
-        name, epoch, batch, batchCount, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
-    for (WorkerStatus status : statuses) {
-      text.append(System.lineSeparator()).append("  ").append(status.describe());
-    }
-    text.append(System.lineSeparator()).append("  ").append(pool);
-    return new LoaderTimeoutException(text.toString());
-  }
-
-  @Override
-  public int ready() {
-    return ready.get();
-  }
-
-  @Override
-  public void release(HostMemory slot) {
-    pool.release(slot);
-  }
-
-  /** What every worker is doing now, one line each. */
-  public String describeWorkers() {
-    StringBuilder text = new StringBuilder();
-    for (WorkerStatus status : statuses) {
-      text.append(status.describe()).append(System.lineSeparator());
-    }
-    return text.toString();
-  }
-
-  @Override
-  public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
+  /** Fills batch {@code batch} in the caller's thread, for {@link #take}; numWorkers = 0 only. */
+  void fillInline(int batch) throws InterruptedException {
+    WorkerStatus status = statuses[0];
+    try {
+      Object item = produce(batch, status, counters.worker(0), false);
+      if (item != null) {
+        handOver(queues[0], item);
       }
-      closed = true;
+    } finally {
+      status.idle();
     }
+  }
+
+  /**
+   * The next item for batch {@code batch}, waiting at most {@code timeoutNanos} (0: without a
+   * limit); null if cancelled or past the limit. Batches must be taken in order.
+   */
+  Object take(int batch, long timeoutNanos) throws InterruptedException {
+    Object item = queues[numWorkers == 0 ? 0 : batch % numWorkers].take(timeoutNanos,
+        cancelledCheck);
+    if (item != null) {
+      ready.decrementAndGet();
+      window.delivered();
+    }
+    return item;
+  }
+
+  /** Returns a batch's slot to the pool. */
+  void release(StagedBatch staged) {
+    pool.release(staged.host());
+  }
+
+  /** Batches filled and waiting right now. */
+  int ready() {
+    return Math.max(0, ready.get());
+  }
+
+  boolean isCancelledNow() {
+    return cancelled;
+  }
+
+  /** Stops the workers at their next check and wakes every wait of theirs. */
+  void cancel() {
     cancelled = true;
     window.wake();
     pool.wakeWaiters();
     for (BatchQueue queue : queues) {
       queue.wake();
     }
-    awaitWorkersStopped();
+  }
+
+  /** Waits up to {@code nanos} for every worker to be done; true if they are. */
+  boolean awaitStopped(long nanos) {
+    try {
+      return stopped.await(nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return stopped.getCount() == 0;
+    }
+  }
+
+  /**
+   * After {@link #cancel()}: returns the slots of batches never taken, and releases the writer
+   * now, or when the last worker still in dataset code comes back.
+   */
+  void retire() {
+    retired = true;
     for (BatchQueue queue : queues) {
       queue.drain(item -> {
-        if (item instanceof HostMemory slot) {
-          pool.release(slot);
+        if (item instanceof StagedBatch staged) {
+          pool.release(staged.host());
         }
       });
     }
     ready.set(0);
+    if (active.get() == 0) {
+      closeWriter();
+    }
   }
 
-  private void awaitWorkersStopped() {
-    if (workers == null) {
-      return;
-    }
-    try {
-      if (!stopped.await(STOP_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
-        workers.interruptAll();
-        if (!stopped.await(STOP_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
-          throw new IllegalStateException("loader '" + name + "' epoch " + epoch
-              + ": workers did not stop within " + 2 * STOP_GRACE_MILLIS + " ms:"
-              + System.lineSeparator() + describeWorkers());
-        }
+  private void closeWriter() {
+    if (writerClosed.compareAndSet(false, true)) {
+      try {
+        writer.close();
+      } catch (Throwable t) {
+        LOG.warn("loader '{}' epoch {}: closing its source failed", name, epoch, t);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
+  }
+
+  /** What the thread filling batch {@code batch} is doing, and the others. */
+  String describe(int batch) {
+    int lane = numWorkers == 0 ? 0 : batch % numWorkers;
+    StringBuilder text = new StringBuilder("it is ").append(statuses[lane].threadName())
+        .append("'s to fill: ").append(statuses[lane].describe());
+    for (int i = 0; i < statuses.length; i++) {
+      if (i != lane) {
+        text.append(System.lineSeparator()).append("  ").append(statuses[i].describe());
+      }
+    }
+    return text.append(System.lineSeparator()).append("  ").append(pool).toString();
   }
 }

@@ -2,189 +2,170 @@ package dev.stoker.loader.pipeline;
 
 import dev.stoker.loader.device.DeviceBuffer;
 import dev.stoker.loader.device.TransferEngine;
-import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.metrics.EpochCounters;
-import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
- * Copies each filled batch to the device on a thread of its own, in order, keeping at most
- * {@code depth} copied batches ahead of the consumer: the copy of batch k+1 overlaps the
- * consumer's work on batch k, and its depth is separate from the workers' prefetch. The host slot
- * stays with its batch (carrying the device buffer as a {@link DeviceAttachment}) until the
- * consumer releases it. The stage owns the engine and closes it once the stage is closed and
- * every device buffer is back (the consumer may still hold the last batch when the epoch ends).
+ * One epoch's transfer, run on the loader's transfer thread ({@link TransferAgent}): takes the
+ * filled batches in order, copies each to a device buffer, returns its host slot once the copy has
+ * completed, and hands the device batch on, keeping at most {@code depth} of them ahead of the
+ * consumer. Whatever fails (an {@link Error} too) is handed on in place of its batch.
  */
-public final class TransferStage implements BatchSource {
-  private static final long STOP_GRACE_MILLIS = 2_000;
-
+final class TransferStage {
   private final String name;
-  private final BatchSource upstream;
-  private final TransferEngine engine;
+  private final int epoch;
   private final int batchCount;
+  private final FillStage upstream;
   private final int slotBytes;
-  private final long timeoutNanos;
   private final EpochCounters counters;
-  private final BatchQueue queue;
-  private final Thread thread;
+  private final BatchQueue out;
+  private final CountDownLatch done = new CountDownLatch(1);
   private final AtomicInteger ready = new AtomicInteger();
   private final BooleanSupplier cancelledCheck = this::isCancelled;
   private volatile boolean cancelled;
-  private int nextBatch;
-  private boolean closed;
-  /** Device buffers attached to slots that are not back yet; guarded by {@code this}. */
-  private int buffersOut;
-  private boolean engineClosed;
 
-  public TransferStage(String name, BatchSource upstream, TransferEngine engine, int depth,
-      int batchCount, int slotBytes, long timeoutNanos, EpochCounters counters) {
+  TransferStage(String name, int epoch, int batchCount, FillStage upstream, int slotBytes,
+      int depth, EpochCounters counters) {
     this.name = name;
-    this.upstream = upstream;
-    this.engine = engine;
+    this.epoch = epoch;
     this.batchCount = batchCount;
+    this.upstream = upstream;
     this.slotBytes = slotBytes;
-    this.timeoutNanos = timeoutNanos;
     this.counters = counters;
-    this.queue = new BatchQueue(depth);
-    this.thread = new Thread(this::run, name + "-transfer");
-    thread.setDaemon(true);
-    thread.start();
+    this.out = new BatchQueue(depth);
   }
 
   private boolean isCancelled() {
     return cancelled;
   }
 
-  private void run() {
+  /** The epoch's transfer loop; on the transfer thread. */
+  void run(TransferEngine engine, Carriers carriers, WorkerStatus status) {
+    int batch = 0;
     try {
-      for (int batch = 0; batch < batchCount && !cancelled; batch++) {
-        if (!transferOne(batch)) {
-          return;
+      for (; !cancelled && (batchCount < 0 || batch < batchCount); batch++) {
+        status.enter(WorkerStatus.State.WAITING_FOR_BATCH, batch);
+        Object in = upstream.take(batch, 0);
+        if (in == null) {
+          break;
+        }
+        Object item = in instanceof StagedBatch host
+            ? copy(engine, carriers, host, batch, status) : in;
+        if (item == null || !handOver(item, engine) || !(item instanceof StagedBatch)) {
+          break;
         }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (CancellationException e) {
-      // closed while waiting upstream
-    }
-  }
-
-  private boolean transferOne(int batch) throws InterruptedException {
-    Object result;
-    try {
-      HostMemory slot = upstream.next(batch);
-      result = copy(slot, batch);
-    } catch (BatchLoadException | LoaderTimeoutException e) {
-      result = e;
-    }
-    if (!queue.put(result, cancelledCheck)) {
-      if (result instanceof HostMemory slot) {
-        release(slot);
+    } catch (Throwable t) {
+      if (!cancelled) {
+        handOverQuietly(BatchLoadException.of(name, Stage.TRANSFER, epoch, batch, t), engine);
       }
-      return false;
+    } finally {
+      status.idle();
+      done.countDown();
     }
-    ready.incrementAndGet();
-    return result instanceof HostMemory;
   }
 
-  private Object copy(HostMemory slot, int batch) throws InterruptedException {
+  /** The batch on the device, a failure, or null if cancelled meanwhile. */
+  private Object copy(TransferEngine engine, Carriers carriers, StagedBatch host, int batch,
+      WorkerStatus status) {
+    status.enter(WorkerStatus.State.COPYING, batch);
     long start = System.nanoTime();
+    DeviceBuffer buffer = null;
     try {
-      DeviceBuffer buffer = engine.copy(slot, slotBytes);
-      synchronized (this) {
-        buffersOut++;
-      }
-      ((DeviceAttachment) slot.attachment()).attachDevice(buffer);
+      buffer = engine.copy(host.host(), slotBytes);
+      buffer.event().awaitOnHost();
+      StagedBatch onDevice = carriers.of(buffer);
+      onDevice.copiedFrom(host);
       counters.addTransfer(System.nanoTime() - start);
-      return slot;
-    } catch (RuntimeException e) {
-      upstream.release(slot);
-      return new BatchLoadException(
-          String.format("loader '%s': copying batch %d to the device failed: %s", name, batch, e),
-          counters.epoch(), batch, -1, e);
-    }
-  }
-
-  @Override
-  public HostMemory next(int batch) throws InterruptedException {
-    if (batch != nextBatch || batch >= batchCount) {
-      throw new IllegalStateException("batch: " + batch + " (expected: " + nextBatch + " of "
-          + batchCount + ")");
-    }
-    nextBatch++;
-    long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : Long.MAX_VALUE;
-    Object result = queue.take(deadline, cancelledCheck);
-    if (result == null) {
-      if (cancelled) {
-        throw new CancellationException("loader '" + name + "' was closed");
+      return onDevice;
+    } catch (Throwable t) {
+      if (buffer != null) {
+        engine.release(buffer);
       }
-      throw new LoaderTimeoutException(String.format(
-          "loader '%s': batch %d did not reach the device within timeout=%d ms; transfer thread "
-              + "%s; fill stage has %d batches ready", name, batch,
-          TimeUnit.NANOSECONDS.toMillis(timeoutNanos), thread.getState(), upstream.ready()));
-    }
-    ready.decrementAndGet();
-    if (result instanceof RuntimeException failure) {
-      throw failure;
-    }
-    return (HostMemory) result;
-  }
-
-  @Override
-  public int ready() {
-    return ready.get();
-  }
-
-  @Override
-  public void release(HostMemory slot) {
-    DeviceBuffer buffer = ((DeviceAttachment) slot.attachment()).detachDevice();
-    upstream.release(slot);
-    if (buffer != null) {
-      engine.release(buffer);
-      synchronized (this) {
-        buffersOut--;
-        closeEngineIfDone();
-      }
+      return cancelled && t instanceof InterruptedException ? null
+          : new BatchLoadException(name, Stage.TRANSFER, epoch, batch, -1,
+              "copying the batch to the device failed: " + t, t);
+    } finally {
+      upstream.release(host); // the copy has completed (or failed): the slot is free again
     }
   }
 
-  private void closeEngineIfDone() {
-    if (closed && buffersOut == 0 && !engineClosed) {
-      engineClosed = true;
-      engine.close();
-    }
-  }
-
-  @Override
-  public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    cancelled = true;
-    queue.wake();
-    upstream.close();
+  private boolean handOver(Object item, TransferEngine engine) throws InterruptedException {
+    ready.incrementAndGet();
+    boolean put = false;
     try {
-      thread.join(STOP_GRACE_MILLIS);
-      if (thread.isAlive()) {
-        thread.interrupt();
-        thread.join(STOP_GRACE_MILLIS);
+      put = out.put(item, cancelledCheck);
+    } finally {
+      if (!put) {
+        ready.decrementAndGet();
+        if (item instanceof StagedBatch onDevice) {
+          engine.release(onDevice.device());
+        }
       }
+    }
+    return put;
+  }
+
+  private void handOverQuietly(Object item, TransferEngine engine) {
+    try {
+      handOver(item, engine);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    queue.drain(item -> {
-      if (item instanceof HostMemory slot) {
-        release(slot);
+  }
+
+  /** The transfer engine could not be opened: batch 0 fails with the cause. */
+  void failOpen(String device, Throwable cause) {
+    try {
+      handOverQuietly(new BatchLoadException(name, Stage.OPEN, epoch, 0, -1,
+          "opening the transfer engine of device '" + device + "' failed: " + cause, cause), null);
+    } finally {
+      done.countDown();
+    }
+  }
+
+  /** The stage will never run (the transfer thread could not be started). */
+  void abandon() {
+    done.countDown();
+  }
+
+  /** Like {@link FillStage#take}, for the batches on the device. */
+  Object take(long timeoutNanos) throws InterruptedException {
+    Object item = out.take(timeoutNanos, cancelledCheck);
+    if (item != null) {
+      ready.decrementAndGet();
+    }
+    return item;
+  }
+
+  int ready() {
+    return Math.max(0, ready.get());
+  }
+
+  void cancel() {
+    cancelled = true;
+    out.wake();
+  }
+
+  boolean awaitDone(long nanos) {
+    try {
+      return done.await(nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return done.getCount() == 0;
+    }
+  }
+
+  /** After {@link #cancel()}: gives back the device buffers of batches never taken. */
+  void drain(TransferAgent agent) {
+    out.drain(item -> {
+      if (item instanceof StagedBatch onDevice) {
+        agent.release(onDevice);
       }
     });
     ready.set(0);
-    synchronized (this) {
-      closeEngineIfDone();
-    }
   }
 }

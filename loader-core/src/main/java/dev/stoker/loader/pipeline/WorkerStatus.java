@@ -13,6 +13,8 @@ public final class WorkerStatus {
     WAITING_FOR_WINDOW("waiting for the consumer (prefetch window full)"),
     WAITING_FOR_SLOT("waiting for a free slot (memory budget)"),
     FILLING("filling"),
+    WAITING_FOR_BATCH("waiting for the filled batch"),
+    COPYING("copying to the device"),
     HANDING_OVER("handing the batch over");
 
     private final String text;
@@ -57,6 +59,10 @@ public final class WorkerStatus {
 
   public void idle() {
     enter(State.IDLE, -1);
+  }
+
+  public String threadName() {
+    return threadName;
   }
 
   public State state() {

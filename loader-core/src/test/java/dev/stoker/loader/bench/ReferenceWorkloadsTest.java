@@ -36,7 +36,7 @@ class ReferenceWorkloadsTest {
     try (DataLoader loader = new DataLoader(copy, shuffled(2))) {
       for (Batch batch : loader) {
         for (int r = 0; r < batch.size(); r++) {
-          int sample = batch.sampleIndex(r);
+          int sample = (int) batch.sampleIndex(r);
           seen.add(sample);
           batch.copyFloats(IMAGE, r, row, 0);
           for (int e = 0; e < row.length; e++) {
@@ -77,7 +77,7 @@ class ReferenceWorkloadsTest {
       for (int b = 0; b < 3; b++) {
         try (Batch batch = epoch.next()) {
           for (int r = 0; r < batch.size(); r++) {
-            int sample = batch.sampleIndex(r);
+            int sample = (int) batch.sampleIndex(r);
             for (int e : elements) {
               int c = e / PLANE;
               double expected = (normalize.pixel(sample, e) / 255.0 - mean[c]) / std[c];

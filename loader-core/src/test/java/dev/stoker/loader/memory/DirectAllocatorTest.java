@@ -21,7 +21,7 @@ class DirectAllocatorTest {
   @AfterEach
   void free() {
     block.close();
-    assertThat(block.isFreed()).isTrue();
+    assertThat(block.isClosed()).isTrue();
   }
 
   @Test
@@ -88,20 +88,85 @@ class DirectAllocatorTest {
   }
 
   @Test
-  void shouldKeepAnAttachment() {
-    Object owner = new Object();
-    assertThat(block.attachment()).isNull();
-    block.attach(owner);
-    assertThat(block.attachment()).isSameAs(owner);
+  void shouldFreeABlockNeverViewedAtOnceOnClose() {
+    DirectAllocator allocator = new DirectAllocator("counted", 1 << 20);
+    HostMemory memory = allocator.allocate(4096);
+    assertThat(allocator.allocatedBytes()).isEqualTo(4096);
+    memory.close();
+    assertThat(allocator.allocatedBytes()).as("freed at once").isZero();
+    assertThat(allocator.openBytes()).isZero();
+    allocator.close();
+  }
+
+  @Test
+  void shouldKeepAViewedBlockUntilItsLastViewIsUnreachable() throws InterruptedException {
+    DirectAllocator allocator = new DirectAllocator("counted", 1 << 20);
+    HostMemory memory = allocator.allocate(4096);
+    memory.bytes().putLong(8, 42L);
+    java.nio.ByteBuffer view = memory.view();
+    memory.close();
+    assertThat(allocator.openBytes()).as("closed by its owner").isZero();
+    assertThat(allocator.allocatedBytes()).as("not freed under a view").isEqualTo(4096);
+    assertThat(view.getLong(8)).as("the view still reads the memory").isEqualTo(42L);
+    allocator.close();
+
+    view = null;
+    memory = null;
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (allocator.allocatedBytes() > 0 && System.nanoTime() < deadline) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    assertThat(allocator.allocatedBytes()).as("freed once unreachable").isZero();
+  }
+
+  @Test
+  void shouldGiveViewsWithTheirOwnPositionLimitAndOrder() {
+    java.nio.ByteBuffer view = block.view();
+    view.order(ByteOrder.BIG_ENDIAN).position(10).limit(20);
+    assertThat(block.bytes().order()).isEqualTo(ByteOrder.nativeOrder());
+    assertThat(block.bytes().position()).isZero();
+    assertThat(block.bytes().limit()).isEqualTo(200);
+    assertThat(block.view().order()).isEqualTo(ByteOrder.nativeOrder());
+    assertThat(block.readOnlyView().isReadOnly()).isTrue();
+  }
+
+  @Test
+  void shouldRefuseToAllocatePastItsLimitNamingTheFigures() {
+    DirectAllocator allocator = new DirectAllocator("small", 1000);
+    HostMemory first = allocator.allocate(600);
+    assertThatThrownBy(() -> allocator.allocate(600))
+        .isInstanceOf(OutOfMemoryError.class)
+        .hasMessageContaining("host allocator 'small': 600 bytes requested with 600 of its limit "
+            + "of 1000 in use");
+    first.close();
+    allocator.close();
+  }
+
+  @Test
+  void shouldFailToCloseWithBlocksStillOpen() {
+    DirectAllocator allocator = new DirectAllocator("leaky", 1000);
+    HostMemory open = allocator.allocate(100);
+    assertThatThrownBy(allocator::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("host allocator 'leaky': 100 bytes still open on close (expected: every "
+            + "block closed first)");
+    open.close();
+  }
+
+  @Test
+  void shouldTellTheNativeAddress() {
+    assertThat(block.address()).isNotZero();
+    assertThat(block.address() % 64).as("aligned").isZero();
   }
 
   @Test
   void shouldCloseTwiceSafely() {
     HostMemory memory = DirectAllocator.INSTANCE.allocate(128);
-    assertThat(memory.isFreed()).isFalse();
+    assertThat(memory.isClosed()).isFalse();
     memory.close();
     memory.close();
-    assertThat(memory.isFreed()).isTrue();
+    assertThat(memory.isClosed()).isTrue();
   }
 
   @ParameterizedTest(name = "{0} bytes")

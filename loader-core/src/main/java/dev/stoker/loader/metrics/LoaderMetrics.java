@@ -1,14 +1,19 @@
-package dev.stoker.loader;
+package dev.stoker.loader.metrics;
 
-import dev.stoker.loader.metrics.EpochMetrics;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * A loader's metrics: every epoch it ran (the last {@value DataLoader#EPOCHS_KEPT} at most), and
+ * A loader's metrics: every epoch it ran (the last {@value #EPOCHS_KEPT} at most), and
  * the totals over them.
  */
 public record LoaderMetrics(String loader, List<EpochMetrics> epochs) {
+  /** How many epochs' metrics a loader keeps. */
+  public static final int EPOCHS_KEPT = 100;
+
+  public LoaderMetrics {
+    epochs = List.copyOf(epochs);
+  }
 
   public long batches() {
     return epochs.stream().mapToLong(EpochMetrics::batches).sum();

@@ -1,0 +1,15 @@
+package dev.stoker.loader;
+
+/** One epoch's rows, chunk by chunk, from a {@link StreamedDataset}. */
+public interface ChunkStream extends AutoCloseable {
+  /**
+   * The next chunk, or null at the end of the stream. A chunk stays valid until it is closed. A
+   * stream that reuses a chunk's memory may wait here for that chunk to be closed, but must not
+   * wait so to answer that the stream has ended.
+   */
+  ColumnChunk next() throws Exception;
+
+  /** Ends the stream; chunks not yet closed were closed before. */
+  @Override
+  void close() throws Exception;
+}

@@ -1,0 +1,116 @@
+package dev.stoker.loader;
+
+import dev.stoker.loader.memory.HostMemory;
+import dev.stoker.loader.metrics.EpochCounters;
+import dev.stoker.loader.metrics.SkippedSample;
+import dev.stoker.loader.pipeline.BatchLoadException;
+import dev.stoker.loader.pipeline.StagedBatch;
+import dev.stoker.loader.pipeline.Stage;
+import dev.stoker.loader.pipeline.WorkerStatus;
+import dev.stoker.loader.sampler.EpochBatches;
+
+/**
+ * Writes one epoch of a map dataset: the samples of batch k, in sampler order, each straight into
+ * its row of the slot. A failing sample fails the batch or is skipped, as {@code onBadSample}
+ * says (an {@link Error} always fails it); rows that end up unused are zeroed so no stale data is
+ * left in them.
+ */
+final class IndexedEpoch implements EpochSource {
+  private final String loader;
+  private final MapDataset dataset;
+  private final BatchLayout layout;
+  private final EpochBatches plan;
+  private final OnBadSample onBadSample;
+  private final EpochCounters counters;
+  private final ThreadLocal<SampleWriter> writers;
+
+  IndexedEpoch(String loader, MapDataset dataset, BatchLayout layout, EpochBatches plan,
+      OnBadSample onBadSample, EpochCounters counters, ThreadLocal<SampleWriter> writers) {
+    this.loader = loader;
+    this.dataset = dataset;
+    this.layout = layout;
+    this.plan = plan;
+    this.onBadSample = onBadSample;
+    this.counters = counters;
+    this.writers = writers;
+  }
+
+  @Override
+  public boolean hasBatch(int batch) {
+    return batch < plan.batchCount();
+  }
+
+  @Override
+  public long sampleIndex(int batch, int row) {
+    return plan.sampleIndex(batch, row);
+  }
+
+  @Override
+  public boolean write(StagedBatch target, int batch, WorkerStatus status) {
+    HostMemory slot = target.host();
+    SampleWriter writer = writers.get();
+    int length = plan.batchLength(batch);
+    status.filling(batch, length);
+    int rows = 0;
+    try {
+      for (int i = 0; i < length; i++) {
+        int sample = plan.sampleIndex(batch, i);
+        status.sample(i, sample);
+        writer.bind(slot, rows);
+        if (writeOne(sample, writer, batch, i, length)) {
+          rows++;
+        }
+      }
+    } finally {
+      writer.unbind();
+    }
+    if (rows < layout.batchSize()) {
+      zeroRows(slot, rows);
+    }
+    target.filled(rows, length - rows);
+    return true;
+  }
+
+  /** True if the sample was written; false if it was skipped. */
+  private boolean writeOne(int sample, SampleWriter writer, int batch, int row, int length) {
+    try {
+      dataset.write(sample, writer);
+      checkComplete(sample, writer);
+      return true;
+    } catch (Exception e) {
+      if (onBadSample == OnBadSample.SKIP) {
+        counters.addSkipped(new SkippedSample(plan.epoch(), batch, sample, String.valueOf(e)));
+        return false;
+      }
+      throw badSample(sample, batch, row, length, e,
+          "; to skip bad samples, set onBadSample=skip");
+    } catch (Throwable t) {
+      throw badSample(sample, batch, row, length, t, "");
+    }
+  }
+
+  private BatchLoadException badSample(int sample, int batch, int row, int length, Throwable t,
+      String remedy) {
+    return new BatchLoadException(loader, Stage.FILL, plan.epoch(), batch, sample,
+        String.format("sample %d (row %d of %d): %s%s", sample, row, length, t, remedy), t);
+  }
+
+  private void checkComplete(int sample, SampleWriter writer) {
+    int missing = writer.firstIncompleteField();
+    if (missing >= 0) {
+      Field field = layout.schema().field(missing);
+      throw new IllegalStateException(String.format(
+          "sample %d wrote %d of the %d values of field '%s' %s%s (expected: every value of "
+              + "every field, or its row would keep another sample's values)", sample,
+          writer.writtenElements(missing), field.elements(), field.name(),
+          field.dtype().label(), field.shapeText()));
+    }
+  }
+
+  private void zeroRows(HostMemory slot, int fromRow) {
+    for (int f = 0; f < layout.schema().size(); f++) {
+      int start = layout.rowOffset(f, fromRow);
+      slot.zero(start, (layout.batchSize() - fromRow) * layout.rowStride(f));
+    }
+  }
+}

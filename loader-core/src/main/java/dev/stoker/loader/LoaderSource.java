@@ -1,0 +1,27 @@
+package dev.stoker.loader;
+
+import dev.stoker.loader.metrics.EpochCounters;
+
+/**
+ * What a {@link DataLoader} reads from, one of two kinds: an {@link IndexedSource} (a map dataset
+ * ordered by samplers) or a {@link StreamedSource} (a stream of column chunks). Each epoch it
+ * opens an {@link EpochSource} that the pipeline's workers write batches from.
+ */
+interface LoaderSource {
+  Schema schema();
+
+  /** Batches every epoch yields on this rank, or -1 when known only at the end of the stream. */
+  int batchCount();
+
+  /** Rows of this rank's share that no batch holds, per epoch; -1 if unknown. */
+  long droppedRows();
+
+  /** Rows no batch holds per epoch over all ranks; -1 if unknown. */
+  long droppedRowsAllRanks();
+
+  /** Opens epoch {@code epoch}. */
+  EpochSource open(int epoch, EpochCounters counters) throws Exception;
+
+  /** The source's size, for messages (e.g. {@code 1000 samples}). */
+  String describe();
+}

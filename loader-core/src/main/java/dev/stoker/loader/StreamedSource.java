@@ -1,0 +1,80 @@
+package dev.stoker.loader;
+
+import dev.stoker.loader.metrics.EpochCounters;
+
+/** A {@link StreamedDataset}, cut into batches as its rows arrive. */
+final class StreamedSource implements LoaderSource {
+  private final String loader;
+  private final StreamedDataset dataset;
+  private final BatchLayout layout;
+  private final LoaderOptions options;
+  private final Placement placement;
+  private final long rowCount;
+  private final int batchCount;
+  /** Each loading thread's target, reused across epochs. */
+  private final ThreadLocal<ColumnTarget> targets = ThreadLocal.withInitial(ColumnTarget::new);
+
+  StreamedSource(String loader, StreamedDataset dataset, LoaderOptions options,
+      Placement placement, BatchLayout layout) {
+    this.loader = loader;
+    this.dataset = dataset;
+    this.layout = layout;
+    this.options = options;
+    this.placement = placement;
+    this.rowCount = dataset.rowCount();
+    if (rowCount < StreamedDataset.UNKNOWN_ROWS) {
+      throw new IllegalArgumentException("rowCount(): " + rowCount + " (expected: >= 0, or "
+          + StreamedDataset.UNKNOWN_ROWS + " when unknown)");
+    }
+    this.batchCount = rowCount < 0 ? -1 : batches(rowCount, options.batchSize(),
+        options.dropLast());
+  }
+
+  private static int batches(long rows, int batchSize, boolean dropLast) {
+    long count = rows / batchSize + (!dropLast && rows % batchSize != 0 ? 1 : 0);
+    if (count > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(String.format(
+          "rowCount(): %d rows make %d batches of batchSize=%d (expected: at most %d batches "
+              + "per epoch; raise batchSize)", rows, count, batchSize, Integer.MAX_VALUE));
+    }
+    return (int) count;
+  }
+
+  @Override
+  public Schema schema() {
+    return layout.schema();
+  }
+
+  @Override
+  public int batchCount() {
+    return batchCount;
+  }
+
+  @Override
+  public long droppedRows() {
+    return rowCount < 0 ? -1 : options.dropLast() ? rowCount % options.batchSize() : 0;
+  }
+
+  @Override
+  public long droppedRowsAllRanks() {
+    return -1; // each rank streams its own rows: only the rank knows its part
+  }
+
+  @Override
+  public EpochSource open(int epoch, EpochCounters counters) throws Exception {
+    ChunkStream stream = dataset.open(new StreamRequest(epoch, options.shuffle(), options.seed(),
+        placement.rank(), placement.worldSize()));
+    if (stream == null) {
+      throw new IllegalStateException("open(): null (expected: a stream of epoch " + epoch + ")");
+    }
+    long neededRows = rowCount < 0 ? Long.MAX_VALUE : (long) batchCount * options.batchSize();
+    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream,
+        Math.min(neededRows, rowCount < 0 ? Long.MAX_VALUE : rowCount)), rowCount,
+        options.dropLast(), targets);
+  }
+
+  @Override
+  public String describe() {
+    return rowCount < 0 ? "a stream" : "a stream of " + rowCount + " rows";
+  }
+}

@@ -1,0 +1,75 @@
+package dev.stoker.loader.memory;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The accounting an allocator shares with its blocks: bytes reserved against the limit, bytes of
+ * blocks still open. A block's bytes stay reserved until its memory is really freed.
+ */
+final class AllocationLedger {
+  private final String name;
+  private final long limit;
+  private final AtomicLong reserved = new AtomicLong();
+  private final AtomicLong open = new AtomicLong();
+
+  AllocationLedger(String name, long limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("allocator '" + name + "' limit: " + limit
+          + " (expected: > 0)");
+    }
+    this.name = name;
+    this.limit = limit;
+  }
+
+  long limit() {
+    return limit;
+  }
+
+  long reserved() {
+    return reserved.get();
+  }
+
+  long open() {
+    return open.get();
+  }
+
+  /** Reserves {@code bytes} against the limit, or throws naming the allocator and the figures. */
+  void reserve(long bytes) {
+    long now;
+    do {
+      now = reserved.get();
+      if (bytes > limit - now) {
+        throw new OutOfMemoryError(String.format(
+            "host allocator '%s': %d bytes requested with %d of its limit of %d in use; "
+                + "raise the limit (maxHostBytes) or use smaller batches", name, bytes, now,
+            limit));
+      }
+    } while (!reserved.compareAndSet(now, now + bytes));
+    open.addAndGet(bytes);
+  }
+
+  /** A block of {@code bytes} was closed by its owner (its memory may be freed later). */
+  void closed(long bytes) {
+    open.addAndGet(-bytes);
+  }
+
+  /** The memory of {@code bytes} was freed (or never came to be). */
+  void freed(long bytes) {
+    reserved.addAndGet(-bytes);
+  }
+
+  /** Undoes a {@link #reserve} whose allocation failed. */
+  void unreserve(long bytes) {
+    open.addAndGet(-bytes);
+    reserved.addAndGet(-bytes);
+  }
+
+  void checkNothingOpen() {
+    long stillOpen = open.get();
+    if (stillOpen > 0) {
+      throw new IllegalStateException(String.format(
+          "host allocator '%s': %d bytes still open on close (expected: every block closed "
+              + "first)", name, stillOpen));
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.stoker.loader.memory;
+
+/**
+ * How many host slots a loader wants, needs and may have.
+ *
+ * <ul>
+ *   <li>Wanted: the prefetch window, plus the batch the consumer holds, or with a device the
+ *       batch being copied (the consumer then holds device memory, not a host slot).
+ *   <li>Needed: one per worker and one more (the consumer's, or the one in copy), below which the
+ *       workers could not all run. Loading in the caller's thread needs one slot only: the batch
+ *       before is returned first.
+ *   <li>Allowed: as many wanted slots as {@code maxHostBytes} holds.
+ * </ul>
+ *
+ * @param slotBytes bytes of one slot (one whole batch)
+ */
+public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
+
+  /**
+   * The budget for a loader with {@code numWorkers} workers and a prefetch window of
+   * {@code prefetchWindow} batches, delivering to a device through a transfer stage or not.
+   *
+   * @param batchText the batch a slot holds, for the error message (e.g. {@code 64 x [image:
+   *     float32[3,64,64]]})
+   * @throws IllegalArgumentException if {@code maxHostBytes} holds fewer slots than needed
+   */
+  public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
+      int prefetchWindow, boolean transfer, String batchText) {
+    boolean inline = numWorkers == 0;
+    long wanted = inline ? (transfer ? 2 : 1) : (long) prefetchWindow + 1;
+    int needed = inline ? 1 : numWorkers + 1;
+    long fits = maxHostBytes / slotBytes;
+    if (fits < needed) {
+      throw new IllegalArgumentException(String.format(
+          "maxHostBytes: %d fits %d slot(s) of %d bytes (one batch of %s) but numWorkers=%d "
+              + "needs at least %d (%s); raise maxHostBytes to at least %d, or lower batchSize "
+              + "or numWorkers",
+          maxHostBytes, fits, slotBytes, batchText, numWorkers, needed,
+          inline ? "the batch being loaded"
+              : "one per worker, one " + (transfer ? "in transfer" : "for the consumer"),
+          (long) needed * slotBytes));
+    }
+    int allowed = (int) Math.min(Math.min(wanted, fits), Integer.MAX_VALUE);
+    return new SlotBudget(slotBytes, (int) Math.min(wanted, Integer.MAX_VALUE), needed, allowed);
+  }
+}

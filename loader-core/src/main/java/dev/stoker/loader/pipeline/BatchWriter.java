@@ -1,0 +1,24 @@
+package dev.stoker.loader.pipeline;
+
+/**
+ * Writes one epoch's batches into host slots: the pipeline's input, whatever the source is (a
+ * dataset read by index, or a stream of column chunks). Worker threads call {@link #write} for
+ * different batches at once.
+ */
+public interface BatchWriter {
+  /**
+   * Writes batch {@code batch} into {@code target}'s host slot and records its rows with
+   * {@link StagedBatch#filled}, reporting progress in {@code status}.
+   *
+   * @return false if the epoch has no batch {@code batch} (its stream ended before)
+   * @throws BatchLoadException for a bad sample, naming it
+   * @throws Exception for anything else; the pipeline names the batch and the stage
+   */
+  boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception;
+
+  /**
+   * Releases what the epoch held (a stream, its chunks). Called once, when no thread writes any
+   * more.
+   */
+  default void close() throws Exception {}
+}
