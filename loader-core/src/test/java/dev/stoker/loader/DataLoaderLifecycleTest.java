@@ -97,8 +97,8 @@ class DataLoaderLifecycleTest {
     first.close();
     assertThatThrownBy(() -> first.getLong(1, 0, 0))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("the batch is closed: its slot has been returned for reuse (read a batch "
-            + "before closing it or asking for the next one)");
+        .hasMessage("batch 0 of epoch 0 (loader '" + loader.name() + "') is no longer valid: it "
+            + "was closed; its memory now holds other batches");
     it.close();
     LoaderLeaks.closeAndCheck(loader);
   }
@@ -129,7 +129,7 @@ class DataLoaderLifecycleTest {
         seen.add(batch.index());
       }
     }).isInstanceOf(BatchLoadException.class)
-        .hasMessageContaining("epoch 0 batch 4 sample 41 (row 1 of 10)")
+        .hasMessageContaining("epoch 0 batch 4 (fill): sample 41 (row 1 of 10)")
         .hasMessageContaining("sample 41 is corrupt")
         .hasMessageContaining("set onBadSample=skip")
         .hasRootCauseMessage("sample 41 is corrupt")
@@ -182,8 +182,9 @@ class DataLoaderLifecycleTest {
         // consume
       }
     }).isInstanceOf(LoaderTimeoutException.class)
-        .hasMessageContaining("loader 'hangs' epoch 0: batch 3 of 10 did not come within timeout=300 ms")
-        .hasMessageContaining("hangs-e0-worker-1: filling batch 3, row 1 of 4 (sample 13)");
+        .hasMessageContaining("loader 'hangs' epoch 0: batch 3 of 10 did not come within "
+            + "timeout=300 ms; it is hangs-e0-worker-1's to fill: hangs-e0-worker-1: filling "
+            + "batch 3, row 1 of 4 (sample 13)");
     assertThat(loader.slotsOut()).isZero();
     LoaderLeaks.closeAndCheck(loader);
   }

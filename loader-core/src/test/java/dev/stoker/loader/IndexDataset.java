@@ -1,5 +1,7 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.device.HostCopyDevice;
+import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -70,13 +72,28 @@ final class IndexDataset implements MapDataset {
     row.putLong(1, 0, index);
   }
 
-  /** The labels of a batch's valid rows, checking "x" agrees with them. */
+  /**
+   * The labels of a batch's valid rows, checking "x" agrees with them; read on the host, or in the
+   * device memory of a {@link HostCopyDevice}.
+   */
   static long[] labels(Batch batch) {
     long[] labels = new long[batch.size()];
+    ByteBuffer device = batch.onDevice()
+        ? ((HostCopyDevice.Buffer) batch.deviceBuffer()).memory().bytes() : null;
+    BatchLayout layout = batch.layout();
     for (int r = 0; r < batch.size(); r++) {
-      labels[r] = batch.getLong(1, r, 0);
-      float x = batch.getFloat(0, r, 0);
-      if (x != labels[r] || batch.getFloat(0, r, 2) != labels[r] + 0.5f) {
+      float x;
+      float last;
+      if (device == null) {
+        labels[r] = batch.getLong(1, r, 0);
+        x = batch.getFloat(0, r, 0);
+        last = batch.getFloat(0, r, 2);
+      } else {
+        labels[r] = device.getLong(layout.rowOffset(1, r));
+        x = device.getFloat(layout.rowOffset(0, r));
+        last = device.getFloat(layout.rowOffset(0, r) + 8);
+      }
+      if (x != labels[r] || last != labels[r] + 0.5f) {
         throw new AssertionError("row " + r + " of " + batch + ": x=" + x + " label=" + labels[r]);
       }
     }

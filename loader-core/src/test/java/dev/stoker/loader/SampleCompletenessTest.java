@@ -37,9 +37,10 @@ class SampleCompletenessTest {
         LoaderOptions.builder().batchSize(4).numWorkers(1).build());
     assertThatThrownBy(() -> loader.epoch(0).forEach(Batch::close))
         .isInstanceOf(BatchLoadException.class)
-        .hasMessageContaining("epoch 0 batch 1 sample 5 (row 1 of 4)")
-        .hasRootCauseMessage("sample 5 wrote nothing to field 'label' int64[] (expected: every "
-            + "field of every sample written, or its row would keep another sample's values)");
+        .hasMessageContaining("epoch 0 batch 1 (fill): sample 5 (row 1 of 4)")
+        .hasRootCauseMessage("sample 5 wrote 0 of the 1 values of field 'label' int64[] "
+            + "(expected: every value of every field, or its row would keep another sample's "
+            + "values)");
     LoaderLeaks.closeAndCheck(loader);
   }
 

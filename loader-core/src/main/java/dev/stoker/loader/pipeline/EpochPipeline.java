@@ -90,8 +90,9 @@ public final class EpochPipeline implements AutoCloseable {
           loader.describeTransfer(), fill.ready()));
     }
     return new LoaderTimeoutException(Stage.FILL, epoch, batch, String.format(
-        "loader '%s' epoch %d: batch %d did not come within timeout=%d ms; %s", config.name(),
-        epoch, batch, millis, fill.describe(batch)));
+        "loader '%s' epoch %d: batch %d%s did not come within timeout=%d ms; %s", config.name(),
+        epoch, batch, fill.batchCount() < 0 ? "" : " of " + fill.batchCount(), millis,
+        fill.describe(batch)));
   }
 
   /** Gives a taken batch back: its host slot to the pool, or its device buffer to the engine. */

@@ -98,6 +98,11 @@ final class FillStage {
     return numWorkers;
   }
 
+  /** Batches in the epoch, or -1 when the stream tells at its end. */
+  int batchCount() {
+    return batchCount;
+  }
+
   /** Whether worker {@code index} is done with this stage (or never ran it). */
   boolean workerDone(int index) {
     return numWorkers == 0 || workerState.get(index) == DONE;
