@@ -142,6 +142,11 @@ public final class LoaderOptions implements Serializable {
     return timeout;
   }
 
+  /** {@link #timeout()} in nanoseconds; 0 waits forever. Never overflows: the builder checks. */
+  public long timeoutNanos() {
+    return timeout.toNanos();
+  }
+
   public OnBadSample onBadSample() {
     return onBadSample;
   }
@@ -270,12 +275,19 @@ public final class LoaderOptions implements Serializable {
       return this;
     }
 
-    /** Longest wait for one batch before a clear error; zero (default) waits forever. */
+    /**
+     * Longest wait for one batch before a clear error; zero (default) waits forever. At most
+     * {@code Long.MAX_VALUE} nanoseconds (about 292 years), so that {@link #timeoutNanos()} fits.
+     */
     public Builder timeout(Duration value) {
       Objects.requireNonNull(value, TIMEOUT);
       if (value.isNegative()) {
-        throw new IllegalArgumentException(TIMEOUT + ": " + value.toMillis()
-            + " ms (expected: >= 0; 0 waits forever)");
+        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
+            + " (expected: >= 0; 0 waits forever)");
+      }
+      if (value.compareTo(OptionValues.MAX_DURATION) > 0) {
+        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
+            + " (expected: " + OptionValues.MAX_DURATION_TEXT + "; 0 waits forever)");
       }
       timeout = value;
       return this;
@@ -310,7 +322,10 @@ public final class LoaderOptions implements Serializable {
       return this;
     }
 
-    /** Checks the rules between options and builds. */
+    /**
+     * Checks the rules between options and builds: prefetchFactor and persistentWorkers only with
+     * workers, and numWorkers x prefetchFactor (the batches in flight) within int range.
+     */
     public LoaderOptions build() {
       if (numWorkers == 0 && prefetchFactor != null) {
         throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + prefetchFactor
@@ -319,6 +334,13 @@ public final class LoaderOptions implements Serializable {
       if (numWorkers == 0 && persistentWorkers) {
         throw new IllegalArgumentException(PERSISTENT_WORKERS
             + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
+      }
+      int factor = prefetchFactor == null ? DEFAULT_PREFETCH_FACTOR : prefetchFactor;
+      long inFlight = (long) numWorkers * factor;
+      if (inFlight > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(String.format("%s: %d with %s=%d makes %d batches in "
+            + "flight (expected: numWorkers x prefetchFactor <= %d)", PREFETCH_FACTOR, factor,
+            NUM_WORKERS, numWorkers, inFlight, Integer.MAX_VALUE));
       }
       return new LoaderOptions(this);
     }

@@ -56,6 +56,36 @@ class LoaderOptionsTest {
   }
 
   @Test
+  void shouldRejectANegativeTimeoutTooLongForMillisecondsWithoutOverflowing() {
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofSeconds(Long.MIN_VALUE)),
+        "timeout: -9223372036854775808 s (expected: >= 0; 0 waits forever)");
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofNanos(-1500)),
+        "timeout: -1500 ns (expected: >= 0; 0 waits forever)");
+  }
+
+  @Test
+  void shouldRejectATimeoutWhoseNanosecondsDoNotFitALong() {
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofSeconds(Long.MAX_VALUE)),
+        "timeout: 9223372036854775807 s (expected: at most 9223372036854775807 ns, "
+            + "about 292 years; 0 waits forever)");
+    Duration justOver = Duration.ofNanos(Long.MAX_VALUE).plusNanos(1);
+    assertRejected(() -> LoaderOptions.builder().timeout(justOver),
+        "timeout: 9223372036.854775808 s (expected: at most 9223372036854775807 ns, "
+            + "about 292 years; 0 waits forever)");
+  }
+
+  @Test
+  void shouldGiveTheTimeoutInNanosecondsUpToTheLargestAllowed() {
+    assertThat(LoaderOptions.builder().build().timeoutNanos()).isZero();
+    assertThat(LoaderOptions.builder().timeout(Duration.ofSeconds(30)).build().timeoutNanos())
+        .isEqualTo(30_000_000_000L);
+    LoaderOptions longest =
+        LoaderOptions.builder().timeout(Duration.ofNanos(Long.MAX_VALUE)).build();
+    assertThat(longest.timeoutNanos()).isEqualTo(Long.MAX_VALUE);
+    assertThat(longest.timeout()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+  }
+
+  @Test
   void shouldRejectZeroMaxHostBytes() {
     assertRejected(() -> LoaderOptions.builder().maxHostBytes(0),
         "maxHostBytes: 0 (expected: > 0)");
@@ -77,6 +107,47 @@ class LoaderOptionsTest {
   void shouldStripTheNamesSurroundingWhitespace() {
     assertThat(LoaderOptions.builder().name(" train ").build().name()).isEqualTo("train");
     assertThat(LoaderOptions.builder().name("a b").build().name()).isEqualTo("a b");
+  }
+
+  // --- batches in flight: numWorkers x prefetchFactor must fit an int ---
+
+  @Test
+  void shouldRejectAPrefetchWindowThatOverflowsAnInt() {
+    assertRejected(() -> LoaderOptions.builder().numWorkers(2).prefetchFactor(Integer.MAX_VALUE)
+            .build(),
+        "prefetchFactor: 2147483647 with numWorkers=2 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+    assertRejected(() -> LoaderOptions.builder().numWorkers(65_536).prefetchFactor(32_768).build(),
+        "prefetchFactor: 32768 with numWorkers=65536 makes 2147483648 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+  }
+
+  @Test
+  void shouldCheckTheDefaultPrefetchFactorAgainstManyWorkers() {
+    assertRejected(() -> LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).build(),
+        "prefetchFactor: 2 with numWorkers=2147483647 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+  }
+
+  @Test
+  void shouldAcceptALargePrefetchFactorWhoseWindowFitsAnInt() {
+    assertThat(LoaderOptions.builder().numWorkers(1).prefetchFactor(1 << 30).build()
+        .prefetchWindow()).isEqualTo(1 << 30);
+    assertThat(LoaderOptions.builder().numWorkers(1).prefetchFactor(Integer.MAX_VALUE).build()
+        .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).prefetchFactor(1).build()
+        .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
+  }
+
+  @Test
+  void shouldRejectAPrefetchWindowThatOverflowsAnIntFromStrings() {
+    assertRejected(() -> LoaderOptions.fromMap(
+            Map.of("numWorkers", "2", "prefetchFactor", "2147483647")),
+        "prefetchFactor: 2147483647 with numWorkers=2 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+    assertThat(LoaderOptions.fromMap(
+        Map.of("numWorkers", "1", "prefetchFactor", "1073741824")).prefetchWindow())
+        .isEqualTo(1 << 30);
   }
 
   // --- defaults ---

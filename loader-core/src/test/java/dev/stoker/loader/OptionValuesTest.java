@@ -70,6 +70,7 @@ class OptionValuesTest {
   void shouldParseDurationsWithAndWithoutUnits(String text, long nanos) {
     LoaderOptions options = LoaderOptions.fromMap(Map.of("timeout", text));
     assertThat(options.timeout()).isEqualTo(Duration.ofNanos(nanos));
+    assertThat(options.timeoutNanos()).isEqualTo(nanos);
   }
 
   @ParameterizedTest(name = "maxHostBytes={0} -> {1}")
