@@ -1,6 +1,5 @@
 package dev.stoker.loader;
 
-import java.io.Serializable;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -10,14 +9,13 @@ import java.util.Objects;
 
 /**
  * The validated, immutable options of a {@link DataLoader}, named after PyTorch's DataLoader
- * arguments: the knobs that are the same on every rank; which shard a loader serves is its
- * {@link Placement}. Every value is checked in its builder method; the rules between options are
- * checked in {@link Builder#build()}. Each bad value is an {@link IllegalArgumentException} naming
- * the option, the value and what is allowed. An option not given keeps its default.
+ * arguments: the knobs that are the same on every rank. Which shard a loader serves is its
+ * {@link Placement}; what travels to Spark's executors is a {@link LoaderConfig}. Every value is
+ * checked in its builder method; the rules between options are checked in {@link Builder#build()}.
+ * Each bad value is an {@link IllegalArgumentException} naming the option, the value and what is
+ * allowed. An option not given keeps its default.
  */
-public final class LoaderOptions implements Serializable {
-  private static final long serialVersionUID = 1L;
-
+public final class LoaderOptions {
   public static final String BATCH_SIZE = OptionNames.BATCH_SIZE;
   public static final String SHUFFLE = OptionNames.SHUFFLE;
   public static final String SEED = OptionNames.SEED;

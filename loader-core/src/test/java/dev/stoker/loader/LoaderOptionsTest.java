@@ -3,10 +3,6 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.time.Duration;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -206,25 +202,5 @@ class LoaderOptionsTest {
     assertThat(options.asMap()).containsEntry("timeout", "30000ms").containsEntry("name", null);
     assertThat(LoaderOptions.NAMES).isSameAs(OptionNames.LOADER);
     assertThat(LoaderOptions.BATCH_SIZE).isSameAs(OptionNames.BATCH_SIZE);
-  }
-
-  @Test
-  void shouldSurviveJavaSerialization() throws Exception {
-    LoaderOptions options = LoaderOptions.builder().batchSize(16).shuffle(true).seed(42)
-        .numWorkers(2).prefetchFactor(3).timeout(Duration.ofSeconds(9))
-        .onBadSample(OnBadSample.SKIP).maxHostBytes(123_456).name("serial").build();
-
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(options);
-    }
-    Object copy;
-    try (ObjectInputStream in =
-        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-      copy = in.readObject();
-    }
-
-    assertThat(copy).isInstanceOf(LoaderOptions.class).isEqualTo(options);
-    assertThat(((LoaderOptions) copy).timeout()).isEqualTo(Duration.ofSeconds(9));
   }
 }
