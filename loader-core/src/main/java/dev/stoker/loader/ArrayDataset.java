@@ -12,7 +12,11 @@ public final class ArrayDataset implements MapDataset {
     /**
      * Each value is a primitive array of the field's dtype with exactly the field's element count
      * ({@code byte[]} for uint8, {@code int[]}, {@code long[]}, {@code float[]},
-     * {@code double[]}), or for a field of one element also a {@link Number}.
+     * {@code double[]}), or for a field of one element also a {@link Number}. A Number must be
+     * one the field holds exactly: for uint8, int32 and int64 a whole number in the dtype's range
+     * (so {@code 1e19} for int64 or {@code 3.7} for uint8 is an error, never truncated); for
+     * float32 and float64 any value whose conversion is finite, rounded to the nearest (so
+     * {@code 1e300} for float32 is an error), and NaN and infinities given as such.
      */
     Object[] sample(int index) throws Exception;
   }
@@ -60,8 +64,7 @@ public final class ArrayDataset implements MapDataset {
   private void writeField(int index, int f, Object value, SampleWriter row) {
     Field field = schema.field(f);
     if (value instanceof Number number && field.elements() == 1) {
-      checkRange(index, field, number);
-      writeScalar(f, field.dtype(), number, row);
+      ScalarWriter.write(row, f, field, index, number);
       return;
     }
     int length = lengthOf(value, field.dtype());
@@ -83,38 +86,6 @@ public final class ArrayDataset implements MapDataset {
       case FLOAT32 -> row.putFloats(f, 0, (float[]) value, 0, length);
       case FLOAT64 -> row.putDoubles(f, 0, (double[]) value, 0, length);
       default -> throw new IllegalStateException("unknown dtype " + field.dtype());
-    }
-  }
-
-  private static void writeScalar(int f, DType dtype, Number number, SampleWriter row) {
-    switch (dtype) {
-      case UINT8 -> row.putByte(f, 0, number.byteValue());
-      case INT32 -> row.putInt(f, 0, number.intValue());
-      case INT64 -> row.putLong(f, 0, number.longValue());
-      case FLOAT32 -> row.putFloat(f, 0, number.floatValue());
-      case FLOAT64 -> row.putDouble(f, 0, number.doubleValue());
-      default -> throw new IllegalStateException("unknown dtype " + dtype);
-    }
-  }
-
-  /** Refuses a number the field's dtype cannot hold exactly, rather than truncating it. */
-  private static void checkRange(int index, Field field, Number number) {
-    long low;
-    long high;
-    switch (field.dtype()) {
-      case UINT8 -> { low = 0; high = 255; }
-      case INT32 -> { low = Integer.MIN_VALUE; high = Integer.MAX_VALUE; }
-      case INT64 -> { low = Long.MIN_VALUE; high = Long.MAX_VALUE; }
-      default -> { return; }
-    }
-    boolean whole = number instanceof Long || number instanceof Integer
-        || number instanceof Short || number instanceof Byte
-        || number.doubleValue() == Math.rint(number.doubleValue());
-    long value = number.longValue();
-    if (!whole || value < low || value > high) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' sample %d: %s (expected: a whole number in %d..%d for %s)", field.name(),
-          index, number, low, high, field.dtype().label()));
     }
   }
 

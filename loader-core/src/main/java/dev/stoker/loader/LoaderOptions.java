@@ -1,7 +1,7 @@
 package dev.stoker.loader;
 
-import java.io.Serializable;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,13 +9,13 @@ import java.util.Objects;
 
 /**
  * The validated, immutable options of a {@link DataLoader}, named after PyTorch's DataLoader
- * arguments. Every value is checked in its builder method; the rules between options are checked
- * in {@link Builder#build()}. Each bad value is an {@link IllegalArgumentException} naming the
- * option, the value and what is allowed.
+ * arguments: the knobs that are the same on every rank. Which shard a loader serves is its
+ * {@link Placement}; what travels to Spark's executors is a {@link LoaderConfig}. Every value is
+ * checked in its builder method; the rules between options are checked in {@link Builder#build()}.
+ * Each bad value is an {@link IllegalArgumentException} naming the option, the value and what is
+ * allowed. An option not given keeps its default.
  */
-public final class LoaderOptions implements Serializable {
-  private static final long serialVersionUID = 1L;
-
+public final class LoaderOptions {
   public static final String BATCH_SIZE = OptionNames.BATCH_SIZE;
   public static final String SHUFFLE = OptionNames.SHUFFLE;
   public static final String SEED = OptionNames.SEED;
@@ -30,10 +30,8 @@ public final class LoaderOptions implements Serializable {
   public static final String TRANSFER_DEPTH = OptionNames.TRANSFER_DEPTH;
   public static final String NAME = OptionNames.NAME;
 
-  /** Every option name, in the order of the documentation. */
-  public static final List<String> NAMES = List.of(BATCH_SIZE, SHUFFLE, SEED, NUM_WORKERS,
-      PIN_MEMORY, PREFETCH_FACTOR, PERSISTENT_WORKERS, DROP_LAST, TIMEOUT,
-      ON_BAD_SAMPLE, MAX_HOST_BYTES, TRANSFER_DEPTH, NAME);
+  /** Every option name, in the order of the documentation: {@link OptionNames#LOADER}. */
+  public static final List<String> NAMES = OptionNames.LOADER;
 
   public static final int DEFAULT_PREFETCH_FACTOR = 2;
   public static final long DEFAULT_MAX_HOST_BYTES = 4L << 30;
@@ -73,9 +71,24 @@ public final class LoaderOptions implements Serializable {
     return new Builder();
   }
 
-  /** Options from string values, e.g. Spark's {@code .option(...)} map; unknown names are refused. */
+  /**
+   * Options from string values, e.g. Spark's {@code .option(...)} map. Names match ignoring case;
+   * the same name twice in different case is an error. Placement names ({@code rank},
+   * {@code worldSize}) and Spark's own keys ({@code path}, {@code paths}) are accepted and left to
+   * their readers; any other name is an error that suggests the closest known name. Sizes take a
+   * binary unit ({@code 512m}), durations a unit of time ({@code 30s}; plain digits are ms).
+   */
   public static LoaderOptions fromMap(Map<String, String> values) {
-    return OptionParser.parse(values);
+    return OptionParser.parse(values, List.of());
+  }
+
+  /**
+   * As {@link #fromMap(Map)}, also accepting (and ignoring) {@code alsoAccepted}: the names of a
+   * Spark source's own options, such as {@code epoch}.
+   */
+  public static LoaderOptions fromMap(Map<String, String> values,
+      Collection<String> alsoAccepted) {
+    return OptionParser.parse(values, List.copyOf(alsoAccepted));
   }
 
   /** A builder holding these options, to change some of them. */
@@ -127,13 +140,9 @@ public final class LoaderOptions implements Serializable {
     return timeout;
   }
 
-  /** {@link #timeout()} in nanoseconds (0: without a limit), saturated at Long.MAX_VALUE. */
+  /** {@link #timeout()} in nanoseconds; 0 waits forever. Never overflows: the builder checks. */
   public long timeoutNanos() {
-    try {
-      return timeout.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE;
-    }
+    return timeout.toNanos();
   }
 
   public OnBadSample onBadSample() {
@@ -158,7 +167,10 @@ public final class LoaderOptions implements Serializable {
     return numWorkers == 0 ? 1 : numWorkers * prefetchFactor;
   }
 
-  /** The options as name-value pairs, in documentation order. */
+  /**
+   * The options as name-value pairs, in documentation order; the timeout as text {@link #fromMap}
+   * reads back exactly ({@code 30000ms}), the name null when generated.
+   */
   public Map<String, Object> asMap() {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put(BATCH_SIZE, batchSize);
@@ -169,7 +181,7 @@ public final class LoaderOptions implements Serializable {
     map.put(PREFETCH_FACTOR, prefetchFactor);
     map.put(PERSISTENT_WORKERS, persistentWorkers);
     map.put(DROP_LAST, dropLast);
-    map.put(TIMEOUT, timeout.toMillis() + "ms");
+    map.put(TIMEOUT, OptionValues.durationText(timeout));
     map.put(ON_BAD_SAMPLE, onBadSample.label());
     map.put(MAX_HOST_BYTES, maxHostBytes);
     map.put(TRANSFER_DEPTH, transferDepth);
@@ -261,12 +273,19 @@ public final class LoaderOptions implements Serializable {
       return this;
     }
 
-    /** Longest wait for one batch before a clear error; zero (default) waits forever. */
+    /**
+     * Longest wait for one batch before a clear error; zero (default) waits forever. At most
+     * {@code Long.MAX_VALUE} nanoseconds (about 292 years), so that {@link #timeoutNanos()} fits.
+     */
     public Builder timeout(Duration value) {
       Objects.requireNonNull(value, TIMEOUT);
       if (value.isNegative()) {
-        throw new IllegalArgumentException(TIMEOUT + ": " + value.toMillis()
-            + " ms (expected: >= 0; 0 waits forever)");
+        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
+            + " (expected: >= 0; 0 waits forever)");
+      }
+      if (value.compareTo(OptionValues.MAX_DURATION) > 0) {
+        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
+            + " (expected: " + OptionValues.MAX_DURATION_TEXT + "; 0 waits forever)");
       }
       timeout = value;
       return this;
@@ -292,16 +311,19 @@ public final class LoaderOptions implements Serializable {
       return this;
     }
 
-    /** Name for threads and messages (default: generated). */
+    /** Name for threads and messages, stripped of surrounding whitespace (default: generated). */
     public Builder name(String value) {
       if (value != null && value.isBlank()) {
         throw new IllegalArgumentException(NAME + ": '" + value + "' (expected: a non-blank name)");
       }
-      name = value;
+      name = value == null ? null : value.strip();
       return this;
     }
 
-    /** Checks the rules between options and builds. */
+    /**
+     * Checks the rules between options and builds: prefetchFactor and persistentWorkers only with
+     * workers, and numWorkers x prefetchFactor (the batches in flight) within int range.
+     */
     public LoaderOptions build() {
       if (numWorkers == 0 && prefetchFactor != null) {
         throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + prefetchFactor
@@ -310,6 +332,13 @@ public final class LoaderOptions implements Serializable {
       if (numWorkers == 0 && persistentWorkers) {
         throw new IllegalArgumentException(PERSISTENT_WORKERS
             + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
+      }
+      int factor = prefetchFactor == null ? DEFAULT_PREFETCH_FACTOR : prefetchFactor;
+      long inFlight = (long) numWorkers * factor;
+      if (inFlight > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(String.format("%s: %d with %s=%d makes %d batches in "
+            + "flight (expected: numWorkers x prefetchFactor <= %d)", PREFETCH_FACTOR, factor,
+            NUM_WORKERS, numWorkers, inFlight, Integer.MAX_VALUE));
       }
       return new LoaderOptions(this);
     }

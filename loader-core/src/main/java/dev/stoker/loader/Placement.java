@@ -1,6 +1,7 @@
 package dev.stoker.loader;
 
 import java.io.Serializable;
+import java.util.Map;
 
 /**
  * Which shard of the data a loader serves: rank {@code rank} of {@code worldSize}, as PyTorch's
@@ -39,6 +40,19 @@ public final class Placement implements Serializable {
           + " (expected: 0 <= rank < " + OptionNames.WORLD_SIZE + " = " + worldSize + ")");
     }
     return rank == 0 && worldSize == 1 ? SINGLE : new Placement(rank, worldSize);
+  }
+
+  /**
+   * The placement in string values, e.g. Spark's {@code .option(...)} map: {@code rank} (default
+   * 0) and {@code worldSize} (default 1), names matching ignoring case. Every other name is
+   * ignored: it belongs to another layer. The same name twice in different case is an error.
+   */
+  public static Placement fromMap(Map<String, String> values) {
+    OptionMap map = OptionMap.lenient(values, OptionNames.PLACEMENT);
+    String rank = map.get(OptionNames.RANK);
+    String worldSize = map.get(OptionNames.WORLD_SIZE);
+    return of(rank == null ? 0 : OptionValues.intValue(OptionNames.RANK, rank),
+        worldSize == null ? 1 : OptionValues.intValue(OptionNames.WORLD_SIZE, worldSize));
   }
 
   public int rank() {

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.metrics.SkippedSample;
 import dev.stoker.loader.pipeline.BatchLoadException;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ArrayDatasetTest {
@@ -167,6 +169,32 @@ class ArrayDatasetTest {
           .isInstanceOf(BatchLoadException.class)
           .hasRootCauseMessage("field 'flag' sample 0: " + text
               + " (expected: a whole number in 0..255 for uint8)");
+    } finally {
+      LoaderLeaks.closeAndCheck(loader);
+    }
+  }
+
+  /** The cases: each fails the batch rather than store a different value. */
+  @ParameterizedTest(name = "{0} <- {1}")
+  @CsvSource(delimiter = '|', value = {
+      "int64|1e19|1.0E19 (expected: a whole number in -9223372036854775808..9223372036854775807 "
+          + "for int64)",
+      "uint8|18446744073709551623|18446744073709551623 (expected: a whole number in 0..255 "
+          + "for uint8)",
+      "float32|1e300|1.0E300 (expected: a number in -3.4028235E38..3.4028235E38 for float32, "
+          + "or NaN or an infinity)"})
+  void shouldFailTheBatchRatherThanStoreADifferentNumber(String dtype, String text,
+      String expected) {
+    Number value = dtype.equals("uint8") ? (Number) new BigInteger(text) : Double.valueOf(text);
+    Schema schema = Schema.of(Field.scalar("x", DType.parse(dtype)));
+    DataLoader loader = new DataLoader(ArrayDataset.of(schema, 2, i -> new Object[] {value}),
+        options(2, 0).build());
+    try {
+      assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
+          .isInstanceOf(BatchLoadException.class)
+          .hasMessageStartingWith("epoch 0 batch 0 sample 0 (row 0 of 2)")
+          .hasRootCauseInstanceOf(IllegalArgumentException.class)
+          .hasRootCauseMessage("field 'x' sample 0: " + expected);
     } finally {
       LoaderLeaks.closeAndCheck(loader);
     }

@@ -3,17 +3,10 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 class LoaderOptionsTest {
 
@@ -59,6 +52,36 @@ class LoaderOptionsTest {
   }
 
   @Test
+  void shouldRejectANegativeTimeoutTooLongForMillisecondsWithoutOverflowing() {
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofSeconds(Long.MIN_VALUE)),
+        "timeout: -9223372036854775808 s (expected: >= 0; 0 waits forever)");
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofNanos(-1500)),
+        "timeout: -1500 ns (expected: >= 0; 0 waits forever)");
+  }
+
+  @Test
+  void shouldRejectATimeoutWhoseNanosecondsDoNotFitALong() {
+    assertRejected(() -> LoaderOptions.builder().timeout(Duration.ofSeconds(Long.MAX_VALUE)),
+        "timeout: 9223372036854775807 s (expected: at most 9223372036854775807 ns, "
+            + "about 292 years; 0 waits forever)");
+    Duration justOver = Duration.ofNanos(Long.MAX_VALUE).plusNanos(1);
+    assertRejected(() -> LoaderOptions.builder().timeout(justOver),
+        "timeout: 9223372036.854775808 s (expected: at most 9223372036854775807 ns, "
+            + "about 292 years; 0 waits forever)");
+  }
+
+  @Test
+  void shouldGiveTheTimeoutInNanosecondsUpToTheLargestAllowed() {
+    assertThat(LoaderOptions.builder().build().timeoutNanos()).isZero();
+    assertThat(LoaderOptions.builder().timeout(Duration.ofSeconds(30)).build().timeoutNanos())
+        .isEqualTo(30_000_000_000L);
+    LoaderOptions longest =
+        LoaderOptions.builder().timeout(Duration.ofNanos(Long.MAX_VALUE)).build();
+    assertThat(longest.timeoutNanos()).isEqualTo(Long.MAX_VALUE);
+    assertThat(longest.timeout()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+  }
+
+  @Test
   void shouldRejectZeroMaxHostBytes() {
     assertRejected(() -> LoaderOptions.builder().maxHostBytes(0),
         "maxHostBytes: 0 (expected: > 0)");
@@ -74,6 +97,53 @@ class LoaderOptionsTest {
   void shouldRejectBlankName() {
     assertRejected(() -> LoaderOptions.builder().name("  "),
         "name: '  ' (expected: a non-blank name)");
+  }
+
+  @Test
+  void shouldStripTheNamesSurroundingWhitespace() {
+    assertThat(LoaderOptions.builder().name(" train ").build().name()).isEqualTo("train");
+    assertThat(LoaderOptions.builder().name("a b").build().name()).isEqualTo("a b");
+  }
+
+  // --- batches in flight: numWorkers x prefetchFactor must fit an int ---
+
+  @Test
+  void shouldRejectAPrefetchWindowThatOverflowsAnInt() {
+    assertRejected(() -> LoaderOptions.builder().numWorkers(2).prefetchFactor(Integer.MAX_VALUE)
+            .build(),
+        "prefetchFactor: 2147483647 with numWorkers=2 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+    assertRejected(() -> LoaderOptions.builder().numWorkers(65_536).prefetchFactor(32_768).build(),
+        "prefetchFactor: 32768 with numWorkers=65536 makes 2147483648 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+  }
+
+  @Test
+  void shouldCheckTheDefaultPrefetchFactorAgainstManyWorkers() {
+    assertRejected(() -> LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).build(),
+        "prefetchFactor: 2 with numWorkers=2147483647 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+  }
+
+  @Test
+  void shouldAcceptALargePrefetchFactorWhoseWindowFitsAnInt() {
+    assertThat(LoaderOptions.builder().numWorkers(1).prefetchFactor(1 << 30).build()
+        .prefetchWindow()).isEqualTo(1 << 30);
+    assertThat(LoaderOptions.builder().numWorkers(1).prefetchFactor(Integer.MAX_VALUE).build()
+        .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).prefetchFactor(1).build()
+        .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
+  }
+
+  @Test
+  void shouldRejectAPrefetchWindowThatOverflowsAnIntFromStrings() {
+    assertRejected(() -> LoaderOptions.fromMap(
+            Map.of("numWorkers", "2", "prefetchFactor", "2147483647")),
+        "prefetchFactor: 2147483647 with numWorkers=2 makes 4294967294 batches in flight "
+            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+    assertThat(LoaderOptions.fromMap(
+        Map.of("numWorkers", "1", "prefetchFactor", "1073741824")).prefetchWindow())
+        .isEqualTo(1 << 30);
   }
 
   // --- defaults ---
@@ -102,101 +172,6 @@ class LoaderOptionsTest {
     assertThat(options.prefetchWindow()).isEqualTo(12);
   }
 
-  // --- fromMap ---
-
-  @Test
-  void shouldParseEveryOptionFromStrings() {
-    Map<String, String> values = new LinkedHashMap<>();
-    values.put("batchSize", "32");
-    values.put("shuffle", "true");
-    values.put("seed", "-7");
-    values.put("numWorkers", "4");
-    values.put("pinMemory", "TRUE");
-    values.put("prefetchFactor", "3");
-    values.put("persistentWorkers", "true");
-    values.put("dropLast", "False");
-    values.put("timeout", "30s");
-    values.put("onBadSample", "Skip");
-    values.put("maxHostBytes", "512m");
-    values.put("transferDepth", "5");
-    values.put("name", " train ");
-    assertThat(values.keySet()).containsExactlyElementsOf(LoaderOptions.NAMES);
-
-    LoaderOptions options = LoaderOptions.fromMap(values);
-
-    assertThat(options).isEqualTo(LoaderOptions.builder().batchSize(32).shuffle(true).seed(-7)
-        .numWorkers(4).pinMemory(true).prefetchFactor(3).persistentWorkers(true).dropLast(false)
-        .timeout(Duration.ofSeconds(30)).onBadSample(OnBadSample.SKIP)
-        .maxHostBytes(512L << 20).transferDepth(5).name("train").build());
-  }
-
-  @Test
-  void shouldMatchOptionNamesIgnoringCase() {
-    LoaderOptions options = LoaderOptions.fromMap(
-        Map.of("BATCHSIZE", "8", "numworkers", "2", "PrefetchFactor", "1", "onbadsample", "skip"));
-    assertThat(options.batchSize()).isEqualTo(8);
-    assertThat(options.numWorkers()).isEqualTo(2);
-    assertThat(options.prefetchFactor()).isEqualTo(1);
-    assertThat(options.onBadSample()).isEqualTo(OnBadSample.SKIP);
-  }
-
-  @Test
-  void shouldGiveDefaultsForAnEmptyMap() {
-    assertThat(LoaderOptions.fromMap(Map.of())).isEqualTo(LoaderOptions.builder().build());
-  }
-
-  @ParameterizedTest(name = "timeout={0} -> {1} ms")
-  @CsvSource({"500ms, 500", "30s, 30000", "2m, 120000", "1500, 1500", "0, 0", "250 MS, 250",
-      "45S, 45000"})
-  void shouldParseDurationsWithAndWithoutUnits(String text, long millis) {
-    assertThat(LoaderOptions.fromMap(Map.of("timeout", text)).timeout())
-        .isEqualTo(Duration.ofMillis(millis));
-  }
-
-  @ParameterizedTest(name = "maxHostBytes={0} -> {1}")
-  @CsvSource({"512m, 536870912", "4g, 4294967296", "1024, 1024", "512k, 524288",
-      "256MB, 268435456", "2GiB, 2147483648", "64 k, 65536"})
-  void shouldParseSizesWithAndWithoutUnits(String text, long bytes) {
-    assertThat(LoaderOptions.fromMap(Map.of("maxHostBytes", text)).maxHostBytes())
-        .isEqualTo(bytes);
-  }
-
-  @Test
-  void shouldRejectAnUnknownOptionListingTheKnownOnes() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("batch_size", "4")),
-        "option: 'batch_size' (expected one of: batchSize, shuffle, seed, numWorkers, pinMemory, "
-            + "prefetchFactor, persistentWorkers, dropLast, timeout, "
-            + "onBadSample, maxHostBytes, transferDepth, name)");
-  }
-
-  @ParameterizedTest(name = "{0}={1}")
-  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-      "batchSize|abc|batchSize: 'abc' (expected: a whole number)",
-      "numWorkers|1.5|numWorkers: '1.5' (expected: a whole number)",
-      "seed|0x10|seed: '0x10' (expected: a whole number)",
-      "prefetchFactor|\"\"|prefetchFactor: '' (expected: a whole number)",
-      "batchSize|99999999999|batchSize: '99999999999' (expected: a whole number)",
-      "shuffle|yes|shuffle: 'yes' (expected: true or false)",
-      "pinMemory|1|pinMemory: '1' (expected: true or false)",
-      "onBadSample|ignore|onBadSample: 'ignore' (expected: fail or skip)",
-      "timeout|soon|timeout: 'soon' (expected: milliseconds, or a number with ms, s or m, e.g. 30s)",
-      "timeout|1h|timeout: '1h' (expected: milliseconds, or a number with ms, s or m, e.g. 30s)",
-      "maxHostBytes|lots|maxHostBytes: 'lots' (expected: bytes, or a number with k, m or g, e.g. 512m)",
-      "maxHostBytes|99999999999g|maxHostBytes: '99999999999g' (expected: bytes, or a number with k, m or g, e.g. 512m)",
-      "batchSize|0|batchSize: 0 (expected: > 0)",
-      "timeout|-1s|timeout: -1000 ms (expected: >= 0; 0 waits forever)",
-      "maxHostBytes|-4k|maxHostBytes: -4096 (expected: > 0)",
-      "name|\"   \"|name: '' (expected: a non-blank name)"})
-  void shouldRejectABadValueNamingOptionAndValue(String option, String value, String message) {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of(option, value)), message);
-  }
-
-  @Test
-  void shouldCheckTheRulesBetweenParsedOptions() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("prefetchFactor", "2")),
-        "prefetchFactor: 2 (expected: only with numWorkers > 0; numWorkers is 0)");
-  }
-
   // --- copies ---
 
   @Test
@@ -213,22 +188,19 @@ class LoaderOptionsTest {
   }
 
   @Test
-  void shouldSurviveJavaSerialization() throws Exception {
-    LoaderOptions options = LoaderOptions.builder().batchSize(16).shuffle(true).seed(42)
-        .numWorkers(2).prefetchFactor(3).timeout(Duration.ofSeconds(9))
-        .onBadSample(OnBadSample.SKIP).maxHostBytes(123_456).name("serial").build();
+  void shouldTellTimeoutsApartBelowAMillisecond() {
+    LoaderOptions micro = LoaderOptions.builder().timeout(Duration.ofNanos(1500)).build();
+    assertThat(micro).isNotEqualTo(LoaderOptions.builder().build());
+    assertThat(micro.asMap()).containsEntry("timeout", "1500ns");
+    assertThat(micro.toBuilder().build()).isEqualTo(micro);
+  }
 
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(options);
-    }
-    Object copy;
-    try (ObjectInputStream in =
-        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-      copy = in.readObject();
-    }
-
-    assertThat(copy).isInstanceOf(LoaderOptions.class).isEqualTo(options);
-    assertThat(((LoaderOptions) copy).timeout()).isEqualTo(Duration.ofSeconds(9));
+  @Test
+  void shouldListTheOptionsInDocumentationOrder() {
+    LoaderOptions options = LoaderOptions.builder().timeout(Duration.ofSeconds(30)).build();
+    assertThat(options.asMap().keySet()).containsExactlyElementsOf(LoaderOptions.NAMES);
+    assertThat(options.asMap()).containsEntry("timeout", "30000ms").containsEntry("name", null);
+    assertThat(LoaderOptions.NAMES).isSameAs(OptionNames.LOADER);
+    assertThat(LoaderOptions.BATCH_SIZE).isSameAs(OptionNames.BATCH_SIZE);
   }
 }
