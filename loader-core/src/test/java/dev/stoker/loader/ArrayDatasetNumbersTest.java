@@ -47,7 +47,7 @@ class ArrayDatasetNumbersTest {
   @AfterEach
   void closeSlot() {
     slot.close();
-    assertThat(slot.isFreed()).as("slot freed").isTrue();
+    assertThat(slot.isClosed()).as("slot freed").isTrue();
   }
 
   /** Writes sample 7 with {@code value} in field {@code field} and fitting values elsewhere. */

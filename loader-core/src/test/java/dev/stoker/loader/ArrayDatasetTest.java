@@ -118,7 +118,8 @@ class ArrayDatasetTest {
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasMessage("epoch 0 batch 0 sample 3 (row 3 of 4): java.lang.IllegalArgumentException: "
+          .hasMessage("loader '" + loader.name() + "' epoch 0 batch 0 (fill): sample 3 (row 3 of "
+              + "4): java.lang.IllegalArgumentException: "
               + "field 'image' sample 3: 5 values (expected: 12 = [3,2,2]); to skip bad samples, "
               + "set onBadSample=skip")
           .hasRootCauseInstanceOf(IllegalArgumentException.class)
@@ -136,7 +137,7 @@ class ArrayDatasetTest {
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasMessageContaining("epoch 0 batch 1 sample 6 (row 2 of 4)")
+          .hasMessageContaining("epoch 0 batch 1 (fill): sample 6 (row 2 of 4)")
           .hasRootCauseMessage("field 'image' sample 6: int[] (expected: a float[] array)");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
@@ -192,7 +193,7 @@ class ArrayDatasetTest {
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasMessageStartingWith("epoch 0 batch 0 sample 0 (row 0 of 2)")
+          .hasMessageContaining("epoch 0 batch 0 (fill): sample 0 (row 0 of 2)")
           .hasRootCauseInstanceOf(IllegalArgumentException.class)
           .hasRootCauseMessage("field 'x' sample 0: " + expected);
     } finally {
@@ -222,7 +223,7 @@ class ArrayDatasetTest {
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasMessageContaining("epoch 0 batch 1 sample 5 (row 1 of 4)")
+          .hasMessageContaining("epoch 0 batch 1 (fill): sample 5 (row 1 of 4)")
           .hasRootCauseMessage("field 'label' sample 5: null (expected: a long[] array or a Number)");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
