@@ -107,7 +107,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())
         : b.allocator;
     try {
-      this.pool = new SlotPool(name, allocator, layout.slotBytes(), budget.allowed());
+      this.pool = new SlotPool(name, allocator, layout.slotBytes(), budget.allowed(),
+          Math.min(budget.needed(), budget.allowed()));
       this.pipeline = new LoaderPipeline(new PipelineConfig(name, options.numWorkers(),
           options.prefetchFactor(), options.persistentWorkers(), options.timeoutNanos(),
           options.transferDepth(), layout.slotBytes()), pool, device);

@@ -2,10 +2,13 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.device.HostCopyDevice;
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * A dataset whose sample i is recognisable: field "x" holds {i, i + 0.25, i + 0.5} and "label"
@@ -20,6 +23,11 @@ final class IndexDataset implements MapDataset {
   private volatile Set<Integer> failing = Set.of();
   private volatile int maxSleepMicros;
   private volatile int hangOn = -1;
+  private volatile int stuckOn = -1;
+  private volatile CountDownLatch release;
+  private volatile Map<Integer, Supplier<? extends Throwable>> throwing = Map.of();
+  /** Counts down when a thread is stuck on {@code stuckOn}. */
+  final CountDownLatch stuck = new CountDownLatch(1);
   final Set<String> writerThreads = ConcurrentHashMap.newKeySet();
   final AtomicInteger writes = new AtomicInteger();
 
@@ -42,6 +50,19 @@ final class IndexDataset implements MapDataset {
     return this;
   }
 
+  /** Sample {@code index} blocks until {@code until} is released, ignoring interrupts. */
+  IndexDataset stuckOn(int index, CountDownLatch until) {
+    release = until;
+    stuckOn = index;
+    return this;
+  }
+
+  /** Sample {@code index} throws what {@code failure} makes (an Error or checked one too). */
+  IndexDataset throwingOn(int index, Supplier<? extends Throwable> failure) {
+    throwing = Map.of(index, failure);
+    return this;
+  }
+
   @Override
   public Schema schema() {
     return SCHEMA;
@@ -59,6 +80,21 @@ final class IndexDataset implements MapDataset {
     if (index == hangOn) {
       Thread.sleep(60_000);
     }
+    if (index == stuckOn) {
+      stuck.countDown();
+      while (true) {
+        try {
+          release.await();
+          break;
+        } catch (InterruptedException ignored) {
+          // dataset code that ignores interrupts
+        }
+      }
+    }
+    Supplier<? extends Throwable> failure = throwing.get(index);
+    if (failure != null) {
+      throw IndexDataset.<RuntimeException>sneaky(failure.get());
+    }
     if (maxSleepMicros > 0) {
       long micros = ThreadLocalRandom.current().nextInt(maxSleepMicros);
       Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
@@ -70,6 +106,11 @@ final class IndexDataset implements MapDataset {
     row.putFloat(0, 1, index + 0.25f);
     row.putFloat(0, 2, index + 0.5f);
     row.putLong(1, 0, index);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T sneaky(Throwable t) throws T {
+    throw (T) t;
   }
 
   /**

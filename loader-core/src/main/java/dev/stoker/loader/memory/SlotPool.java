@@ -30,7 +30,9 @@ public final class SlotPool implements AutoCloseable {
   private final String name;
   private final HostAllocator allocator;
   private final int slotBytes;
-  private final int maxSlots;
+  private final int minSlots;
+  /** Slots the pool may have: {@code maxSlots}, or fewer once memory ran out. */
+  private int limit;
   private final ArrayDeque<HostMemory> idle;
   private final Map<HostMemory, Throwable> takenAt = new IdentityHashMap<>();
   private int allocated;
@@ -41,6 +43,15 @@ public final class SlotPool implements AutoCloseable {
   private boolean closed;
 
   public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots) {
+    this(name, allocator, slotBytes, maxSlots, maxSlots);
+  }
+
+  /**
+   * A pool that, when memory runs out with at least {@code minSlots} slots allocated, goes on with
+   * the slots it has (and says so once) instead of failing: fewer batches ahead, but no failure.
+   */
+  public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots,
+      int minSlots) {
     if (slotBytes <= 0) {
       throw new IllegalArgumentException("slotBytes: " + slotBytes + " (expected: > 0)");
     }
@@ -50,8 +61,13 @@ public final class SlotPool implements AutoCloseable {
     this.name = name;
     this.allocator = allocator;
     this.slotBytes = slotBytes;
-    this.maxSlots = maxSlots;
-    this.idle = new ArrayDeque<>(maxSlots);
+    if (minSlots <= 0 || minSlots > maxSlots) {
+      throw new IllegalArgumentException("minSlots: " + minSlots + " (expected: 0 < minSlots <= "
+          + "maxSlots = " + maxSlots + ")");
+    }
+    this.limit = maxSlots;
+    this.minSlots = minSlots;
+    this.idle = new ArrayDeque<>(Math.min(maxSlots, 1024));
     if (DEBUG && ANNOUNCED.compareAndSet(false, true)) {
       LOG.info("{}=true: recording where every slot is taken (slower; for leak hunting only)",
           DEBUG_PROPERTY);
@@ -70,8 +86,9 @@ public final class SlotPool implements AutoCloseable {
     return slotBytes;
   }
 
-  public int maxSlots() {
-    return maxSlots;
+  /** The most slots the pool has at once (fewer than asked for if memory ran out). */
+  public synchronized int maxSlots() {
+    return limit;
   }
 
   /**
@@ -85,7 +102,7 @@ public final class SlotPool implements AutoCloseable {
    */
   public synchronized HostMemory acquire(BooleanSupplier cancelled) throws InterruptedException {
     long waitStart = 0;
-    while (idle.isEmpty() && allocated == maxSlots && !closed && !cancelled.getAsBoolean()) {
+    while (idle.isEmpty() && allocated >= limit && !closed && !cancelled.getAsBoolean()) {
       if (waitStart == 0) {
         waitStart = System.nanoTime();
         waits++;
@@ -102,6 +119,9 @@ public final class SlotPool implements AutoCloseable {
       return null;
     }
     HostMemory slot = idle.isEmpty() ? allocateSlot() : idle.pop();
+    if (slot == null) {
+      return acquire(cancelled); // memory ran out: the pool goes on with the slots it has
+    }
     outstanding++;
     peakOutstanding = Math.max(peakOutstanding, outstanding);
     if (DEBUG) {
@@ -110,8 +130,21 @@ public final class SlotPool implements AutoCloseable {
     return slot;
   }
 
+  /** A new slot, or null if memory ran out with enough slots to go on with (the limit drops). */
   private HostMemory allocateSlot() {
-    HostMemory slot = allocator.allocate(slotBytes);
+    HostMemory slot;
+    try {
+      slot = allocator.allocate(slotBytes);
+    } catch (OutOfMemoryError e) {
+      if (allocated < minSlots) {
+        throw e;
+      }
+      limit = allocated;
+      LOG.warn("slot pool '{}': host memory ran out at {} slots of {} bytes ({}); going on with "
+          + "{} slots (fewer batches ahead; raise the memory available or lower maxHostBytes to "
+          + "silence this)", name, allocated + 1, slotBytes, e.getMessage(), allocated);
+      return null;
+    }
     allocated++;
     return slot;
   }
@@ -200,6 +233,6 @@ public final class SlotPool implements AutoCloseable {
   @Override
   public synchronized String toString() {
     return String.format("SlotPool[%s, %s, %d x %d bytes, %d out, %d allocated]",
-        name, allocator.name(), maxSlots, slotBytes, outstanding, allocated);
+        name, allocator.name(), limit, slotBytes, outstanding, allocated);
   }
 }
