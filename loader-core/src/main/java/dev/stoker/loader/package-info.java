@@ -1,8 +1,12 @@
 /**
- * The loader's public face: {@link dev.stoker.loader.DataLoader} with its
- * {@link dev.stoker.loader.LoaderOptions}, the data model ({@link dev.stoker.loader.Schema},
- * {@link dev.stoker.loader.Field}, {@link dev.stoker.loader.DType}), datasets that write samples
- * straight into batch rows ({@link dev.stoker.loader.MapDataset}) and the
- * {@link dev.stoker.loader.Batch} the consumer gets. No Spark, no Hadoop, no JCuda here.
+ * The loader's public face: {@link dev.stoker.loader.DataLoader} with its options in three layers
+ * ({@link dev.stoker.loader.OptionNames}, {@link dev.stoker.loader.LoaderOptions} with its
+ * {@link dev.stoker.loader.Placement}, {@link dev.stoker.loader.LoaderConfig}), the data model
+ * ({@link dev.stoker.loader.Schema}, {@link dev.stoker.loader.Field},
+ * {@link dev.stoker.loader.DType}, {@link dev.stoker.loader.BatchLayout}), the two kinds of source
+ * ({@link dev.stoker.loader.MapDataset}, {@link dev.stoker.loader.StreamedDataset}) with the
+ * writers they fill batch rows through, and the {@link dev.stoker.loader.Batch} the consumer gets.
+ * It drives the samplers and the pipeline and hands out memory, device and metrics types. It must
+ * not import stats or bench, which are built on it, nor Spark, Hadoop or JCuda.
  */
 package dev.stoker.loader;

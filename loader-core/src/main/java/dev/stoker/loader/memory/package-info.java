@@ -1,7 +1,10 @@
 /**
  * Host memory for batches: the {@link dev.stoker.loader.memory.HostAllocator} interface with its
- * direct-memory implementation, and {@link dev.stoker.loader.memory.SlotPool}, a pool of
- * fixed-size slots under a byte budget. Pinned allocators (CUDA) implement the same interface in
- * the device package; nothing here imports JCuda, Spark or the pipeline.
+ * direct-memory implementation ({@link dev.stoker.loader.memory.DirectAllocator}), the blocks it
+ * hands out ({@link dev.stoker.loader.memory.HostMemory}), and
+ * {@link dev.stoker.loader.memory.SlotPool}, the loader-lifetime pool of batch-sized slots sized by
+ * a {@link dev.stoker.loader.memory.SlotBudget}. Pinned allocators (CUDA) implement the same
+ * interface from the device side. Of Stoker this package may import only util and metrics: not the
+ * loader, samplers, devices, the pipeline, stats or bench, and no JCuda or Spark.
  */
 package dev.stoker.loader.memory;

@@ -1,8 +1,11 @@
 /**
- * The loading pipeline of one epoch: worker threads that fill host slots in parallel
- * ({@link dev.stoker.loader.pipeline.FillStage}), the ordered, bounded hand-over to the consumer,
- * and the {@link dev.stoker.loader.pipeline.TransferStage} that copies batches to a device. It
- * knows slots, batch numbers and a {@link dev.stoker.loader.pipeline.SlotFiller}, not datasets or
- * schemas; it imports memory, device and metrics, never Spark.
+ * A loader's pipeline: {@link dev.stoker.loader.pipeline.LoaderPipeline} holds, for the loader's
+ * life, the slots' carriers, the worker crew, the transfer thread with its engine, and every thread
+ * in {@link dev.stoker.loader.pipeline.LoaderThreads}; each epoch's
+ * {@link dev.stoker.loader.pipeline.EpochPipeline} runs a fill stage, where workers write batches
+ * through a {@link dev.stoker.loader.pipeline.BatchWriter} and hand them over in order as
+ * {@link dev.stoker.loader.pipeline.StagedBatch}es, and for a device a transfer stage after it. It
+ * knows slots, batch numbers and stages, not datasets, schemas or sampler order: it imports memory,
+ * device, metrics and util of Stoker, never the root package, samplers, stats, bench or Spark.
  */
 package dev.stoker.loader.pipeline;
