@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.stoker.loader.device.HostCopyDevice;
+import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.pipeline.BatchLoadException;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,15 +41,27 @@ class DataLoaderStressTest {
       options.prefetchFactor(1 + random.nextInt(4)).persistentWorkers(random.nextBoolean());
     }
     IndexDataset dataset = new IndexDataset(size).sleepingUpTo(random.nextInt(3) * 50);
-    if (random.nextInt(3) == 0) {
+    int fault = random.nextInt(8);
+    if (fault == 0) {
       dataset.failingOn(random.nextInt(size));
+    } else if (fault == 1) {
+      dataset.throwingOn(random.nextInt(size), () -> new StackOverflowError("is corrupt"));
     }
-    HostCopyDevice device = random.nextInt(4) == 0 ? new HostCopyDevice() : null;
+    HostCopyDevice device = random.nextInt(4) == 0 ? faultyDevice(fault == 2, random) : null;
+    FailingAllocator allocator = fault == 3
+        ? new FailingAllocator(() -> new InternalError("is corrupt"), 1 + random.nextInt(3))
+        : null;
     LoaderOptions built = options.build();
-    DataLoader loader = device == null
-        ? new DataLoader(dataset, built)
-        : new DataLoader(dataset, built, device);
-    String what = "round " + round + ": " + built + (device == null ? "" : " on hostcopy");
+    DataLoader.Builder builder = DataLoader.builder(dataset).options(built);
+    if (device != null) {
+      builder.device(device);
+    }
+    if (allocator != null) {
+      builder.allocator(allocator);
+    }
+    DataLoader loader = builder.build();
+    String what = "round " + round + ": " + built + (device == null ? "" : " on hostcopy")
+        + " fault " + fault;
     int epochs = 1 + random.nextInt(3);
     for (int epoch = 0; epoch < epochs; epoch++) {
       consumeSome(loader, epoch, random, what);
@@ -57,6 +70,26 @@ class DataLoaderStressTest {
     if (device != null) {
       assertThat(device.buffersOut()).as(what).isZero();
     }
+    if (allocator != null) {
+      assertThat(allocator.openBytes()).as(what).isZero();
+      allocator.close();
+    }
+  }
+
+  /** A device whose copy fails once, at a random copy, when {@code failing}. */
+  private static HostCopyDevice faultyDevice(boolean failing, Random random) {
+    int failAt = failing ? 1 + random.nextInt(20) : -1;
+    return new HostCopyDevice() {
+      private int copies;
+
+      @Override
+      protected void copyBytes(HostMemory source, HostMemory target, int bytes) {
+        if (++copies == failAt) {
+          throw new InternalError("is corrupt");
+        }
+        super.copyBytes(source, target, bytes);
+      }
+    };
   }
 
   private static void consumeSome(DataLoader loader, int epoch, Random random, String what) {
