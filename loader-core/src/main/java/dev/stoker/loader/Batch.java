@@ -5,6 +5,7 @@ import dev.stoker.loader.device.DeviceEvent;
 import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.pipeline.StagedBatch;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * One batch handed to the consumer: {@link #capacity()} rows of every field of the schema, laid
@@ -143,7 +144,7 @@ public final class Batch implements AutoCloseable {
     int f = layout.schema().indexOf(field);
     return memory.readOnlyView().position(layout.columnOffset(f))
         .limit(layout.columnOffset(f) + size * layout.rowStride(f)).slice()
-        .order(java.nio.ByteOrder.nativeOrder());
+        .order(ByteOrder.nativeOrder());
   }
 
   public synchronized float getFloat(int field, int row, int element) {

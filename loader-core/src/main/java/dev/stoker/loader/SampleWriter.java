@@ -2,10 +2,7 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.memory.HostMemory;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.util.IdentityHashMap;
-import java.util.Map;
 
 /**
  * Writes one sample into its row of a batch slot. Reused for every sample a worker writes; valid
@@ -21,8 +18,6 @@ public final class SampleWriter {
   private final BatchLayout layout;
   private final Schema schema;
   private final FieldCoverage coverage;
-  /** Views handed out by {@link #bytes()}, one per slot this writer has written to. */
-  private final Map<HostMemory, ByteBuffer> rawViews = new IdentityHashMap<>();
   private HostMemory slot;
   private int row;
   private boolean rawAccess;
@@ -76,13 +71,7 @@ public final class SampleWriter {
    */
   public ByteBuffer bytes() {
     rawAccess = true;
-    ByteBuffer view = rawViews.get(slot);
-    if (view == null) {
-      view = slot.view();
-      rawViews.put(slot, view);
-    }
-    view.clear();
-    return view.order(ByteOrder.nativeOrder());
+    return slot.writerView();
   }
 
   /** {@link #bytes()} as floats; element index = byte offset / 4. Allocates a view. */

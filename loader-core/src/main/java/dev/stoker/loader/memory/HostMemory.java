@@ -32,6 +32,8 @@ public abstract class HostMemory implements AutoCloseable {
   private final long address;
   private final Cleaner.Cleanable release;
   private volatile boolean exposed;
+  /** The view {@link #writerView()} hands out, made once. */
+  private ByteBuffer writerView;
   private boolean closed;
 
   /**
@@ -84,6 +86,19 @@ public abstract class HostMemory implements AutoCloseable {
   public final ByteBuffer view() {
     exposed = true;
     return bytes.duplicate().order(ByteOrder.nativeOrder());
+  }
+
+  /**
+   * One view of the whole block, made once and reset (position 0, limit = size, native order) on
+   * every call: for the one writer the block has at a time, so that writing through a view
+   * allocates nothing. Marks the block as viewed, like {@link #view()}.
+   */
+  public final synchronized ByteBuffer writerView() {
+    if (writerView == null) {
+      writerView = view();
+    }
+    writerView.clear();
+    return writerView.order(ByteOrder.nativeOrder());
   }
 
   /** {@link #view()}, read-only. */
