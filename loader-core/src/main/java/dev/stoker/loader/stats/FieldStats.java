@@ -4,7 +4,6 @@ import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.Field;
-import java.nio.ByteBuffer;
 
 /**
  * Per-channel statistics of one field over an epoch of a loader: the field is read as
@@ -43,8 +42,7 @@ public final class FieldStats {
           batch.copyFloats(index, row, floats, 0);
           stats.addChannelsFirst(floats, 0, spatial);
         } else {
-          ByteBuffer buffer = batch.buffer();
-          buffer.get(batch.layout().rowOffset(index, row), bytes, 0, bytes.length);
+          batch.copyBytes(index, row, bytes, 0);
           stats.addChannelsFirst(bytes, 0, spatial, uint8Scale);
         }
       }
