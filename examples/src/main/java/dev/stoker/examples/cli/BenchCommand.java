@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
     description = {
         "Measures the loader on a reference workload across workers, prefetch and pinning.",
         "",
-        "Runs every configuration of the grid (the median of --repeats runs each) on one of the "
-            + "PyTorch peer's two workloads and prints samples/s, MB/s, the ratio to a "
+        "Runs every configuration of the grid (the median of --repeats runs each) on a "
+            + "reference workload and prints samples/s, MB/s, the ratio to a "
             + "single-thread memcpy of the same gather, the bottleneck verdict and the heap bytes "
             + "allocated per batch. The consumer only touches each batch, so the figures are "
             + "what the loader can deliver.",
@@ -38,10 +38,12 @@ final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "copy|normalize",
+  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
-          + "converted to float32 with ImageNet mean/std.")
+          + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
+          + "source in column chunks of 4096 rows, the chunks shuffled with (seed, epoch), rows "
+          + "in order within a chunk.")
   String workload;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",

@@ -98,7 +98,7 @@ class BenchCommandTest {
   void badValuesExitWithTwoNamingTheOptionAndTheValue() {
     assertBad(tiny("copy", "--workers", "0,-1"), "--workers", "-1");
     assertBad(new String[] {"bench", "--workload", "foo"}, "--workload", "'foo'",
-        "copy, normalize");
+        "copy, normalize, stream");
     assertBad(tiny("copy", "--prefetch", "0"), "--prefetch", "0 (expected: >= 1)");
     assertBad(tiny("copy", "--pin-memory", "maybe"), "--pin-memory", "'maybe'");
     assertBad(tiny("copy", "--repeats", "x"), "--repeats", "'x'");
@@ -131,6 +131,7 @@ class BenchCommandTest {
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
-        "--prefetch", "--pin-memory", "--batches", "--warmup", "--repeats", "--json", "--plot");
+        "--prefetch", "--pin-memory", "--batches", "--warmup", "--repeats", "--json", "--plot",
+        "copy|normalize|stream");
   }
 }

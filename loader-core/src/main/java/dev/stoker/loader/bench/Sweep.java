@@ -1,6 +1,7 @@
 package dev.stoker.loader.bench;
 
 import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.StreamedDataset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -84,6 +85,16 @@ public final class Sweep {
 
   /** Runs the grid on {@code dataset}; ratios are to {@code memcpyMbPerSecond}. */
   public SweepResult run(MapDataset dataset, double memcpyMbPerSecond, Listener listener) {
+    return run(Workload.of(dataset), memcpyMbPerSecond, listener);
+  }
+
+  /** Runs the grid on a stream; ratios are to {@code memcpyMbPerSecond}. */
+  public SweepResult run(StreamedDataset dataset, double memcpyMbPerSecond, Listener listener) {
+    return run(Workload.of(dataset), memcpyMbPerSecond, listener);
+  }
+
+  /** Runs the grid on {@code workload}; ratios are to {@code memcpyMbPerSecond}. */
+  public SweepResult run(Workload workload, double memcpyMbPerSecond, Listener listener) {
     List<List<BenchmarkResult>> results = new ArrayList<>();
     configs.forEach(c -> results.add(new ArrayList<>()));
     int done = 0;
@@ -91,7 +102,7 @@ public final class Sweep {
     for (int r = 0; r < repeats; r++) {
       for (int c = 0; c < configs.size(); c++) {
         SweepConfig config = configs.get(c);
-        BenchmarkResult result = LoaderBenchmark.run(dataset, config.options(batchSize, seed),
+        BenchmarkResult result = LoaderBenchmark.run(workload, config.options(batchSize, seed),
             warmupBatches, measuredBatches);
         results.get(c).add(result);
         listener.onRun(config, ++done, total, result);
@@ -101,7 +112,7 @@ public final class Sweep {
     for (int c = 0; c < configs.size(); c++) {
       rows.add(row(configs.get(c), results.get(c), memcpyMbPerSecond));
     }
-    return new SweepResult(dataset.size(), batchSize, memcpyMbPerSecond, rows);
+    return new SweepResult(workload.samples(), batchSize, memcpyMbPerSecond, rows);
   }
 
   private static SweepRow row(SweepConfig config, List<BenchmarkResult> runs, double memcpy) {

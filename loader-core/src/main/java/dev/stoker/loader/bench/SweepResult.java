@@ -6,10 +6,10 @@ import java.util.List;
 /**
  * The rows of a {@link Sweep}, in grid order.
  *
- * @param samples samples in the dataset
+ * @param samples samples (or stream rows) per epoch of the workload
  * @param memcpyMbPerSecond the single-thread copy bandwidth the rows are compared with
  */
-public record SweepResult(int samples, int batchSize, double memcpyMbPerSecond,
+public record SweepResult(long samples, int batchSize, double memcpyMbPerSecond,
     List<SweepRow> rows) {
 
   public SweepResult {

@@ -3,6 +3,11 @@ package dev.stoker.loader.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.ChunkStream;
+import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.Schema;
+import dev.stoker.loader.StreamRequest;
+import dev.stoker.loader.StreamedDataset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,6 +39,38 @@ class SweepTest {
     }
     assertThat(result.samples()).isEqualTo(120);
     assertThat(result.batchSize()).isEqualTo(16);
+  }
+
+  @Test
+  void runsAStreamAsAMapDataset() {
+    Sweep sweep = Sweep.builder().workers(List.of(2)).prefetchFactors(List.of(2)).batchSize(16)
+        .warmupBatches(2).measuredBatches(12).repeats(1).build();
+    StreamedDataset source = (CopyStream) ReferenceWorkloads.stream(100, 1, 24);
+    StreamedDataset plain = new StreamedDataset() {
+      @Override
+      public Schema schema() {
+        return source.schema();
+      }
+
+      @Override
+      public long rowCount() {
+        return source.rowCount();
+      }
+
+      @Override
+      public ChunkStream open(StreamRequest request) throws Exception {
+        return source.open(request);
+      }
+    };
+
+    SweepResult stream = sweep.run(plain, 500.0, (config, run, total, r) -> { });
+    SweepResult map = sweep.run((MapDataset) ReferenceWorkloads.copy(100, 1), 500.0);
+
+    assertThat(stream.samples()).isEqualTo(100);
+    assertThat(stream.best().median().bytesPerSample()).isEqualTo(49_152 + 8);
+    assertThat(stream.best().median().batches()).isEqualTo(12);
+    assertThat(stream.best().ratioToMemcpy()).isEqualTo(stream.best().mbPerSecond() / 500.0);
+    assertThat(map.best().median().bytesPerSample()).isEqualTo(49_152);
   }
 
   @Test
