@@ -1,6 +1,7 @@
 package dev.stoker.examples.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +18,9 @@ import picocli.CommandLine;
 class BenchCommandTest {
   private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   private static final List<String> CONFIG_FIELDS = List.of("workers", "prefetch", "pin_memory",
-      "samples_per_s", "mb_per_s", "ratio_to_memcpy", "verdict", "alloc_bytes_per_batch");
+      "samples_per_s", "mb_per_s", "ratio_to_memcpy", "ratio_to_all_cores", "verdict",
+      "alloc_bytes_per_batch", "gc_collections");
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
 
   @TempDir
   Path dir;
@@ -57,12 +60,16 @@ class BenchCommandTest {
         json.toString(), "--plot", png.toString()));
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out()).contains("workers", "samples/s", "verdict", "alloc B/batch",
-        "memcpy, 1 thread", "best: workers=");
+    assertThat(run.out()).contains("workers", "samples/s", "/1 thread", "/" + CORES + " cores",
+        "verdict", "alloc B/batch", "GC", "memcpy, 1 thread",
+        "memcpy, " + CORES + " threads (all cores)", "best: workers=");
     Map<String, Object> doc = json(json);
     assertThat(doc).containsEntry("workload", "copy").containsEntry("samples", 2000.0)
-        .containsEntry("batch_size", 64.0).containsKeys("memcpy_mb_s", "configs", "best");
+        .containsEntry("batch_size", 64.0)
+        .containsEntry("memcpy_threads", (double) CORES)
+        .containsKeys("memcpy_mb_s", "memcpy_all_cores_mb_s", "configs", "best");
     assertThat((Double) doc.get("memcpy_mb_s")).isPositive();
+    assertThat((Double) doc.get("memcpy_all_cores_mb_s")).isPositive();
     List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
     assertThat(configs).hasSize(2);
     configs.forEach(c -> assertThat(c).containsKeys(CONFIG_FIELDS.toArray(String[]::new)));
@@ -72,6 +79,12 @@ class BenchCommandTest {
     double fastest = configs.stream().mapToDouble(c -> (Double) c.get("samples_per_s")).max()
         .orElseThrow();
     assertThat((Map<String, Object>) doc.get("best")).containsEntry("samples_per_s", fastest);
+    for (Map<String, Object> c : configs) {
+      double mb = (Double) c.get("mb_per_s");
+      assertThat((Double) c.get("ratio_to_all_cores"))
+          .isCloseTo(mb / (Double) doc.get("memcpy_all_cores_mb_s"), within(1e-3));
+      assertThat((Double) c.get("gc_collections")).isNotNegative();
+    }
     byte[] image = Files.readAllBytes(png);
     assertThat(Arrays.copyOf(image, PNG_MAGIC.length)).isEqualTo(PNG_MAGIC);
   }
