@@ -50,8 +50,8 @@ final class BenchCommand implements Callable<Integer> {
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
-          + "source in column chunks of 4096 rows, the chunks shuffled with (seed, epoch), rows "
-          + "in order within a chunk.")
+          + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
+          + "epoch), rows in order within a chunk.")
   String workload;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
@@ -76,6 +76,12 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "true|false", converter = Converters.Bool.class,
       description = "Pinned-memory settings to try (default: ${DEFAULT-VALUE}).")
   List<Boolean> pinMemory;
+
+  @Option(names = "--chunk-rows", defaultValue = "4096", paramLabel = "N",
+      converter = Converters.Positive.class,
+      description = "Rows per column chunk of --workload stream, at most "
+          + ReferenceWorkloads.MAX_CHUNK_ROWS + " (default: ${DEFAULT-VALUE}).")
+  int chunkRows;
 
   @Option(names = "--batches", defaultValue = "1000", paramLabel = "M",
       converter = Converters.Positive.class,
@@ -114,7 +120,7 @@ final class BenchCommand implements Callable<Integer> {
     try {
       err.printf(Locale.ROOT, "stoker: preparing %,d samples of '%s'...%n", samples, workload);
       err.flush();
-      dataset = ReferenceWorkloads.of(workload, samples, 0);
+      dataset = ReferenceWorkloads.of(workload, samples, 0, chunkRows);
     } catch (OutOfMemoryError e) {
       err.println("stoker: not enough memory for " + samples + " samples of '" + workload
           + "': " + e.getMessage() + " (set larger -Xmx / -XX:MaxDirectMemorySize in "
@@ -125,7 +131,8 @@ final class BenchCommand implements Callable<Integer> {
     try (MemcpyMeter meter = MemcpyBaseline.meter(ReferenceWorkloads.IMAGE_BYTES, batchSize)) {
       result = sweep.run(dataset, () -> meter.measure(MEMCPY_ROUNDS), new Progress(err));
     }
-    BenchReport report = new BenchReport(workload, sweep, result, dataset.bytesPerSample());
+    BenchReport report = new BenchReport(workload, isStream() ? chunkRows : null, sweep, result,
+        dataset.bytesPerSample());
     report.print(out);
     if (json != null) {
       Files.writeString(json, report.json());
@@ -149,8 +156,21 @@ final class BenchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--plot: '" + plot
           + "' (expected: a file name ending in .png; PNG is the only chart format)");
     }
+    if (chunkRows > ReferenceWorkloads.MAX_CHUNK_ROWS) {
+      throw new ParameterException(spec.commandLine(), String.format(
+          "--chunk-rows: %d (expected: at most %d, so that a chunk's images fit in 1 GiB)",
+          chunkRows, ReferenceWorkloads.MAX_CHUNK_ROWS));
+    }
+    if (!isStream() && spec.commandLine().getParseResult().hasMatchedOption("--chunk-rows")) {
+      throw new ParameterException(spec.commandLine(), "--chunk-rows: " + chunkRows
+          + " with --workload " + workload + " (expected: only with --workload stream)");
+    }
     checkFolder("--json", json);
     checkFolder("--plot", plot);
+  }
+
+  private boolean isStream() {
+    return "stream".equals(workload);
   }
 
   private void checkFolder(String option, Path file) {

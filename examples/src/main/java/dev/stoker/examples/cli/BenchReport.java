@@ -10,12 +10,16 @@ import java.util.Locale;
 /** The results of one {@code bench} run as a text table and as JSON. */
 final class BenchReport {
   private final String workload;
+  private final Integer chunkRows;
   private final Sweep sweep;
   private final SweepResult result;
   private final long bytesPerSample;
 
-  BenchReport(String workload, Sweep sweep, SweepResult result, long bytesPerSample) {
+  /** @param chunkRows rows per chunk of a streamed workload, null for a map dataset */
+  BenchReport(String workload, Integer chunkRows, Sweep sweep, SweepResult result,
+      long bytesPerSample) {
     this.workload = workload;
+    this.chunkRows = chunkRows;
     this.sweep = sweep;
     this.result = result;
     this.bytesPerSample = bytesPerSample;
@@ -45,9 +49,10 @@ final class BenchReport {
   }
 
   void print(PrintWriter out) {
-    out.printf(Locale.ROOT, "%nworkload %s: %,d samples, batch %d, %d measured batches x %d "
-            + "run(s) per configuration (median), %d cores%n%n", workload, result.samples(),
-        result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
+    out.printf(Locale.ROOT, "%nworkload %s%s: %,d samples, batch %d, %d measured batches x %d "
+            + "run(s) per configuration (median), %d cores%n%n", workload,
+        chunkRows == null ? "" : String.format(Locale.ROOT, " (chunks of %,d rows)", chunkRows),
+        result.samples(), result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
         Runtime.getRuntime().availableProcessors());
     String allCores = "/" + memcpyThreads() + " cores";
     out.printf(Locale.ROOT, "%7s %8s %5s %11s %8s %9s %9s  %-20s %13s %3s%n", "workers",
@@ -103,6 +108,8 @@ final class BenchReport {
     json.append("  \"repeats\": ").append(sweep.repeats()).append(",\n");
     json.append("  \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n");
     json.append("  \"bytes_per_sample\": ").append(bytesPerSample).append(",\n");
+    json.append("  \"chunk_rows\": ").append(chunkRows == null ? "null" : chunkRows.toString())
+        .append(",\n");
     json.append("  \"memcpy_mb_s\": ").append(number(result.memcpyMbPerSecond(), 1)).append(",\n");
     json.append("  \"memcpy_all_cores_mb_s\": ")
         .append(number(result.memcpyAllCoresMbPerSecond(), 1)).append(",\n");

@@ -65,7 +65,7 @@ class BenchCommandTest {
         "memcpy, " + CORES + " threads (all cores)", "best: workers=");
     Map<String, Object> doc = json(json);
     assertThat(doc).containsEntry("workload", "copy").containsEntry("samples", 2000.0)
-        .containsEntry("batch_size", 64.0)
+        .containsEntry("batch_size", 64.0).containsEntry("chunk_rows", null)
         .containsEntry("memcpy_threads", (double) CORES)
         .containsKeys("memcpy_mb_s", "memcpy_all_cores_mb_s", "configs", "best");
     assertThat((Double) doc.get("memcpy_mb_s")).isPositive();
@@ -108,10 +108,33 @@ class BenchCommandTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void streamWorkloadRunsInChunksOfChunkRows() throws IOException {
+    Path json = dir.resolve("stream.json");
+
+    Run run = stoker(tiny("stream", "--chunk-rows", "500", "--workers", "2", "--json",
+        json.toString()));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload stream (chunks of 500 rows)");
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "stream").containsEntry("samples", 2000.0)
+        .containsEntry("chunk_rows", 500.0).containsEntry("bytes_per_sample", 49_152.0);
+    List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
+    assertThat(configs).hasSize(2);
+    configs.forEach(c -> assertThat((Double) c.get("samples_per_s")).isPositive());
+  }
+
+  @Test
   void badValuesExitWithTwoNamingTheOptionAndTheValue() {
     assertBad(tiny("copy", "--workers", "0,-1"), "--workers", "-1");
     assertBad(new String[] {"bench", "--workload", "foo"}, "--workload", "'foo'",
         "copy, normalize, stream");
+    assertBad(tiny("stream", "--chunk-rows", "0"), "--chunk-rows", "0 (expected: >= 1)");
+    assertBad(tiny("stream", "--chunk-rows", "30000"), "--chunk-rows: 30000",
+        "expected: at most 21845");
+    assertBad(tiny("copy", "--chunk-rows", "1024"),
+        "--chunk-rows: 1024 with --workload copy (expected: only with --workload stream)");
     assertBad(tiny("copy", "--prefetch", "0"), "--prefetch", "0 (expected: >= 1)");
     assertBad(tiny("copy", "--pin-memory", "maybe"), "--pin-memory", "'maybe'");
     assertBad(tiny("copy", "--repeats", "x"), "--repeats", "'x'");
@@ -144,7 +167,7 @@ class BenchCommandTest {
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
-        "--prefetch", "--pin-memory", "--batches", "--warmup", "--repeats", "--json", "--plot",
-        "copy|normalize|stream");
+        "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
+        "--json", "--plot", "copy|normalize|stream");
   }
 }
