@@ -13,7 +13,9 @@ import dev.stoker.loader.metrics.BottleneckReport;
  * consumer reads one value of each batch and closes it at once, so the figure is what the loader
  * can deliver. Warm-up batches are not measured; the last one is held until the workers have
  * filled the prefetch window, so that the loader has allocated all the slots it will use and the
- * measured window sees its steady state.
+ * measured window sees its steady state. A garbage collection is asked for before the warm-up, so
+ * that what the measured window allocates, not the garbage of earlier runs, decides whether a
+ * collection falls into it.
  */
 public final class LoaderBenchmark {
   /** Longest wait for the workers to fill the prefetch window after the warm-up. */
@@ -64,6 +66,7 @@ public final class LoaderBenchmark {
             "dataset: %d samples give no batch of batchSize=%d per epoch (expected: at least "
                 + "batchSize samples per rank)", workload.samples(), options.batchSize()));
       }
+      System.gc();
       BatchIterator epoch = loader.iterator();
       double seen = 0;
       for (int i = 0; i < warmupBatches; i++) {
