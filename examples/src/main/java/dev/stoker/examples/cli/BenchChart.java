@@ -22,7 +22,10 @@ import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.category.DefaultCategoryDataset;
 
-/** Draws samples/s per configuration of a {@code bench} run as a bar chart, best bar highlighted. */
+/**
+ * Draws samples/s per configuration of a {@code bench} run as a bar chart, best bar highlighted,
+ * with the memcpy limits (one thread, all cores) as dashed lines.
+ */
 final class BenchChart {
   private static final int WIDTH = 960;
   private static final int HEIGHT = 540;
@@ -61,19 +64,32 @@ final class BenchChart {
     renderer.setBarPainter(new StandardBarPainter());
     renderer.setShadowVisible(false);
     plot.setRenderer(renderer);
-    double memcpy = report.memcpySamplesPerSecond();
-    if (Double.isFinite(memcpy) && memcpy > 0) {
-      ValueMarker marker = new ValueMarker(memcpy, Color.DARK_GRAY, new BasicStroke(1.5f,
-          BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
-      marker.setLabel("memcpy, 1 thread");
-      marker.setLabelOffset(new RectangleInsets(2, 4, 2, 4));
-      marker.setLabelAnchor(RectangleAnchor.TOP_LEFT);
-      marker.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
-      plot.addRangeMarker(marker);
-      double top = rows.stream().mapToDouble(SweepRow::samplesPerSecond).max().orElse(0);
-      plot.getRangeAxis().setUpperBound(Math.max(top, memcpy) * 1.12);
+    double oneThread = report.memcpySamplesPerSecond();
+    double allCores = report.memcpyAllCoresSamplesPerSecond();
+    addLimit(plot, oneThread, "memcpy, 1 thread", new float[] {6f, 4f}, false);
+    addLimit(plot, allCores, "memcpy, " + report.memcpyThreads() + " threads (all cores)",
+        new float[] {2f, 3f}, true);
+    double top = rows.stream().mapToDouble(SweepRow::samplesPerSecond).max().orElse(0);
+    for (double limit : new double[] {oneThread, allCores}) {
+      top = Double.isFinite(limit) ? Math.max(top, limit) : top;
     }
+    plot.getRangeAxis().setUpperBound(Math.max(1, top) * 1.12);
     return chart;
+  }
+
+  /** A dashed line across the plot at {@code samplesPerSecond}, if known, labelled at one end. */
+  private static void addLimit(CategoryPlot plot, double samplesPerSecond, String label,
+      float[] dashes, boolean labelRight) {
+    if (!Double.isFinite(samplesPerSecond) || samplesPerSecond <= 0) {
+      return;
+    }
+    ValueMarker marker = new ValueMarker(samplesPerSecond, Color.DARK_GRAY, new BasicStroke(1.5f,
+        BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes, 0f));
+    marker.setLabel(label);
+    marker.setLabelOffset(new RectangleInsets(2, 4, 2, 4));
+    marker.setLabelAnchor(labelRight ? RectangleAnchor.TOP_RIGHT : RectangleAnchor.TOP_LEFT);
+    marker.setLabelTextAnchor(labelRight ? TextAnchor.BOTTOM_RIGHT : TextAnchor.BOTTOM_LEFT);
+    plot.addRangeMarker(marker);
   }
 
   private static String label(SweepConfig c) {

@@ -2,6 +2,8 @@ package dev.stoker.examples.cli;
 
 import dev.stoker.loader.bench.BenchmarkResult;
 import dev.stoker.loader.bench.MemcpyBaseline;
+import dev.stoker.loader.bench.MemcpyLimits;
+import dev.stoker.loader.bench.MemcpyMeter;
 import dev.stoker.loader.bench.ReferenceWorkloads;
 import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
@@ -21,27 +23,35 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code stoker bench}: measures the single-thread memcpy bandwidth, then sweeps workers x
- * prefetch x pinning on a reference workload and prints one row per configuration.
+ * {@code stoker bench}: sweeps workers x prefetch x pinning on a reference workload, measuring the
+ * memcpy bandwidth of the workload's gather with one thread and with all cores before every round
+ * of the grid, and prints one row per configuration against both.
  */
 @Command(name = "bench", sortOptions = false,
     description = {
         "Measures the loader on a reference workload across workers, prefetch and pinning.",
         "",
-        "Runs every configuration of the grid (the median of --repeats runs each) on one of the "
-            + "PyTorch peer's two workloads and prints samples/s, MB/s, the ratio to a "
-            + "single-thread memcpy of the same gather, the bottleneck verdict and the heap bytes "
-            + "allocated per batch. The consumer only touches each batch, so the figures are "
-            + "what the loader can deliver.",
+        "Runs every configuration of the grid (the median of --repeats runs each) on a "
+            + "reference workload and prints samples/s, MB/s, the ratios to a memcpy of the same "
+            + "gather with one thread and with as many threads as cores (measured before every "
+            + "round of the grid; the medians count), the bottleneck verdict, "
+            + "the heap bytes allocated per batch and the garbage collections in the measured "
+            + "window. The consumer only touches each batch, so the figures are what the loader "
+            + "can deliver.",
         ""})
 final class BenchCommand implements Callable<Integer> {
+  /** Timed rounds of each memcpy measurement; the median counts. */
+  private static final int MEMCPY_ROUNDS = 7;
+
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "copy|normalize",
+  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
-          + "converted to float32 with ImageNet mean/std.")
+          + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
+          + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
+          + "epoch), rows in order within a chunk.")
   String workload;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
@@ -66,6 +76,12 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "true|false", converter = Converters.Bool.class,
       description = "Pinned-memory settings to try (default: ${DEFAULT-VALUE}).")
   List<Boolean> pinMemory;
+
+  @Option(names = "--chunk-rows", defaultValue = "4096", paramLabel = "N",
+      converter = Converters.Positive.class,
+      description = "Rows per column chunk of --workload stream, at most "
+          + ReferenceWorkloads.MAX_CHUNK_ROWS + " (default: ${DEFAULT-VALUE}).")
+  int chunkRows;
 
   @Option(names = "--batches", defaultValue = "1000", paramLabel = "M",
       converter = Converters.Positive.class,
@@ -100,23 +116,23 @@ final class BenchCommand implements Callable<Integer> {
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
-    err.println("stoker: measuring single-thread memcpy...");
-    err.flush();
-    double memcpy = MemcpyBaseline.measure(ReferenceWorkloads.IMAGE_BYTES, batchSize, 7);
     Workload dataset;
     try {
       err.printf(Locale.ROOT, "stoker: preparing %,d samples of '%s'...%n", samples, workload);
       err.flush();
-      dataset = ReferenceWorkloads.of(workload, samples, 0);
+      dataset = ReferenceWorkloads.of(workload, samples, 0, chunkRows);
     } catch (OutOfMemoryError e) {
       err.println("stoker: not enough memory for " + samples + " samples of '" + workload
           + "': " + e.getMessage() + " (set larger -Xmx / -XX:MaxDirectMemorySize in "
           + "STOKER_JAVA_OPTS, or lower --samples)");
       return 1;
     }
-    SweepResult result = sweep.run(dataset, memcpy, (config, run, total, r) -> progress(err,
-        config, run, total, r));
-    BenchReport report = new BenchReport(workload, sweep, result, dataset.bytesPerSample());
+    SweepResult result;
+    try (MemcpyMeter meter = MemcpyBaseline.meter(ReferenceWorkloads.IMAGE_BYTES, batchSize)) {
+      result = sweep.run(dataset, () -> meter.measure(MEMCPY_ROUNDS), new Progress(err));
+    }
+    BenchReport report = new BenchReport(workload, isStream() ? chunkRows : null, sweep, result,
+        dataset.bytesPerSample());
     report.print(out);
     if (json != null) {
       Files.writeString(json, report.json());
@@ -140,8 +156,21 @@ final class BenchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--plot: '" + plot
           + "' (expected: a file name ending in .png; PNG is the only chart format)");
     }
+    if (chunkRows > ReferenceWorkloads.MAX_CHUNK_ROWS) {
+      throw new ParameterException(spec.commandLine(), String.format(
+          "--chunk-rows: %d (expected: at most %d, so that a chunk's images fit in 1 GiB)",
+          chunkRows, ReferenceWorkloads.MAX_CHUNK_ROWS));
+    }
+    if (!isStream() && spec.commandLine().getParseResult().hasMatchedOption("--chunk-rows")) {
+      throw new ParameterException(spec.commandLine(), "--chunk-rows: " + chunkRows
+          + " with --workload " + workload + " (expected: only with --workload stream)");
+    }
     checkFolder("--json", json);
     checkFolder("--plot", plot);
+  }
+
+  private boolean isStream() {
+    return "stream".equals(workload);
   }
 
   private void checkFolder(String option, Path file) {
@@ -155,10 +184,27 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private static void progress(PrintWriter err, SweepConfig config, int run, int total,
-      BenchmarkResult result) {
-    err.printf(Locale.ROOT, "stoker: [%d/%d] %-30s %,10.0f samples/s%n", run, total,
-        config.label(), result.samplesPerSecond());
-    err.flush();
+  /** Shows each run and each memcpy measurement on stderr as it ends. */
+  private static final class Progress implements Sweep.Listener {
+    private final PrintWriter err;
+
+    Progress(PrintWriter err) {
+      this.err = err;
+    }
+
+    @Override
+    public void onMemcpy(int round, int rounds, MemcpyLimits limits) {
+      err.printf(Locale.ROOT, "stoker: memcpy before round %d/%d: %,.0f MB/s with 1 thread, "
+              + "%,.0f MB/s with %d%n", round, rounds, limits.oneThreadMbPerSecond(),
+          limits.allCoresMbPerSecond(), limits.threads());
+      err.flush();
+    }
+
+    @Override
+    public void onRun(SweepConfig config, int run, int total, BenchmarkResult result) {
+      err.printf(Locale.ROOT, "stoker: [%d/%d] %-30s %,10.0f samples/s%n", run, total,
+          config.label(), result.samplesPerSecond());
+      err.flush();
+    }
   }
 }

@@ -10,12 +10,16 @@ import java.util.Locale;
 /** The results of one {@code bench} run as a text table and as JSON. */
 final class BenchReport {
   private final String workload;
+  private final Integer chunkRows;
   private final Sweep sweep;
   private final SweepResult result;
   private final long bytesPerSample;
 
-  BenchReport(String workload, Sweep sweep, SweepResult result, long bytesPerSample) {
+  /** @param chunkRows rows per chunk of a streamed workload, null for a map dataset */
+  BenchReport(String workload, Integer chunkRows, Sweep sweep, SweepResult result,
+      long bytesPerSample) {
     this.workload = workload;
+    this.chunkRows = chunkRows;
     this.sweep = sweep;
     this.result = result;
     this.bytesPerSample = bytesPerSample;
@@ -29,35 +33,55 @@ final class BenchReport {
     return result;
   }
 
-  /** The memcpy bandwidth in samples/s of this workload's output. */
+  /** The single-thread memcpy bandwidth in samples/s of this workload's output. */
   double memcpySamplesPerSecond() {
     return result.memcpyMbPerSecond() * 1e6 / bytesPerSample;
   }
 
+  /** The all-cores memcpy bandwidth in samples/s of this workload's output. */
+  double memcpyAllCoresSamplesPerSecond() {
+    return result.memcpyAllCoresMbPerSecond() * 1e6 / bytesPerSample;
+  }
+
+  /** Threads of the all-cores memcpy. */
+  int memcpyThreads() {
+    return result.memcpy().threads();
+  }
+
   void print(PrintWriter out) {
-    out.printf(Locale.ROOT, "%nworkload %s: %,d samples, batch %d, %d measured batches x %d "
-            + "run(s) per configuration (median), %d cores%n%n", workload, result.samples(),
-        result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
+    out.printf(Locale.ROOT, "%nworkload %s%s: %,d samples, batch %d, %d measured batches x %d "
+            + "run(s) per configuration (median), %d cores%n%n", workload,
+        chunkRows == null ? "" : String.format(Locale.ROOT, " (chunks of %,d rows)", chunkRows),
+        result.samples(), result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
         Runtime.getRuntime().availableProcessors());
-    out.printf(Locale.ROOT, "%7s %8s %5s %11s %8s %8s  %-20s %13s%n", "workers", "prefetch",
-        "pin", "samples/s", "MB/s", "/memcpy", "verdict", "alloc B/batch");
+    String allCores = "/" + memcpyThreads() + " cores";
+    out.printf(Locale.ROOT, "%7s %8s %5s %11s %8s %9s %9s  %-20s %13s %3s%n", "workers",
+        "prefetch", "pin", "samples/s", "MB/s", "/1 thread", allCores, "verdict",
+        "alloc B/batch", "GC");
     for (SweepRow row : result.rows()) {
       SweepConfig c = row.config();
-      out.printf(Locale.ROOT, "%7d %8s %5s %,11.0f %,8.0f %8s  %-20s %13s%n", c.workers(),
-          c.prefetch() == null ? "-" : c.prefetch().toString(), c.pinMemory(),
+      out.printf(Locale.ROOT, "%7d %8s %5s %,11.0f %,8.0f %9s %9s  %-20s %13s %3s%n",
+          c.workers(), c.prefetch() == null ? "-" : c.prefetch().toString(), c.pinMemory(),
           row.samplesPerSecond(), row.mbPerSecond(), ratio(row.ratioToMemcpy()),
-          row.verdict().label(), bytes(row.allocatedBytesPerBatch()));
+          ratio(row.ratioToAllCores()), row.verdict().label(),
+          bytes(row.allocatedBytesPerBatch()), count(row.gcCollections()));
     }
     out.println();
     out.printf(Locale.ROOT, "alloc B/batch: heap bytes per batch over all threads, epoch "
         + "boundaries left out (each allocates the epoch's index arrays and metrics: %s B for "
-        + "the best configuration)%n", bytes(result.best().allocatedBytesPerEpochBoundary()));
+        + "the best configuration); GC: collections in the measured window%n",
+        bytes(result.best().allocatedBytesPerEpochBoundary()));
     out.printf(Locale.ROOT, "memcpy, 1 thread, same gather: %,.0f MB/s (%,.0f samples/s)%n",
         result.memcpyMbPerSecond(), memcpySamplesPerSecond());
+    out.printf(Locale.ROOT, "memcpy, %d threads (all cores), same gather: %,.0f MB/s "
+            + "(%,.0f samples/s)%n", memcpyThreads(), result.memcpyAllCoresMbPerSecond(),
+        memcpyAllCoresSamplesPerSecond());
+    out.printf(Locale.ROOT, "(memcpy: medians of one measurement before each of the %d "
+        + "round(s) of the grid)%n", sweep.repeats());
     SweepRow best = result.best();
-    out.printf(Locale.ROOT, "best: %s: %,.0f samples/s, %,.0f MB/s, %s memcpy%n",
-        best.config().label(), best.samplesPerSecond(), best.mbPerSecond(),
-        ratio(best.ratioToMemcpy()));
+    out.printf(Locale.ROOT, "best: %s: %,.0f samples/s, %,.0f MB/s, %s memcpy 1 thread, %s "
+            + "memcpy all cores%n", best.config().label(), best.samplesPerSecond(),
+        best.mbPerSecond(), ratio(best.ratioToMemcpy()), ratio(best.ratioToAllCores()));
     out.println("      " + best.median().report().summary());
   }
 
@@ -67,6 +91,10 @@ final class BenchReport {
 
   private static String bytes(double value) {
     return Double.isFinite(value) ? String.format(Locale.ROOT, "%,.0f", value) : "?";
+  }
+
+  private static String count(long value) {
+    return value < 0 ? "?" : Long.toString(value);
   }
 
   /** The results as a JSON document. */
@@ -80,7 +108,12 @@ final class BenchReport {
     json.append("  \"repeats\": ").append(sweep.repeats()).append(",\n");
     json.append("  \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n");
     json.append("  \"bytes_per_sample\": ").append(bytesPerSample).append(",\n");
+    json.append("  \"chunk_rows\": ").append(chunkRows == null ? "null" : chunkRows.toString())
+        .append(",\n");
     json.append("  \"memcpy_mb_s\": ").append(number(result.memcpyMbPerSecond(), 1)).append(",\n");
+    json.append("  \"memcpy_all_cores_mb_s\": ")
+        .append(number(result.memcpyAllCoresMbPerSecond(), 1)).append(",\n");
+    json.append("  \"memcpy_threads\": ").append(memcpyThreads()).append(",\n");
     json.append("  \"configs\": [\n");
     for (int i = 0; i < result.rows().size(); i++) {
       json.append("    ").append(row(result.rows().get(i)))
@@ -100,6 +133,7 @@ final class BenchReport {
         + ", \"samples_per_s\": " + number(row.samplesPerSecond(), 1)
         + ", \"mb_per_s\": " + number(row.mbPerSecond(), 1)
         + ", \"ratio_to_memcpy\": " + number(row.ratioToMemcpy(), 4)
+        + ", \"ratio_to_all_cores\": " + number(row.ratioToAllCores(), 4)
         + ", \"verdict\": " + string(row.verdict().label())
         + ", \"verdict_detail\": " + string(row.median().report().summary())
         + ", \"alloc_bytes_per_batch\": " + number(row.allocatedBytesPerBatch(), 1)

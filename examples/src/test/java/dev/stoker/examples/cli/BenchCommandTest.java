@@ -1,6 +1,7 @@
 package dev.stoker.examples.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +18,9 @@ import picocli.CommandLine;
 class BenchCommandTest {
   private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   private static final List<String> CONFIG_FIELDS = List.of("workers", "prefetch", "pin_memory",
-      "samples_per_s", "mb_per_s", "ratio_to_memcpy", "verdict", "alloc_bytes_per_batch");
+      "samples_per_s", "mb_per_s", "ratio_to_memcpy", "ratio_to_all_cores", "verdict",
+      "alloc_bytes_per_batch", "gc_collections");
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
 
   @TempDir
   Path dir;
@@ -57,12 +60,16 @@ class BenchCommandTest {
         json.toString(), "--plot", png.toString()));
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out()).contains("workers", "samples/s", "verdict", "alloc B/batch",
-        "memcpy, 1 thread", "best: workers=");
+    assertThat(run.out()).contains("workers", "samples/s", "/1 thread", "/" + CORES + " cores",
+        "verdict", "alloc B/batch", "GC", "memcpy, 1 thread",
+        "memcpy, " + CORES + " threads (all cores)", "best: workers=");
     Map<String, Object> doc = json(json);
     assertThat(doc).containsEntry("workload", "copy").containsEntry("samples", 2000.0)
-        .containsEntry("batch_size", 64.0).containsKeys("memcpy_mb_s", "configs", "best");
+        .containsEntry("batch_size", 64.0).containsEntry("chunk_rows", null)
+        .containsEntry("memcpy_threads", (double) CORES)
+        .containsKeys("memcpy_mb_s", "memcpy_all_cores_mb_s", "configs", "best");
     assertThat((Double) doc.get("memcpy_mb_s")).isPositive();
+    assertThat((Double) doc.get("memcpy_all_cores_mb_s")).isPositive();
     List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
     assertThat(configs).hasSize(2);
     configs.forEach(c -> assertThat(c).containsKeys(CONFIG_FIELDS.toArray(String[]::new)));
@@ -72,6 +79,12 @@ class BenchCommandTest {
     double fastest = configs.stream().mapToDouble(c -> (Double) c.get("samples_per_s")).max()
         .orElseThrow();
     assertThat((Map<String, Object>) doc.get("best")).containsEntry("samples_per_s", fastest);
+    for (Map<String, Object> c : configs) {
+      double mb = (Double) c.get("mb_per_s");
+      assertThat((Double) c.get("ratio_to_all_cores"))
+          .isCloseTo(mb / (Double) doc.get("memcpy_all_cores_mb_s"), within(1e-3));
+      assertThat((Double) c.get("gc_collections")).isNotNegative();
+    }
     byte[] image = Files.readAllBytes(png);
     assertThat(Arrays.copyOf(image, PNG_MAGIC.length)).isEqualTo(PNG_MAGIC);
   }
@@ -95,10 +108,33 @@ class BenchCommandTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void streamWorkloadRunsInChunksOfChunkRows() throws IOException {
+    Path json = dir.resolve("stream.json");
+
+    Run run = stoker(tiny("stream", "--chunk-rows", "500", "--workers", "2", "--json",
+        json.toString()));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload stream (chunks of 500 rows)");
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "stream").containsEntry("samples", 2000.0)
+        .containsEntry("chunk_rows", 500.0).containsEntry("bytes_per_sample", 49_152.0);
+    List<Map<String, Object>> configs = (List<Map<String, Object>>) doc.get("configs");
+    assertThat(configs).hasSize(2);
+    configs.forEach(c -> assertThat((Double) c.get("samples_per_s")).isPositive());
+  }
+
+  @Test
   void badValuesExitWithTwoNamingTheOptionAndTheValue() {
     assertBad(tiny("copy", "--workers", "0,-1"), "--workers", "-1");
     assertBad(new String[] {"bench", "--workload", "foo"}, "--workload", "'foo'",
-        "copy, normalize");
+        "copy, normalize, stream");
+    assertBad(tiny("stream", "--chunk-rows", "0"), "--chunk-rows", "0 (expected: >= 1)");
+    assertBad(tiny("stream", "--chunk-rows", "30000"), "--chunk-rows: 30000",
+        "expected: at most 21845");
+    assertBad(tiny("copy", "--chunk-rows", "1024"),
+        "--chunk-rows: 1024 with --workload copy (expected: only with --workload stream)");
     assertBad(tiny("copy", "--prefetch", "0"), "--prefetch", "0 (expected: >= 1)");
     assertBad(tiny("copy", "--pin-memory", "maybe"), "--pin-memory", "'maybe'");
     assertBad(tiny("copy", "--repeats", "x"), "--repeats", "'x'");
@@ -131,6 +167,7 @@ class BenchCommandTest {
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
-        "--prefetch", "--pin-memory", "--batches", "--warmup", "--repeats", "--json", "--plot");
+        "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
+        "--json", "--plot", "copy|normalize|stream");
   }
 }

@@ -4,13 +4,16 @@ import static dev.stoker.loader.bench.ReferenceWorkloads.IMAGE;
 import static dev.stoker.loader.bench.ReferenceWorkloads.IMAGE_BYTES;
 import static dev.stoker.loader.bench.ReferenceWorkloads.LABEL;
 
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.SampleWriter;
 import dev.stoker.loader.Schema;
 import java.nio.FloatBuffer;
 import java.util.SplittableRandom;
 
 /** The {@code copy} workload: float32 images off-heap, each written with one bulk copy. */
-final class CopyWorkload implements Workload {
+final class CopyWorkload implements Workload, MapDataset {
   private static final int FLOATS = IMAGE_BYTES / Float.BYTES;
 
   private final DirectSamples images;
@@ -19,10 +22,18 @@ final class CopyWorkload implements Workload {
   CopyWorkload(int samples, long seed) {
     ReferenceWorkloads.checkSamples(samples);
     this.images = new DirectSamples(samples, IMAGE_BYTES);
-    this.labels = new long[samples];
+    this.labels = generate(images, seed);
+  }
+
+  /**
+   * Fills {@code images} with values uniform in [0,1) drawn from {@code seed} and returns a label
+   * in 0..9 per sample: the data of the {@code copy} workload (and of {@code stream}).
+   */
+  static long[] generate(DirectSamples images, long seed) {
+    long[] labels = new long[images.count()];
     SplittableRandom random = new SplittableRandom(seed);
     float[] values = new float[FLOATS];
-    for (int i = 0; i < samples; i++) {
+    for (int i = 0; i < labels.length; i++) {
       for (int v = 0; v < FLOATS; v += 2) {
         long bits = random.nextLong();
         values[v] = (bits >>> 40) * 0x1.0p-24f;
@@ -32,6 +43,7 @@ final class CopyWorkload implements Workload {
       view.put(images.offset(i) / Float.BYTES, values, 0, FLOATS);
       labels[i] = random.nextInt(10);
     }
+    return labels;
   }
 
   @Override
@@ -52,6 +64,16 @@ final class CopyWorkload implements Workload {
   @Override
   public int size() {
     return images.count();
+  }
+
+  @Override
+  public long samples() {
+    return images.count();
+  }
+
+  @Override
+  public DataLoader newLoader(LoaderOptions options) {
+    return new DataLoader(this, options);
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.stoker.loader.BatchIterator;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.metrics.BottleneckReport;
 
 /**
@@ -12,7 +13,9 @@ import dev.stoker.loader.metrics.BottleneckReport;
  * consumer reads one value of each batch and closes it at once, so the figure is what the loader
  * can deliver. Warm-up batches are not measured; the last one is held until the workers have
  * filled the prefetch window, so that the loader has allocated all the slots it will use and the
- * measured window sees its steady state.
+ * measured window sees its steady state. A garbage collection is asked for before the warm-up, so
+ * that what the measured window allocates, not the garbage of earlier runs, decides whether a
+ * collection falls into it.
  */
 public final class LoaderBenchmark {
   /** Longest wait for the workers to fill the prefetch window after the warm-up. */
@@ -27,11 +30,27 @@ public final class LoaderBenchmark {
 
   /**
    * Builds a loader on {@code dataset} with {@code options}, consumes {@code warmupBatches}, then
-   * measures {@code measuredBatches}, and closes the loader.
+   * measures {@code measuredBatches}, and closes the loader. MB/s counts every field (or a
+   * {@link Workload}'s own bytes per sample, if the dataset is one).
    *
    * @throws IllegalArgumentException if a batch count is out of range or an epoch has no batch
    */
   public static BenchmarkResult run(MapDataset dataset, LoaderOptions options, int warmupBatches,
+      int measuredBatches) {
+    return run(Workload.of(dataset), options, warmupBatches, measuredBatches);
+  }
+
+  /** {@link #run(MapDataset, LoaderOptions, int, int)} for a stream. */
+  public static BenchmarkResult run(StreamedDataset dataset, LoaderOptions options,
+      int warmupBatches, int measuredBatches) {
+    return run(Workload.of(dataset), options, warmupBatches, measuredBatches);
+  }
+
+  /**
+   * {@link #run(MapDataset, LoaderOptions, int, int)} for a workload of either kind; MB/s counts
+   * its {@link Workload#bytesPerSample()}.
+   */
+  public static BenchmarkResult run(Workload workload, LoaderOptions options, int warmupBatches,
       int measuredBatches) {
     if (warmupBatches < 0) {
       throw new IllegalArgumentException("warmupBatches: " + warmupBatches + " (expected: >= 0)");
@@ -41,12 +60,13 @@ public final class LoaderBenchmark {
           "measuredBatches: " + measuredBatches + " (expected: > 0)");
     }
     AllocationProbe probe = new AllocationProbe();
-    try (DataLoader loader = new DataLoader(dataset, options)) {
+    try (DataLoader loader = workload.newLoader(options)) {
       if (loader.batchesPerEpoch() == 0) {
         throw new IllegalArgumentException(String.format(
             "dataset: %d samples give no batch of batchSize=%d per epoch (expected: at least "
-                + "batchSize samples per rank)", dataset.size(), options.batchSize()));
+                + "batchSize samples per rank)", workload.samples(), options.batchSize()));
       }
+      System.gc();
       BatchIterator epoch = loader.iterator();
       double seen = 0;
       for (int i = 0; i < warmupBatches; i++) {
@@ -87,7 +107,7 @@ public final class LoaderBenchmark {
       epoch.close();
       sink = seen;
       BottleneckReport report = BottleneckReport.of(window.result(nanos));
-      return new BenchmarkResult(options, outputBytesPerSample(dataset), measuredBatches, samples,
+      return new BenchmarkResult(options, workload.bytesPerSample(), measuredBatches, samples,
           nanos, report, usage, epochStarts,
           probe.allocationSupported() ? boundaryBytes : -1);
     }
@@ -95,9 +115,7 @@ public final class LoaderBenchmark {
 
   /** What MB/s counts per sample: a {@link Workload}'s output image, else the whole schema. */
   public static long outputBytesPerSample(MapDataset dataset) {
-    return dataset instanceof Workload workload
-        ? workload.bytesPerSample()
-        : dataset.schema().bytesPerSample();
+    return Workload.of(dataset).bytesPerSample();
   }
 
   /** Waits until {@code slots} slots are out, or none was taken for a while, or a limit passes. */

@@ -6,6 +6,9 @@ import static dev.stoker.loader.bench.ReferenceWorkloads.IMAGE_BYTES;
 import static dev.stoker.loader.bench.ReferenceWorkloads.LABEL;
 import static dev.stoker.loader.bench.ReferenceWorkloads.PLANE;
 
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.SampleWriter;
 import dev.stoker.loader.Schema;
 import java.util.SplittableRandom;
@@ -15,7 +18,7 @@ import java.util.SplittableRandom;
  * {@code x * scale[c] + offset[c]} with {@code scale = 1/(255 std)} and {@code offset = -mean/std},
  * one channel plane at a time through a per-thread scratch array; allocates nothing per sample.
  */
-final class NormalizeWorkload implements Workload {
+final class NormalizeWorkload implements Workload, MapDataset {
   private static final int SAMPLE_BYTES = CHANNELS * PLANE;
   private static final int CHUNK_BYTES = 1 << 30;
 
@@ -75,6 +78,16 @@ final class NormalizeWorkload implements Workload {
   @Override
   public int size() {
     return samples;
+  }
+
+  @Override
+  public long samples() {
+    return samples;
+  }
+
+  @Override
+  public DataLoader newLoader(LoaderOptions options) {
+    return new DataLoader(this, options);
   }
 
   @Override

@@ -6,14 +6,18 @@ import dev.stoker.loader.Schema;
 import java.util.List;
 
 /**
- * The two reference workloads of the PyTorch peer, on images of [3,64,64] with an int64 label
- * (0..9) per sample:
+ * The reference workloads, on images of [3,64,64] with an int64 label (0..9) per sample; the first
+ * two are the PyTorch peer's:
  * <ul>
  *   <li>{@code copy}: float32 images held off-heap; writing a sample is one bulk copy.
  *   <li>{@code normalize}: uint8 images held on the heap; writing a sample converts them to
  *       float32 as {@code (x/255 - mean[c]) / std[c]} with the ImageNet constants.
+ *   <li>{@code stream}: the {@code copy} workload's data as a
+ *       {@link dev.stoker.loader.StreamedDataset} of column chunks ({@value #DEFAULT_CHUNK_ROWS}
+ *       rows by default) over the off-heap data, the chunks shuffled by {@code (seed, epoch)}
+ *       when the loader shuffles.
  * </ul>
- * Both write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
+ * All write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
  */
 public final class ReferenceWorkloads {
   public static final int CHANNELS = 3;
@@ -31,7 +35,11 @@ public final class ReferenceWorkloads {
       Field.of("image", DType.FLOAT32, CHANNELS, HEIGHT, WIDTH),
       Field.scalar("label", DType.INT64));
   /** The workload names {@link #of} knows. */
-  public static final List<String> NAMES = List.of("copy", "normalize");
+  public static final List<String> NAMES = List.of("copy", "normalize", "stream");
+  /** Rows per chunk of the {@code stream} workload unless told otherwise. */
+  public static final int DEFAULT_CHUNK_ROWS = 4096;
+  /** Most rows per chunk of the {@code stream} workload: a chunk's images fit in 1 GiB. */
+  public static final int MAX_CHUNK_ROWS = (1 << 30) / IMAGE_BYTES;
 
   private static final double[] MEAN = {0.485, 0.456, 0.406};
   private static final double[] STD = {0.229, 0.224, 0.225};
@@ -48,11 +56,26 @@ public final class ReferenceWorkloads {
     return new NormalizeWorkload(samples, seed);
   }
 
-  /** The workload named {@code name} (one of {@link #NAMES}). */
+  /**
+   * {@code samples} rows of the {@code copy} workload's data for {@code seed}, streamed in chunks
+   * of {@code chunkRows} rows: sequentially, or shuffled by chunk with {@code (seed, epoch)} when
+   * the loader shuffles. For one rank.
+   */
+  public static Workload stream(int samples, long seed, int chunkRows) {
+    return new CopyStream(samples, seed, chunkRows);
+  }
+
+  /** The workload named {@code name} (one of {@link #NAMES}); streams in chunks of 4096 rows. */
   public static Workload of(String name, int samples, long seed) {
+    return of(name, samples, seed, DEFAULT_CHUNK_ROWS);
+  }
+
+  /** The workload named {@code name}; {@code chunkRows} applies to {@code stream} only. */
+  public static Workload of(String name, int samples, long seed, int chunkRows) {
     return switch (name) {
       case "copy" -> copy(samples, seed);
       case "normalize" -> normalize(samples, seed);
+      case "stream" -> stream(samples, seed, chunkRows);
       default -> throw new IllegalArgumentException(
           "workload: '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
     };

@@ -1,23 +1,30 @@
 package dev.stoker.loader.bench;
 
 import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.StreamedDataset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Runs a {@link LoaderBenchmark} for every point of the grid workers x prefetch factor x pinned
  * memory (a prefetch factor only with workers; workers = 0 is one point per pinning), each
  * {@code repeats} times, and keeps the median. Repeats go round the whole grid, so a slow moment
- * of the machine spreads over all points instead of sinking one.
+ * of the machine spreads over all points instead of sinking one; given a way to measure the
+ * memcpy limits, the sweep measures them before every round too, so that the limits the rows are
+ * compared with (the medians) were measured side by side with them.
  */
 public final class Sweep {
   /** Called after every run, e.g. to show progress. */
   @FunctionalInterface
   public interface Listener {
     void onRun(SweepConfig config, int run, int runs, BenchmarkResult result);
+
+    /** Called after the memcpy limits were measured before round {@code round} (from 1). */
+    default void onMemcpy(int round, int rounds, MemcpyLimits limits) {}
   }
 
   private final List<SweepConfig> configs;
@@ -82,37 +89,93 @@ public final class Sweep {
     return run(dataset, memcpyMbPerSecond, (config, run, runs, result) -> { });
   }
 
-  /** Runs the grid on {@code dataset}; ratios are to {@code memcpyMbPerSecond}. */
+  /** Runs the grid on {@code dataset}; ratios are to {@code memcpyMbPerSecond} (one thread). */
   public SweepResult run(MapDataset dataset, double memcpyMbPerSecond, Listener listener) {
+    return run(Workload.of(dataset), MemcpyLimits.oneThread(memcpyMbPerSecond), listener);
+  }
+
+  /** Runs the grid on {@code dataset}; ratios are to both {@code limits}. */
+  public SweepResult run(MapDataset dataset, MemcpyLimits limits, Listener listener) {
+    return run(Workload.of(dataset), limits, listener);
+  }
+
+  /** Runs the grid on a stream; ratios are to both {@code limits}. */
+  public SweepResult run(StreamedDataset dataset, MemcpyLimits limits, Listener listener) {
+    return run(Workload.of(dataset), limits, listener);
+  }
+
+  public SweepResult run(Workload workload, MemcpyLimits limits) {
+    return run(workload, limits, (config, run, runs, result) -> { });
+  }
+
+  /** Runs the grid on {@code workload}; ratios are to both {@code limits}. */
+  public SweepResult run(Workload workload, MemcpyLimits limits, Listener listener) {
+    Objects.requireNonNull(limits, "limits");
+    return run(workload, () -> limits, false, listener);
+  }
+
+  /**
+   * Runs the grid on {@code workload}, measuring the memcpy limits with {@code memcpy} before
+   * every round of the grid; ratios are to the medians of those measurements.
+   */
+  public SweepResult run(Workload workload, Supplier<MemcpyLimits> memcpy, Listener listener) {
+    return run(workload, memcpy, true, listener);
+  }
+
+  private SweepResult run(Workload workload, Supplier<MemcpyLimits> memcpy, boolean measured,
+      Listener listener) {
     List<List<BenchmarkResult>> results = new ArrayList<>();
     configs.forEach(c -> results.add(new ArrayList<>()));
+    List<MemcpyLimits> measurements = new ArrayList<>();
     int done = 0;
     int total = configs.size() * repeats;
     for (int r = 0; r < repeats; r++) {
+      if (measured || r == 0) {
+        MemcpyLimits limits = Objects.requireNonNull(memcpy.get(), "memcpy limits");
+        measurements.add(limits);
+        if (measured) {
+          listener.onMemcpy(r + 1, repeats, limits);
+        }
+      }
       for (int c = 0; c < configs.size(); c++) {
         SweepConfig config = configs.get(c);
-        BenchmarkResult result = LoaderBenchmark.run(dataset, config.options(batchSize, seed),
+        BenchmarkResult result = LoaderBenchmark.run(workload, config.options(batchSize, seed),
             warmupBatches, measuredBatches);
         results.get(c).add(result);
         listener.onRun(config, ++done, total, result);
       }
     }
+    MemcpyLimits limits = median(measurements);
     List<SweepRow> rows = new ArrayList<>();
     for (int c = 0; c < configs.size(); c++) {
-      rows.add(row(configs.get(c), results.get(c), memcpyMbPerSecond));
+      rows.add(row(configs.get(c), results.get(c), limits));
     }
-    return new SweepResult(dataset.size(), batchSize, memcpyMbPerSecond, rows);
+    return new SweepResult(workload.samples(), batchSize, limits, rows);
   }
 
-  private static SweepRow row(SweepConfig config, List<BenchmarkResult> runs, double memcpy) {
+  /** Each figure's median over the measurements. */
+  private static MemcpyLimits median(List<MemcpyLimits> measurements) {
+    if (measurements.size() == 1) {
+      return measurements.get(0);
+    }
+    return new MemcpyLimits(
+        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::oneThreadMbPerSecond)
+            .toArray()),
+        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::allCoresMbPerSecond)
+            .toArray()),
+        measurements.get(0).threads());
+  }
+
+  private static SweepRow row(SweepConfig config, List<BenchmarkResult> runs,
+      MemcpyLimits limits) {
     double[] rates = runs.stream().mapToDouble(BenchmarkResult::samplesPerSecond).toArray();
     double median = Medians.of(rates);
     List<BenchmarkResult> sorted = new ArrayList<>(runs);
     sorted.sort(Comparator.comparingDouble(BenchmarkResult::samplesPerSecond));
     BenchmarkResult middle = sorted.get((sorted.size() - 1) / 2);
     double mb = median * middle.bytesPerSample() / 1e6;
-    double ratio = memcpy > 0 ? mb / memcpy : Double.NaN;
-    return new SweepRow(config, median, mb, ratio, middle, runs);
+    return new SweepRow(config, median, mb, limits.ratioToOneThread(mb),
+        limits.ratioToAllCores(mb), middle, runs);
   }
 
   /** Builds a {@link Sweep}; the defaults are those of the PyTorch peer's runs. */

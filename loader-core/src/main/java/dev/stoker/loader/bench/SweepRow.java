@@ -9,6 +9,7 @@ import java.util.List;
  * @param samplesPerSecond median over the runs
  * @param mbPerSecond output MB/s at the median
  * @param ratioToMemcpy {@code mbPerSecond} over the single-thread memcpy MB/s (NaN if unknown)
+ * @param ratioToAllCores {@code mbPerSecond} over the all-cores memcpy MB/s (NaN if unknown)
  * @param median the run at the median (the lower middle one for an even count); its verdict and
  *     allocation are the row's
  * @param runs every run, in the order they ran
@@ -18,6 +19,7 @@ public record SweepRow(
     double samplesPerSecond,
     double mbPerSecond,
     double ratioToMemcpy,
+    double ratioToAllCores,
     BenchmarkResult median,
     List<BenchmarkResult> runs) {
 

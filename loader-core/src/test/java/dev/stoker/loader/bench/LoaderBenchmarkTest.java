@@ -31,6 +31,20 @@ class LoaderBenchmarkTest {
   }
 
   @Test
+  void measuresAStreamAcrossEpochsAsAMapDataset() {
+    Workload stream = ReferenceWorkloads.stream(100, 1, 24);
+    LoaderOptions options = new SweepConfig(2, 2, false).options(16, 0);
+
+    BenchmarkResult result = LoaderBenchmark.run(stream, options, 3, 20);
+
+    assertThat(result.batches()).isEqualTo(20);
+    assertThat(result.samples()).isEqualTo(20 * 16);
+    assertThat(result.metrics().batches()).isEqualTo(20);
+    assertThat(result.epochStarts()).isEqualTo(3);
+    assertThat(result.bytesPerSample()).isEqualTo(49_152);
+  }
+
+  @Test
   void reportsAllocationWhereTheJvmCanTell() {
     BenchmarkResult result = LoaderBenchmark.run(COPY, new SweepConfig(0, null, false)
         .options(16, 0), 2, 10);

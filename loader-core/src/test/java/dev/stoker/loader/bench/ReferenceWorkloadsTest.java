@@ -106,24 +106,33 @@ class ReferenceWorkloadsTest {
   }
 
   @Test
-  void bothWorkloadsWriteFloatImagesOf49152Bytes() {
+  void everyWorkloadWritesFloatImagesOf49152Bytes() {
+    assertThat(ReferenceWorkloads.NAMES).containsExactly("copy", "normalize", "stream");
     for (String name : ReferenceWorkloads.NAMES) {
       Workload workload = ReferenceWorkloads.of(name, 3, 0);
       assertThat(workload.name()).isEqualTo(name);
       assertThat(workload.bytesPerSample()).isEqualTo(49_152);
       assertThat(workload.schema()).isEqualTo(ReferenceWorkloads.SCHEMA);
-      assertThat(workload.size()).isEqualTo(3);
+      assertThat(workload.samples()).isEqualTo(3);
     }
+    assertThat(((CopyStream) ReferenceWorkloads.of("stream", 3, 0)).chunkRows())
+        .isEqualTo(ReferenceWorkloads.DEFAULT_CHUNK_ROWS).isEqualTo(4096);
   }
 
   @Test
   void badNamesAndCountsAreRejectedNamingTheValue() {
     assertThatThrownBy(() -> ReferenceWorkloads.of("resize", 10, 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("workload: 'resize' (expected one of: copy, normalize)");
+        .hasMessage("workload: 'resize' (expected one of: copy, normalize, stream)");
     assertThatThrownBy(() -> ReferenceWorkloads.copy(0, 0))
         .hasMessage("samples: 0 (expected: > 0)");
     assertThatThrownBy(() -> ReferenceWorkloads.normalize(-1, 0))
         .hasMessage("samples: -1 (expected: > 0)");
+    assertThatThrownBy(() -> ReferenceWorkloads.stream(0, 0, 16))
+        .hasMessage("samples: 0 (expected: > 0)");
+    assertThatThrownBy(() -> ReferenceWorkloads.stream(10, 0, 0))
+        .hasMessage("chunkRows: 0 (expected: 1..21845, so that a chunk's images fit in 1 GiB)");
+    assertThatThrownBy(() -> ReferenceWorkloads.stream(10, 0, 21_846))
+        .hasMessageStartingWith("chunkRows: 21846 (expected: 1..21845");
   }
 }

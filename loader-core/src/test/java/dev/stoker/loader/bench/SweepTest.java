@@ -3,7 +3,13 @@ package dev.stoker.loader.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.ChunkStream;
+import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.Schema;
+import dev.stoker.loader.StreamRequest;
+import dev.stoker.loader.StreamedDataset;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +22,8 @@ class SweepTest {
         .build();
     List<String> runs = new ArrayList<>();
 
-    SweepResult result = sweep.run(ReferenceWorkloads.normalize(120, 1), 1000.0,
+    SweepResult result = sweep.run(ReferenceWorkloads.normalize(120, 1),
+        new MemcpyLimits(1000.0, 1600.0, 2),
         (config, run, total, r) -> runs.add(run + "/" + total + " " + config.label()));
 
     assertThat(result.rows()).extracting(SweepRow::config).containsExactly(
@@ -30,10 +37,77 @@ class SweepTest {
       assertThat(row.runs()).hasSize(2);
       assertThat(row.samplesPerSecond()).isPositive();
       assertThat(row.ratioToMemcpy()).isEqualTo(row.mbPerSecond() / 1000.0);
+      assertThat(row.ratioToAllCores()).isEqualTo(row.mbPerSecond() / 1600.0);
       assertThat(row.verdict()).isNotNull();
     }
     assertThat(result.samples()).isEqualTo(120);
     assertThat(result.batchSize()).isEqualTo(16);
+    assertThat(result.memcpyMbPerSecond()).isEqualTo(1000.0);
+    assertThat(result.memcpyAllCoresMbPerSecond()).isEqualTo(1600.0);
+  }
+
+  @Test
+  void runsAStreamAndAPlainMapDatasetWithTheOneThreadLimitOnly() {
+    Sweep sweep = Sweep.builder().workers(List.of(2)).prefetchFactors(List.of(2)).batchSize(16)
+        .warmupBatches(2).measuredBatches(12).repeats(1).build();
+
+    StreamedDataset source = (CopyStream) ReferenceWorkloads.stream(100, 1, 24);
+    StreamedDataset plain = new StreamedDataset() {
+      @Override
+      public Schema schema() {
+        return source.schema();
+      }
+
+      @Override
+      public long rowCount() {
+        return source.rowCount();
+      }
+
+      @Override
+      public ChunkStream open(StreamRequest request) throws Exception {
+        return source.open(request);
+      }
+    };
+
+    SweepResult stream = sweep.run(plain, new MemcpyLimits(500.0, 800.0, 2),
+        (config, run, total, r) -> { });
+    SweepResult map = sweep.run((MapDataset) ReferenceWorkloads.copy(100, 1), 500.0);
+
+    assertThat(stream.samples()).isEqualTo(100);
+    assertThat(stream.best().median().bytesPerSample()).isEqualTo(49_152 + 8);
+    assertThat(stream.best().ratioToAllCores()).isEqualTo(stream.best().mbPerSecond() / 800.0);
+    assertThat(stream.best().median().batches()).isEqualTo(12);
+    assertThat(map.best().median().bytesPerSample()).isEqualTo(49_152);
+    assertThat(map.best().ratioToMemcpy()).isEqualTo(map.best().mbPerSecond() / 500.0);
+    assertThat(map.best().ratioToAllCores()).isNaN();
+  }
+
+  @Test
+  void measuringTheLimitsBeforeEveryRoundComparesWithTheirMedians() {
+    Sweep sweep = Sweep.builder().workers(List.of(1)).prefetchFactors(List.of(2)).batchSize(16)
+        .warmupBatches(1).measuredBatches(4).repeats(3).build();
+    Iterator<MemcpyLimits> measured = List.of(new MemcpyLimits(1000, 3000, 2),
+        new MemcpyLimits(900, 1000, 2), new MemcpyLimits(1100, 2000, 2)).iterator();
+    List<String> events = new ArrayList<>();
+
+    SweepResult result = sweep.run(ReferenceWorkloads.copy(50, 1), measured::next,
+        new Sweep.Listener() {
+          @Override
+          public void onRun(SweepConfig config, int run, int runs, BenchmarkResult r) {
+            events.add("run " + run);
+          }
+
+          @Override
+          public void onMemcpy(int round, int rounds, MemcpyLimits limits) {
+            events.add("memcpy " + round + "/" + rounds);
+          }
+        });
+
+    assertThat(events).containsExactly("memcpy 1/3", "run 1", "memcpy 2/3", "run 2",
+        "memcpy 3/3", "run 3");
+    assertThat(result.memcpyMbPerSecond()).isEqualTo(1000.0);
+    assertThat(result.memcpyAllCoresMbPerSecond()).isEqualTo(2000.0);
+    assertThat(result.best().ratioToAllCores()).isEqualTo(result.best().mbPerSecond() / 2000.0);
   }
 
   @Test
