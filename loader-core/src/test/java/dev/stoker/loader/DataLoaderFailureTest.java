@@ -103,7 +103,13 @@ class DataLoaderFailureTest {
     DataLoader loader = DataLoader.builder(new IndexDataset(200)).options(LoaderOptions.builder()
         .batchSize(4).numWorkers(2).prefetchFactor(4).build()).allocator(allocator).build();
 
-    assertThat(countBatches(loader, 0)).isEqualTo(50);
+    int batches = 0;
+    for (Batch batch : loader.epoch(0)) {
+      IndexDataset.labels(batch);
+      batches++;
+      sleepMillis(2); // a slow consumer: the workers fill ahead and want every slot
+    }
+    assertThat(batches).isEqualTo(50);
     assertThat(loader.slotsAllocated()).isEqualTo(3);
     assertThat(countBatches(loader, 1)).isEqualTo(50);
     LoaderLeaks.closeAndCheck(loader);
@@ -333,6 +339,14 @@ class DataLoaderFailureTest {
       }
       assertThat(afterClose).hasSize(closers).containsOnly("slots out 0, threads []");
       LoaderLeaks.closeAndCheck(loader);
+    }
+  }
+
+  private static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

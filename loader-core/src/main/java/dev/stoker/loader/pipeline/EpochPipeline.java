@@ -1,5 +1,6 @@
 package dev.stoker.loader.pipeline;
 
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 
@@ -134,9 +135,10 @@ public final class EpochPipeline implements AutoCloseable {
       if (transfer != null) {
         transfer.cancel();
       }
-      if (!fill.awaitStopped(graceNanos)) {
+      boolean stopped = fill.awaitStopped(graceNanos);
+      if (!stopped) {
         crew.interrupt(fill);
-        fill.awaitStopped(ABORT_WAIT_NANOS);
+        stopped = fill.awaitStopped(ABORT_WAIT_NANOS);
       }
       if (transfer != null) {
         if (!transfer.awaitDone(graceNanos)) {
@@ -147,7 +149,12 @@ public final class EpochPipeline implements AutoCloseable {
       }
       fill.retire();
       if (ownsCrew) {
-        crew.shutdown(); // its threads end once back from their stage; the loader joins them
+        // Threads done with the stage end at once: wait for them, so that none outlives its
+        // epoch. One still in dataset code ends when it comes back; the loader joins it.
+        List<Thread> members = crew.shutdown();
+        if (stopped) {
+          LoaderThreads.stop(members, STOP_GRACE_NANOS);
+        }
       }
     }
   }
