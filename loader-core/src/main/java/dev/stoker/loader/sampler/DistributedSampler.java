@@ -41,6 +41,9 @@ public final class DistributedSampler implements Sampler {
   public int[] indices(int epoch) {
     Checks.nonNegative("epoch", epoch);
     int[] global = shuffle ? Permutations.permutation(datasetSize, seed, epoch) : null;
+    if (global != null && worldSize == 1 && numSamples == datasetSize) {
+      return global; // the whole order is this rank's: no second array
+    }
     int[] out = new int[numSamples];
     for (int k = 0; k < numSamples; k++) {
       // Position in the padded global order; wrapping (mod n) is the padding, and is a no-op when truncating.
