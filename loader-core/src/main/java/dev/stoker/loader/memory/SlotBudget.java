@@ -15,6 +15,11 @@ package dev.stoker.loader.memory;
  * @param slotBytes bytes of one slot (one whole batch)
  */
 public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
+  /**
+   * The most batches a loader has in flight, whatever {@code numWorkers x prefetchFactor} says:
+   * beyond this a deeper prefetch buys nothing and only costs bookkeeping.
+   */
+  public static final int MAX_IN_FLIGHT = 4096;
 
   /**
    * The budget for a loader with {@code numWorkers} workers and a prefetch window of
@@ -27,7 +32,7 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
   public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
       int prefetchWindow, boolean transfer, String batchText) {
     boolean inline = numWorkers == 0;
-    long wanted = inline ? (transfer ? 2 : 1) : (long) prefetchWindow + 1;
+    long wanted = inline ? (transfer ? 2 : 1) : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + 1;
     int needed = inline ? 1 : numWorkers + 1;
     long fits = maxHostBytes / slotBytes;
     if (fits < needed) {

@@ -48,7 +48,7 @@ final class FillStage {
   private final int numWorkers;
   private final BatchQueue[] queues;
   private final WorkerStatus[] statuses;
-  private final FillWindow window;
+  private final SlotDispenser dispenser;
   /** Per worker: {@link #PENDING}, {@link #RUNNING} or {@link #DONE}. */
   private final AtomicIntegerArray workerState;
   private final AtomicInteger active;
@@ -84,7 +84,7 @@ final class FillStage {
       statuses[i] = new WorkerStatus(numWorkers == 0
           ? "the consumer's thread (numWorkers=0)" : workerNames[i]);
     }
-    this.window = new FillWindow(window);
+    this.dispenser = new SlotDispenser(pool, window);
     this.workerState = new AtomicIntegerArray(lanes);
     this.active = new AtomicInteger(numWorkers);
     this.stopped = new CountDownLatch(numWorkers);
@@ -136,11 +136,9 @@ final class FillStage {
       for (; !cancelled && (batchCount < 0 || batch < batchCount); batch += numWorkers) {
         status.enter(WorkerStatus.State.WAITING_FOR_WINDOW, batch);
         long start = System.nanoTime();
-        if (!window.awaitTurn(batch, cancelledCheck)) {
-          break;
-        }
+        Object slot = dispenser.acquire(batch, cancelledCheck, status);
         time.addWindowWait(System.nanoTime() - start);
-        Object item = produce(batch, status, time, true);
+        Object item = slot == null ? null : fill(slot, batch, status, time);
         if (item == null || !handOver(queues[index], item) || !(item instanceof StagedBatch)) {
           break;
         }
@@ -157,29 +155,15 @@ final class FillStage {
   }
 
   /**
-   * Takes a slot and fills batch {@code batch}: the filled {@link StagedBatch}, {@link #END}, a
-   * failure, or null if the stage was cancelled meanwhile. Passes the window's turn on once it
-   * has the slot, when {@code windowed}.
+   * Fills batch {@code batch} into {@code slot} (or hands on the failure that allocating it
+   * threw): the filled {@link StagedBatch}, {@link #END}, a failure, or null if the stage was
+   * cancelled meanwhile.
    */
-  private Object produce(int batch, WorkerStatus status, WorkerCounters time, boolean windowed)
-      throws InterruptedException {
-    status.enter(WorkerStatus.State.WAITING_FOR_SLOT, batch);
-    HostMemory slot;
-    try {
-      slot = pool.acquire(cancelledCheck);
-    } catch (InterruptedException e) {
-      throw e;
-    } catch (Throwable t) {
-      return failure(Stage.ALLOCATE, batch, t);
-    } finally {
-      if (windowed) {
-        window.pass();
-      }
+  private Object fill(Object slot, int batch, WorkerStatus status, WorkerCounters time) {
+    if (!(slot instanceof HostMemory memory)) {
+      return failure(Stage.ALLOCATE, batch, (Throwable) slot);
     }
-    if (slot == null) {
-      return null;
-    }
-    StagedBatch staged = carriers.of(slot);
+    StagedBatch staged = carriers.of(memory);
     staged.begin(epoch, batch);
     long start = System.nanoTime();
     Object item;
@@ -191,10 +175,22 @@ final class FillStage {
       item = failure(Stage.FILL, batch, t);
     }
     if (item != staged) {
-      pool.release(slot);
+      pool.release(memory);
     }
     time.addFill(System.nanoTime() - start);
     return item;
+  }
+
+  /** Takes a slot from the pool for batch {@code batch}, in the caller's thread. */
+  private Object acquireInline(int batch, WorkerStatus status) throws InterruptedException {
+    status.enter(WorkerStatus.State.WAITING_FOR_SLOT, batch);
+    try {
+      return pool.acquire(cancelledCheck);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) {
+      return t;
+    }
   }
 
   private BatchLoadException failure(Stage stage, int batch, Throwable t) {
@@ -231,7 +227,8 @@ final class FillStage {
   void fillInline(int batch) throws InterruptedException {
     WorkerStatus status = statuses[0];
     try {
-      Object item = produce(batch, status, counters.worker(0), false);
+      Object slot = acquireInline(batch, status);
+      Object item = slot == null ? null : fill(slot, batch, status, counters.worker(0));
       if (item != null) {
         handOver(queues[0], item);
       }
@@ -249,7 +246,7 @@ final class FillStage {
         cancelledCheck);
     if (item != null) {
       ready.decrementAndGet();
-      window.delivered();
+      dispenser.delivered();
     }
     return item;
   }
@@ -271,7 +268,7 @@ final class FillStage {
   /** Stops the workers at their next check and wakes every wait of theirs. */
   void cancel() {
     cancelled = true;
-    window.wake();
+    dispenser.wake();
     pool.wakeWaiters();
     for (BatchQueue queue : queues) {
       queue.wake();
@@ -294,6 +291,7 @@ final class FillStage {
    */
   void retire() {
     retired = true;
+    dispenser.drain();
     for (BatchQueue queue : queues) {
       queue.drain(item -> {
         if (item instanceof StagedBatch staged) {
