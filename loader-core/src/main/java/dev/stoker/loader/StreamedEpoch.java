@@ -43,7 +43,7 @@ final class StreamedEpoch implements EpochSource {
   public boolean hasBatch(int batch) throws Exception {
     long first = (long) batch * layout.batchSize();
     long needed = first + (dropLast ? layout.batchSize() : 1);
-    return reach(batch, first, needed) >= needed;
+    return reach(batch, needed - 1, needed) >= needed;
   }
 
   @Override

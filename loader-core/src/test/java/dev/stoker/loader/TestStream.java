@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -50,7 +51,10 @@ final class TestStream implements StreamedDataset {
   private volatile int maxSleepMicros;
   private volatile Throwable openFailure;
   private volatile NextHook nextHook = i -> {};
-  private volatile int negativeChunk = -1;
+  private volatile boolean openNull;
+  private volatile int oddChunk = -1;
+  private volatile IntSupplier oddRows;
+  private volatile int badCloseChunk = -1;
   private volatile Copier copier = (f, r, t) -> false;
 
   final List<StreamRequest> requests = new CopyOnWriteArrayList<>();
@@ -138,9 +142,31 @@ final class TestStream implements StreamedDataset {
     });
   }
 
+  /** {@code open()} returns null. */
+  TestStream openingNull() {
+    openNull = true;
+    return this;
+  }
+
   /** Chunk {@code index} says it has -3 rows. */
   TestStream negativeRowsAt(int index) {
-    negativeChunk = index;
+    oddRows = () -> -3;
+    oddChunk = index;
+    return this;
+  }
+
+  /** {@code rows()} of chunk {@code index} throws {@code failure}. */
+  TestStream failingRowsAt(int index, RuntimeException failure) {
+    oddRows = () -> {
+      throw failure;
+    };
+    oddChunk = index;
+    return this;
+  }
+
+  /** Closing chunk {@code index} throws, once it has counted as closed. */
+  TestStream failingToCloseChunk(int index) {
+    badCloseChunk = index;
     return this;
   }
 
@@ -172,6 +198,9 @@ final class TestStream implements StreamedDataset {
     requests.add(request);
     if (openFailure != null) {
       throw asException(openFailure);
+    }
+    if (openNull) {
+      return null;
     }
     streamsOpened.incrementAndGet();
     return new Stream(rows);
@@ -240,8 +269,7 @@ final class TestStream implements StreamedDataset {
           made.get(made.size() - 1).awaitClosed();
         }
         int size = (int) Math.min(Math.max(0, sizes.applyAsInt(index)), total - nextRow);
-        Chunk chunk = new Chunk(index, nextRow, size, index == negativeChunk ? -3 : size,
-            fill(nextRow, size));
+        Chunk chunk = new Chunk(index, nextRow, size, fill(nextRow, size));
         synchronized (this) {
           made.add(chunk);
         }
@@ -299,23 +327,21 @@ final class TestStream implements StreamedDataset {
     final int index;
     final long start;
     final int size;
-    final int reported;
     final ByteBuffer[] columns;
     final ColumnChunk buffers;
     final AtomicBoolean closed = new AtomicBoolean();
 
-    Chunk(int index, long start, int size, int reported, ByteBuffer[] columns) {
+    Chunk(int index, long start, int size, ByteBuffer[] columns) {
       this.index = index;
       this.start = start;
       this.size = size;
-      this.reported = reported;
       this.columns = columns;
       this.buffers = ColumnChunk.ofBuffers(size, columns);
     }
 
     @Override
     public int rows() {
-      return reported;
+      return index == oddChunk ? oddRows.getAsInt() : size;
     }
 
     @Override
@@ -326,9 +352,18 @@ final class TestStream implements StreamedDataset {
       if (maxSleepMicros > 0) {
         TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(maxSleepMicros));
       }
-      if (copier.copy(field, start + fromRow, target)) {
-        return;
+      try {
+        if (!copier.copy(field, start + fromRow, target)) {
+          copy(field, fromRow, target);
+        }
+      } finally {
+        if (closed.get()) {
+          violation("chunk " + index + " closed during a copy from it");
+        }
       }
+    }
+
+    private void copy(int field, int fromRow, ColumnTarget target) throws Exception {
       if (!typed) {
         buffers.copyTo(field, fromRow, target);
         return;
@@ -362,6 +397,9 @@ final class TestStream implements StreamedDataset {
       chunksClosed.incrementAndGet();
       synchronized (this) {
         notifyAll();
+      }
+      if (index == badCloseChunk) {
+        throw new IllegalStateException("chunk " + index + " failed to close");
       }
     }
 
