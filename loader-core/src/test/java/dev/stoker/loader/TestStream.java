@@ -304,6 +304,9 @@ final class TestStream implements StreamedDataset {
         violation("stream closed twice");
         return;
       }
+      if (inNext.get()) {
+        violation("stream closed while a thread was in next()");
+      }
       closed = true;
       streamsClosed.incrementAndGet();
       for (Chunk chunk : made) {
