@@ -40,6 +40,8 @@ final class ChunkWindow {
   private final ChunkStream stream;
   private final long neededRows;
   private final ArrayDeque<Held> held = new ArrayDeque<>();
+  /** Row ranges {from, to} that no batch will copy any more: their batch failed. */
+  private final List<long[]> abandoned = new ArrayList<>();
   private long pulledRows;
   private int pulledChunks;
   private boolean ended;
@@ -123,6 +125,33 @@ final class ChunkWindow {
   }
 
   /** Pulls the next chunk; the caller has set {@code pulling}. */
+  /**
+   * Rows {@code [from, to)} will not be copied, since their batch failed: chunks no longer wait
+   * for them, so that the stream can go on to the batches after it.
+   */
+  void abandon(long from, long to) {
+    List<Held> done = new ArrayList<>();
+    synchronized (this) {
+      long end = Math.min(to, neededRows);
+      if (from >= end) {
+        return;
+      }
+      abandoned.add(new long[] {from, end});
+      for (Held h : held) {
+        h.pending -= overlap(h.start, h.start + h.rows, from, end);
+      }
+      held.removeIf(h -> h.users == 0 && h.pending <= 0 && done.add(h));
+    }
+    for (Held h : done) {
+      closeQuietly(h.chunk);
+    }
+    finishQuietly();
+  }
+
+  private static long overlap(long start, long end, long from, long to) {
+    return Math.max(0, Math.min(end, to) - Math.max(start, from));
+  }
+
   private void pullOne() throws Exception {
     try {
       add(stream.next());
@@ -169,6 +198,9 @@ final class ChunkWindow {
       pulledRows += rows;
       pulledChunks++;
       long pending = Math.max(0, Math.min(pulledRows, neededRows) - start);
+      for (long[] range : abandoned) {
+        pending -= overlap(start, pulledRows, range[0], range[1]);
+      }
       if (pending > 0 && !closed) {
         added = new Held(chunk, start, rows, pending);
         held.add(added);

@@ -92,7 +92,10 @@ final class StreamedEpoch implements EpochSource {
     }
   }
 
-  /** Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many. */
+  /**
+   * Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many.
+   * If the copy fails, the rows left are abandoned: no chunk waits for them any more.
+   */
   private int copyRows(HostMemory slot, int batch, long first, int wanted, WorkerStatus status)
       throws Exception {
     ColumnTarget target = targets.get();
@@ -118,6 +121,9 @@ final class StreamedEpoch implements EpochSource {
         }
         done += copied;
       }
+    } catch (Throwable t) {
+      window.abandon(first + done, first + wanted);
+      throw t;
     } finally {
       target.unbind();
     }

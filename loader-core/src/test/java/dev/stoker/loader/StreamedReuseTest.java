@@ -1,7 +1,10 @@
 package dev.stoker.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.stoker.loader.pipeline.BatchLoadException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -83,6 +86,35 @@ class StreamedReuseTest {
 
     assertThat(epoch.sizes()).hasSize(100).containsOnly(10);
     assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1000));
+    stream.closeAndCheck(loader);
+  }
+
+  @ParameterizedTest(name = "numWorkers={0} dropLast={1}")
+  @CsvSource({"0,false", "1,true", "1,false", "3,true", "3,false"})
+  void shouldDeliverAFailedCopyOfAReusingStreamOfUnknownLengthAtItsBatch(int workers,
+      boolean dropLast) {
+    IOException cause = new IOException("page of row 31 is corrupt");
+    TestStream stream = TestStream.unknown(100).chunks(7).reusing()
+        .copying((field, row, target) -> {
+          if (row <= 31 && 31 < row + target.rows()) {
+            throw cause;
+          }
+          return false;
+        });
+    DataLoader loader = new DataLoader(stream, options(10, workers, dropLast));
+    List<Integer> seen = new ArrayList<>();
+
+    BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
+      for (Batch batch : loader.epoch(0)) {
+        seen.add(batch.index());
+      }
+    });
+
+    assertThat(seen).containsExactly(0, 1, 2);
+    assertThat(failure.batch()).isEqualTo(3);
+    assertThat(failure).hasMessageContaining("copying field 'x' of stream rows 30..34")
+        .hasRootCause(cause);
+    stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);
   }
 
