@@ -244,9 +244,7 @@ class StreamedCloseTest {
     while (!LoaderLeaks.threadsOf(loader.name()).isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
-    assertThat(LoaderLeaks.threadsOf(loader.name())).isEmpty();
-    assertThat(loader.slotsOut()).isZero();
-    stream.assertAllClosed();
+    stream.closeAndCheck(loader);
   }
 
   /** Waits for {@code latch} ignoring interrupts; true once it is open. */

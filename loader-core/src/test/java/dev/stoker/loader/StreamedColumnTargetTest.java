@@ -11,8 +11,10 @@ import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** What a chunk may write into a {@link ColumnTarget}, and what it may not. */
+@Timeout(10)
 class StreamedColumnTargetTest {
   private static final Field FLOATS = Field.of("image", DType.FLOAT32, 2, 3);
   private static final Field DOUBLES = Field.of("weights", DType.FLOAT64, 2);

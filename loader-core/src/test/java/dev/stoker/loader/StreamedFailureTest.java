@@ -3,12 +3,17 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.stoker.loader.pipeline.BatchLoadException;
 import dev.stoker.loader.pipeline.Stage;
+import dev.stoker.loader.pipeline.LoaderTimeoutException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -329,6 +334,60 @@ class StreamedFailureTest {
     stream.onNext(i -> { });
     assertThat(TestStream.Epoch.of(loader.epoch(1)).labels())
         .containsExactlyElementsOf(TestStream.range(100));
+    stream.closeAndCheck(loader);
+  }
+
+  @Test
+  void shouldTimeOutNamingTheStreamRowAWorkerWaitsForAndCloseCleanly() {
+    CountDownLatch release = new CountDownLatch(1);
+    TestStream stream = TestStream.known(100).chunks(7).onNext(i -> {
+      if (i == 6) {
+        release.await(20, TimeUnit.SECONDS); // a reader stuck on a slow file system
+      }
+    });
+    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
+        .numWorkers(2).timeout(Duration.ofMillis(300)).name("slow").build());
+    List<Integer> seen = new ArrayList<>();
+
+    assertThatThrownBy(() -> {
+      for (Batch batch : loader.epoch(0)) {
+        seen.add(batch.index());
+      }
+    }).isInstanceOf(LoaderTimeoutException.class)
+        .hasMessageContaining("loader 'slow' epoch 0: batch 4 of 10 did not come within "
+            + "timeout=300 ms; it is slow-e0-worker-0's to fill: slow-e0-worker-0: filling batch "
+            + "4, row 2 of 10 (sample 42)");
+
+    release.countDown();
+    assertThat(seen).containsExactly(0, 1, 2, 3);
+    assertThat(loader.slotsOut()).isZero();
+    stream.awaitStreamsClosed();
+    stream.closeAndCheck(loader);
+  }
+
+  @Disabled("BatchIterator.hasNext reads ahead in the stream for an unknown batch count without "
+      + "the loader's timeout, so a stream stuck in next() blocks hasNext() past it")
+  @Test
+  void shouldTimeOutInHasNextWhenAStreamOfUnknownLengthIsStuck() {
+    CountDownLatch release = new CountDownLatch(1);
+    TestStream stream = TestStream.unknown(100).chunks(7).onNext(i -> {
+      if (i == 6) {
+        release.await(10, TimeUnit.SECONDS);
+      }
+    });
+    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
+        .numWorkers(2).dropLast(true).timeout(Duration.ofMillis(300)).build());
+
+    try {
+      assertTimeoutPreemptively(Duration.ofSeconds(3), () -> assertThatThrownBy(() -> {
+        for (Batch batch : loader.epoch(0)) {
+          TestStream.rows(batch);
+        }
+      }).isInstanceOf(LoaderTimeoutException.class));
+    } finally {
+      release.countDown();
+    }
+    stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);
   }
 

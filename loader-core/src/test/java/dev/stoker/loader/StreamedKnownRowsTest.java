@@ -194,7 +194,7 @@ class StreamedKnownRowsTest {
   }
 
   @Test
-  void shouldTellWhereEachRowCameFromAndCountTheEpochInTheMetrics() {
+  void shouldTellWhereEachRowCameFromAndMeasureTheEpoch() {
     TestStream stream = TestStream.known(25).chunks(4);
     DataLoader loader = new DataLoader(stream, options(10, 1, 2).build());
     List<Long> positions = new ArrayList<>();
@@ -208,6 +208,8 @@ class StreamedKnownRowsTest {
     assertThat(positions).containsExactlyElementsOf(TestStream.range(25));
     assertThat(loader.metrics().last().batches()).isEqualTo(3);
     assertThat(loader.metrics().last().samples()).isEqualTo(25);
+    assertThat(loader.metrics().last().workers()).hasSize(1);
+    assertThat(loader.report().toString()).isNotBlank();
     stream.closeAndCheck(loader);
   }
 
