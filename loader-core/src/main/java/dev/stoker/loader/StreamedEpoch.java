@@ -20,22 +20,23 @@ final class StreamedEpoch implements EpochSource {
   private final ChunkWindow window;
   private final long rowCount;
   private final boolean dropLast;
-  /** The last batch when the row count is known, else -1. */
-  private final long lastBatch;
+  /** The last batch when the row count is known (-1 if none), else -2. */
+  private final int lastBatch;
   private final ThreadLocal<ColumnTarget> targets;
 
-  /** @param rowCount the rows the stream must have, or {@link StreamedDataset#UNKNOWN_ROWS} */
+  /**
+   * @param rowCount the rows the stream must have, or {@link StreamedDataset#UNKNOWN_ROWS}
+   * @param batchCount the batches planned from the row count, or -1
+   */
   StreamedEpoch(String loader, int epoch, BatchLayout layout, ChunkWindow window, long rowCount,
-      boolean dropLast, ThreadLocal<ColumnTarget> targets) {
+      int batchCount, boolean dropLast, ThreadLocal<ColumnTarget> targets) {
     this.loader = loader;
     this.epoch = epoch;
     this.layout = layout;
     this.window = window;
     this.rowCount = rowCount;
+    this.lastBatch = batchCount - 1;
     this.dropLast = dropLast;
-    int batchSize = layout.batchSize();
-    this.lastBatch = rowCount < 0 ? -1
-        : (dropLast ? rowCount / batchSize : (rowCount + batchSize - 1) / batchSize) - 1;
     this.targets = targets;
   }
 
@@ -55,7 +56,8 @@ final class StreamedEpoch implements EpochSource {
   public boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception {
     int batchSize = layout.batchSize();
     long first = (long) batch * batchSize;
-    int wanted = rowCount < 0 ? batchSize : (int) Math.max(0, Math.min(batchSize, rowCount - first));
+    int wanted = rowCount < 0 ? batchSize
+        : (int) Math.max(0, Math.min(batchSize, rowCount - first));
     status.filling(batch, wanted);
     int rows = copyRows(target.host(), batch, first, wanted, status);
     if (rowCount >= 0) {

@@ -112,6 +112,7 @@ final class TestStream implements StreamedDataset {
     return this;
   }
 
+  /** One copy in eight sleeps up to {@code micros}, so workers finish out of order. */
   TestStream sleepingUpTo(int micros) {
     maxSleepMicros = micros;
     return this;
@@ -352,7 +353,7 @@ final class TestStream implements StreamedDataset {
       if (closed.get()) {
         violation("copy from chunk " + index + " after it was closed");
       }
-      if (maxSleepMicros > 0) {
+      if (maxSleepMicros > 0 && ThreadLocalRandom.current().nextInt(8) == 0) {
         TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(maxSleepMicros));
       }
       try {
