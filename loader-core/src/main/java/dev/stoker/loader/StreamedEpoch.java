@@ -40,11 +40,17 @@ final class StreamedEpoch implements EpochSource {
     this.targets = targets;
   }
 
+  /** Reads ahead in the stream, in the consumer's thread; an interrupt stays set on it. */
   @Override
   public boolean hasBatch(int batch) throws Exception {
     long first = (long) batch * layout.batchSize();
     long needed = first + (dropLast ? layout.batchSize() : 1);
-    return reach(batch, needed - 1, needed) >= needed;
+    try {
+      return reach(batch, needed - 1, needed) >= needed;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw e;
+    }
   }
 
   @Override

@@ -89,6 +89,23 @@ class StreamedReuseTest {
     stream.closeAndCheck(loader);
   }
 
+  @ParameterizedTest(name = "numWorkers={0} known={1}")
+  @CsvSource({"1,true", "2,true", "3,true", "1,false", "3,false"})
+  void shouldLoadAReusingStreamWithNoMoreSlotsThanTheWorkersNeed(int workers, boolean known) {
+    TestStream stream = (known ? TestStream.known(503) : TestStream.unknown(503)).chunks(3)
+        .reusing().sleepingUpTo(100);
+    int slotBytes = new BatchLayout(TestStream.SCHEMA, 10).slotBytes();
+    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
+        .numWorkers(workers).prefetchFactor(4).dropLast(true)
+        .maxHostBytes((long) (workers + 1) * slotBytes).build());
+
+    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+
+    assertThat(loader.slotsAllocated()).isLessThanOrEqualTo(workers + 1);
+    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(500));
+    stream.closeAndCheck(loader);
+  }
+
   @ParameterizedTest(name = "numWorkers={0} dropLast={1}")
   @CsvSource({"0,false", "1,true", "1,false", "3,true", "3,false"})
   void shouldDeliverAFailedCopyOfAReusingStreamOfUnknownLengthAtItsBatch(int workers,

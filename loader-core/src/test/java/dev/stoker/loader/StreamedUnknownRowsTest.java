@@ -3,9 +3,14 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.pipeline.BatchLoadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -148,6 +153,45 @@ class StreamedUnknownRowsTest {
       }
       assertThatThrownBy(it::next).isInstanceOf(NoSuchElementException.class);
     }
+    stream.closeAndCheck(loader);
+  }
+
+  @Test
+  void shouldKeepTheInterruptOfAConsumerWaitingInHasNext() throws Exception {
+    CountDownLatch pulling = new CountDownLatch(1);
+    CountDownLatch goOn = new CountDownLatch(1);
+    TestStream stream = TestStream.unknown(100).chunks(5).onNext(i -> {
+      if (i == 4) { // rows 20..24: batch 2, pulled by its worker or by hasNext
+        pulling.countDown();
+        goOn.await(20, TimeUnit.SECONDS);
+      }
+    });
+    DataLoader loader = new DataLoader(stream, options(10, 1, false));
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicBoolean interrupted = new AtomicBoolean();
+    Thread consumer = new Thread(() -> {
+      try (BatchIterator it = loader.epoch(0).iterator()) {
+        it.next();
+        it.next();
+        assertThat(it.hasNext()).as("a failure to come").isTrue();
+        interrupted.set(Thread.currentThread().isInterrupted());
+        it.next();
+      } catch (Throwable t) {
+        failure.set(t);
+      }
+    }, "stream-consumer");
+    consumer.start();
+    assertThat(pulling.await(20, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(100); // the consumer now waits in hasNext for batch 2's first row
+
+    consumer.interrupt();
+    consumer.join(20_000);
+    goOn.countDown();
+
+    assertThat(failure.get()).isInstanceOf(BatchLoadException.class)
+        .hasRootCauseInstanceOf(InterruptedException.class);
+    assertThat(interrupted).as("the interrupt flag, kept").isTrue();
+    stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);
   }
 
