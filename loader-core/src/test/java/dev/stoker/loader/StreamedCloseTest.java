@@ -40,7 +40,7 @@ class StreamedCloseTest {
     DataLoader loader = new DataLoader(stream, options(workers));
 
     for (int e = 0; e < 3; e++) {
-      TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch.of(loader.epoch(e));
     }
 
     assertThat(stream.chunksMade).as("15 chunks of 7 rows per epoch").hasValue(45);
@@ -59,7 +59,7 @@ class StreamedCloseTest {
 
     try (BatchIterator it = loader.epoch(0).iterator()) {
       for (int i = 0; i < taken; i++) {
-        TestStream.rows(it.next());
+        StreamedRows.rows(it.next());
       }
     }
 
@@ -81,8 +81,8 @@ class StreamedCloseTest {
         break;
       }
     }
-    assertThat(TestStream.Epoch.of(loader.epoch(1)).labels())
-        .containsExactlyElementsOf(TestStream.range(100));
+    assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels())
+        .containsExactlyElementsOf(StreamedRows.range(100));
 
     assertThat(stream.streamsOpened).hasValue(2);
     stream.closeAndCheck(loader);
@@ -104,7 +104,7 @@ class StreamedCloseTest {
     Thread consumer = new Thread(() -> {
       try {
         for (Batch batch : loader.epoch(0)) {
-          TestStream.rows(batch);
+          StreamedRows.rows(batch);
           twoBatches.countDown();
         }
       } catch (Throwable t) {
@@ -142,7 +142,7 @@ class StreamedCloseTest {
     Thread consumer = new Thread(() -> {
       try {
         for (Batch batch : loader.epoch(0)) {
-          TestStream.rows(batch);
+          StreamedRows.rows(batch);
         }
       } catch (Throwable t) {
         consumerEnd.set(t);
@@ -215,7 +215,7 @@ class StreamedCloseTest {
     DataLoader loader = new DataLoader(stream, options(workers));
     BatchIterator it = loader.epoch(0).iterator();
     for (int i = 0; i < 4; i++) {
-      TestStream.rows(it.next());
+      StreamedRows.rows(it.next());
     }
 
     stream.closeAndCheck(loader);

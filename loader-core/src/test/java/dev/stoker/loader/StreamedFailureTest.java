@@ -59,7 +59,7 @@ class StreamedFailureTest {
     List<Integer> seen = new ArrayList<>();
     BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
       for (Batch batch : loader.epoch(0)) {
-        TestStream.rows(batch);
+        StreamedRows.rows(batch);
         seen.add(batch.index());
       }
     });
@@ -75,8 +75,8 @@ class StreamedFailureTest {
     assertThat(stream.chunksClosed.get()).isEqualTo(stream.chunksMade.get());
     stream.copying((field, row, target) -> false).onNext(i -> { }).negativeRowsAt(-1)
         .failingOpen(null);
-    assertThat(TestStream.Epoch.of(loader.epoch(1)).labels())
-        .containsExactlyElementsOf(TestStream.range(100));
+    assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels())
+        .containsExactlyElementsOf(StreamedRows.range(100));
     stream.closeAndCheck(loader);
   }
 
@@ -332,8 +332,8 @@ class StreamedFailureTest {
     assertThat(loader.slotsOut()).isZero();
     stream.awaitStreamsClosed();
     stream.onNext(i -> { });
-    assertThat(TestStream.Epoch.of(loader.epoch(1)).labels())
-        .containsExactlyElementsOf(TestStream.range(100));
+    assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels())
+        .containsExactlyElementsOf(StreamedRows.range(100));
     stream.closeAndCheck(loader);
   }
 
@@ -381,7 +381,7 @@ class StreamedFailureTest {
     try {
       assertTimeoutPreemptively(Duration.ofSeconds(3), () -> assertThatThrownBy(() -> {
         for (Batch batch : loader.epoch(0)) {
-          TestStream.rows(batch);
+          StreamedRows.rows(batch);
         }
       }).isInstanceOf(LoaderTimeoutException.class));
     } finally {
@@ -413,9 +413,9 @@ class StreamedFailureTest {
     TestStream stream = TestStream.known(100).chunks(7).failingToCloseChunk(4);
     DataLoader loader = loader(stream, workers);
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(100));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(100));
     stream.closeAndCheck(loader);
   }
 }

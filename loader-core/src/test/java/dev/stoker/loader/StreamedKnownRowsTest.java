@@ -43,11 +43,11 @@ class StreamedKnownRowsTest {
     DataLoader loader = new DataLoader(stream,
         options(10, workers, prefetch).dropLast(true).build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(loader.batchesPerEpoch()).isEqualTo(100);
     assertThat(epoch.sizes()).hasSize(100).containsOnly(10);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1000));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(1000));
     stream.closeAndCheck(loader);
   }
 
@@ -58,12 +58,12 @@ class StreamedKnownRowsTest {
     DataLoader loader = new DataLoader(stream, options(batchSize, workers, 2).dropLast(true)
         .build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     int batches = 1000 / batchSize;
     assertThat(loader.batchesPerEpoch()).isEqualTo(batches);
     assertThat(epoch.sizes()).hasSize(batches).containsOnly(batchSize);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(batches * batchSize));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(batches * batchSize));
     assertThat(loader.droppedRows()).isEqualTo(1000 % batchSize);
     stream.closeAndCheck(loader);
   }
@@ -84,10 +84,10 @@ class StreamedKnownRowsTest {
     long rows = 2000 + seed;
 
     for (int e = 0; e < 2; e++) {
-      TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(e));
       long expected = loader.options().dropLast() ? rows / batchSize * batchSize : rows;
       assertThat(epoch.labels()).as("epoch %d", e)
-          .containsExactlyElementsOf(TestStream.range(expected));
+          .containsExactlyElementsOf(StreamedRows.range(expected));
       assertThat(epoch.sizes()).hasSize(loader.batchesPerEpoch());
     }
     stream.closeAndCheck(loader);
@@ -100,9 +100,9 @@ class StreamedKnownRowsTest {
     DataLoader loader = new DataLoader(stream, options(10, workers, 2).build());
 
     for (int e = 0; e < 3; e++) { // slots are reused: the short batch's rows must not be stale
-      TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(e));
       assertThat(epoch.sizes()).hasSize(101).startsWith(10, 10).endsWith(10, 3);
-      assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1003));
+      assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(1003));
     }
     assertThat(loader.batchesPerEpoch()).isEqualTo(101);
     assertThat(loader.droppedRows()).isZero();
@@ -160,7 +160,7 @@ class StreamedKnownRowsTest {
     TestStream stream = TestStream.known(rows).chunks(4);
     DataLoader loader = new DataLoader(stream, options(10, 2, 2).dropLast(true).build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(loader.batchesPerEpoch()).isZero();
     assertThat(epoch.sizes()).isEmpty();
@@ -174,7 +174,7 @@ class StreamedKnownRowsTest {
     TestStream stream = TestStream.known(4).chunks(3);
     DataLoader loader = new DataLoader(stream, options(10, 1, 1).build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).containsExactly(4);
     assertThat(epoch.labels()).containsExactly(0L, 1L, 2L, 3L);
@@ -187,9 +187,9 @@ class StreamedKnownRowsTest {
     TestStream stream = TestStream.known(500).randomChunks(11, 1, 3, 17, 50).typed();
     DataLoader loader = new DataLoader(stream, options(12, workers, 2).build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(500));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(500));
     stream.closeAndCheck(loader);
   }
 
@@ -205,7 +205,7 @@ class StreamedKnownRowsTest {
       }
     }
 
-    assertThat(positions).containsExactlyElementsOf(TestStream.range(25));
+    assertThat(positions).containsExactlyElementsOf(StreamedRows.range(25));
     assertThat(loader.metrics().last().batches()).isEqualTo(3);
     assertThat(loader.metrics().last().samples()).isEqualTo(25);
     assertThat(loader.metrics().last().workers()).hasSize(1);
@@ -219,7 +219,7 @@ class StreamedKnownRowsTest {
     DataLoader loader = new DataLoader(stream, options(10, 2, 2).persistentWorkers(true).build());
 
     for (int e = 0; e < 3; e++) {
-      TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch.of(loader.epoch(e));
     }
 
     assertThat(stream.streamsOpened).hasValue(3);
@@ -237,7 +237,7 @@ class StreamedKnownRowsTest {
     List<Integer> epochsLeavingTheStreamOpen = new ArrayList<>();
 
     for (int e = 0; e < 300; e++) {
-      TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch.of(loader.epoch(e));
       if (stream.streamsClosed.get() != stream.streamsOpened.get()) {
         epochsLeavingTheStreamOpen.add(e);
       }

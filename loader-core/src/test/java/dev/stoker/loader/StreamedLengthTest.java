@@ -29,7 +29,7 @@ class StreamedLengthTest {
   private static BatchLoadException failure(DataLoader loader, int epoch, List<Integer> seen) {
     return catchThrowableOfType(BatchLoadException.class, () -> {
       for (Batch batch : loader.epoch(epoch)) {
-        TestStream.rows(batch);
+        StreamedRows.rows(batch);
         seen.add(batch.index());
       }
     });
@@ -42,7 +42,7 @@ class StreamedLengthTest {
     assertThat(stream.streamsClosed.get()).isEqualTo(stream.streamsOpened.get());
     assertThat(stream.chunksClosed.get()).isEqualTo(stream.chunksMade.get());
     stream.yielding(rows);
-    TestStream.Epoch next = TestStream.Epoch.of(loader.epoch(1));
+    StreamedRows.Epoch next = StreamedRows.Epoch.of(loader.epoch(1));
     assertThat(next.sizes()).hasSize(loader.batchesPerEpoch());
     stream.closeAndCheck(loader);
   }

@@ -42,9 +42,9 @@ class StreamedReuseTest {
     DataLoader loader = new DataLoader(stream, options(10, workers, dropLast));
 
     for (int e = 0; e < 2; e++) {
-      TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(e));
+      StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(e));
       assertThat(epoch.labels()).containsExactlyElementsOf(
-          TestStream.range(dropLast ? 1000 : 1003));
+          StreamedRows.range(dropLast ? 1000 : 1003));
       assertThat(epoch.sizes()).hasSize(loader.batchesPerEpoch());
     }
     stream.closeAndCheck(loader);
@@ -56,10 +56,10 @@ class StreamedReuseTest {
     TestStream stream = TestStream.known(batchSize * 5L + batchSize - 1).chunks(1).reusing();
     DataLoader loader = new DataLoader(stream, options(batchSize, workers, true));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).hasSize(5).containsOnly(batchSize);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(batchSize * 5L));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(batchSize * 5L));
     stream.closeAndCheck(loader);
   }
 
@@ -69,10 +69,10 @@ class StreamedReuseTest {
     TestStream stream = TestStream.unknown(1003).chunks(chunk).reusing();
     DataLoader loader = new DataLoader(stream, options(10, workers, false));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).hasSize(101).endsWith(10, 3);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1003));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(1003));
     stream.closeAndCheck(loader);
   }
 
@@ -82,10 +82,10 @@ class StreamedReuseTest {
     TestStream stream = TestStream.unknown(1003).chunks(chunk).reusing();
     DataLoader loader = new DataLoader(stream, options(10, workers, true));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).hasSize(100).containsOnly(10);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1000));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(1000));
     stream.closeAndCheck(loader);
   }
 
@@ -99,10 +99,10 @@ class StreamedReuseTest {
         .numWorkers(workers).prefetchFactor(4).dropLast(true)
         .maxHostBytes((long) (workers + 1) * slotBytes).build());
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(loader.slotsAllocated()).isLessThanOrEqualTo(workers + 1);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(500));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(500));
     stream.closeAndCheck(loader);
   }
 
@@ -144,10 +144,10 @@ class StreamedReuseTest {
     TestStream stream = TestStream.unknown(1003).chunks(chunk).reusing();
     DataLoader loader = new DataLoader(stream, options(10, 0, true));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).hasSize(100).containsOnly(10);
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(1000));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(1000));
     stream.closeAndCheck(loader);
   }
 

@@ -67,14 +67,14 @@ class StreamedStressTest {
     boolean lastBatchHeld = false;
     switch (ending) {
       case COMPLETE -> {
-        assertThat(TestStream.Epoch.of(loader.epoch(0)).labels()).as(run)
-            .containsExactlyElementsOf(TestStream.range(expectedRows));
+        assertThat(StreamedRows.Epoch.of(loader.epoch(0)).labels()).as(run)
+            .containsExactlyElementsOf(StreamedRows.range(expectedRows));
         lastBatchHeld = expectedRows > 0;
       }
       case EARLY_CLOSE -> {
         try (BatchIterator it = loader.epoch(0).iterator()) {
           for (int i = 0; i < stopAt && it.hasNext(); i++) {
-            assertThat(TestStream.rows(it.next())).as(run).startsWith((long) i * batchSize);
+            assertThat(StreamedRows.rows(it.next())).as(run).startsWith((long) i * batchSize);
           }
         }
       }
@@ -88,8 +88,8 @@ class StreamedStressTest {
       assertThat(loader.slotsOut()).as(run + ": slots out, the last batch of a whole epoch "
           + "aside").isEqualTo(lastBatchHeld ? 1 : 0);
       stream.copying((field, row, target) -> false).onNext(i -> { });
-      assertThat(TestStream.Epoch.of(loader.epoch(1)).labels()).as(run)
-          .containsExactlyElementsOf(TestStream.range(expectedRows));
+      assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels()).as(run)
+          .containsExactlyElementsOf(StreamedRows.range(expectedRows));
     }
     stream.awaitStreamsClosed();
     LoaderLeaks.closeAndCheck(loader);
@@ -123,7 +123,7 @@ class StreamedStressTest {
     List<Integer> seen = new ArrayList<>();
     try {
       for (Batch batch : loader.epoch(0)) {
-        TestStream.rows(batch);
+        StreamedRows.rows(batch);
         seen.add(batch.index());
       }
     } catch (BatchLoadException e) {
@@ -143,7 +143,7 @@ class StreamedStressTest {
       try {
         int i = 0;
         for (Batch batch : loader.epoch(0)) {
-          TestStream.rows(batch);
+          StreamedRows.rows(batch);
           if (++i == stopAt) {
             taken.countDown();
           }

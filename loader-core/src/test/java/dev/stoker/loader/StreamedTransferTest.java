@@ -45,10 +45,11 @@ class StreamedTransferTest {
     HostCopyDevice device = new HostCopyDevice();
     DataLoader loader = loader(stream, device, workers, dropLast);
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     int batches = dropLast ? 100 : 101;
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(dropLast ? 1000 : 1003));
+    assertThat(epoch.labels())
+        .containsExactlyElementsOf(StreamedRows.range(dropLast ? 1000 : 1003));
     assertThat(epoch.sizes()).hasSize(batches);
     assertThat(device.copies()).isEqualTo(batches);
     assertThat(loader.metrics().last().transferBatches()).isEqualTo(batches);
@@ -62,9 +63,9 @@ class StreamedTransferTest {
     HostCopyDevice device = new HostCopyDevice();
     DataLoader loader = loader(stream, device, workers, dropLast);
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(dropLast ? 90 : 95));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(dropLast ? 90 : 95));
     closeAndCheck(loader, stream, device);
   }
 
@@ -77,7 +78,7 @@ class StreamedTransferTest {
 
     try (BatchIterator it = loader.epoch(0).iterator()) {
       for (int i = 0; i < taken; i++) {
-        TestStream.rows(it.next());
+        StreamedRows.rows(it.next());
       }
     }
 
@@ -102,7 +103,7 @@ class StreamedTransferTest {
 
     BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
       for (Batch batch : loader.epoch(0)) {
-        TestStream.rows(batch);
+        StreamedRows.rows(batch);
         seen.add(batch.index());
       }
     });

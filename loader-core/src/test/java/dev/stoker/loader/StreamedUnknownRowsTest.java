@@ -57,7 +57,7 @@ class StreamedUnknownRowsTest {
         assertThat(it.hasNext()).as("asking twice changes nothing").isTrue();
         Batch batch = it.next();
         sizes.add(batch.size());
-        for (long label : TestStream.rows(batch)) {
+        for (long label : StreamedRows.rows(batch)) {
           labels.add(label);
         }
       }
@@ -69,7 +69,7 @@ class StreamedUnknownRowsTest {
     assertThat(sizes).hasSize(expected);
     assertThat(sizes.subList(0, full)).allMatch(size -> size == 10);
     assertThat(labels).containsExactlyElementsOf(
-        TestStream.range(dropLast ? full * 10L : rows));
+        StreamedRows.range(dropLast ? full * 10L : rows));
     assertThat(loader.slotsOut()).isZero();
     stream.closeAndCheck(loader);
   }
@@ -108,7 +108,7 @@ class StreamedUnknownRowsTest {
     TestStream stream = TestStream.unknown(5).chunks(2);
     DataLoader loader = new DataLoader(stream, options(8, workers, false));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).containsExactly(5);
     assertThat(epoch.labels()).containsExactly(0L, 1L, 2L, 3L, 4L);
@@ -121,7 +121,7 @@ class StreamedUnknownRowsTest {
     TestStream stream = TestStream.unknown(5).chunks(2);
     DataLoader loader = new DataLoader(stream, options(8, workers, true));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
     assertThat(epoch.sizes()).isEmpty();
     stream.closeAndCheck(loader);
@@ -133,9 +133,9 @@ class StreamedUnknownRowsTest {
     TestStream stream = TestStream.unknown(95).chunks(i -> i % 3 == 0 ? 0 : 4);
     DataLoader loader = new DataLoader(stream, options(10, workers, dropLast));
 
-    TestStream.Epoch epoch = TestStream.Epoch.of(loader.epoch(0));
+    StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
-    assertThat(epoch.labels()).containsExactlyElementsOf(TestStream.range(dropLast ? 90 : 95));
+    assertThat(epoch.labels()).containsExactlyElementsOf(StreamedRows.range(dropLast ? 90 : 95));
     assertThat(stream.chunksMade.get()).isGreaterThan(30);
     stream.closeAndCheck(loader);
   }
@@ -202,7 +202,7 @@ class StreamedUnknownRowsTest {
     DataLoader loader = new DataLoader(stream, options(16, workers, false));
 
     for (int e = 0; e < 4; e++) {
-      assertThat(TestStream.Epoch.of(loader.epoch(e)).sizes()).containsExactly(16, 16, 16, 16);
+      assertThat(StreamedRows.Epoch.of(loader.epoch(e)).sizes()).containsExactly(16, 16, 16, 16);
     }
 
     assertThat(stream.requests).extracting(StreamRequest::epoch).containsExactly(0, 1, 2, 3);
