@@ -9,7 +9,10 @@ public interface ChunkStream extends AutoCloseable {
    */
   ColumnChunk next() throws Exception;
 
-  /** Ends the stream; chunks not yet closed were closed before. */
+  /**
+   * Ends the stream, once: every chunk it gave was closed before, and no thread is in
+   * {@link #next()}. It may come from another thread than the last {@code next()}.
+   */
   @Override
   void close() throws Exception;
 }

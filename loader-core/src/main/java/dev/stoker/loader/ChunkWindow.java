@@ -1,27 +1,35 @@
 package dev.stoker.loader;
 
 import java.util.ArrayDeque;
-import java.util.Iterator;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The chunks of one epoch's stream that workers are still copying from. Chunks are pulled in order,
- * by one thread at a time, only as far as a batch needs; a chunk is closed as soon as every row of
- * it that a batch will take has been copied, so that a stream reusing chunk memory can go on.
- * Rows past {@code neededRows} (the tail that {@code dropLast} drops) are never waited for.
+ * The chunks of one epoch's stream that loading threads are still copying from. Chunks are pulled
+ * in order, by one thread at a time, only as far as a row asked for; a chunk is closed as soon as
+ * every row of it that a batch will take has been copied, so that a stream reusing chunk memory
+ * can go on. Rows past {@code neededRows} (the tail that {@code dropLast} drops) are not held:
+ * their chunks are closed as soon as they are pulled. A failed pull fails every later one, since
+ * the stream's place is then lost.
+ *
+ * <p>{@link #close()} closes each chunk once no thread copies from it, and the stream once no
+ * thread pulls from it and its chunks are closed: whichever thread comes last does it, so that
+ * nothing is closed under a thread still using it.
  */
 final class ChunkWindow {
   private static final Logger LOG = LoggerFactory.getLogger(ChunkWindow.class);
 
-  /** A pulled chunk: where it starts in the stream, and how many needed rows are not copied. */
+  /** A pulled chunk: where it starts in the stream, its needed rows not yet copied, its users. */
   static final class Held {
     final ColumnChunk chunk;
     final long start;
     final int rows;
-    long pending;
+    private long pending;
+    private int users;
 
-    Held(ColumnChunk chunk, long start, int rows, long pending) {
+    private Held(ColumnChunk chunk, long start, int rows, long pending) {
       this.chunk = chunk;
       this.start = start;
       this.rows = rows;
@@ -31,107 +39,217 @@ final class ChunkWindow {
 
   private final ChunkStream stream;
   private final long neededRows;
-  private final Object pullLock = new Object();
   private final ArrayDeque<Held> held = new ArrayDeque<>();
+  /** Row ranges {from, to} that no batch will copy any more: their batch failed. */
+  private final List<long[]> abandoned = new ArrayList<>();
   private long pulledRows;
+  private int pulledChunks;
   private boolean ended;
+  private Throwable failure;
+  private boolean pulling;
   private boolean closed;
+  private boolean streamClosed;
 
+  /** @param neededRows rows that batches take; chunks past them are closed once pulled */
   ChunkWindow(ChunkStream stream, long neededRows) {
     this.stream = stream;
     this.neededRows = neededRows;
   }
 
   /**
-   * Rows of the stream from row {@code first}, up to {@code count}, pulling chunks as needed;
-   * fewer than {@code count} only at the end of the stream.
+   * Pulls until {@code rows} rows have been pulled, or the stream ended (or the window was
+   * closed); returns the rows pulled, which may be more. One thread pulls at a time; the others
+   * wait for what it pulls rather than for it to finish, since it may wait in {@code next()} for
+   * them to copy and close the chunk before.
    */
-  int available(long first, int count) throws Exception {
-    long want = first + count;
+  long reach(long rows) throws Exception {
     while (true) {
       synchronized (this) {
-        if (pulledRows >= want || ended) {
-          return (int) Math.max(0, Math.min(pulledRows, want) - first);
+        while (true) {
+          if (pulledRows >= rows || ended || closed) {
+            return pulledRows;
+          }
+          if (failure != null) {
+            throw new IllegalStateException("reading the stream failed before, after "
+                + pulledRows + " rows: " + failure, failure);
+          }
+          if (!pulling) {
+            pulling = true;
+            break;
+          }
+          wait();
         }
       }
-      pull(want);
+      pullOne();
     }
   }
 
-  /** Whether the stream has a row at {@code row}: pulls up to it. */
-  boolean hasRow(long row) throws Exception {
-    return available(row, 1) == 1;
-  }
-
-  private void pull(long want) throws Exception {
-    synchronized (pullLock) {
-      synchronized (this) {
-        if (pulledRows >= want || ended || closed) {
-          ended |= closed;
-          return;
+  /**
+   * The chunk holding row {@code row}, pulling up to it, for copying from; null if the stream
+   * ended (or the window was closed) before that row. Give it back with {@link #release}.
+   */
+  Held acquire(long row) throws Exception {
+    if (reach(row + 1) <= row) {
+      return null;
+    }
+    synchronized (this) {
+      for (Held h : held) {
+        if (row >= h.start && row < h.start + h.rows) {
+          h.users++;
+          return h;
         }
       }
-      ColumnChunk chunk = stream.next();
-      Held added = null;
-      synchronized (this) {
-        if (chunk == null) {
-          ended = true;
-          return;
-        }
-        int rows = chunk.rows();
-        if (rows < 0) {
-          throw new IllegalStateException("a chunk of the stream at row " + pulledRows + " has "
-              + rows + " rows (expected: >= 0)");
-        }
-        long start = pulledRows;
-        pulledRows += rows;
-        long pending = Math.max(0, Math.min(pulledRows, neededRows) - start);
-        if (pending > 0 && !closed) {
-          added = new Held(chunk, start, rows, pending);
-          held.add(added);
-        }
+      if (closed) {
+        return null;
       }
-      if (added == null) {
-        closeQuietly(chunk);
-      }
+      throw new IllegalStateException("row " + row + " of the stream is in no chunk held ("
+          + held.size() + " held, " + pulledRows + " rows pulled): it was copied before");
     }
   }
 
-  /** The pulled chunk holding row {@code row}; the row must have been made available. */
-  synchronized Held chunkAt(long row) {
-    for (Held h : held) {
-      if (row >= h.start && row < h.start + h.rows) {
-        return h;
-      }
-    }
-    throw new IllegalStateException("row " + row + " is not in any chunk held ("
-        + held.size() + " held, " + pulledRows + " rows pulled)");
-  }
-
-  /** {@code rows} rows of {@code h} were copied; closes it once all its needed rows were. */
-  void copied(Held h, int rows) {
+  /**
+   * Gives back a chunk from {@link #acquire} after {@code copiedRows} of its needed rows were
+   * copied; closes it once all of them were (or the window is closed) and no one else uses it.
+   */
+  void release(Held h, int copiedRows) {
     boolean done;
     synchronized (this) {
-      h.pending -= rows;
-      done = h.pending <= 0 && held.remove(h);
+      h.users--;
+      h.pending -= copiedRows;
+      done = h.users == 0 && (h.pending <= 0 || closed) && held.remove(h);
     }
     if (done) {
       closeQuietly(h.chunk);
+      finishQuietly();
     }
   }
 
-  /** Closes every chunk still held, then the stream. */
-  void close() throws Exception {
-    ArrayDeque<Held> left;
+  /** Pulls the next chunk; the caller has set {@code pulling}. */
+  /**
+   * Rows {@code [from, to)} will not be copied, since their batch failed: chunks no longer wait
+   * for them, so that the stream can go on to the batches after it.
+   */
+  void abandon(long from, long to) {
+    List<Held> done = new ArrayList<>();
     synchronized (this) {
+      long end = Math.min(to, neededRows);
+      if (from >= end) {
+        return;
+      }
+      abandoned.add(new long[] {from, end});
+      for (Held h : held) {
+        h.pending -= overlap(h.start, h.start + h.rows, from, end);
+      }
+      held.removeIf(h -> h.users == 0 && h.pending <= 0 && done.add(h));
+    }
+    for (Held h : done) {
+      closeQuietly(h.chunk);
+    }
+    finishQuietly();
+  }
+
+  private static long overlap(long start, long end, long from, long to) {
+    return Math.max(0, Math.min(end, to) - Math.max(start, from));
+  }
+
+  private void pullOne() throws Exception {
+    try {
+      add(stream.next());
+    } catch (Throwable t) {
+      synchronized (this) {
+        failure = t;
+      }
+      throw t;
+    } finally {
+      synchronized (this) {
+        pulling = false;
+        notifyAll();
+      }
+      finishQuietly();
+    }
+  }
+
+  /**
+   * Takes in a chunk just pulled (null: the end); closes it at once unless rows of it are needed.
+   * Called by the one thread pulling, the only one that changes the counts.
+   */
+  private void add(ColumnChunk chunk) throws Exception {
+    if (chunk == null) {
+      synchronized (this) {
+        ended = true;
+      }
+      return;
+    }
+    int rows;
+    try {
+      rows = chunk.rows();
+    } catch (Throwable t) {
+      closeQuietly(chunk);
+      throw t;
+    }
+    if (rows < 0) {
+      closeQuietly(chunk);
+      throw new IllegalStateException(String.format("chunk %d of the stream (after %d rows) has "
+          + "%d rows (expected: >= 0)", pulledChunks, pulledRows, rows));
+    }
+    Held added = null;
+    synchronized (this) {
+      long start = pulledRows;
+      pulledRows += rows;
+      pulledChunks++;
+      long pending = Math.max(0, Math.min(pulledRows, neededRows) - start);
+      for (long[] range : abandoned) {
+        pending -= overlap(start, pulledRows, range[0], range[1]);
+      }
+      if (pending > 0 && !closed) {
+        added = new Held(chunk, start, rows, pending);
+        held.add(added);
+      }
+    }
+    if (added == null) {
+      closeQuietly(chunk);
+    }
+  }
+
+  /**
+   * Closes every chunk no thread is copying from, and the stream once no thread pulls from it and
+   * its last chunk is closed (then by the thread that comes last). Safe to call twice.
+   */
+  void close() throws Exception {
+    List<Held> idle = new ArrayList<>();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
       closed = true;
-      left = new ArrayDeque<>(held);
-      held.clear();
+      held.removeIf(h -> h.users == 0 && idle.add(h));
+      notifyAll();
     }
-    for (Iterator<Held> it = left.iterator(); it.hasNext(); ) {
-      closeQuietly(it.next().chunk);
+    for (Held h : idle) {
+      closeQuietly(h.chunk);
     }
-    stream.close();
+    if (finishing()) {
+      stream.close();
+    }
+  }
+
+  /** Whether the stream is now to be closed, by the caller: closed, unused, every chunk closed. */
+  private synchronized boolean finishing() {
+    if (!closed || streamClosed || pulling || !held.isEmpty()) {
+      return false;
+    }
+    streamClosed = true;
+    return true;
+  }
+
+  private void finishQuietly() {
+    if (finishing()) {
+      try {
+        stream.close();
+      } catch (Throwable t) {
+        LOG.warn("closing a stream failed", t);
+      }
+    }
   }
 
   private static void closeQuietly(ColumnChunk chunk) {

@@ -2,12 +2,15 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.memory.HostMemory;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * Where a {@link ColumnChunk} writes a run of rows of one field: {@link #rows()} rows of the
  * batch's column, {@link #bytes()} bytes in all, written front to back by the put methods (each
- * continues where the last stopped). Reused by the loader for every copy a thread makes; valid
- * only inside {@link ColumnChunk#copyTo}.
+ * continues where the last stopped; raw and typed puts mix freely). The typed puts refuse values
+ * of another dtype than the field's, and every put refuses to write past the run; a source range
+ * out of bounds is refused before anything is counted. Reused by the loader for every copy a
+ * thread makes; valid only inside {@link ColumnChunk#copyTo}.
  */
 public final class ColumnTarget {
   private HostMemory slot;
@@ -57,60 +60,102 @@ public final class ColumnTarget {
     return end - position;
   }
 
-  /** Copies {@code length} raw bytes (values of the field's dtype, native order) from {@code src}. */
+  /**
+   * Copies {@code length} raw bytes (values of the field's dtype, native order) from {@code src}
+   * at {@code srcIndex}, with absolute access (its position and limit stay).
+   */
   public void put(ByteBuffer src, int srcIndex, int length) {
+    Objects.checkFromIndexSize(srcIndex, length, src.limit());
     int at = advance(length, null);
     slot.bytes().put(at, src, srcIndex, length);
   }
 
   public void putFloats(float[] src, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, src.length);
     int at = advance((long) length * Float.BYTES, DType.FLOAT32);
-    slot.floats().put(at / Float.BYTES, src, offset, length);
+    if (at % Float.BYTES == 0) {
+      slot.floats().put(at / Float.BYTES, src, offset, length);
+    } else {
+      for (int i = 0; i < length; i++) {
+        slot.bytes().putFloat(at + i * Float.BYTES, src[offset + i]);
+      }
+    }
   }
 
   public void putDoubles(double[] src, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, src.length);
     int at = advance((long) length * Double.BYTES, DType.FLOAT64);
-    slot.doubles().put(at / Double.BYTES, src, offset, length);
+    if (at % Double.BYTES == 0) {
+      slot.doubles().put(at / Double.BYTES, src, offset, length);
+    } else {
+      for (int i = 0; i < length; i++) {
+        slot.bytes().putDouble(at + i * Double.BYTES, src[offset + i]);
+      }
+    }
   }
 
   public void putInts(int[] src, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, src.length);
     int at = advance((long) length * Integer.BYTES, DType.INT32);
-    slot.ints().put(at / Integer.BYTES, src, offset, length);
+    if (at % Integer.BYTES == 0) {
+      slot.ints().put(at / Integer.BYTES, src, offset, length);
+    } else {
+      for (int i = 0; i < length; i++) {
+        slot.bytes().putInt(at + i * Integer.BYTES, src[offset + i]);
+      }
+    }
   }
 
   public void putLongs(long[] src, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, src.length);
     int at = advance((long) length * Long.BYTES, DType.INT64);
-    slot.longs().put(at / Long.BYTES, src, offset, length);
+    if (at % Long.BYTES == 0) {
+      slot.longs().put(at / Long.BYTES, src, offset, length);
+    } else {
+      for (int i = 0; i < length; i++) {
+        slot.bytes().putLong(at + i * Long.BYTES, src[offset + i]);
+      }
+    }
   }
 
   /** uint8 values, e.g. pixels. */
   public void putBytes(byte[] src, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, src.length);
     int at = advance(length, DType.UINT8);
     slot.bytes().put(at, src, offset, length);
   }
 
   public void putFloat(float value) {
-    slot.bytes().putFloat(advance(Float.BYTES, DType.FLOAT32), value);
+    int at = advance(Float.BYTES, DType.FLOAT32);
+    slot.bytes().putFloat(at, value);
   }
 
   public void putDouble(double value) {
-    slot.bytes().putDouble(advance(Double.BYTES, DType.FLOAT64), value);
+    int at = advance(Double.BYTES, DType.FLOAT64);
+    slot.bytes().putDouble(at, value);
   }
 
   public void putInt(int value) {
-    slot.bytes().putInt(advance(Integer.BYTES, DType.INT32), value);
+    int at = advance(Integer.BYTES, DType.INT32);
+    slot.bytes().putInt(at, value);
   }
 
   public void putLong(long value) {
-    slot.bytes().putLong(advance(Long.BYTES, DType.INT64), value);
+    int at = advance(Long.BYTES, DType.INT64);
+    slot.bytes().putLong(at, value);
   }
 
   public void putByte(byte value) {
-    slot.bytes().put(advance(1, DType.UINT8), value);
+    int at = advance(1, DType.UINT8);
+    slot.bytes().put(at, value);
   }
 
   /** Claims {@code length} bytes, checking the dtype (null: raw) and the room left. */
   private int advance(long length, DType dtype) {
+    if (slot == null) {
+      throw new IllegalStateException("a ColumnTarget is written only inside ColumnChunk.copyTo"
+          + " (field '" + field.name() + "')");
+    }
     if (dtype != null && dtype != field.dtype()) {
       throw new IllegalArgumentException(String.format(
           "field '%s' is %s%s: a chunk wrote %s values (expected: the field's dtype)",

@@ -25,7 +25,9 @@ public interface StreamedDataset {
 
   /**
    * Opens the stream of one epoch. Its chunks are pulled one at a time, from one thread at a
-   * time (not always the same one), and closed once every row of them is copied.
+   * time (not always the same one), only as far as batches need; each is closed once every row
+   * of it that a batch takes is copied (at once, for rows no batch takes). The stream is closed
+   * once, after its last chunk, when no thread is in {@code next()}.
    */
   ChunkStream open(StreamRequest request) throws Exception;
 }

@@ -8,8 +8,10 @@ import dev.stoker.loader.pipeline.WorkerStatus;
 
 /**
  * Writes one epoch of a stream: batch k takes rows {@code [k * batchSize, (k + 1) * batchSize)},
- * copied column by column from the chunks that hold them. With a known row count the stream must
- * end exactly there: a stream that ends early or runs long fails the batch where it shows.
+ * copied column by column from the chunks that hold them, one chunk after the other (so that a
+ * stream reusing chunk memory can go on while the batch is written). With a known row count the
+ * stream must end exactly there: a stream that ends early fails the batch whose rows are missing,
+ * one that runs long (or ends inside the dropped tail) fails the last batch.
  */
 final class StreamedEpoch implements EpochSource {
   private final String loader;
@@ -18,23 +20,37 @@ final class StreamedEpoch implements EpochSource {
   private final ChunkWindow window;
   private final long rowCount;
   private final boolean dropLast;
+  /** The last batch when the row count is known (-1 if none), else -2. */
+  private final int lastBatch;
   private final ThreadLocal<ColumnTarget> targets;
 
+  /**
+   * @param rowCount the rows the stream must have, or {@link StreamedDataset#UNKNOWN_ROWS}
+   * @param batchCount the batches planned from the row count, or -1
+   */
   StreamedEpoch(String loader, int epoch, BatchLayout layout, ChunkWindow window, long rowCount,
-      boolean dropLast, ThreadLocal<ColumnTarget> targets) {
+      int batchCount, boolean dropLast, ThreadLocal<ColumnTarget> targets) {
     this.loader = loader;
     this.epoch = epoch;
     this.layout = layout;
     this.window = window;
     this.rowCount = rowCount;
+    this.lastBatch = batchCount - 1;
     this.dropLast = dropLast;
     this.targets = targets;
   }
 
+  /** Reads ahead in the stream, in the consumer's thread; an interrupt stays set on it. */
   @Override
   public boolean hasBatch(int batch) throws Exception {
-    int rows = window.available((long) batch * layout.batchSize(), layout.batchSize());
-    return dropLast ? rows == layout.batchSize() : rows > 0;
+    long first = (long) batch * layout.batchSize();
+    long needed = first + (dropLast ? layout.batchSize() : 1);
+    try {
+      return reach(batch, needed - 1, needed) >= needed;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw e;
+    }
   }
 
   @Override
@@ -46,15 +62,22 @@ final class StreamedEpoch implements EpochSource {
   public boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception {
     int batchSize = layout.batchSize();
     long first = (long) batch * batchSize;
-    status.filling(batch, batchSize);
-    int rows = window.available(first, batchSize);
-    boolean exists = dropLast ? rows == batchSize : rows > 0;
+    int wanted = rowCount < 0 ? batchSize
+        : (int) Math.max(0, Math.min(batchSize, rowCount - first));
+    status.filling(batch, wanted);
+    int rows = copyRows(target.host(), batch, first, wanted, status);
     if (rowCount >= 0) {
-      checkLength(batch, first, rows, exists);
-    } else if (!exists) {
+      if (rows < wanted) {
+        throw new BatchLoadException(loader, Stage.FILL, epoch, batch, first + rows,
+            String.format("the stream ended after %d rows (expected: rowCount() = %d rows)",
+                first + rows, rowCount), null);
+      }
+      if (batch == lastBatch) {
+        checkEnd(batch);
+      }
+    } else if (rows == 0 || (dropLast && rows < batchSize)) {
       return false;
     }
-    copyRows(target.host(), batch, first, rows);
     if (rows < batchSize) {
       zeroRows(target.host(), rows);
     }
@@ -62,40 +85,82 @@ final class StreamedEpoch implements EpochSource {
     return true;
   }
 
-  /** With a known row count: the planned rows must be there, and the stream must end there. */
-  private void checkLength(int batch, long first, int rows, boolean exists) throws Exception {
-    long expected = Math.min(layout.batchSize(), rowCount - first);
-    if (!exists || rows < expected) {
-      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, first + rows, String.format(
-          "the stream ended after %d rows (expected: rowCount() = %d rows)", first + rows,
-          rowCount), null);
+  /** At the last batch of a known row count: the stream must end exactly at the row count. */
+  private void checkEnd(int batch) throws Exception {
+    long rows = reach(batch, rowCount, rowCount + 1);
+    if (rows < rowCount) {
+      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, rows, String.format(
+          "the stream ended after %d rows, in the %d rows dropLast drops (expected: rowCount() = "
+              + "%d rows)", rows, rowCount % layout.batchSize(), rowCount), null);
     }
-    long end = first + rows;
-    boolean last = end >= rowCount - (dropLast ? rowCount % layout.batchSize() : 0);
-    if (last && window.hasRow(rowCount)) {
+    if (rows > rowCount) {
       throw new BatchLoadException(loader, Stage.FILL, epoch, batch, rowCount, String.format(
           "the stream has more than rowCount() = %d rows (expected: exactly that many)",
           rowCount), null);
     }
   }
 
-  private void copyRows(HostMemory slot, int batch, long first, int rows) throws Exception {
+  /**
+   * Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many.
+   * If the copy fails, the rows left are abandoned: no chunk waits for them any more.
+   */
+  private int copyRows(HostMemory slot, int batch, long first, int wanted, WorkerStatus status)
+      throws Exception {
     ColumnTarget target = targets.get();
+    int done = 0;
     try {
-      int done = 0;
-      while (done < rows) {
-        ChunkWindow.Held held = window.chunkAt(first + done);
-        int from = (int) (first + done - held.start);
-        int count = Math.min(rows - done, held.rows - from);
-        for (int f = 0; f < layout.schema().size(); f++) {
-          copyField(held.chunk, f, from, count, slot, done, target, batch, first + done);
+      while (done < wanted) {
+        long row = first + done;
+        status.sample(done, (int) Math.min(row, Integer.MAX_VALUE));
+        ChunkWindow.Held held = acquire(batch, row);
+        if (held == null) {
+          break;
         }
-        window.copied(held, count);
-        done += count;
+        int copied = 0;
+        try {
+          int from = (int) (row - held.start);
+          int count = Math.min(wanted - done, held.rows - from);
+          for (int f = 0; f < layout.schema().size(); f++) {
+            copyField(held.chunk, f, from, count, slot, done, target, batch, row);
+          }
+          copied = count;
+        } finally {
+          window.release(held, copied);
+        }
+        done += copied;
       }
+    } catch (Throwable t) {
+      window.abandon(first + done, first + wanted);
+      throw t;
     } finally {
       target.unbind();
     }
+    return done;
+  }
+
+  private ChunkWindow.Held acquire(int batch, long row) throws Exception {
+    try {
+      return window.acquire(row);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw readFailed(batch, row, t);
+    }
+  }
+
+  private long reach(int batch, long row, long rows) throws Exception {
+    try {
+      return window.reach(rows);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw readFailed(batch, row, t);
+    }
+  }
+
+  private BatchLoadException readFailed(int batch, long row, Throwable t) {
+    return new BatchLoadException(loader, Stage.FILL, epoch, batch, row, String.format(
+        "reading the stream for row %d: %s", row, t), t);
   }
 
   private void copyField(ColumnChunk chunk, int field, int from, int count, HostMemory slot,
@@ -104,10 +169,12 @@ final class StreamedEpoch implements EpochSource {
     target.bind(slot, f, layout.rowOffset(field, row), count);
     try {
       chunk.copyTo(field, from, target);
-    } catch (Exception e) {
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) {
       throw new BatchLoadException(loader, Stage.FILL, epoch, batch, streamRow, String.format(
           "copying field '%s' of stream rows %d..%d: %s", f.name(), streamRow,
-          streamRow + count - 1, e), e);
+          streamRow + count - 1, t), t);
     }
     if (target.remaining() != 0) {
       throw new BatchLoadException(loader, Stage.FILL, epoch, batch, streamRow, String.format(

@@ -2,7 +2,11 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.metrics.EpochCounters;
 
-/** A {@link StreamedDataset}, cut into batches as its rows arrive. */
+/**
+ * A {@link StreamedDataset}, cut into batches as its rows arrive: with a known row count the
+ * batch count is planned from it ({@code dropLast} drops the short tail), else the stream tells
+ * at its end. Each epoch opens its own stream with the loader's order and placement.
+ */
 final class StreamedSource implements LoaderSource {
   private final String loader;
   private final StreamedDataset dataset;
@@ -67,10 +71,10 @@ final class StreamedSource implements LoaderSource {
     if (stream == null) {
       throw new IllegalStateException("open(): null (expected: a stream of epoch " + epoch + ")");
     }
-    long neededRows = rowCount < 0 ? Long.MAX_VALUE : (long) batchCount * options.batchSize();
-    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream,
-        Math.min(neededRows, rowCount < 0 ? Long.MAX_VALUE : rowCount)), rowCount,
-        options.dropLast(), targets);
+    long neededRows = rowCount < 0 ? Long.MAX_VALUE
+        : Math.min(rowCount, (long) batchCount * options.batchSize());
+    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream, neededRows), rowCount,
+        batchCount, options.dropLast(), targets);
   }
 
   @Override
