@@ -39,9 +39,10 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private Batch held;
   private long handedOutAt;
   private int delivered;
-  /** For a stream of unknown length: whether batch {@code delivered} exists (0 no, 1 yes). */
-  private int nextKnown = -1;
-  private RuntimeException pendingFailure;
+  /** For a stream of unknown length: batch {@code delivered}, taken by hasNext(). */
+  private StagedBatch pending;
+  /** A failure hasNext() met, for next() to throw. */
+  private Throwable pendingFailure;
   private boolean ended;
   private volatile boolean closed;
   /** True while next() waits for a batch; guarded by {@code this}. */
@@ -82,25 +83,46 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     return source.sampleIndex(batch, row);
   }
 
+  /**
+   * Whether another batch comes. For a stream of unknown length this takes the next batch from
+   * the pipeline (waiting for it, within the loader's timeout) and keeps it for {@link #next()};
+   * a failure met on the way is kept too, and {@link #next()} throws it.
+   */
   @Override
   public boolean hasNext() {
+    if (pendingFailure != null) {
+      return true;
+    }
     if (closed) {
       return false;
     }
     if (batchCount >= 0) {
       return delivered < batchCount;
     }
-    if (nextKnown < 0 && pendingFailure == null) {
+    if (!hasPending() && !hasEnded()) {
+      boolean came;
       try {
-        nextKnown = source.hasBatch(delivered) ? 1 : 0;
-      } catch (Exception e) {
-        pendingFailure = BatchLoadException.of(loader, Stage.FILL, epoch(), delivered, e);
+        came = takeIntoPending();
+      } catch (RuntimeException | Error e) {
+        pendingFailure = e;
+        return true;
       }
-      if (nextKnown == 0) {
+      if (!came) {
         endEpoch();
+        return false;
       }
     }
-    return nextKnown == 1 || pendingFailure != null;
+    return hasPending();
+  }
+
+  private synchronized boolean hasPending() {
+    return pending != null;
+  }
+
+  private synchronized StagedBatch takePending() {
+    StagedBatch staged = pending;
+    pending = null;
+    return staged;
   }
 
   /**
@@ -113,6 +135,16 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    */
   @Override
   public Batch next() {
+    if (pendingFailure != null) {
+      RuntimeException failure = pendingFailure instanceof RuntimeException runtime ? runtime
+          : null;
+      Throwable thrown = pendingFailure;
+      pendingFailure = null;
+      if (failure != null) {
+        throw failure;
+      }
+      throw (Error) thrown;
+    }
     if (closed) {
       throw closedMeanwhile();
     }
@@ -126,22 +158,24 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     }
     Batch previous;
     synchronized (this) {
-      if (closed) {
-        throw closedMeanwhile();
-      }
       previous = held;
       held = null;
-      taking = true;
     }
     if (previous != null) {
       previous.supersede();
     }
-    StagedBatch staged = take();
+    StagedBatch staged = takePending();
+    if (staged == null) {
+      if (!takeIntoPending()) {
+        throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
+            + ": the source ended at batch " + delivered + " of its planned " + batchCount);
+      }
+      staged = takePending();
+    }
     long now = System.nanoTime();
     counters.addConsumerWait(now - asked);
     Batch batch = new Batch(this, staged);
     synchronized (this) {
-      doneTaking();
       if (closed) {
         pipeline.release(staged);
         throw closedMeanwhile();
@@ -150,7 +184,6 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     }
     handedOutAt = now;
     delivered++;
-    nextKnown = -1;
     counters.addDelivered(batch.size(), pipeline.ready());
     if (delivered == batchCount) {
       endEpoch();
@@ -158,17 +191,21 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     return batch;
   }
 
-  private StagedBatch take() {
+  /**
+   * Takes batch {@code delivered} from the pipeline into {@code pending}; false at the end of a
+   * stream. A failure ends the epoch and is thrown. A close from another thread meanwhile waits
+   * until the batch is back, or finds it in {@code pending}.
+   */
+  private boolean takeIntoPending() {
+    synchronized (this) {
+      if (closed) {
+        throw closedMeanwhile();
+      }
+      taking = true;
+    }
+    StagedBatch staged;
     try {
-      if (pendingFailure != null) {
-        throw pendingFailure;
-      }
-      StagedBatch staged = pipeline.take(delivered);
-      if (staged == null) {
-        throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
-            + ": the stream ended at batch " + delivered + " after telling it had one more");
-      }
-      return staged;
+      staged = pipeline.take(delivered);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       failed(false);
@@ -184,6 +221,17 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       failed(false);
       throw e;
     }
+    synchronized (this) {
+      doneTaking();
+      if (closed) {
+        if (staged != null) {
+          pipeline.release(staged);
+        }
+        throw closedMeanwhile();
+      }
+      pending = staged;
+    }
+    return staged != null;
   }
 
   /** Ends the epoch after a failed take: at once after a timeout, which must not wait longer. */
@@ -257,12 +305,18 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       closed = true;
       pipeline.close(); // wakes a next() waiting in another thread
       Batch last;
+      StagedBatch unclaimed;
       synchronized (this) {
         awaitTakeDone();
         last = held;
+        unclaimed = pending;
+        pending = null;
       }
       if (last != null) {
         last.epochClosed();
+      }
+      if (unclaimed != null) {
+        pipeline.release(unclaimed);
       }
       endEpoch();
     }

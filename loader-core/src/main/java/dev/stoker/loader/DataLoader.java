@@ -101,7 +101,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         : new StreamedSource(name, b.stream, options, placement, layout);
     this.budget = SlotBudget.of(layout.slotBytes(), options.maxHostBytes(),
         options.numWorkers(), options.prefetchWindow(), !device.isHost(),
-        options.batchSize() + " x " + schema.fields());
+        source.batchCount() < 0, options.batchSize() + " x " + schema.fields());
     this.ownsAllocator = b.allocator == null;
     this.allocator = ownsAllocator
         ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())

@@ -5,12 +5,6 @@ import dev.stoker.loader.pipeline.BatchWriter;
 /** One epoch of a {@link LoaderSource}: writes its batches, and says where their rows came from. */
 interface EpochSource extends BatchWriter {
   /**
-   * Whether the epoch has batch {@code batch}. Only asked when the batch count is unknown; may
-   * read ahead in the stream to know.
-   */
-  boolean hasBatch(int batch) throws Exception;
-
-  /**
    * Where row {@code row} of batch {@code batch} came from: the dataset index of the sample, or
    * the row's position in the epoch's stream.
    */

@@ -36,11 +36,6 @@ final class IndexedEpoch implements EpochSource {
   }
 
   @Override
-  public boolean hasBatch(int batch) {
-    return batch < plan.batchCount();
-  }
-
-  @Override
   public long sampleIndex(int batch, int row) {
     return plan.sampleIndex(batch, row);
   }

@@ -40,19 +40,6 @@ final class StreamedEpoch implements EpochSource {
     this.targets = targets;
   }
 
-  /** Reads ahead in the stream, in the consumer's thread; an interrupt stays set on it. */
-  @Override
-  public boolean hasBatch(int batch) throws Exception {
-    long first = (long) batch * layout.batchSize();
-    long needed = first + (dropLast ? layout.batchSize() : 1);
-    try {
-      return reach(batch, needed - 1, needed) >= needed;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw e;
-    }
-  }
-
   @Override
   public long sampleIndex(int batch, int row) {
     return (long) batch * layout.batchSize() + row;

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -365,8 +364,6 @@ class StreamedFailureTest {
     stream.closeAndCheck(loader);
   }
 
-  @Disabled("BatchIterator.hasNext reads ahead in the stream for an unknown batch count without "
-      + "the loader's timeout, so a stream stuck in next() blocks hasNext() past it")
   @Test
   void shouldTimeOutInHasNextWhenAStreamOfUnknownLengthIsStuck() {
     CountDownLatch release = new CountDownLatch(1);
@@ -391,8 +388,6 @@ class StreamedFailureTest {
     stream.closeAndCheck(loader);
   }
 
-  @Disabled("BatchIterator.hasNext wraps what EpochSource.hasBatch throws in a new "
-      + "BatchLoadException even when it is one already, so the message names the place twice")
   @Test
   void shouldNameTheBatchOnceForAFailureThatHasNextMeets() {
     IOException cause = new IOException("row group 5 is corrupt");
@@ -403,7 +398,7 @@ class StreamedFailureTest {
     BatchLoadException failure = failure(loader, 3);
 
     assertThat(failure).hasMessage("loader 'ahead' epoch 0 batch 3 (fill): reading the stream "
-        + "for row 39: java.io.IOException: row group 5 is corrupt").hasCause(cause);
+        + "for row 35: java.io.IOException: row group 5 is corrupt").hasCause(cause);
     stream.closeAndCheck(loader);
   }
 

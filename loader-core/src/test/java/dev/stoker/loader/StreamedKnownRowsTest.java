@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -226,9 +225,6 @@ class StreamedKnownRowsTest {
     stream.closeAndCheck(loader);
   }
 
-  @Disabled("FillStage.finished counts the worker as stopped before it leaves the stage, so "
-      + "EpochPipeline.close can retire the stage first and leave closing the stream to the "
-      + "worker thread, after the epoch ended")
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {1, 3})
   void shouldHaveClosedTheStreamOnceTheLastBatchIsHandedOut(int workers) {

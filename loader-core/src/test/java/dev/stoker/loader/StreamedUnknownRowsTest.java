@@ -188,8 +188,9 @@ class StreamedUnknownRowsTest {
     consumer.join(20_000);
     goOn.countDown();
 
-    assertThat(failure.get()).isInstanceOf(BatchLoadException.class)
-        .hasRootCauseInstanceOf(InterruptedException.class);
+    assertThat(failure.get()).as("as next() does when interrupted")
+        .isInstanceOf(java.util.concurrent.CancellationException.class)
+        .hasMessageContaining("interrupted while waiting for batch 2");
     assertThat(interrupted).as("the interrupt flag, kept").isTrue();
     stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);

@@ -11,6 +11,8 @@ package dev.stoker.loader.memory;
  *       before is returned first.
  *   <li>Allowed: as many wanted slots as {@code maxHostBytes} holds.
  * </ul>
+ * A stream of unknown length wants and needs one slot more: to tell whether another batch comes,
+ * the consumer takes it while it still holds the one before.
  *
  * @param slotBytes bytes of one slot (one whole batch)
  */
@@ -25,15 +27,18 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
    * The budget for a loader with {@code numWorkers} workers and a prefetch window of
    * {@code prefetchWindow} batches, delivering to a device through a transfer stage or not.
    *
+   * @param lookahead whether the consumer looks one batch ahead (a stream of unknown length)
    * @param batchText the batch a slot holds, for the error message (e.g. {@code 64 x [image:
    *     float32[3,64,64]]})
    * @throws IllegalArgumentException if {@code maxHostBytes} holds fewer slots than needed
    */
   public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
-      int prefetchWindow, boolean transfer, String batchText) {
+      int prefetchWindow, boolean transfer, boolean lookahead, String batchText) {
     boolean inline = numWorkers == 0;
-    long wanted = inline ? (transfer ? 2 : 1) : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + 1;
-    int needed = inline ? 1 : numWorkers + 1;
+    int extra = lookahead ? 1 : 0;
+    long wanted = extra + (inline ? (transfer ? 2 : 1)
+        : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + 1);
+    int needed = extra + (inline ? 1 : numWorkers + 1);
     long fits = maxHostBytes / slotBytes;
     if (fits < needed) {
       throw new IllegalArgumentException(String.format(
@@ -41,8 +46,9 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
               + "needs at least %d (%s); raise maxHostBytes to at least %d, or lower batchSize "
               + "or numWorkers",
           maxHostBytes, fits, slotBytes, batchText, numWorkers, needed,
-          inline ? "the batch being loaded"
-              : "one per worker, one " + (transfer ? "in transfer" : "for the consumer"),
+          (inline ? "the batch being loaded"
+              : "one per worker, one " + (transfer ? "in transfer" : "for the consumer"))
+              + (lookahead ? ", one to look ahead in a stream of unknown length" : ""),
           (long) needed * slotBytes));
     }
     int allowed = (int) Math.min(Math.min(wanted, fits), Integer.MAX_VALUE);

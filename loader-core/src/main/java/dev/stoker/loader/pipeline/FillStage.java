@@ -51,6 +51,7 @@ final class FillStage {
   private final SlotDispenser dispenser;
   /** Per worker: {@link #PENDING}, {@link #RUNNING} or {@link #DONE}. */
   private final AtomicIntegerArray workerState;
+  /** Threads that may still use the writer: workers not done, and an inline fill under way. */
   private final AtomicInteger active;
   private final CountDownLatch stopped;
   private final AtomicInteger ready = new AtomicInteger();
@@ -117,8 +118,17 @@ final class FillStage {
     }
   }
 
+  /**
+   * A worker is done with the stage. The writer is released before the worker counts as stopped,
+   * so that once the epoch's close has seen every worker stop, nothing of the epoch is still open.
+   */
   private void finished() {
+    leave();
     stopped.countDown();
+  }
+
+  /** One thread stopped writing; the last one out closes the writer once the stage retired. */
+  private void leave() {
     if (active.decrementAndGet() == 0 && retired) {
       closeWriter();
     }
@@ -226,6 +236,11 @@ final class FillStage {
   /** Fills batch {@code batch} in the caller's thread, for {@link #take}; numWorkers = 0 only. */
   void fillInline(int batch) throws InterruptedException {
     WorkerStatus status = statuses[0];
+    active.incrementAndGet();
+    if (retired) {
+      leave(); // closed meanwhile: take() reports it
+      return;
+    }
     try {
       Object slot = acquireInline(batch, status);
       Object item = slot == null ? null : fill(slot, batch, status, counters.worker(0));
@@ -234,6 +249,7 @@ final class FillStage {
       }
     } finally {
       status.idle();
+      leave();
     }
   }
 
