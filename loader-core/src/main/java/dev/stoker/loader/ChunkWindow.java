@@ -35,6 +35,10 @@ final class ChunkWindow {
       this.rows = rows;
       this.pending = pending;
     }
+
+    boolean holds(long row) {
+      return row >= start && row < start + rows;
+    }
   }
 
   private final ChunkStream stream;
@@ -93,11 +97,10 @@ final class ChunkWindow {
       return null;
     }
     synchronized (this) {
-      for (Held h : held) {
-        if (row >= h.start && row < h.start + h.rows) {
-          h.users++;
-          return h;
-        }
+      Held h = holding(row);
+      if (h != null) {
+        h.users++;
+        return h;
       }
       if (closed) {
         return null;
@@ -124,7 +127,27 @@ final class ChunkWindow {
     }
   }
 
-  /** Pulls the next chunk; the caller has set {@code pulling}. */
+  /**
+   * The held chunk with row {@code row}, or null; called holding {@code this}. The first and the
+   * last chunk are looked at before the others, so the usual case allocates no iterator.
+   */
+  private Held holding(long row) {
+    Held first = held.peekFirst();
+    if (first == null || first.holds(row)) {
+      return first;
+    }
+    Held last = held.peekLast();
+    if (last.holds(row)) {
+      return last;
+    }
+    for (Held h : held) {
+      if (h.holds(row)) {
+        return h;
+      }
+    }
+    return null;
+  }
+
   /**
    * Rows {@code [from, to)} will not be copied, since their batch failed: chunks no longer wait
    * for them, so that the stream can go on to the batches after it.
