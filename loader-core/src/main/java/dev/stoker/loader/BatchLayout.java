@@ -1,5 +1,7 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.memory.HostMemory;
+
 /**
  * Where every column of a batch lives inside one buffer slot: column {@code c} starts at
  * {@link #columnOffset(int)}, aligned to {@link #ALIGNMENT} bytes, and row {@code r} of it at
@@ -78,6 +80,13 @@ public final class BatchLayout {
   /** Byte offset of {@code row} of column {@code field}. */
   public int rowOffset(int field, int row) {
     return columnOffsets[field] + row * rowStrides[field];
+  }
+
+  /** Zeroes rows {@code fromRow} to the end of every column of {@code slot}: no stale values. */
+  public void zeroRows(HostMemory slot, int fromRow) {
+    for (int f = 0; f < schema.size(); f++) {
+      slot.zero(rowOffset(f, fromRow), (batchSize - fromRow) * rowStrides[f]);
+    }
   }
 
   /** Bytes of one column over the whole batch. */

@@ -60,7 +60,7 @@ final class IndexedEpoch implements EpochSource {
       writer.unbind();
     }
     if (rows < layout.batchSize()) {
-      zeroRows(slot, rows);
+      layout.zeroRows(slot, rows);
     }
     target.filled(rows, length - rows);
     return true;
@@ -99,13 +99,6 @@ final class IndexedEpoch implements EpochSource {
               + "every field, or its row would keep another sample's values)", sample,
           writer.writtenElements(missing), field.elements(), field.name(),
           field.dtype().label(), field.shapeText()));
-    }
-  }
-
-  private void zeroRows(HostMemory slot, int fromRow) {
-    for (int f = 0; f < layout.schema().size(); f++) {
-      int start = layout.rowOffset(f, fromRow);
-      slot.zero(start, (layout.batchSize() - fromRow) * layout.rowStride(f));
     }
   }
 }

@@ -66,7 +66,7 @@ final class StreamedEpoch implements EpochSource {
       return false;
     }
     if (rows < batchSize) {
-      zeroRows(target.host(), rows);
+      layout.zeroRows(target.host(), rows);
     }
     target.filled(rows, 0);
     return true;
@@ -168,13 +168,6 @@ final class StreamedEpoch implements EpochSource {
           "field '%s' of stream rows %d..%d: the chunk wrote %d of %d bytes (expected: all of "
               + "them, %d per row)", f.name(), streamRow, streamRow + count - 1,
           target.bytes() - target.remaining(), target.bytes(), target.rowBytes()), null);
-    }
-  }
-
-  private void zeroRows(HostMemory slot, int fromRow) {
-    for (int f = 0; f < layout.schema().size(); f++) {
-      int start = layout.rowOffset(f, fromRow);
-      slot.zero(start, (layout.batchSize() - fromRow) * layout.rowStride(f));
     }
   }
 
