@@ -79,6 +79,8 @@ class DeviceSeamTest {
       assertThat(label.address()).isEqualTo(base + loader.layout().columnOffset(1));
       assertThat(batch.deviceEvent()).isSameAs(DeviceEvent.COMPLETED);
       assertThat(batch.deviceEvent().isComplete()).isTrue();
+      assertThat(batch.deviceEvent().handle()).as("no native event for a synchronous copy")
+          .isZero();
       assertThatThrownBy(() -> batch.getLong(1, 0, 0)).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("is on device 'hostcopy': read it there (deviceColumn)");
     }

@@ -24,5 +24,6 @@ final class LoaderLeaks {
     assertThat(loader.pool().outstanding()).as("slots out after close").isZero();
     assertThat(loader.pool().allocated()).as("slots still allocated after close").isZero();
     assertThat(threadsOf(loader.name())).as("threads alive after close").isEmpty();
+    assertThat(loader.threadsRunning()).as("threads the loader still counts").isZero();
   }
 }

@@ -113,11 +113,6 @@ public final class LoaderBenchmark {
     }
   }
 
-  /** What MB/s counts per sample: a {@link Workload}'s output image, else the whole schema. */
-  public static long outputBytesPerSample(MapDataset dataset) {
-    return Workload.of(dataset).bytesPerSample();
-  }
-
   /** Waits until {@code slots} slots are out, or none was taken for a while, or a limit passes. */
   private static void awaitFullWindow(DataLoader loader, int slots) {
     long start = System.nanoTime();

@@ -120,11 +120,6 @@ public abstract class HostMemory implements AutoCloseable {
     return bytes.capacity();
   }
 
-  /** Whether a view of the block was handed out (it is then freed only when unreachable). */
-  public final boolean isExposed() {
-    return exposed;
-  }
-
   /** Sets {@code length} bytes from {@code offset} to zero. */
   public final void zero(int offset, int length) {
     int end = offset + length;
