@@ -1,0 +1,5 @@
+/**
+ * What the connector's tests run on: an embedded Spark, in this JVM or with executor JVMs of its
+ * own (local-cluster), optionally with fake GPUs.
+ */
+package dev.stoker.spark.testing;
