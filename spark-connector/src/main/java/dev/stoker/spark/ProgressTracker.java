@@ -1,5 +1,7 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.balance.ScalaSeqs;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +13,7 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.Tuple4;
 
 /**
  * The driver's view of the ranks' progress while they run: a listener that reads the run's
@@ -38,14 +41,12 @@ final class ProgressTracker extends SparkListener {
   }
 
   @Override
-  public void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate update) {
-    var tasks = update.accumUpdates().iterator();
-    while (tasks.hasNext()) {
-      var task = tasks.next();
-      long taskId = (Long) task._1();
-      Integer partition = partitions.get(taskId);
+  public void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate metrics) {
+    for (Object update : ScalaSeqs.call(metrics, "accumUpdates")) {
+      Tuple4<?, ?, ?, ?> task = (Tuple4<?, ?, ?, ?>) update;
+      Integer partition = partitions.get((Long) task._1());
       if (partition != null) {
-        report(partition, task._4().iterator(), false);
+        report(partition, ScalaSeqs.elements(task._4()), false);
       }
     }
   }
@@ -54,17 +55,16 @@ final class ProgressTracker extends SparkListener {
   public void onTaskEnd(SparkListenerTaskEnd end) {
     Integer partition = partitions.remove(end.taskInfo().taskId());
     if (partition != null) {
-      report(partition, end.taskInfo().accumulables().iterator(), true);
+      report(partition, ScalaSeqs.call(end.taskInfo(), "accumulables"), true);
     }
   }
 
-  private void report(int partition, scala.collection.Iterator<AccumulableInfo> infos,
-      boolean finished) {
+  private void report(int partition, List<Object> infos, boolean finished) {
     long rows = -1;
     long batches = -1;
     long wait = -1;
-    while (infos.hasNext()) {
-      AccumulableInfo info = infos.next();
+    for (Object each : infos) {
+      AccumulableInfo info = (AccumulableInfo) each;
       if (!ids.contains(info.id()) || info.update().isEmpty()) {
         continue;
       }

@@ -1,6 +1,5 @@
 package dev.stoker.spark.balance;
 
-import org.apache.spark.Dependency;
 import org.apache.spark.NarrowDependency;
 import org.apache.spark.rdd.RDD;
 
@@ -16,10 +15,8 @@ public final class BarrierChain {
     if (rdd.getNumPartitions() != worldSize) {
       return false;
     }
-    scala.collection.Iterator<Dependency<?>> parents = rdd.dependencies().iterator();
-    while (parents.hasNext()) {
-      Dependency<?> parent = parents.next();
-      if (parent instanceof NarrowDependency && !fits(parent.rdd(), worldSize)) {
+    for (Object parent : ScalaSeqs.call(rdd, "dependencies")) {
+      if (parent instanceof NarrowDependency<?> narrow && !fits(narrow.rdd(), worldSize)) {
         return false;
       }
     }
