@@ -129,8 +129,8 @@ final class BarrierRun {
         .partitionBy(new RankPartitioner(worldSize)).rdd();
     try {
       return barrier(ranks, RankTask.shuffled(spec, total));
-    } catch (RuntimeException e) {
-      throw inputProblem(e);
+    } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
+      throw BarrierRun.<RuntimeException>rethrow(inputProblem(e));
     }
   }
 
@@ -177,7 +177,7 @@ final class BarrierRun {
   }
 
   /** The input's own problem, out of the Spark job that met it, as the exception it is. */
-  private static RuntimeException inputProblem(RuntimeException failure) {
+  private static Exception inputProblem(Exception failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof BadRowException bad) {
         return withCause(new BadRowException(bad.getMessage()), failure);
@@ -195,6 +195,12 @@ final class BarrierRun {
   private static RuntimeException withCause(RuntimeException exception, Throwable cause) {
     exception.initCause(cause);
     return exception;
+  }
+
+  /** Throws {@code failure} as it is, checked or not. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T rethrow(Throwable failure) throws T {
+    throw (T) failure;
   }
 
   private void describe(String format, Object... values) {

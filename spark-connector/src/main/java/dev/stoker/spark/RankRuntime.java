@@ -141,7 +141,7 @@ final class RankRuntime {
     RankOutcome outcome;
     try {
       outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // the serializer may throw a checked NotSerializableException
       outcome = RankOutcome.refused(rank, "rank " + rank + ": its result ("
           + result.getClass().getName() + ") cannot be sent to the driver: " + e
           + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
