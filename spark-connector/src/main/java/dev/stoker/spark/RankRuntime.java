@@ -142,8 +142,10 @@ final class RankRuntime {
     try {
       outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
     } catch (Exception e) { // the serializer may throw a checked NotSerializableException
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
       outcome = RankOutcome.refused(rank, "rank " + rank + ": its result ("
-          + result.getClass().getName() + ") cannot be sent to the driver: " + e
+          + result.getClass().getName() + ") cannot be sent to the driver: "
+          + e.getClass().getName() + ": " + why
           + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
     }
     task.barrier();
