@@ -8,6 +8,7 @@ import dev.stoker.spark.balance.RankSizing;
 import dev.stoker.spark.balance.RowCounts;
 import dev.stoker.spark.rapids.RapidsStatus;
 import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.rows.InputRdd;
 import dev.stoker.spark.shard.ShardBlock;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.shard.Sizes;
@@ -24,7 +25,6 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Tuple2;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
@@ -37,7 +37,7 @@ import scala.reflect.ClassTag$;
  * a shuffle of their own, which makes the barrier stage a map stage that Spark retries as a whole.
  */
 final class BarrierRun {
-  private static final ClassTag<InternalRow> ROW = ClassTag$.MODULE$.apply(InternalRow.class);
+  private static final ClassTag<Object> ANY = ClassTag$.MODULE$.AnyRef();
   private static final ClassTag<Integer> INT = ClassTag$.MODULE$.apply(Integer.class);
   private static final ClassTag<RankOutcome> OUTCOME = ClassTag$.MODULE$.apply(RankOutcome.class);
   /** Spark's local property for the description of the jobs a thread starts. */
@@ -79,7 +79,8 @@ final class BarrierRun {
   }
 
   private <R> TrainingResult<R> runStages() {
-    RDD<InternalRow> rows = input.queryExecution().toRdd();
+    @SuppressWarnings("unchecked")
+    RDD<Object> rows = (RDD<Object>) InputRdd.of(input);
     int worldSize = spec.worldSize;
     List<RankOutcome> outcomes = null;
     long[] counts = null;
@@ -101,7 +102,7 @@ final class BarrierRun {
     return results(outcomes, rows.getNumPartitions(), rebalanced);
   }
 
-  private List<RankOutcome> shuffled(RDD<InternalRow> rows, long[] known) {
+  private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
     int worldSize = spec.worldSize;
     describe("counting the rows of %d partitions for %d ranks", rows.getNumPartitions(),
         worldSize);
@@ -124,7 +125,7 @@ final class BarrierRun {
     BlockMapper mapper = new BlockMapper(spec.copier, counts, worldSize,
         BlockMapper.blockBytes(worldSize));
     JavaRDD<Tuple2<Integer, ShardBlock>> blocks =
-        JavaRDD.fromRDD(rows, ROW).mapPartitionsWithIndex(mapper, false);
+        JavaRDD.fromRDD(rows, ANY).mapPartitionsWithIndex(mapper, false);
     RDD<Tuple2<Integer, ShardBlock>> ranks = JavaPairRDD.fromJavaRDD(blocks)
         .partitionBy(new RankPartitioner(worldSize)).rdd();
     try {

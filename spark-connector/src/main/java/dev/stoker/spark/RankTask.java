@@ -4,7 +4,6 @@ import dev.stoker.spark.balance.RankSizing;
 import dev.stoker.spark.shard.ShardBlock;
 import java.io.Serializable;
 import org.apache.spark.TaskContext;
-import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Function1;
 import scala.Tuple2;
 import scala.collection.AbstractIterator;
@@ -26,13 +25,14 @@ abstract class RankTask<T> implements Function1<scala.collection.Iterator<T>,
     this.spec = spec;
   }
 
-  static RankTask<InternalRow> inPlace(RankSpec spec) {
+  /** Ranks reading their input partition (internal rows or columnar batches) themselves. */
+  static RankTask<Object> inPlace(RankSpec spec) {
     return new RankTask<>(spec) {
       private static final long serialVersionUID = 1L;
 
       @Override
-      ShardSource source(scala.collection.Iterator<InternalRow> rows, int rank) {
-        return ShardSource.inPlace(rows, spec.copier, rank);
+      ShardSource source(scala.collection.Iterator<Object> input, int rank) {
+        return ShardSource.inPlace(input, spec.copier, rank);
       }
     };
   }

@@ -1,11 +1,11 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.shard.ShardBlock;
 import dev.stoker.spark.shard.ShardWriter;
 import java.io.IOException;
 import org.apache.spark.TaskContext;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.util.LongAccumulator;
 import scala.Tuple2;
 
@@ -24,29 +24,29 @@ interface ShardSource {
   boolean inPlace();
 
   /** The rows of input partition {@code partition}, copied into blocks here. */
-  static ShardSource inPlace(scala.collection.Iterator<InternalRow> rows, RowCopier copier,
+  static ShardSource inPlace(scala.collection.Iterator<?> input, RowCopier copier,
       int partition) {
     return new ShardSource() {
       @Override
       public long fill(ShardWriter writer, TaskContext task, LongAccumulator loaded)
           throws IOException {
+        InputCursor rows = copier.cursor(new JavaIterator<>(input), partition);
         ShardBlock block = ShardBlock.allocate(copier.layout(), 0,
             copier.layout().rowsPerBlock(BLOCK_BYTES));
-        long index = 0;
-        while (rows.hasNext()) {
-          copier.copy(rows.next(), block, partition, index++);
+        for (int ready = rows.available(); ready > 0; ready = rows.available()) {
+          rows.copyTo(block, Math.min(ready, block.capacity() - block.rows()));
           if (block.isFull()) {
             writer.write(block);
             loaded.add(block.rows());
             task.killTaskIfInterrupted();
-            block = block.reuseAt(index);
+            block = block.reuseAt(rows.index());
           }
         }
         if (block.rows() > 0) {
           writer.write(block);
           loaded.add(block.rows());
         }
-        return index;
+        return rows.index();
       }
 
       @Override

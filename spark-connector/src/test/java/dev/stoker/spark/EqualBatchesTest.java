@@ -8,6 +8,7 @@ import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.testing.SparkClusters;
 import java.util.ArrayList;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -166,6 +168,28 @@ class EqualBatchesTest {
     assertThat(run.results()).allMatch(RankIds::consistent);
     assertThat(run(balanced, 2, 3, true, 2).results()).as("the same batches every run")
         .isEqualTo(run.results());
+  }
+
+  @Test
+  void shouldReadParquetAsColumnarBatchesInPlaceOrShuffled(@TempDir Path folder) {
+    String parquet = folder.resolve("frame.parquet").toString();
+    TestFrames.frame(spark, 3, 10, 10).write().parquet(parquet);
+    Dataset<Row> input = spark.read().parquet(parquet);
+    assertThat(input.queryExecution().executedPlan().toString()).contains("ColumnarToRow");
+
+    TrainingResult<RankIds> inPlace = run(input, 2, 4, true, 1);
+    assertThat(inPlace.report().rebalanced()).isFalse();
+    TrainingResult<RankIds> shuffled = run(input, 3, 2, true, 1);
+    assertThat(shuffled.report().rebalanced()).isTrue();
+    for (TrainingResult<RankIds> run : List.of(inPlace, shuffled)) {
+      Set<Long> delivered = new HashSet<>();
+      for (RankIds rank : run.results()) {
+        assertThat(rank.consistent()).isTrue();
+        delivered.addAll(rank.epochs().get(0));
+      }
+      assertThat(delivered).hasSize((int) (20 - run.report().droppedRows()))
+          .allMatch(id -> id >= 0 && id < 20);
+    }
   }
 
   @Test

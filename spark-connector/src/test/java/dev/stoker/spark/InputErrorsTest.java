@@ -8,6 +8,7 @@ import dev.stoker.spark.balance.InputChangedException;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.api.java.function.MapFunction;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An input that cannot be loaded as declared stops the run with a message naming the column,
@@ -78,6 +80,20 @@ class InputErrorsTest {
     assertThatThrownBy(() -> declared(withShortRow(4, 3, 5, 0)).run(counted()))
         .isInstanceOf(BadRowException.class)
         .hasMessage("column 'x' row 1 of partition 1: 3 values (expected: 4 = [4])");
+  }
+
+  @Test
+  void shouldNameTheRowOfAWrongLengthInParquetReadInPlaceOrShuffled(@TempDir Path folder) {
+    String parquet = folder.resolve("short.parquet").toString();
+    withShortRow(6, 4, 4).write().parquet(parquet);
+    Dataset<Row> input = spark.read().parquet(parquet);
+    int partition = input.withColumn("p", functions.spark_partition_id())
+        .filter(functions.col("id").equalTo(6)).first().getInt(2);
+    String message = "column 'x' row 2 of partition " + partition + ": 3 values (expected: 4 = "
+        + "[4])";
+    assertThatThrownBy(() -> declared(input).run(counted())).hasMessage(message);
+    assertThatThrownBy(() -> declared(input).option("rebalance", "always").run(counted()))
+        .isInstanceOf(BadRowException.class).hasMessage(message);
   }
 
   @Test

@@ -42,16 +42,20 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
+  /** Workloads that run on an embedded Spark rather than through the sweep. */
+  static final List<String> SPARK_WORKLOADS = List.of("spark");
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream",
+  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream|spark",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
-          + "epoch), rows in order within a chunk.")
+          + "epoch), rows in order within a chunk; spark: a Parquet DataFrame (--samples rows, "
+          + "default 200000, of 784 floats and a label) into batches on 2 ranks of an embedded "
+          + "Spark, through Stoker and through Row objects.")
   String workload;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
@@ -93,6 +97,13 @@ final class BenchCommand implements Callable<Integer> {
       description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}).")
   int warmup;
 
+  @Option(names = "--epochs", defaultValue = "1", paramLabel = "E",
+      converter = Converters.Positive.class,
+      description = "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
+          + "serves every epoch from its shard cache, the Row path reads it again every epoch "
+          + "(default: ${DEFAULT-VALUE}).")
+  int epochs;
+
   @Option(names = "--repeats", defaultValue = "5", paramLabel = "R",
       converter = Converters.Positive.class,
       description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
@@ -113,6 +124,10 @@ final class BenchCommand implements Callable<Integer> {
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (SPARK_WORKLOADS.contains(workload)) {
+      return new SparkBench(json).run(samples, batchSize, epochs, workers.get(0), repeats, out,
+          err);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -147,6 +162,15 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
+    if (SPARK_WORKLOADS.contains(workload)) {
+      SparkBench.checkOptions(spec.commandLine());
+      if (!spec.commandLine().getParseResult().hasMatchedOption("--samples")) {
+        samples = SparkBench.DEFAULT_ROWS;
+      }
+    } else if (spec.commandLine().getParseResult().hasMatchedOption("--epochs")) {
+      throw new ParameterException(spec.commandLine(), "--epochs: " + epochs + " with --workload "
+          + workload + " (expected: only with --workload spark)");
+    }
     if (samples < batchSize) {
       throw new ParameterException(spec.commandLine(), String.format(
           "--samples: %d (expected: at least --batch-size = %d, for one full batch)", samples,

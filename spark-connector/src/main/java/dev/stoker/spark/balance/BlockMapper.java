@@ -1,5 +1,6 @@
 package dev.stoker.spark.balance;
 
+import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.shard.ShardBlock;
 import dev.stoker.spark.shard.ShardLayout;
@@ -7,18 +8,18 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import org.apache.spark.api.java.function.Function2;
-import org.apache.spark.sql.catalyst.InternalRow;
 import scala.Tuple2;
 
 /**
- * The map side of the one balancing shuffle: numbers each row of an input partition globally
+ * The map side of the one balancing shuffle: numbers each row of an input partition (internal rows
+ * or columnar batches) globally
  * (the partition's offset plus its position), sends row {@code i} to rank {@code i % worldSize}
  * at shard row {@code i / worldSize}, and emits the rows of each rank as blocks of consecutive
  * shard rows keyed by rank. Where a row lands depends on the numbering only, never on the order
  * in which blocks arrive, so a retried rank builds the same shard. Holds one open block per rank.
  */
 public final class BlockMapper
-    implements Function2<Integer, Iterator<InternalRow>, Iterator<Tuple2<Integer, ShardBlock>>> {
+    implements Function2<Integer, Iterator<Object>, Iterator<Tuple2<Integer, ShardBlock>>> {
   private static final long serialVersionUID = 1L;
 
   private final RowCopier copier;
@@ -45,19 +46,18 @@ public final class BlockMapper
   }
 
   @Override
-  public Iterator<Tuple2<Integer, ShardBlock>> call(Integer partition, Iterator<InternalRow> rows) {
-    return new Blocks(partition, rows);
+  public Iterator<Tuple2<Integer, ShardBlock>> call(Integer partition, Iterator<Object> input) {
+    return new Blocks(partition, copier.cursor(input, partition));
   }
 
   private final class Blocks implements Iterator<Tuple2<Integer, ShardBlock>> {
     private final int partition;
-    private final Iterator<InternalRow> rows;
+    private final InputCursor rows;
     private final ShardBlock[] open = new ShardBlock[worldSize];
     private final ArrayDeque<Tuple2<Integer, ShardBlock>> ready = new ArrayDeque<>();
-    private long index;
     private boolean flushed;
 
-    Blocks(int partition, Iterator<InternalRow> rows) {
+    Blocks(int partition, InputCursor rows) {
       this.partition = partition;
       this.rows = rows;
     }
@@ -65,8 +65,8 @@ public final class BlockMapper
     @Override
     public boolean hasNext() {
       while (ready.isEmpty() && !flushed) {
-        if (rows.hasNext()) {
-          add(rows.next());
+        if (rows.available() > 0) {
+          addNext();
         } else {
           flush();
         }
@@ -82,7 +82,8 @@ public final class BlockMapper
       return ready.poll();
     }
 
-    private void add(InternalRow row) {
+    private void addNext() {
+      long index = rows.index();
       if (index >= counts[partition]) {
         throw changed("more than " + counts[partition]);
       }
@@ -93,8 +94,7 @@ public final class BlockMapper
         block = ShardBlock.allocate(copier.layout(), global / worldSize, rowsPerBlock);
         open[rank] = block;
       }
-      copier.copy(row, block, partition, index);
-      index++;
+      rows.copyTo(block, 1);
       if (block.isFull()) {
         ready.add(new Tuple2<>(rank, block));
         open[rank] = null;
@@ -103,8 +103,8 @@ public final class BlockMapper
 
     private void flush() {
       flushed = true;
-      if (index != counts[partition]) {
-        throw changed(Long.toString(index));
+      if (rows.index() != counts[partition]) {
+        throw changed(Long.toString(rows.index()));
       }
       ShardLayout layout = copier.layout();
       for (int rank = 0; rank < worldSize; rank++) {

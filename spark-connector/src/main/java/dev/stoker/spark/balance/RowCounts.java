@@ -5,27 +5,28 @@ import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.rdd.RDD;
-import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.reflect.ClassTag$;
 
 /** Rows per partition of an input, counted by one Spark job, and where each partition starts. */
 public final class RowCounts {
-  private static final Function2<Integer, Iterator<InternalRow>, Iterator<long[]>> COUNT =
-      (partition, rows) -> {
+  private static final Function2<Integer, Iterator<Object>, Iterator<long[]>> COUNT =
+      (partition, input) -> {
         long n = 0;
-        while (rows.hasNext()) {
-          rows.next();
-          n++;
+        while (input.hasNext()) {
+          Object next = input.next();
+          n += next instanceof ColumnarBatch batch ? batch.numRows() : 1;
         }
         return List.of(new long[] {partition, n}).iterator();
       };
 
   private RowCounts() {}
 
-  /** Counts the rows of every partition of {@code rows}: one job. */
-  public static long[] count(RDD<InternalRow> rows) {
-    long[] counts = new long[rows.getNumPartitions()];
-    List<long[]> found = JavaRDD.fromRDD(rows, ClassTag$.MODULE$.apply(InternalRow.class))
+  /** Counts the rows of every partition of {@code input} (rows or columnar batches): one job. */
+  @SuppressWarnings("unchecked")
+  public static long[] count(RDD<?> input) {
+    long[] counts = new long[input.getNumPartitions()];
+    List<long[]> found = JavaRDD.fromRDD((RDD<Object>) input, ClassTag$.MODULE$.AnyRef())
         .mapPartitionsWithIndex(COUNT, false).collect();
     for (long[] partition : found) {
       counts[(int) partition[0]] = partition[1];

@@ -4,12 +4,14 @@ import dev.stoker.loader.DType;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
 /**
  * A fixed-length {@code array<float|double|int|bigint>} tensor column. An {@code UnsafeArrayData}
  * (what Spark's plans produce) is copied in one bulk copy from its memory, after checking its
- * length and, if the column may hold nulls, its null bits; any other array value by value.
+ * length and, if the column may hold nulls, its null bits; any other array value by value; a
+ * columnar batch's vector as {@link VectorArrays} does.
  */
 final class ArrayCopier extends ColumnCopier {
   private static final long serialVersionUID = 1L;
@@ -26,6 +28,18 @@ final class ArrayCopier extends ColumnCopier {
     this.elements = elements;
     this.shape = shape;
     this.containsNull = containsNull;
+  }
+
+  @Override
+  int rowBytes() {
+    return elements * dtype.byteSize();
+  }
+
+  @Override
+  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
+      long index) {
+    VectorArrays.copy(this, dtype, elements, containsNull, vector, from, count, dst, offset,
+        partition, index);
   }
 
   @Override
@@ -58,19 +72,18 @@ final class ArrayCopier extends ColumnCopier {
     }
     long header = UnsafeArrayData.calculateHeaderPortionInBytes(elements);
     long bytes = (long) elements * dtype.byteSize();
-    if (array.getSizeInBytes() < header + bytes || offset + bytes > dst.length) {
+    checkRoom(dst, offset, bytes);
+    if (array.getSizeInBytes() < header + bytes) {
       throw new IllegalStateException(String.format("column '%s' row %d of partition %d: an "
-          + "array of %d bytes for %d values of %d bytes, into %d bytes at %d", column, index,
-          partition, array.getSizeInBytes(), elements, dtype.byteSize(), dst.length, offset));
+          + "array of %d bytes for %d values of %d bytes", column, index, partition,
+          array.getSizeInBytes(), elements, dtype.byteSize()));
     }
     Platform.copyMemory(base, start + header, dst, Platform.BYTE_ARRAY_OFFSET + offset, bytes);
   }
 
   private void copyEach(ArrayData array, byte[] dst, int offset, int partition, long index) {
     long at = Platform.BYTE_ARRAY_OFFSET + (long) offset;
-    if (offset + (long) elements * dtype.byteSize() > dst.length) {
-      throw new IllegalStateException("column '" + column + "': no room in the block");
-    }
+    checkRoom(dst, offset, (long) elements * dtype.byteSize());
     for (int i = 0; i < elements; i++) {
       if (array.isNullAt(i)) {
         throw nullElement(partition, index, i);
@@ -86,7 +99,6 @@ final class ArrayCopier extends ColumnCopier {
   }
 
   private BadRowException nullElement(int partition, long index, int element) {
-    return bad(partition, index, "null at element " + element + " (expected: " + described
-        + " without nulls; fill them first, e.g. with transform(col, x -> coalesce(x, 0)))");
+    return VectorArrays.nullElement(this, partition, index, element);
   }
 }

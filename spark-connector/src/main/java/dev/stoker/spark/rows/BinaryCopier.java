@@ -1,7 +1,9 @@
 package dev.stoker.spark.rows;
 
+import dev.stoker.loader.DType;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
 /**
@@ -22,11 +24,21 @@ final class BinaryCopier extends ColumnCopier {
   }
 
   @Override
+  int rowBytes() {
+    return length;
+  }
+
+  @Override
+  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
+      long index) {
+    VectorArrays.copy(this, DType.UINT8, length, false, vector, from, count, dst, offset,
+        partition, index);
+  }
+
+  @Override
   void copy(InternalRow row, byte[] dst, int offset, int partition, long index) {
     checkNotNull(row, partition, index);
-    if (offset + (long) length > dst.length) {
-      throw new IllegalStateException("column '" + column + "': no room in the block");
-    }
+    checkRoom(dst, offset, length);
     if (row instanceof UnsafeRow unsafe) {
       long offsetAndSize = unsafe.getLong(ordinal);
       int at = (int) (offsetAndSize >> 32);

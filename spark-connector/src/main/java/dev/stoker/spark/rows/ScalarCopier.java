@@ -2,6 +2,7 @@ package dev.stoker.spark.rows;
 
 import dev.stoker.loader.DType;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
 /**
@@ -27,11 +28,33 @@ final class ScalarCopier extends ColumnCopier {
   }
 
   @Override
+  int rowBytes() {
+    return dtype.byteSize();
+  }
+
+  @Override
+  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
+      long index) {
+    checkRoom(dst, offset, (long) count * dtype.byteSize());
+    checkNotNull(vector, from, count, partition, index);
+    long at = Platform.BYTE_ARRAY_OFFSET + (long) offset;
+    for (int r = 0; r < count; r++, at += dtype.byteSize()) {
+      int row = from + r;
+      switch (source) {
+        case BYTE -> putIntegral(vector.getByte(row), dst, at, partition, index + r);
+        case SHORT -> putIntegral(vector.getShort(row), dst, at, partition, index + r);
+        case INT -> putIntegral(vector.getInt(row), dst, at, partition, index + r);
+        case LONG -> putIntegral(vector.getLong(row), dst, at, partition, index + r);
+        case FLOAT -> putFloating(vector.getFloat(row), dst, at, partition, index + r);
+        case DOUBLE -> putFloating(vector.getDouble(row), dst, at, partition, index + r);
+      }
+    }
+  }
+
+  @Override
   void copy(InternalRow row, byte[] dst, int offset, int partition, long index) {
     checkNotNull(row, partition, index);
-    if (offset + dtype.byteSize() > dst.length) {
-      throw new IllegalStateException("column '" + column + "': no room in the block");
-    }
+    checkRoom(dst, offset, dtype.byteSize());
     long at = Platform.BYTE_ARRAY_OFFSET + (long) offset;
     if (source == Source.FLOAT || source == Source.DOUBLE) {
       double value = source == Source.FLOAT ? row.getFloat(ordinal) : row.getDouble(ordinal);

@@ -6,7 +6,7 @@ import java.io.Serializable;
  * Consecutive rows {@code firstRow .. firstRow + rows - 1} of one rank's shard, one array per
  * column, each row's values raw and in native order where the batch wants them. Blocks are how
  * rows travel: built on the executor that reads them, shuffled to their rank when needed, and
- * written to the shard there. Fill a block through {@link #rowOffset} and {@link #added}.
+ * written to the shard there. Fill a block's columns, then count the rows with {@link #added}.
  */
 public final class ShardBlock implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -57,12 +57,13 @@ public final class ShardBlock implements Serializable {
     return columns[column];
   }
 
-  /** Counts one more row written at the next position; the caller wrote every column of it. */
-  public void added() {
-    if (rows == capacity) {
-      throw new IllegalStateException("block at row " + firstRow + " is full: " + capacity + " rows");
+  /** Counts {@code count} more rows written at the next positions, every column of them. */
+  public void added(int count) {
+    if (count < 0 || count > capacity - rows) {
+      throw new IllegalStateException(count + " more rows in the block at row " + firstRow
+          + " with " + rows + " of " + capacity);
     }
-    rows++;
+    rows += count;
   }
 
   /** Starts over with no rows, at shard row {@code first}: for a block written and reused. */

@@ -49,7 +49,7 @@ class ShardWriterTest {
         x.putFloat((r * 3 + e) * 4, (first + r) * 10 + e);
       }
       id.putLong(r * 8, first + r);
-      block.added();
+      block.added(1);
     }
     return block;
   }
