@@ -63,7 +63,8 @@ final class BarrierRun {
   }
 
   <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
-    ProgressTracker tracker = progress == null ? null : new ProgressTracker(spec.counters, progress);
+    ProgressTracker tracker =
+        progress == null ? null : new ProgressTracker(spec.counters, progress);
     if (tracker != null) {
       spark.addSparkListener(tracker);
     }

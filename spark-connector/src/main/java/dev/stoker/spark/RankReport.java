@@ -33,7 +33,8 @@ public record RankReport(int rank, long rows, int samples, long droppedRows, lon
   /** One line for the load report. */
   public String line() {
     return String.format(Locale.ROOT, "rank %d: %d rows, %d dropped, %d padded, %d batches/epoch, "
-            + "%d epochs, %.0f samples/s, waited %.0f%%, %s, device %s%s, executor %s, shard %.1f s",
+            + "%d epochs, %.0f samples/s, waited %.0f%%, %s, device %s%s, executor %s, "
+            + "shard %.1f s",
         rank, rows, droppedRows, paddedRows, batchesPerEpoch, epochs, samplesPerSecond,
         waitFraction * 100, verdict == null ? "no epoch run" : verdict, device,
         gpuAddress == null ? "" : " (gpu " + gpuAddress + ")", executorId, shardSeconds);

@@ -93,51 +93,22 @@ final class RankRuntime {
       RankSizing sizing, double shardSeconds) {
     int rank = task.partitionId();
     List<String> gpus = gpuAddresses(task);
-    Closer closer = new Closer();
-    Device device = null;
-    DataLoader loader = null;
-    ProgressWatcher watcher = null;
+    Session session = new Session();
     Object result = null;
+    Closer closer = new Closer();
     try {
-      device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
-      String name = (spec.options().name() != null ? spec.options().name() : "stoker")
-          + "-rank" + rank;
-      LoaderOptions options = spec.options().toBuilder().name(name).build();
-      loader = DataLoader.builder(new ShardDataset(shard, sizing.samples())).options(options)
-          .device(device).build();
-      watcher = new ProgressWatcher(name, loader, spec.counters, task,
-          spec.run.progressInterval().toNanos());
-      RankContext context = new RankContext(task, device, gpus, shard.rows(),
-          files.folder().toString());
-      result = spec.function.run(context, loader);
+      result = session.run(task, shard, files, sizing, gpus);
     } catch (Throwable t) {
       closer.add(t);
     }
-    boolean readersGone = loader == null;
-    if (loader != null) {
-      try {
-        loader.close();
-        readersGone = true;
-      } catch (Throwable t) {
-        closer.add(t);
-      }
-    }
-    if (watcher != null) {
-      closer.run(watcher::close);
-    }
-    if (device != null) {
-      closer.run(device::close);
-    }
-    if (readersGone) {
-      shard.release();
-    }
+    session.close(closer, shard);
     closer.run(files::delete);
     task.killTaskIfInterrupted();
     if (closer.failure() != null) {
       throw failed(task, "failed", closer.failure());
     }
-    RankReport report = report(task, shard, files, sizing, shardSeconds, device, gpus,
-        watcher.totals());
+    RankReport report = report(task, shard, files, sizing, shardSeconds, session.device, gpus,
+        session.watcher.totals());
     RankOutcome outcome;
     try {
       outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
@@ -150,6 +121,51 @@ final class RankRuntime {
     }
     task.barrier();
     return outcome;
+  }
+
+  /** The rank's device, loader and watcher while its function runs, closed in reverse order. */
+  private final class Session {
+    private Device device;
+    private DataLoader loader;
+    private ProgressWatcher watcher;
+
+    Object run(BarrierTaskContext task, MappedShard shard, ShardFiles files, RankSizing sizing,
+        List<String> gpus) throws Exception {
+      int rank = task.partitionId();
+      device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
+      String name = (spec.options().name() != null ? spec.options().name() : "stoker")
+          + "-rank" + rank;
+      LoaderOptions options = spec.options().toBuilder().name(name).build();
+      loader = DataLoader.builder(new ShardDataset(shard, sizing.samples())).options(options)
+          .device(device).build();
+      watcher = new ProgressWatcher(name, loader, spec.counters, task,
+          spec.run.progressInterval().toNanos());
+      RankContext context = new RankContext(task, device, gpus, shard.rows(),
+          files.folder().toString());
+      return spec.function.run(context, loader);
+    }
+
+    /** Closes what was opened; unmaps the shard only once no loader thread can read it. */
+    void close(Closer closer, MappedShard shard) {
+      boolean readersGone = loader == null;
+      if (loader != null) {
+        try {
+          loader.close();
+          readersGone = true;
+        } catch (Throwable t) {
+          closer.add(t);
+        }
+      }
+      if (watcher != null) {
+        closer.run(watcher::close);
+      }
+      if (device != null) {
+        closer.run(device::close);
+      }
+      if (readersGone) {
+        shard.release();
+      }
+    }
   }
 
   private Device openDevice(String gpuAddress) {

@@ -26,7 +26,7 @@ final class TestFrames {
 
   private TestFrames() {}
 
-  /** Rows {@code 0 .. n-1} of {@code width} floats, partition {@code p} holding {@code sizes[p]}. */
+  /** Rows {@code 0 .. n-1} of {@code width} floats; partition {@code p} holds {@code sizes[p]}. */
   static Dataset<Row> frame(SparkSession spark, int width, int... sizes) {
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     List<Integer> partitions = IntStream.range(0, sizes.length).boxed().toList();

@@ -147,6 +147,15 @@ class BenchCommandTest {
     assertBad(new String[] {"bench"}, "--workload");
   }
 
+  @Test
+  void sparkWorkloadRefusesTheSweepsOptionsAndTheOthersRefuseItsEpochs() {
+    assertBad(new String[] {"bench", "--workload", "spark", "--prefetch", "2"},
+        "--prefetch with --workload spark (expected: only with copy, normalize or stream; the "
+            + "spark workload times whole epochs on 2 ranks)");
+    assertBad(tiny("copy", "--epochs", "2"),
+        "--epochs: 2 with --workload copy (expected: only with --workload spark)");
+  }
+
   private static void assertBad(String[] args, String... expected) {
     Run run = stoker(args);
     assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
@@ -168,6 +177,6 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "copy|normalize|stream");
+        "--json", "--plot", "--epochs", "copy|normalize|stream|spark");
   }
 }

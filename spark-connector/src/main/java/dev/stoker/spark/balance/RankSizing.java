@@ -67,7 +67,7 @@ public final class RankSizing implements Serializable {
     return new RankSizing(copy, batchSize, dropLast, samples, batches);
   }
 
-  /** The rows of {@code total} that rank {@code rank} of {@code worldSize} holds after balancing. */
+  /** The rows of {@code total} that rank {@code rank} of {@code worldSize} holds, balanced. */
   public static long balancedRows(long total, int worldSize, int rank) {
     return total / worldSize + (rank < total % worldSize ? 1 : 0);
   }

@@ -34,7 +34,7 @@ public record RapidsStatus(boolean configured, boolean loadable, boolean sqlEnab
         RapidsStatus::loadable);
   }
 
-  /** The status for configuration {@code conf}, with {@code loadable} telling which classes load. */
+  /** The status for configuration {@code conf}; {@code loadable} tells which classes load. */
   public static RapidsStatus of(Map<String, String> conf, Predicate<String> loadable) {
     boolean configured = Arrays.stream(conf.getOrDefault(PLUGINS, "").split(","))
         .map(String::strip).anyMatch(PLUGIN_CLASS::equals);

@@ -65,7 +65,7 @@ public final class RowCopier implements Serializable {
     block.added(count);
   }
 
-  /** Reads {@code input} (internal rows or columnar batches) of input partition {@code partition}. */
+  /** Reads input partition {@code partition}: internal rows or columnar batches. */
   public InputCursor cursor(Iterator<?> input, int partition) {
     return new InputCursor(this, input, partition);
   }

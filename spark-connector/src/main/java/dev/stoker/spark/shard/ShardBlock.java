@@ -23,7 +23,7 @@ public final class ShardBlock implements Serializable {
     this.rows = rows;
   }
 
-  /** An empty block with room for {@code capacity} rows, the first at shard row {@code firstRow}. */
+  /** An empty block with room for {@code capacity} rows, the first at row {@code firstRow}. */
   public static ShardBlock allocate(ShardLayout layout, long firstRow, int capacity) {
     if (firstRow < 0 || capacity <= 0) {
       throw new IllegalArgumentException("block: first row " + firstRow + ", capacity " + capacity
