@@ -174,7 +174,7 @@ final class BarrierRun {
     RankReport first = reports.get(0);
     LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
         spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
-        rebalanced, RapidsStatus.of(session), reports);
+        InputRdd.columnar(input), rebalanced, RapidsStatus.of(session), reports);
     return new TrainingResult<>(results, report);
   }
 

@@ -158,6 +158,7 @@ class EqualBatchesTest {
     }
 
     assertThat(run.report().rebalanced()).isFalse();
+    assertThat(run.report().columnar()).isFalse();
     assertThat(run.report().inputPartitions()).isEqualTo(2);
     assertThat(stages.stages()).as("the barrier stage and the one collecting its outcomes")
         .hasSize(2);
@@ -179,6 +180,7 @@ class EqualBatchesTest {
 
     TrainingResult<RankIds> inPlace = run(input, 2, 4, true, 1);
     assertThat(inPlace.report().rebalanced()).isFalse();
+    assertThat(inPlace.report().columnar()).isTrue();
     TrainingResult<RankIds> shuffled = run(input, 3, 2, true, 1);
     assertThat(shuffled.report().rebalanced()).isTrue();
     for (TrainingResult<RankIds> run : List.of(inPlace, shuffled)) {

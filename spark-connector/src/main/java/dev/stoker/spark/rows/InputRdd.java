@@ -19,13 +19,21 @@ public final class InputRdd {
 
   /** The RDD of columnar batches or internal rows; {@link RowCopier#cursor} reads either. */
   public static RDD<?> of(Dataset<Row> input) {
+    SparkPlan columnar = columnarChild(input);
+    return columnar != null ? columnar.executeColumnar() : input.queryExecution().toRdd();
+  }
+
+  /** Whether {@link #of} reads {@code input} as columnar batches. */
+  public static boolean columnar(Dataset<Row> input) {
+    return columnarChild(input) != null;
+  }
+
+  private static SparkPlan columnarChild(Dataset<Row> input) {
     SparkPlan plan = input.queryExecution().executedPlan();
     if (plan instanceof WholeStageCodegenExec codegen) {
       plan = codegen.child();
     }
-    if (plan instanceof ColumnarToRowExec transition && transition.child().supportsColumnar()) {
-      return transition.child().executeColumnar();
-    }
-    return input.queryExecution().toRdd();
+    return plan instanceof ColumnarToRowExec transition && transition.child().supportsColumnar()
+        ? transition.child() : null;
   }
 }
