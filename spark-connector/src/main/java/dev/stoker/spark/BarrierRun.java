@@ -107,7 +107,7 @@ final class BarrierRun {
     int worldSize = spec.worldSize;
     describe("counting the rows of %d partitions for %d ranks", rows.getNumPartitions(),
         worldSize);
-    long[] counts = known != null ? known : RowCounts.count(rows);
+    long[] counts = known != null ? known : RowCounts.count(input, rows);
     long total = 0;
     for (long n : counts) {
       total += n;
