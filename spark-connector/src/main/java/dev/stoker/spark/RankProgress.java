@@ -3,9 +3,8 @@ package dev.stoker.spark;
 /**
  * How far one rank is, as the driver sees it while the ranks run: from the rank's accumulators,
  * which executors report with their heartbeats ({@code spark.executor.heartbeatInterval}) and
- * once more when the task ends. The same values show in the Spark UI as the accumulators
- * {@value #ROWS_LOADED}, {@value #BATCHES_DELIVERED} and
- * {@value #WAIT_MILLIS}.
+ * once more when the task ends. The same values show per task in the Spark UI, as the
+ * accumulators {@value #ROWS_LOADED}, {@value #BATCHES_DELIVERED} and {@value #WAIT_MILLIS}.
  *
  * @param rowsLoaded rows read into the rank's shard so far
  * @param batchesDelivered batches handed to the rank's function, over all epochs

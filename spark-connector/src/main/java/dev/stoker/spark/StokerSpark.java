@@ -50,7 +50,8 @@ import org.apache.spark.sql.Row;
  * its loader serves epochs from there. With {@code dropLast} every rank yields the same number of
  * full batches. Options come typed ({@link #options(LoaderOptions)}) or as Spark-style strings
  * ({@link #option(String, String)}) with the loader's names and errors, plus those of
- * {@link SparkOptionNames}. Every value is checked where it is given.
+ * {@link SparkOptionNames}. Columns are checked against the DataFrame where they are declared,
+ * string options when the run starts, before any Spark job.
  *
  * @see dev.stoker.loader.DataLoader
  */
