@@ -90,17 +90,19 @@ final class PinnedAllocator implements HostAllocator {
     }
   }
 
+  /** The block as {@link HostMemory}, from its first 64-byte aligned address (CUDA's is). */
   private HostMemory wrap(long address, ByteBuffer memory, int bytes) {
-    if (memory == null || memory.capacity() < bytes || address % ALIGNMENT != 0) {
+    int skip = (int) ((ALIGNMENT - Math.floorMod(address, ALIGNMENT)) % ALIGNMENT);
+    if (memory == null || memory.capacity() < skip + bytes) {
       runtime.freeHost(address);
       throw new IllegalStateException(String.format("cudaHostAlloc gave %s for %d bytes at "
-          + "0x%x (expected: a buffer over the block, %d-byte aligned) on %s", memory == null
-          ? "no buffer" : "a buffer of " + memory.capacity() + " bytes", bytes, address,
-          ALIGNMENT, where));
+          + "0x%x (expected: a buffer over the block) on %s", memory == null ? "no buffer"
+          : "a buffer of " + memory.capacity() + " bytes", bytes, address, where));
     }
     ledger.allocated(bytes);
-    ByteBuffer block = memory.capacity() == bytes ? memory : memory.slice(0, bytes);
-    return new PinnedMemory(memory, block, address,
+    ByteBuffer block = skip == 0 && memory.capacity() == bytes ? memory
+        : memory.slice(skip, bytes);
+    return new PinnedMemory(memory, block, address + skip,
         new Free(runtime, binding, ledger, address, bytes, where), ledger);
   }
 
