@@ -41,6 +41,7 @@ class FakeCudaRuntime implements CudaRuntime {
   private final AtomicLong handles = new AtomicLong(0x1000);
   private final AtomicInteger copies = new AtomicInteger();
   private volatile long copyDelayNanos;
+  private volatile CountDownLatch copyGate = new CountDownLatch(0);
 
   FakeCudaRuntime(int deviceCount) {
     this.deviceCount = deviceCount;
@@ -56,6 +57,16 @@ class FakeCudaRuntime implements CudaRuntime {
   FakeCudaRuntime copyDelay(long micros) {
     copyDelayNanos = micros * 1000;
     return this;
+  }
+
+  /** Copies issued from now on wait on their streams until {@link #openCopies()}. */
+  FakeCudaRuntime holdCopies() {
+    copyGate = new CountDownLatch(1);
+    return this;
+  }
+
+  void openCopies() {
+    copyGate.countDown();
   }
 
   long pinnedBytes() {
@@ -316,7 +327,9 @@ class FakeCudaRuntime implements CudaRuntime {
       return ILLEGAL_ADDRESS;
     }
     long delay = copyDelayNanos;
+    CountDownLatch gate = copyGate;
     executor.execute(() -> {
+      awaitQuietly(gate);
       if (delay > 0) {
         long end = System.nanoTime() + delay;
         while (System.nanoTime() < end) {
