@@ -114,7 +114,8 @@ public final class CudaDevice implements Device {
 
   private static int parseAddress(String address) {
     String trimmed = address == null ? "" : address.trim();
-    if (trimmed.isEmpty() || trimmed.length() > 4 || !trimmed.chars().allMatch(Character::isDigit)) {
+    if (trimmed.isEmpty() || trimmed.length() > 4
+        || !trimmed.chars().allMatch(Character::isDigit)) {
       throw new IllegalArgumentException("GPU address: '" + address + "' (expected: a device "
           + "ordinal such as \"0\", as Spark's \"gpu\" resource gives)");
     }

@@ -47,7 +47,7 @@ class FakeCudaRuntime implements CudaRuntime {
     this.deviceCount = deviceCount;
   }
 
-  /** Makes {@code call} return {@code code} after {@code skip} successful calls, {@code times} times. */
+  /** Makes {@code call} return {@code code} after {@code skip} successes, {@code times} times. */
   FakeCudaRuntime fail(String call, int code, int skip, int times) {
     rules.put(call, new Rule(code, skip, times));
     return this;
