@@ -37,8 +37,10 @@ final class CudaProbe {
     try {
       runtime = loader.get();
     } catch (NoClassDefFoundError e) {
-      return unavailable(null, -1, "JCuda is not on the classpath (add org.jcuda:jcuda:12.0.0): "
-          + e.getMessage());
+      String message = String.valueOf(e.getMessage());
+      return unavailable(null, -1, message.startsWith("Could not initialize")
+          ? "JCuda failed to initialize earlier in this JVM: " + message
+          : "JCuda is not on the classpath (add org.jcuda:jcuda:12.0.0): " + message);
     } catch (UnsatisfiedLinkError e) {
       String platform = System.getProperty("os.name") + " " + System.getProperty("os.arch");
       return unavailable(null, -1, "JCuda's native library could not be loaded on " + platform
