@@ -20,13 +20,13 @@ MODULES=java.base,java.logging,java.management,jdk.unsupported
 MAX_KIT_BYTES=$((60 * 1024 * 1024))
 
 usage() {
-  sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 mvn_quiet() {
   # shellcheck disable=SC2086
-  mvn -B -q ${MAVEN_ARGS:-} -f "$ROOT/pom.xml" "$@"
+  mvn -B -q -Dstyle.color=never ${MAVEN_ARGS:-} -f "$ROOT/pom.xml" "$@"
 }
 
 # build_kit DIR WITH_JRE
@@ -84,12 +84,19 @@ if [ $# -lt 1 ]; then
   echo "usage: $0 OUT [--device N]" >&2
   exit 2
 fi
-if [ -x "$KIT/jre/bin/java" ]; then
-  JAVA="$KIT/jre/bin/java"
-elif [ -n "${JAVA_HOME:-}" ]; then
+if [ -n "${JAVA_HOME:-}" ]; then
   JAVA="$JAVA_HOME/bin/java"
 else
   JAVA=java
+fi
+if [ -x "$KIT/jre/bin/java" ]; then
+  if "$KIT/jre/bin/java" -version >/dev/null 2>&1; then
+    JAVA="$KIT/jre/bin/java"
+  elif ! "$JAVA" -version >/dev/null 2>&1; then
+    echo "gpu-check: the kit's Java runtime does not start here (it needs glibc 2.34 or later;" \
+      "this machine has: $(ldd --version 2>&1 | head -n 1)); set JAVA_HOME to a Java 17+" >&2
+    exit 1
+  fi
 fi
 exec "$JAVA" -Xmx6g -XX:MaxDirectMemorySize=2g -Djava.library.path="$KIT/lib/native" \
   -cp "$KIT/lib/*" dev.stoker.loader.gpucheck.GpuCheck "$@" \
