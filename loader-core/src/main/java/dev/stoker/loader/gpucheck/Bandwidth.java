@@ -37,10 +37,13 @@ public final class Bandwidth {
 
   private Bandwidth() {}
 
-  /** Runs {@code epochs} measured epochs (after one to warm up) on a thread bound to the device. */
-  public static Result run(CudaDevice device, int epochs) {
+  /**
+   * Runs {@code epochs} measured epochs of {@code batchesPerEpoch} batches after one to warm up,
+   * then the raw copies.
+   */
+  public static Result run(CudaDevice device, Gpu gpu, int epochs, int batchesPerEpoch) {
     int workers = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() - 2));
-    CheckDataset data = new CheckDataset(SCHEMA, BATCH * 8, 5);
+    CheckDataset data = new CheckDataset(SCHEMA, BATCH * batchesPerEpoch, 5);
     LoaderOptions options = LoaderOptions.builder().batchSize(BATCH).numWorkers(workers)
         .prefetchFactor(2).persistentWorkers(true).pinMemory(true).transferDepth(3)
         .dropLast(true).name("gpu-check-bandwidth").build();
@@ -60,7 +63,7 @@ public final class Bandwidth {
       }
     }
     double bytes = (double) batches * slotBytes;
-    RawCopies.Result raw = RawCopies.measure(slotBytes, Math.toIntExact(Math.max(16, batches)));
+    RawCopies.Result raw = gpu.rawCopies(slotBytes, Math.toIntExact(Math.max(16, batches)));
     return new Result(slotBytes, batches, workers, bytes / wallNanos,
         transferNanos <= 0 ? 0 : bytes / transferNanos, raw);
   }

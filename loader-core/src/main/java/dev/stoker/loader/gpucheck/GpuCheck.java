@@ -4,7 +4,6 @@ import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.bench.ReferenceWorkloads;
 import dev.stoker.loader.device.CudaAvailability;
 import dev.stoker.loader.device.CudaDevice;
-import dev.stoker.loader.device.check.GpuInfo;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -27,15 +26,6 @@ public final class GpuCheck {
   public static final int FAILED = 1;
   public static final int USAGE = 2;
   public static final int NO_GPU = 3;
-
-  private static final int OVERLAP_SAMPLES = 20_000;
-  private static final int OVERLAP_BATCH = 64;
-  private static final double[] STEPS_MS = {2.0, 0.5};
-  private static final int WARMUP = 20;
-  private static final int MEASURED = 200;
-  /** The Java parts stop starting measurements after this; the peer gets what is left of 5 min. */
-  private static final long JAVA_BUDGET_SECONDS = 150;
-  private static final long TOTAL_BUDGET_SECONDS = 300;
 
   private GpuCheck() {}
 
@@ -107,46 +97,57 @@ public final class GpuCheck {
 
   private static int check(int ordinal, Map<String, String> options, Path dir, PrintStream out)
       throws IOException {
-    long start = System.nanoTime();
     try (CudaDevice device = CudaDevice.of(ordinal)) {
-      GpuInfo info = new GpuInfo(ordinal);
-      Report report = new Report(info.name(), ordinal, GpuInfo.driverVersion(),
-          info.totalBytes());
-      out.println("gpu-check: " + info.name() + "; 1/4 correctness");
-      try {
-        report.correctness(Correctness.run(device, access(info),
-            Correctness.standardCases(), 2L << 20));
-      } catch (Throwable t) {
-        report.error("correctness", t);
-      }
-      out.println("gpu-check: 2/4 bandwidth");
-      try {
-        report.bandwidth(Bandwidth.run(device, 6));
-      } catch (Throwable t) {
-        report.error("bandwidth", t);
-      }
-      overlapAndPeer(device, ordinal, options, dir, out, report, start);
-      report.finish((System.nanoTime() - start) / 1e9);
-      Files.writeString(dir.resolve("gpu-check.json"), Json.write(report.json),
-          StandardCharsets.UTF_8);
-      Files.writeString(dir.resolve("gpu-check.txt"), report.table(), StandardCharsets.UTF_8);
-      out.print(report.table());
-      return report.correctnessPassed() && !report.hasErrors() ? PASSED : FAILED;
+      return check(device, new JCudaGpu(ordinal), Plan.standard(), options, dir, out);
     }
   }
 
-  private static void overlapAndPeer(CudaDevice device, int ordinal, Map<String, String> options,
-      Path dir, PrintStream out, Report report, long start) {
+  /**
+   * The four parts on {@code device} (the calling thread bound to it), through {@code gpu};
+   * writes the JSON and the table into {@code dir}. Returns the exit status.
+   */
+  public static int check(CudaDevice device, Gpu gpu, Plan plan, Map<String, String> options,
+      Path dir, PrintStream out) throws IOException {
+    long start = System.nanoTime();
+    Report report = new Report(gpu.name(), device.ordinal(), gpu.driverVersion(),
+        gpu.totalBytes());
+    out.println("gpu-check: " + gpu.name() + "; 1/4 correctness");
+    try {
+      report.correctness(Correctness.run(device, gpu.access(), plan.cases(),
+          plan.toleranceBytes()));
+    } catch (Throwable t) {
+      report.error("correctness", t);
+    }
+    out.println("gpu-check: 2/4 bandwidth");
+    try {
+      report.bandwidth(Bandwidth.run(device, gpu, plan.bandwidthEpochs(),
+          plan.bandwidthBatches()));
+    } catch (Throwable t) {
+      report.error("bandwidth", t);
+    }
+    overlapAndPeer(device, gpu, plan, options, dir, out, report, start);
+    report.finish((System.nanoTime() - start) / 1e9);
+    Files.writeString(dir.resolve("gpu-check.json"), Json.write(report.json),
+        StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("gpu-check.txt"), report.table(), StandardCharsets.UTF_8);
+    out.print(report.table());
+    return report.correctnessPassed() && !report.hasErrors() ? PASSED : FAILED;
+  }
+
+  private static void overlapAndPeer(CudaDevice device, Gpu gpu, Plan plan,
+      Map<String, String> options, Path dir, PrintStream out, Report report, long start) {
     out.println("gpu-check: 3/4 overlap");
-    MapDataset data = (MapDataset) ReferenceWorkloads.normalize(OVERLAP_SAMPLES, 7);
     List<Overlap.Row> loadOnly = new ArrayList<>();
     List<Overlap.Row> rows = new ArrayList<>();
     try {
-      for (Overlap.Config config : Overlap.standardConfigs()) {
-        loadOnly.add(Overlap.loadOnly(device, data, OVERLAP_BATCH, config, WARMUP, MEASURED));
+      MapDataset data = (MapDataset) ReferenceWorkloads.normalize(plan.overlapSamples(), 7);
+      for (Overlap.Config config : plan.configs()) {
+        loadOnly.add(Overlap.loadOnly(device, data, plan.batchSize(), config, plan.warmup(),
+            plan.measured()));
       }
-      rows = Overlap.sweep(device, data, OVERLAP_BATCH, Overlap.standardConfigs(), STEPS_MS,
-          WARMUP, MEASURED, start + TimeUnit.SECONDS.toNanos(JAVA_BUDGET_SECONDS));
+      rows = Overlap.sweep(device, gpu, data, plan.batchSize(), plan.configs(), plan.stepsMs(),
+          plan.warmup(), plan.measured(),
+          start + TimeUnit.SECONDS.toNanos(plan.javaBudgetSeconds()));
     } catch (Throwable t) {
       report.error("overlap", t);
     }
@@ -156,25 +157,13 @@ public final class GpuCheck {
     if (script == null || !Files.isRegularFile(Path.of(script))) {
       peer = new TorchPeer.Result(false, "no script (--torch-script)", null, List.of());
     } else {
-      long left = TOTAL_BUDGET_SECONDS - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+      long left = plan.totalBudgetSeconds()
+          - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
       peer = TorchPeer.run(options.getOrDefault("--python", "python3"), Path.of(script),
-          dir.resolve("torch-peer.log"), ordinal, OVERLAP_SAMPLES, OVERLAP_BATCH, STEPS_MS,
-          Overlap.standardConfigs(), WARMUP, MEASURED, Math.max(30, left));
+          dir.resolve("torch-peer.log"), device.ordinal(), plan.overlapSamples(),
+          plan.batchSize(), plan.stepsMs(), plan.configs(), plan.warmup(), plan.measured(),
+          Math.max(30, left));
     }
-    report.overlap("normalize", OVERLAP_SAMPLES, OVERLAP_BATCH, loadOnly, rows, peer);
-  }
-
-  private static DeviceAccess access(GpuInfo info) {
-    return new DeviceAccess() {
-      @Override
-      public void copyToHost(long address, byte[] target) {
-        info.copyToHost(address, target);
-      }
-
-      @Override
-      public long usedBytes() {
-        return info.usedBytes();
-      }
-    };
+    report.overlap("normalize", plan.overlapSamples(), plan.batchSize(), loadOnly, rows, peer);
   }
 }

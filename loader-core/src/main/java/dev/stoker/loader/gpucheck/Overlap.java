@@ -6,7 +6,6 @@ import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.device.CudaDevice;
-import dev.stoker.loader.device.check.SpinStep;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,7 +55,7 @@ public final class Overlap {
 
   /** The step of {@code stepMs} ms fed by the loader with {@code config}. */
   public static Row withStep(CudaDevice device, MapDataset data, int batchSize, Config config,
-      double stepMs, SpinStep step, int warmup, int measured) {
+      double stepMs, Step step, int warmup, int measured) {
     long stepNanos = Math.round(stepMs * 1e6);
     try (DataLoader loader = newLoader(device, data, batchSize, config);
         BatchIterator it = loader.iterator()) {
@@ -84,7 +83,7 @@ public final class Overlap {
   }
 
   /** Takes up to {@code count} batches (across epochs), running the step on each if given. */
-  private static long take(BatchIterator it, int count, SpinStep step, long stepNanos) {
+  private static long take(BatchIterator it, int count, Step step, long stepNanos) {
     long taken = 0;
     while (taken < count && it.hasNext()) {
       try (Batch batch = it.next()) {
@@ -100,11 +99,11 @@ public final class Overlap {
   }
 
   /** Rows of the loader, for each step and setting, until {@code deadline} (nanoTime). */
-  public static List<Row> sweep(CudaDevice device, MapDataset data, int batchSize,
+  public static List<Row> sweep(CudaDevice device, Gpu gpu, MapDataset data, int batchSize,
       List<Config> configs, double[] stepsMs, int warmup, int measured, long deadline) {
     List<Row> rows = new ArrayList<>();
     int ring = configs.stream().mapToInt(Config::transferDepth).max().orElse(1) + 4;
-    try (SpinStep step = new SpinStep(ring, warmup + measured)) {
+    try (Step step = gpu.newStep(ring, warmup + measured)) {
       for (double stepMs : stepsMs) {
         for (Config config : configs) {
           if (System.nanoTime() > deadline) {
