@@ -12,10 +12,14 @@ import java.util.List;
  * @param totalBudgetSeconds the PyTorch peer gets what is left of this (at least 30 s)
  */
 public record Plan(List<Correctness.Case> cases, long toleranceBytes, int bandwidthEpochs,
-    int bandwidthBatches, int overlapSamples, int batchSize, double[] stepsMs, List<Overlap.Config> configs,
-    int warmup, int measured, long javaBudgetSeconds, long totalBudgetSeconds) {
+    int bandwidthBatches, int overlapSamples, int batchSize, double[] stepsMs,
+    List<Overlap.Config> configs, int warmup, int measured, long javaBudgetSeconds,
+    long totalBudgetSeconds) {
 
-  /** About a minute on an H200 and 16 cores, the peer included; well inside 6 minutes anywhere. */
+  /**
+   * The run of {@code gpu-check.sh}: sized for a minute or two on a GPU machine, the peer
+   * included; the budgets keep it under five minutes whatever the machine.
+   */
   public static Plan standard() {
     return new Plan(Correctness.standardCases(), 2L << 20, 6, 8, 20_000, 64,
         new double[] {2.0, 0.5}, Overlap.standardConfigs(), 20, 200, 150, 300);
