@@ -53,6 +53,6 @@ final class CudaEvent implements DeviceEvent {
 
   @Override
   public String toString() {
-    return String.format("cudaEvent 0x%x (%s)", handle, what);
+    return String.format("cudaEvent 0x%x (%s on %s)", handle, what, engine.where());
   }
 }

@@ -79,7 +79,7 @@ final class CudaTransferEngine implements TransferEngine {
             .run(() -> freeBuffer(address, what)).throwIfAny();
       }
       CudaBuffer buffer = new CudaBuffer(this, i, address, slotBytes,
-          new CudaEvent(this, out[0], "the copy into " + what + " on " + where));
+          new CudaEvent(this, out[0], "the copy into " + what));
       buffers[i] = buffer;
       free.add(buffer);
     }
@@ -201,7 +201,8 @@ final class CudaTransferEngine implements TransferEngine {
     lifecycle.readLock().lock();
     if (closed) {
       lifecycle.readLock().unlock();
-      throw new IllegalStateException(what + ": the event was destroyed when the loader closed");
+      throw new IllegalStateException(what + " on " + where + ": the event was destroyed when "
+          + "the loader closed");
     }
   }
 

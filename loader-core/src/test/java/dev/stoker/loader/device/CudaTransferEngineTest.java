@@ -217,8 +217,7 @@ class CudaTransferEngineTest {
       assertThatThrownBy(() -> buffer.event().awaitOnHost())
           .isInstanceOf(CudaCallException.class)
           .hasMessage("cudaEventSynchronize returned 700 (cudaErrorIllegalAddress) for the copy "
-              + "into device buffer 1 of 3 (256 bytes) on cuda:1, loader 't' on cuda:1, loader "
-              + "'t'");
+              + "into device buffer 1 of 3 (256 bytes) on cuda:1, loader 't'");
       runtime.fail("cudaEventQuery", FakeCudaRuntime.ILLEGAL_ADDRESS, 0, 1);
       assertThatThrownBy(() -> buffer.event().isComplete()).isInstanceOf(CudaCallException.class)
           .hasMessageStartingWith("cudaEventQuery returned 700");
