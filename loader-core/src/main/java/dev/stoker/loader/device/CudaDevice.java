@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  *   for (Batch batch : loader) {
  *     DeviceColumn images = batch.deviceColumn("image");   // device pointer, dtype, shape
  *     long copied = batch.deviceEvent().handle();          // cudaStreamWaitEvent(myStream, copied)
- *     ...
+ *     ...                                                  // the step, on myStream
+ *     batch.deviceBuffer().reuseAfter(stepDone);           // an event recorded after the step
  *   }
  * }
  * }</pre>
