@@ -6,6 +6,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.util.Closer;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -20,6 +21,8 @@ import org.apache.spark.util.TaskCompletionListener;
  * loader and frees the Parquet reader, the shuffle windows and every slot.
  */
 final class RankReader implements PartitionReader<ColumnarBatch> {
+  private static final AtomicInteger OPEN = new AtomicInteger();
+
   private final RankPartition partition;
   private final ReadConfig config;
   private final SourceCounters counters = new SourceCounters();
@@ -29,6 +32,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   private SlotBatch slots;
   private ColumnarBatch current;
   private int countOnlyBatches;
+  private boolean started;
   private boolean closed;
 
   RankReader(RankPartition partition, ReadConfig config) {
@@ -38,6 +42,11 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     if (task != null) {
       task.addTaskCompletionListener((TaskCompletionListener) context -> close());
     }
+  }
+
+  /** Readers started and not yet closed in this JVM, for tests that look for leaks. */
+  static int openReaders() {
+    return OPEN.get();
   }
 
   @Override
@@ -60,6 +69,8 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   }
 
   private void start() {
+    OPEN.incrementAndGet();
+    started = true;
     LoaderOptions given = config.loader().options();
     String name = (given.name() != null ? given.name() : "stoker-source") + "-rank"
         + partition.rank();
@@ -104,6 +115,9 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     }
     closed = true;
     current = null;
+    if (started) {
+      OPEN.decrementAndGet();
+    }
     Closer closer = new Closer();
     if (loader != null) {
       closer.run(loader::close);

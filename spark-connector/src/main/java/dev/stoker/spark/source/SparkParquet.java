@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.FileSplit;
@@ -50,6 +51,7 @@ final class SparkParquet {
     try {
       reader.initialize(new FileSplit(new Path(path), start, length, new String[0]),
           new TaskAttemptContextImpl(conf, new TaskAttemptID()));
+      reader.resultBatch(); // makes the batch, which nextBatch() fills
     } catch (IOException | RuntimeException e) {
       reader.close();
       throw e;
@@ -61,10 +63,28 @@ final class SparkParquet {
     return reader;
   }
 
+  /** Readers opened and not yet closed in this JVM, for tests that look for leaks. */
+  static int openReaders() {
+    return Reader.OPEN.get();
+  }
+
   /** Spark's vectorized reader into off-heap vectors, telling the rows its split holds. */
   static final class Reader extends VectorizedParquetRecordReader {
+    private static final AtomicInteger OPEN = new AtomicInteger();
+    private boolean closed;
+
     Reader(int capacity) {
       super(true, capacity);
+      OPEN.incrementAndGet();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (!closed) {
+        closed = true;
+        OPEN.decrementAndGet();
+        super.close();
+      }
     }
 
     /** Rows of the row groups the split selected. */

@@ -27,23 +27,20 @@ final class VectorCopy {
     if (values.hasNull()) {
       checkNoNull(values, column, from, rows, path, fileRow, 1, "is null");
     }
-    int size = column.dtype().byteSize();
     if (column.kind() == Kind.SCALAR) {
-      Platform.copyMemory(null, values.valuesNativeAddress() + (long) from * size, null, to,
-          (long) rows * size);
+      copyValues(values, column, from, rows, to);
       return;
     }
     int length = column.elements();
+    if (column.kind() == Kind.BINARY && values.hasDictionary()) {
+      copyDictionaryBinaries(values, column, from, rows, to, path, fileRow);
+      return;
+    }
     int first = values.getArrayOffset(from);
     for (int i = 0; i < rows; i++) {
       int actual = values.getArrayLength(from + i);
       if (actual != length) {
-        throw new IllegalArgumentException(String.format("column '%s' has %d %s in row %d of "
-                + "file '%s' (expected: %d = %s, as %s say%s; write every row with %d, or "
-                + "filter out the others before loading)", column.name(), actual,
-            column.kind() == Kind.LIST ? "values" : "bytes", fileRow + i, path, length,
-            column.shapeText(), column.lengthSource(),
-            column.lengthSource().startsWith("the footers") ? "" : "s", length));
+        throw wrongLength(column, actual, path, fileRow + i);
       }
       if (values.getArrayOffset(from + i) != first + (long) i * length) {
         throw new IllegalStateException("column '" + column.name() + "': row " + (fileRow + i)
@@ -58,8 +55,70 @@ final class VectorCopy {
       checkNoNull(elements, column, first, rows * length, path, fileRow, length,
           "holds a null value");
     }
-    Platform.copyMemory(null, elements.valuesNativeAddress() + (long) first * size, null, to,
-        (long) rows * length * size);
+    copyValues(elements, column, first, rows * length, to);
+  }
+
+  /**
+   * Copies values {@code [from, from + count)}: in one block, or one by one through the
+   * dictionary when the reader kept a dictionary-encoded chunk's ids.
+   */
+  private static void copyValues(OffHeapColumnVector values, ColumnSpec column, int from,
+      int count, long to) {
+    int size = column.dtype().byteSize();
+    if (!values.hasDictionary()) {
+      Platform.copyMemory(null, values.valuesNativeAddress() + (long) from * size, null, to,
+          (long) count * size);
+      return;
+    }
+    switch (column.dtype()) {
+      case FLOAT32 -> {
+        for (int i = 0; i < count; i++) {
+          Platform.putFloat(null, to + 4L * i, values.getFloat(from + i));
+        }
+      }
+      case FLOAT64 -> {
+        for (int i = 0; i < count; i++) {
+          Platform.putDouble(null, to + 8L * i, values.getDouble(from + i));
+        }
+      }
+      case INT32 -> {
+        for (int i = 0; i < count; i++) {
+          Platform.putInt(null, to + 4L * i, values.getInt(from + i));
+        }
+      }
+      case INT64 -> {
+        for (int i = 0; i < count; i++) {
+          Platform.putLong(null, to + 8L * i, values.getLong(from + i));
+        }
+      }
+      default -> throw new IllegalStateException("column '" + column.name() + "': "
+          + column.dtype().label() + " values with a dictionary");
+    }
+  }
+
+  /** Binary values kept as dictionary ids: each row decoded, checked and copied. */
+  private static void copyDictionaryBinaries(OffHeapColumnVector values, ColumnSpec column,
+      int from, int rows, long to, String path, long fileRow) {
+    int length = column.elements();
+    for (int i = 0; i < rows; i++) {
+      byte[] bytes = values.getBinary(from + i);
+      if (bytes.length != length) {
+        throw wrongLength(column, bytes.length, path, fileRow + i);
+      }
+      Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, null, to + (long) i * length,
+          length);
+    }
+  }
+
+  private static IllegalArgumentException wrongLength(ColumnSpec column, int actual, String path,
+      long row) {
+    int length = column.elements();
+    return new IllegalArgumentException(String.format("column '%s' has %d %s in row %d of file "
+            + "'%s' (expected: %d = %s, as %s say%s; write every row with %d, or filter out the "
+            + "others before loading)", column.name(), actual,
+        column.kind() == Kind.LIST ? "values" : "bytes", row, path, length, column.shapeText(),
+        column.lengthSource(), column.lengthSource().startsWith("the footers") ? "" : "s",
+        length));
   }
 
   private static OffHeapColumnVector offHeap(ColumnVector vector, ColumnSpec column) {
