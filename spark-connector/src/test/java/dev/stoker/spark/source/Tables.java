@@ -39,7 +39,12 @@ final class Tables {
 
   /** Writes {@code data} as Parquet in small row groups, one file per partition. */
   static Path write(Dataset<Row> data, Path dir) {
-    data.write().mode("overwrite").option("parquet.block.size", ROW_GROUP_BYTES)
+    return write(data, dir, ROW_GROUP_BYTES);
+  }
+
+  /** Writes {@code data} as Parquet in row groups of about {@code rowGroupBytes}. */
+  static Path write(Dataset<Row> data, Path dir, String rowGroupBytes) {
+    data.write().mode("overwrite").option("parquet.block.size", rowGroupBytes)
         .option("parquet.page.size.row.check.min", "10").parquet(dir.toString());
     return dir;
   }
