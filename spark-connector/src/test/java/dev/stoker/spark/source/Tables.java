@@ -26,7 +26,13 @@ final class Tables {
    * few dozen rows. label, levels and mask are dictionary-encoded.
    */
   static Path images(SparkSession spark, Path dir, long rows, int files) {
-    return write(spark.range(0, rows, 1, files).selectExpr("id",
+    images(spark, dir.toString(), rows, files);
+    return dir;
+  }
+
+  /** {@link #images(SparkSession, Path, long, int)} at a path of any Hadoop file system. */
+  static void images(SparkSession spark, String path, long rows, int files) {
+    write(spark.range(0, rows, 1, files).selectExpr("id",
         "cast(id % 10 as int) as label",
         "transform(sequence(0, 7), i -> cast(id * 8 + i as float)) as image",
         "unhex(concat_ws('', transform(sequence(0, 3), i -> lpad(hex((id + i) % 256), 2, '0'))))"
@@ -34,7 +40,7 @@ final class Tables {
         "cast(id as double) / 2 as weight",
         "transform(sequence(0, 2), i -> cast((id + i) % 3 as double)) as levels",
         "unhex(if(id % 2 = 0, '0001', '0100')) as mask",
-        "concat('row', id) as name"), dir);
+        "concat('row', id) as name"), path, ROW_GROUP_BYTES);
   }
 
   /** Writes {@code data} as Parquet in small row groups, one file per partition. */
@@ -44,9 +50,13 @@ final class Tables {
 
   /** Writes {@code data} as Parquet in row groups of about {@code rowGroupBytes}. */
   static Path write(Dataset<Row> data, Path dir, String rowGroupBytes) {
-    data.write().mode("overwrite").option("parquet.block.size", rowGroupBytes)
-        .option("parquet.page.size.row.check.min", "10").parquet(dir.toString());
+    write(data, dir.toString(), rowGroupBytes);
     return dir;
+  }
+
+  private static void write(Dataset<Row> data, String path, String rowGroupBytes) {
+    data.write().mode("overwrite").option("parquet.block.size", rowGroupBytes)
+        .option("parquet.page.size.row.check.min", "10").parquet(path);
   }
 
   /** The scan node of a read that ran (or is planned). */
