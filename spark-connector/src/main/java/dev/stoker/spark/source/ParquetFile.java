@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -36,8 +38,33 @@ record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
    * @param values leaf values, nulls and empty lists included
    * @param nulls null leaf values (nulls and empty lists), or -1 where the footer does not say
    * @param bytes compressed bytes
+   * @param decodable whether Stoker's own decoder reads it (see {@link #decodable})
    */
-  record ColumnStats(long values, long nulls, long bytes) {}
+  record ColumnStats(long values, long nulls, long bytes, boolean decodable) {}
+
+  /**
+   * Whether {@link ChunkDecoder} reads a column chunk: its footer lists the encodings of its pages
+   * (writers have for a decade), and those are PLAIN or a dictionary. Others (DELTA_*,
+   * BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
+   */
+  static boolean decodable(ColumnChunkMetaData chunk) {
+    EncodingStats stats = chunk.getEncodingStats();
+    if (stats == null) {
+      return false;
+    }
+    for (Encoding encoding : stats.getDataEncodings()) {
+      if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY
+          && encoding != Encoding.RLE_DICTIONARY) {
+        return false;
+      }
+    }
+    for (Encoding encoding : stats.getDictionaryEncodings()) {
+      if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   static ParquetFile of(String path, ParquetMetadata footer) {
     List<RowGroup> groups = new ArrayList<>();
@@ -50,9 +77,10 @@ record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
         Statistics<?> stats = chunk.getStatistics();
         long nulls = stats != null && stats.isNumNullsSet() ? stats.getNumNulls() : -1;
         columns.merge(chunk.getPath().toArray()[0],
-            new ColumnStats(chunk.getValueCount(), nulls, chunk.getTotalSize()),
+            new ColumnStats(chunk.getValueCount(), nulls, chunk.getTotalSize(), decodable(chunk)),
             (a, b) -> new ColumnStats(a.values() + b.values(),
-                a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(), a.bytes() + b.bytes()));
+                a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(), a.bytes() + b.bytes(),
+                a.decodable() && b.decodable()));
       }
       groups.add(new RowGroup(i, block.getStartingPos(), block.getCompressedSize(),
           block.getRowCount(), firstRow, columns));

@@ -15,8 +15,11 @@ import java.util.List;
  * rows each, the last ranks padded with the first rows of the order.
  */
 final class RankPlanner {
-  /** A row group of a file, with the compressed bytes of the columns read. */
-  record Group(String path, RowGroup rowGroup, long bytes) {}
+  /**
+   * A row group of a file, with the compressed bytes of the columns read and whether Stoker's
+   * decoder reads them all.
+   */
+  record Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {}
 
   private RankPlanner() {}
 
@@ -121,7 +124,8 @@ final class RankPlanner {
 
     boolean extend(Group group, long offset, long count) {
       if (!endsAtGroupEnd || offset != 0 || !group.path().equals(last.path())
-          || group.rowGroup().ordinal() != last.rowGroup().ordinal() + 1) {
+          || group.rowGroup().ordinal() != last.rowGroup().ordinal() + 1
+          || group.decodable() != first.decodable()) {
         return false;
       }
       last = group;
@@ -134,7 +138,7 @@ final class RankPlanner {
       long start = first.rowGroup().start();
       long end = last.rowGroup().start() + last.rowGroup().bytes();
       return new ReadRun(first.path(), start, end - start, first.rowGroup().ordinal(), rowGroups,
-          first.rowGroup().firstRow(), groupRows, skipRows, rows, bytes);
+          first.rowGroup().firstRow(), groupRows, skipRows, rows, bytes, first.decodable());
     }
   }
 }

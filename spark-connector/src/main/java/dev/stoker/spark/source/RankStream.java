@@ -7,13 +7,14 @@ import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.loader.util.Closer;
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order by
- * Spark's vectorized Parquet reader, copied column by column into one of two shuffle windows, and
+ * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order
+ * (by {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode)
+ * column by column into one of two shuffle windows, and
  * handed to the loader in an order shuffled per window by {@code (seed, epoch, rank, window)}.
  * While the loader copies from one window, the next is filled; {@link #next()} waits for a window
  * only when both hold rows still to copy.
@@ -31,13 +32,8 @@ final class RankStream implements ChunkStream {
   private long left;
   private long windowIndex;
   private int nextRun;
-  private ReadRun run;
   private long runLeft;
-  private long fileRow;
-  private SparkParquet.Reader reader;
-  private ColumnarBatch batch;
-  private int batchRow;
-  private int batchRows;
+  private RunReader reader;
 
   RankStream(ReadConfig config, RankPartition partition, StreamRequest request,
       HostAllocator allocator, SourceCounters counters) {
@@ -109,19 +105,10 @@ final class RankStream implements ChunkStream {
       if (runLeft == 0) {
         openNextRun();
       }
-      if (batchRow == batchRows) {
-        nextBatch();
-      }
-      int n = (int) Math.min(Math.min(window.capacity() - filled, batchRows - batchRow), runLeft);
-      for (int c = 0; c < config.columns().size(); c++) {
-        VectorCopy.copy(batch.column(c), config.columns().get(c), batchRow, n,
-            window.address(c, filled, n), run.path(), fileRow);
-      }
+      int n = reader.read(window, filled, (int) Math.min(window.capacity() - filled, runLeft));
       filled += n;
-      batchRow += n;
       runLeft -= n;
       left -= n;
-      fileRow += n;
       if (runLeft == 0) {
         closeReader();
       }
@@ -129,46 +116,22 @@ final class RankStream implements ChunkStream {
     return filled;
   }
 
+  /**
+   * Opens the next run: with Stoker's decoder where every column's encodings allow (on a
+   * little-endian machine, whose native order batches use), else with Spark's reader.
+   */
   private void openNextRun() throws IOException {
     closeReader();
-    run = runs.get(nextRun++);
-    reader = SparkParquet.open(run.path(), run.start(), run.length(), config.schema(), conf,
-        config.readerRows());
-    if (reader.rowCount() != run.groupRows()) {
-      throw new IllegalStateException(String.format("%s: the reader found %d rows where the "
-              + "footer read when planning said %d (expected: files unchanged while they are "
-              + "read; load again)", run.describe(), reader.rowCount(), run.groupRows()));
-    }
+    ReadRun run = runs.get(nextRun++);
+    reader = run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+        ? new ParquetRunReader(run, config, conf) : new SparkRunReader(run, config, conf);
     counters.bytesRead.add(run.bytes());
-    batch = reader.resultBatch();
-    batchRow = 0;
-    batchRows = 0;
-    long skip = run.skipRows();
-    while (skip > 0) {
-      nextBatch();
-      int skipped = (int) Math.min(skip, batchRows);
-      batchRow = skipped;
-      skip -= skipped;
-    }
     runLeft = run.rows();
-    fileRow = run.firstRow() + run.skipRows();
-  }
-
-  private void nextBatch() throws IOException {
-    if (!reader.nextBatch()) {
-      throw new IllegalStateException(run.describe() + " ended before the rows its footer "
-          + "promised (expected: files unchanged while they are read; load again)");
-    }
-    batchRow = 0;
-    batchRows = batch.numRows();
   }
 
   private void closeReader() throws IOException {
-    SparkParquet.Reader open = reader;
+    RunReader open = reader;
     reader = null;
-    batch = null;
-    batchRow = 0;
-    batchRows = 0;
     if (open != null) {
       open.close();
     }

@@ -11,9 +11,11 @@ import java.io.Serializable;
  * @param firstRow the index in the file of the first row group's first row
  * @param groupRows the rows of those row groups, all of them
  * @param bytes the compressed bytes of the columns read, in those row groups
+ * @param decodable whether {@link ChunkDecoder} reads every column read (else Spark's reader)
  */
 record ReadRun(String path, long start, long length, int firstRowGroup, int rowGroups,
-    long firstRow, long groupRows, long skipRows, long rows, long bytes) implements Serializable {
+    long firstRow, long groupRows, long skipRows, long rows, long bytes, boolean decodable)
+    implements Serializable {
 
   /** E.g. {@code row groups 2..3 of file 'hdfs://nn/data/part-0.parquet'}. */
   String describe() {

@@ -4,6 +4,7 @@ import dev.stoker.loader.BatchLayout;
 import dev.stoker.loader.ColumnTarget;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.memory.HostMemory;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,6 +57,23 @@ final class ShuffleWindow implements AutoCloseable {
   long address(int column, int row, int rows) {
     Objects.checkFromIndexSize(row, rows, capacity);
     return memory.address() + offsets[column] + (long) row * rowBytes[column];
+  }
+
+  /**
+   * The window's own buffer, for decoders that write rows into it with absolute access (at
+   * {@link #offset}); never handed further.
+   */
+  ByteBuffer buffer() {
+    return memory.bytes();
+  }
+
+  /**
+   * The byte offset of row {@code row} of column {@code column} in {@link #buffer()}, checking
+   * that {@code rows} rows from there fit in the window.
+   */
+  int offset(int column, int row, int rows) {
+    Objects.checkFromIndexSize(row, rows, capacity);
+    return offsets[column] + row * rowBytes[column];
   }
 
   /**

@@ -70,11 +70,13 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
     for (ParquetFile file : dataset.files()) {
       for (RowGroup group : file.rowGroups()) {
         long bytes = 0;
+        boolean decodable = true;
         for (SourceColumn column : selected) {
           ColumnStats stats = group.columns().get(column.name());
           bytes += stats == null ? 0 : stats.bytes();
+          decodable &= stats != null && stats.decodable();
         }
-        groups.add(new RankPlanner.Group(file.path(), group, bytes));
+        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable));
       }
     }
     return groups;

@@ -40,7 +40,7 @@ final class VectorCopy {
     for (int i = 0; i < rows; i++) {
       int actual = values.getArrayLength(from + i);
       if (actual != length) {
-        throw wrongLength(column, actual, path, fileRow + i);
+        throw RowErrors.wrongLength(column, Integer.toString(actual), fileRow + i, path);
       }
       if (values.getArrayOffset(from + i) != first + (long) i * length) {
         throw new IllegalStateException("column '" + column.name() + "': row " + (fileRow + i)
@@ -103,22 +103,11 @@ final class VectorCopy {
     for (int i = 0; i < rows; i++) {
       byte[] bytes = values.getBinary(from + i);
       if (bytes.length != length) {
-        throw wrongLength(column, bytes.length, path, fileRow + i);
+        throw RowErrors.wrongLength(column, Integer.toString(bytes.length), fileRow + i, path);
       }
       Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, null, to + (long) i * length,
           length);
     }
-  }
-
-  private static IllegalArgumentException wrongLength(ColumnSpec column, int actual, String path,
-      long row) {
-    int length = column.elements();
-    return new IllegalArgumentException(String.format("column '%s' has %d %s in row %d of file "
-            + "'%s' (expected: %d = %s, as %s say%s; write every row with %d, or filter out the "
-            + "others before loading)", column.name(), actual,
-        column.kind() == Kind.LIST ? "values" : "bytes", row, path, length, column.shapeText(),
-        column.lengthSource(), column.lengthSource().startsWith("the footers") ? "" : "s",
-        length));
   }
 
   private static OffHeapColumnVector offHeap(ColumnVector vector, ColumnSpec column) {
@@ -134,10 +123,7 @@ final class VectorCopy {
       String path, long fileRow, int perRow, String what) {
     for (int i = 0; i < count; i++) {
       if (vector.isNullAt(from + i)) {
-        throw new IllegalArgumentException(String.format("column '%s' %s in row %d of file '%s' "
-                + "(expected: no nulls in a column format(\"stoker\") loads; drop or fill them "
-                + "before writing, e.g. df.na().drop() or df.na().fill(...))", column.name(), what,
-            fileRow + i / perRow, path));
+        throw RowErrors.nullValue(column, what, fileRow + i / perRow, path);
       }
     }
   }

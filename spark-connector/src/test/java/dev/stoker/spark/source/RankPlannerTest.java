@@ -27,7 +27,7 @@ class RankPlannerTest {
       for (int g = 0; g < count; g++) {
         long rows = random.nextInt(8) == 0 ? 0 : 1 + random.nextInt(50);
         groups.add(new RankPlanner.Group("file-" + f, new RowGroup(g, start, rows * 10 + 1, rows,
-            firstRow, Map.of()), rows * 10));
+            firstRow, Map.of()), rows * 10, random.nextBoolean()));
         firstRow += rows;
         start += rows * 10 + 1;
       }
@@ -103,15 +103,15 @@ class RankPlannerTest {
     List<RankPlanner.Group> groups = new ArrayList<>();
     for (int g = 0; g < 4; g++) {
       groups.add(new RankPlanner.Group("a", new RowGroup(g, 4 + g * 100L, 100, 10, g * 10L,
-          Map.of()), 100));
+          Map.of()), 100, true));
     }
 
     ReadPlan plan = RankPlanner.plan(groups, 2, 5, true, false, 0, 0, "'a'");
 
     assertThat(plan.ranks().get(0)).containsExactly(
-        new ReadRun("a", 4, 200, 0, 2, 0, 20, 0, 20, 200));
+        new ReadRun("a", 4, 200, 0, 2, 0, 20, 0, 20, 200, true));
     assertThat(plan.ranks().get(1)).containsExactly(
-        new ReadRun("a", 204, 200, 2, 2, 20, 20, 0, 20, 200));
+        new ReadRun("a", 204, 200, 2, 2, 20, 20, 0, 20, 200, true));
   }
 
   @Test
@@ -119,7 +119,7 @@ class RankPlannerTest {
     List<RankPlanner.Group> groups = new ArrayList<>();
     for (int g = 0; g < 40; g++) {
       groups.add(new RankPlanner.Group("f", new RowGroup(g, g * 10L, 10, 10, g * 10L, Map.of()),
-          10));
+          10, true));
     }
 
     List<String> epoch1 = rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 1, "'f'")
@@ -142,7 +142,7 @@ class RankPlannerTest {
   @Test
   void shouldRefuseMoreRowsPerStepThanThereAre() {
     List<RankPlanner.Group> groups = List.of(new RankPlanner.Group("f",
-        new RowGroup(0, 4, 10, 30, 0, Map.of()), 10));
+        new RowGroup(0, 4, 10, 30, 0, Map.of()), 10, true));
 
     assertThatThrownBy(() -> RankPlanner.plan(groups, 4, 8, false, false, 0, 0, "'/data'"))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("batchSize=8 x worldSize=4 = 32 "
