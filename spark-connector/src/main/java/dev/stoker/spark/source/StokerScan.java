@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.loader.LoaderOptions;
+import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -76,15 +77,28 @@ public final class StokerScan implements Scan {
     return plan.rows();
   }
 
+  /** Runs of row groups that Spark's Parquet reader reads, for encodings Stoker's does not. */
+  public int sparkReaderRuns() {
+    int runs = 0;
+    for (List<ReadRun> rank : plan.ranks()) {
+      for (ReadRun run : rank) {
+        runs += run.decodable() ? 0 : 1;
+      }
+    }
+    return runs;
+  }
+
   @Override
   public String description() {
     LoaderOptions options = config.loader().options();
+    int runs = plan.ranks().stream().mapToInt(List::size).sum();
     return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
             + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d, "
-            + "shuffle buffer %d rows]", input, files, plan.rowGroups(), plan.rows(),
-        plan.ranks().size(), plan.batchesPerRank(), options.batchSize(), plan.droppedRows(),
-        plan.paddedRows(), options.shuffle() ? "shuffled, seed " + options.seed() : "in order",
-        config.epoch(), config.windowRows());
+            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader]", input,
+        files, plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
+        options.batchSize(), plan.droppedRows(), plan.paddedRows(),
+        options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),
+        config.windowRows(), sparkReaderRuns(), runs);
   }
 
   @Override

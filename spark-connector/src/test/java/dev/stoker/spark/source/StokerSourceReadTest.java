@@ -156,10 +156,35 @@ class StokerSourceReadTest {
 
   @Test
   void shouldReadEveryColumnIntact() {
-    List<Row> rows = epoch(1).select("id", "label", "image", "pixels", "weight", "levels", "mask")
-        .collectAsList();
+    Dataset<Row> df = epoch(1);
 
-    assertThat(rows).hasSize(960).allSatisfy(row -> {
+    assertIntact(df.select("id", "label", "image", "pixels", "weight", "levels", "mask")
+        .collectAsList(), 960);
+    assertThat(Tables.scan(df).sparkReaderRuns()).isZero();
+  }
+
+  @Test
+  void shouldReadPagesV2AndHandOtherEncodingsToSparksReader() {
+    String v2 = dir.resolve("v2").toString();
+    Tables.imageRows(spark, 300, 2).write().option("parquet.writer.version", "v2")
+        .option("parquet.block.size", Tables.ROW_GROUP_BYTES).parquet(v2);
+    DataFrameReader reader = spark.read().format("stoker").option("batchSize", 10)
+        .option("worldSize", 3).option("shuffle", true);
+
+    Dataset<Row> all = reader.load(v2).drop("name");
+    Dataset<Row> tensors = reader.load(v2).select("image", "label", "levels");
+
+    assertIntact(all.select("id", "label", "image", "pixels", "weight", "levels", "mask")
+        .collectAsList(), 300);
+    assertThat(Tables.scan(all).sparkReaderRuns()).isPositive();
+    assertThat(tensors.collectAsList()).hasSize(300).allSatisfy(row -> assertThat(
+        row.<Float>getList(0).get(1) % 8).isEqualTo(1f));
+    assertThat(Tables.scan(tensors).sparkReaderRuns()).isZero();
+  }
+
+  /** Rows of {@link Tables#images} with every column but the name, in that order. */
+  private static void assertIntact(List<Row> rows, int count) {
+    assertThat(rows).hasSize(count).allSatisfy(row -> {
       long id = row.getLong(0);
       assertThat(row.getInt(1)).isEqualTo((int) (id % 10));
       List<Float> image = row.getList(2);

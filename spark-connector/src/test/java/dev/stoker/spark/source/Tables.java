@@ -32,7 +32,12 @@ final class Tables {
 
   /** {@link #images(SparkSession, Path, long, int)} at a path of any Hadoop file system. */
   static void images(SparkSession spark, String path, long rows, int files) {
-    write(spark.range(0, rows, 1, files).selectExpr("id",
+    write(imageRows(spark, rows, files), path, ROW_GROUP_BYTES);
+  }
+
+  /** The rows of {@link #images(SparkSession, Path, long, int)}. */
+  static Dataset<Row> imageRows(SparkSession spark, long rows, int files) {
+    return spark.range(0, rows, 1, files).selectExpr("id",
         "cast(id % 10 as int) as label",
         "transform(sequence(0, 7), i -> cast(id * 8 + i as float)) as image",
         "unhex(concat_ws('', transform(sequence(0, 3), i -> lpad(hex((id + i) % 256), 2, '0'))))"
@@ -40,7 +45,7 @@ final class Tables {
         "cast(id as double) / 2 as weight",
         "transform(sequence(0, 2), i -> cast((id + i) % 3 as double)) as levels",
         "unhex(if(id % 2 = 0, '0001', '0100')) as mask",
-        "concat('row', id) as name"), path, ROW_GROUP_BYTES);
+        "concat('row', id) as name");
   }
 
   /** Writes {@code data} as Parquet in small row groups, one file per partition. */
