@@ -18,8 +18,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
- * page. Levels are checked run by run: every value present, and for a list a row start exactly
- * every {@code L} values. PLAIN values are copied in one block per page; dictionary ids are
+ * page. Levels are checked run by run by a {@link LevelCheck}. PLAIN values are copied in one
+ * block per page; dictionary ids are
  * looked up. Handles data pages v1 and v2 with PLAIN and dictionary encodings, the encodings
  * planning lets through (see {@link ParquetFile#decodable}).
  */
@@ -30,10 +30,7 @@ final class ChunkDecoder {
   private final long firstRow;
   private final int maxRep;
   private final int maxDef;
-  /** Def levels below it: the column (the list) is null. */
-  private final int presentDef;
-  /** Def levels below it (and not null): the list is empty. */
-  private final int elementsDef;
+  private final LevelCheck levels;
   private final int perRow;
   private final int valueBytes;
   private final boolean lengthPrefixed;
@@ -57,10 +54,8 @@ final class ChunkDecoder {
     this.firstRow = firstRow;
     this.maxRep = descriptor.getMaxRepetitionLevel();
     this.maxDef = descriptor.getMaxDefinitionLevel();
-    String[] leaf = descriptor.getPath();
-    this.presentDef = schema.getMaxDefinitionLevel(leaf[0]);
-    this.elementsDef = leaf.length > 1 ? schema.getMaxDefinitionLevel(leaf[0], leaf[1]) : maxDef;
     this.perRow = column.kind() == Kind.LIST ? column.elements() : 1;
+    this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
     this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed = descriptor.getPrimitiveType().getPrimitiveTypeName()
         == PrimitiveTypeName.BINARY;
@@ -80,7 +75,7 @@ final class ChunkDecoder {
         nextPage();
       }
       int n = (int) Math.min(pageLeft, wanted);
-      checkLevels(n);
+      levels.check(reps, defs, value, n);
       copyValues(n, dst, index);
       index += n * valueBytes;
       value += n;
@@ -185,139 +180,6 @@ final class ChunkDecoder {
 
   private static ByteBuffer range(ByteBuffer bytes, int from, int length) {
     return bytes.duplicate().limit(from + length).position(from).order(ByteOrder.LITTLE_ENDIAN);
-  }
-
-  /** Checks the levels of the next {@code n} values; the first bad one is an error. */
-  private void checkLevels(int n) {
-    long badDef = -1;
-    int defLevel = maxDef;
-    if (defs != null) {
-      long v = value;
-      for (int left = n; left > 0 && badDef < 0; ) {
-        int k = Math.min(available(defs, "definition"), left);
-        if (defs.rle()) {
-          if (defs.value() != maxDef) {
-            badDef = v;
-            defLevel = defs.value();
-          }
-          defs.skip(k);
-        } else {
-          for (int i = 0; i < k && badDef < 0; i++) {
-            int level = defs.next();
-            if (level != maxDef) {
-              badDef = v + i;
-              defLevel = level;
-            }
-          }
-        }
-        v += k;
-        left -= k;
-      }
-    }
-    RepCheck rep = reps == null ? null : checkReps(n);
-    if (badDef >= 0 && (rep == null || badDef <= rep.position)) {
-      throw defError(badDef, defLevel);
-    }
-    if (rep != null) {
-      throw RowErrors.wrongLength(column, rep.length, row(rep.row * (long) perRow), path);
-    }
-  }
-
-  private int available(HybridDecoder levels, String what) {
-    int available = levels.available();
-    if (available == 0) {
-      throw new IllegalStateException("column '" + column.name() + "' of file '" + path
-          + "': the " + what + " levels of a page end before its values");
-    }
-    return available;
-  }
-
-  private IllegalArgumentException defError(long position, int level) {
-    if (level < presentDef) {
-      return RowErrors.nullValue(column, "is null", row(position), path);
-    }
-    if (level < elementsDef) {
-      return RowErrors.wrongLength(column, "0", row(position), path);
-    }
-    return RowErrors.nullValue(column, "holds a null value", row(position), path);
-  }
-
-  /** A row of another length: its index in the chunk and its length as text. */
-  private record RepCheck(long position, long row, String length) {}
-
-  /**
-   * Checks the repetition levels of the next {@code n} values of a list column: level 0 (a new
-   * row) at every multiple of the row length, 1 elsewhere. Returns the first row of another
-   * length, or null.
-   */
-  private RepCheck checkReps(int n) {
-    int length = perRow;
-    long v = value;
-    for (int left = n; left > 0; ) {
-      int available = available(reps, "repetition");
-      int k = Math.min(available, left);
-      long offset = v % length;
-      if (reps.rle() && reps.value() == 1) {
-        if (offset == 0) {
-          reps.skip(available);
-          return tooLong(v, available);
-        }
-        if (offset + k > length) {
-          int rest = available - (int) (length - offset);
-          reps.skip(available);
-          return tooLong(v + length - offset, rest);
-        }
-        reps.skip(k);
-      } else if (reps.rle() && reps.value() == 0) {
-        if (offset != 0) {
-          return new RepCheck(v, v / length, Long.toString(offset));
-        }
-        if (k > 1 && length > 1) {
-          return new RepCheck(v + 1, v / length, "1");
-        }
-        reps.skip(k);
-      } else {
-        for (int i = 0; i < k; i++) {
-          long p = v + i;
-          int level = reps.next();
-          if (level == 0 && p % length != 0) {
-            return new RepCheck(p, p / length, Long.toString(p % length));
-          }
-          if (level != 0 && p % length == 0) {
-            return tooLong(p, 1);
-          }
-        }
-      }
-      v += k;
-      left -= k;
-    }
-    return null;
-  }
-
-  /**
-   * The row ending before value {@code p} goes on past its length: {@code extra} continuation
-   * levels from {@code p} on are already counted (and read); the rest are read up to the next
-   * row start, as far as the page goes.
-   */
-  private RepCheck tooLong(long p, long extra) {
-    boolean ended = false;
-    while (!ended) {
-      int available = reps.available();
-      if (available == 0) {
-        break;
-      }
-      if (reps.rle()) {
-        ended = reps.value() == 0;
-        extra += ended ? 0 : available;
-        reps.skip(available);
-      } else {
-        for (int i = 0; i < available && !ended; i++) {
-          ended = reps.next() == 0;
-          extra += ended ? 0 : 1;
-        }
-      }
-    }
-    return new RepCheck(p, p / perRow - 1, (ended ? "" : "at least ") + (perRow + extra));
   }
 
   /** Copies (or skips) the next {@code n} values, all present. */
