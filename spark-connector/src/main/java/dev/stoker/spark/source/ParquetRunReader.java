@@ -3,6 +3,7 @@ package dev.stoker.spark.source;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
@@ -21,6 +22,8 @@ import org.apache.parquet.schema.Type;
  * are passed over with their levels checked but their values not copied.
  */
 final class ParquetRunReader implements RunReader {
+  private static final AtomicInteger OPEN = new AtomicInteger();
+
   private final ReadRun run;
   private final ReadConfig config;
   private final ParquetFileReader reader;
@@ -31,6 +34,7 @@ final class ParquetRunReader implements RunReader {
   private long groupLeft;
   private long groupFirstRow;
   private long nextGroupFirstRow;
+  private boolean closed;
 
   ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
     this.run = run;
@@ -39,6 +43,7 @@ final class ParquetRunReader implements RunReader {
     ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
         .withRange(run.start(), run.start() + run.length()).build();
     this.reader = new ParquetFileReader(HadoopInputFile.fromPath(path, conf), options);
+    OPEN.incrementAndGet();
     try {
       long rows = 0;
       for (BlockMetaData block : reader.getRowGroups()) {
@@ -58,12 +63,17 @@ final class ParquetRunReader implements RunReader {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }
     } catch (RuntimeException e) {
-      reader.close();
+      close();
       throw e;
     }
     this.decoders = new ChunkDecoder[config.columns().size()];
     this.skip = run.skipRows();
     this.nextGroupFirstRow = run.firstRow();
+  }
+
+  /** Readers opened and not yet closed in this JVM, for tests that look for leaks. */
+  static int openReaders() {
+    return OPEN.get();
   }
 
   /** The path of the one leaf of top-level column {@code name}. */
@@ -115,6 +125,10 @@ final class ParquetRunReader implements RunReader {
 
   @Override
   public void close() throws IOException {
-    reader.close();
+    if (!closed) {
+      closed = true;
+      OPEN.decrementAndGet();
+      reader.close();
+    }
   }
 }

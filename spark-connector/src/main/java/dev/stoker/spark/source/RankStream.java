@@ -2,6 +2,7 @@ package dev.stoker.spark.source;
 
 import dev.stoker.loader.ChunkStream;
 import dev.stoker.loader.ColumnChunk;
+import dev.stoker.loader.ColumnTarget;
 import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.sampler.Permutations;
@@ -12,10 +13,10 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order
- * (by {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode)
- * column by column into one of two shuffle windows, and
- * handed to the loader in an order shuffled per window by {@code (seed, epoch, rank, window)}.
+ * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
+ * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column
+ * by column into one of two shuffle windows, and handed to the loader in an order shuffled per
+ * window by {@code (seed, epoch, rank, window)}.
  * While the loader copies from one window, the next is filled; {@link #next()} waits for a window
  * only when both hold rows still to copy.
  */
@@ -154,7 +155,7 @@ final class RankStream implements ChunkStream {
   private record WindowChunk(ShuffleWindow window, int rows, int[] order, Runnable onClose)
       implements ColumnChunk {
     @Override
-    public void copyTo(int field, int fromRow, dev.stoker.loader.ColumnTarget target) {
+    public void copyTo(int field, int fromRow, ColumnTarget target) {
       window.copyTo(field, order, fromRow, target);
     }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** What a finished read must leave behind: no rank reader, Parquet reader or loader thread. */
+/** What a finished read must leave behind: no rank reader, Parquet reader or source thread. */
 final class SourceLeaks {
   private static final long WAIT_MILLIS = 5_000;
 
@@ -17,13 +17,14 @@ final class SourceLeaks {
       Thread.sleep(20);
     }
     assertThat(RankReader.openReaders()).as("rank readers open").isZero();
-    assertThat(SparkParquet.openReaders()).as("Parquet readers open").isZero();
+    assertThat(SparkParquet.openReaders()).as("Spark's Parquet readers open").isZero();
+    assertThat(ParquetRunReader.openReaders()).as("Parquet file readers open").isZero();
     assertThat(threads()).as("source threads alive").isEmpty();
   }
 
   private static boolean nothingOpen() {
     return RankReader.openReaders() == 0 && SparkParquet.openReaders() == 0
-        && threads().isEmpty();
+        && ParquetRunReader.openReaders() == 0 && threads().isEmpty();
   }
 
   private static List<String> threads() {
