@@ -144,6 +144,7 @@ final class ChunkDecoder {
     startValues(bytes(page.getData()), page.getDataEncoding());
   }
 
+  @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
   private void startValues(ByteBuffer data, Encoding encoding) {
     if (encoding == Encoding.PLAIN) {
       values = data;

@@ -47,6 +47,7 @@ record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
    * (writers have for a decade), and those are PLAIN or a dictionary. Others (DELTA_*,
    * BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
    */
+  @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
   static boolean decodable(ColumnChunkMetaData chunk) {
     EncodingStats stats = chunk.getEncodingStats();
     if (stats == null) {

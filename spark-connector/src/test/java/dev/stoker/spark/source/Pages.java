@@ -104,6 +104,7 @@ final class Pages {
     };
   }
 
+  @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
   static DictionaryPage dictionary(byte[] plainValues, int entries) {
     return new DictionaryPage(BytesInput.from(plainValues), entries, Encoding.PLAIN_DICTIONARY);
   }

@@ -22,7 +22,7 @@ import org.apache.parquet.schema.MessageTypeParser;
  */
 final class BenchData {
   static final long ROWS_PER_FILE = 25_000;
-  static final int ROW_GROUP_BYTES = 16 << 20;
+  static final long ROW_GROUP_BYTES = 16L << 20;
   private static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
       "message spark_schema { optional int32 label; optional group image (LIST) { "
           + "repeated group list { optional float element; } } }");
