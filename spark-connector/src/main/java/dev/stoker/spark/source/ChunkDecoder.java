@@ -18,10 +18,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
- * page. Levels are checked run by run by a {@link LevelCheck}. PLAIN values are copied in one
- * block per page; dictionary ids are
- * looked up. Handles data pages v1 and v2 with PLAIN and dictionary encodings, the encodings
- * planning lets through (see {@link ParquetFile#decodable}).
+ * page: levels checked run by run by a {@link LevelCheck}, PLAIN values copied in one block per
+ * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary
+ * encodings, the encodings planning lets through (see {@link ParquetFile#decodable}).
  */
 final class ChunkDecoder {
   private final ColumnSpec column;
