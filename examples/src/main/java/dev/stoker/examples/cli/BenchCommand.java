@@ -9,6 +9,8 @@ import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
+import dev.stoker.spark.source.bench.SourceBench;
+import dev.stoker.spark.source.bench.SourceBenchResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -42,17 +44,31 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
+  /** Workloads that run on an embedded Spark instead of the sweep. */
+  static final List<String> SPARK_WORKLOADS = List.of(SourceBench.WORKLOAD);
+  /** Rows of --workload spark-source unless --samples says otherwise. */
+  private static final int SPARK_SOURCE_ROWS = 200_000;
+  /** Floats per row of --workload spark-source (28 x 28). */
+  private static final int SPARK_SOURCE_ELEMENTS = 784;
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream",
+  @Option(names = "--workload", required = true,
+      paramLabel = "copy|normalize|stream|spark-source",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
-          + "epoch), rows in order within a chunk.")
+          + "epoch), rows in order within a chunk; spark-source: Parquet (--samples rows, default "
+          + "200,000, of 784 floats + int label) read into batches per rank on an embedded Spark, "
+          + "through format(\"stoker\") and through parquet + repartition + batching rows.")
   String workload;
+
+  @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
+      converter = Converters.Positive.class,
+      description = "Ranks of --workload spark-source (default: ${DEFAULT-VALUE}).")
+  int ranks;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
       converter = Converters.Positive.class, description = "Samples in memory (default: ${DEFAULT-VALUE}).")
@@ -113,6 +129,9 @@ final class BenchCommand implements Callable<Integer> {
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (SourceBench.WORKLOAD.equals(workload)) {
+      return runSparkSource(out, err);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -146,6 +165,21 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** --workload spark-source: both reads, median seconds of --repeats runs each. */
+  private int runSparkSource(PrintWriter out, PrintWriter err) throws IOException {
+    boolean given = spec.commandLine().getParseResult().hasMatchedOption("--samples");
+    SourceBenchResult result = SourceBench.run(new SourceBench.Config(
+        given ? samples : SPARK_SOURCE_ROWS, SPARK_SOURCE_ELEMENTS, ranks, batchSize, repeats),
+        err);
+    result.print(out);
+    if (json != null) {
+      Files.writeString(json, result.json());
+      out.println("json: " + json);
+    }
+    out.flush();
+    return 0;
+  }
+
   private void checkOptions() {
     if (samples < batchSize) {
       throw new ParameterException(spec.commandLine(), String.format(
@@ -164,6 +198,10 @@ final class BenchCommand implements Callable<Integer> {
     if (!isStream() && spec.commandLine().getParseResult().hasMatchedOption("--chunk-rows")) {
       throw new ParameterException(spec.commandLine(), "--chunk-rows: " + chunkRows
           + " with --workload " + workload + " (expected: only with --workload stream)");
+    }
+    if (SPARK_WORKLOADS.contains(workload) && plot != null) {
+      throw new ParameterException(spec.commandLine(), "--plot with --workload " + workload
+          + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + ")");
     }
     checkFolder("--json", json);
     checkFolder("--plot", plot);

@@ -41,9 +41,11 @@ final class Converters {
   static final class WorkloadName implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
-      if (!ReferenceWorkloads.NAMES.contains(value)) {
+      if (!ReferenceWorkloads.NAMES.contains(value)
+          && !BenchCommand.SPARK_WORKLOADS.contains(value)) {
         throw new TypeConversionException("'" + value + "' (expected one of: "
-            + String.join(", ", ReferenceWorkloads.NAMES) + ")");
+            + String.join(", ", ReferenceWorkloads.NAMES) + ", "
+            + String.join(", ", BenchCommand.SPARK_WORKLOADS) + ")");
       }
       return value;
     }

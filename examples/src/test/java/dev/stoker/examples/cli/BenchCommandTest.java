@@ -145,6 +145,9 @@ class BenchCommandTest {
     assertBad(new String[] {"bench", "--workload", "copy", "--samples", "10"}, "--samples",
         "10", "--batch-size = 64");
     assertBad(new String[] {"bench"}, "--workload");
+    assertBad(new String[] {"bench", "--workload", "spark-source", "--plot",
+        dir.resolve("chart.png").toString()}, "--plot with --workload spark-source (expected: only "
+        + "with copy, normalize, stream)");
   }
 
   private static void assertBad(String[] args, String... expected) {
@@ -168,6 +171,6 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "copy|normalize|stream");
+        "--json", "--plot", "--ranks", "copy|normalize|stream|spark-source");
   }
 }
