@@ -43,6 +43,8 @@ class PackageRulesTest {
   private static final String STATS = STOKER + ".stats..";
   private static final String BENCH = STOKER + ".bench..";
   private static final String UTIL = STOKER + ".util..";
+  private static final String DEVICE_CHECK = STOKER + ".device.check..";
+  private static final String GPU_CHECK = STOKER + ".gpucheck..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -165,6 +167,25 @@ class PackageRulesTest {
         .that().resideInAPackage(LOADER)
         .should().dependOnClassesThat().resideInAnyPackage(STATS, BENCH)
         .because("statistics and benchmarks are built on the loader's public API, not part of it")
+        .check(CLASSES);
+  }
+
+  @Test
+  void gpuCheckShouldReadDataAsUsersDo() {
+    noClasses()
+        .that().resideInAPackage(GPU_CHECK)
+        .should().dependOnClassesThat().resideInAPackage(PIPELINE)
+        .because("the GPU check measures what users get, through a DataLoader and a device")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheGpuCheckShouldUseItsTools() {
+    noClasses()
+        .that().resideOutsideOfPackages(GPU_CHECK, DEVICE_CHECK)
+        .should().dependOnClassesThat().resideInAnyPackage(GPU_CHECK, DEVICE_CHECK)
+        .because("the GPU check and its CUDA tools are no part of the loader: nothing a loader "
+            + "runs may need them")
         .check(CLASSES);
   }
 

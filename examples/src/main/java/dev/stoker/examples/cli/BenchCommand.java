@@ -9,6 +9,8 @@ import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
+import dev.stoker.spark.source.bench.SourceBench;
+import dev.stoker.spark.source.bench.SourceBenchResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -42,21 +44,33 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
-  /** Workloads that run on an embedded Spark rather than through the sweep. */
-  static final List<String> SPARK_WORKLOADS = List.of("spark");
+  /** Workloads that run on an embedded Spark instead of the sweep. */
+  static final List<String> SPARK_WORKLOADS = List.of("spark", SourceBench.WORKLOAD);
+  /** Rows of --workload spark-source unless --samples says otherwise. */
+  private static final int SPARK_SOURCE_ROWS = 200_000;
+  /** Floats per row of --workload spark-source (28 x 28). */
+  private static final int SPARK_SOURCE_ELEMENTS = 784;
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "copy|normalize|stream|spark",
+  @Option(names = "--workload", required = true,
+      paramLabel = "copy|normalize|stream|spark|spark-source",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
           + "epoch), rows in order within a chunk; spark: a Parquet DataFrame (--samples rows, "
-          + "default 200000, of 784 floats and a label) into batches on 2 ranks of an embedded "
-          + "Spark, through Stoker and through Row objects.")
+          + "default 200000, of 784 floats and a label) into batches on --ranks ranks of an "
+          + "embedded Spark, through Stoker's runner and through Row objects; spark-source: the "
+          + "same Parquet read into batches per rank through format(\"stoker\") and through "
+          + "parquet + repartition + batching rows.")
   String workload;
+
+  @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
+      converter = Converters.Positive.class,
+      description = "Ranks of --workload spark and spark-source (default: ${DEFAULT-VALUE}).")
+  int ranks;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
       converter = Converters.Positive.class, description = "Samples in memory (default: ${DEFAULT-VALUE}).")
@@ -124,9 +138,12 @@ final class BenchCommand implements Callable<Integer> {
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (SPARK_WORKLOADS.contains(workload)) {
-      return new SparkBench(json).run(samples, batchSize, epochs, workers.get(0), repeats, out,
-          err);
+    if ("spark".equals(workload)) {
+      return new SparkBench(json).run(samples, batchSize, epochs, workers.get(0), ranks, repeats,
+          out, err);
+    }
+    if (SourceBench.WORKLOAD.equals(workload)) {
+      return runSparkSource(out, err);
     }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
@@ -161,8 +178,23 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** --workload spark-source: both reads, median seconds of --repeats runs each. */
+  private int runSparkSource(PrintWriter out, PrintWriter err) throws IOException {
+    boolean given = spec.commandLine().getParseResult().hasMatchedOption("--samples");
+    SourceBenchResult result = SourceBench.run(new SourceBench.Config(
+        given ? samples : SPARK_SOURCE_ROWS, SPARK_SOURCE_ELEMENTS, ranks, batchSize, repeats),
+        err);
+    result.print(out);
+    if (json != null) {
+      Files.writeString(json, result.json());
+      out.println("json: " + json);
+    }
+    out.flush();
+    return 0;
+  }
+
   private void checkOptions() {
-    if (SPARK_WORKLOADS.contains(workload)) {
+    if ("spark".equals(workload)) {
       SparkBench.checkOptions(spec.commandLine());
       if (!spec.commandLine().getParseResult().hasMatchedOption("--samples")) {
         samples = SparkBench.DEFAULT_ROWS;
@@ -188,6 +220,10 @@ final class BenchCommand implements Callable<Integer> {
     if (!isStream() && spec.commandLine().getParseResult().hasMatchedOption("--chunk-rows")) {
       throw new ParameterException(spec.commandLine(), "--chunk-rows: " + chunkRows
           + " with --workload " + workload + " (expected: only with --workload stream)");
+    }
+    if (SPARK_WORKLOADS.contains(workload) && plot != null) {
+      throw new ParameterException(spec.commandLine(), "--plot with --workload " + workload
+          + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + ")");
     }
     checkFolder("--json", json);
     checkFolder("--plot", plot);

@@ -13,7 +13,6 @@ import picocli.CommandLine.ParameterException;
 /** {@code stoker bench --workload spark}: runs {@link SparkIngestBench} and prints its figures. */
 final class SparkBench {
   static final int DEFAULT_ROWS = 200_000;
-  private static final int RANKS = 2;
   private static final int WIDTH = 784;
   /** Options of the sweep that mean nothing to this workload. */
   private static final List<String> SWEEP_ONLY = List.of("--prefetch", "--pin-memory",
@@ -29,15 +28,15 @@ final class SparkBench {
     for (String option : SWEEP_ONLY) {
       if (line.getParseResult().hasMatchedOption(option)) {
         throw new ParameterException(line, option + " with --workload spark (expected: only with "
-            + "copy, normalize or stream; the spark workload times whole epochs on " + RANKS
-            + " ranks)");
+            + "copy, normalize or stream; the spark workload times whole epochs on --ranks "
+            + "ranks)");
       }
     }
   }
 
-  int run(int rows, int batchSize, int epochs, int workers, int repeats, PrintWriter out,
-      PrintWriter err) throws IOException {
-    SparkIngestBench.Config config = new SparkIngestBench.Config(rows, WIDTH, batchSize, RANKS,
+  int run(int rows, int batchSize, int epochs, int workers, int ranks, int repeats,
+      PrintWriter out, PrintWriter err) throws IOException {
+    SparkIngestBench.Config config = new SparkIngestBench.Config(rows, WIDTH, batchSize, ranks,
         epochs, repeats, workers);
     SparkIngestResult result = new SparkIngestBench(config, line -> {
       err.println("stoker: " + line);

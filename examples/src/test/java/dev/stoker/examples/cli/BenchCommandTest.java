@@ -145,13 +145,16 @@ class BenchCommandTest {
     assertBad(new String[] {"bench", "--workload", "copy", "--samples", "10"}, "--samples",
         "10", "--batch-size = 64");
     assertBad(new String[] {"bench"}, "--workload");
+    assertBad(new String[] {"bench", "--workload", "spark-source", "--plot",
+        dir.resolve("chart.png").toString()}, "--plot with --workload spark-source (expected: only "
+        + "with copy, normalize, stream)");
   }
 
   @Test
   void sparkWorkloadRefusesTheSweepsOptionsAndTheOthersRefuseItsEpochs() {
     assertBad(new String[] {"bench", "--workload", "spark", "--prefetch", "2"},
         "--prefetch with --workload spark (expected: only with copy, normalize or stream; the "
-            + "spark workload times whole epochs on 2 ranks)");
+            + "spark workload times whole epochs on --ranks ranks)");
     assertBad(tiny("copy", "--epochs", "2"),
         "--epochs: 2 with --workload copy (expected: only with --workload spark)");
   }
@@ -177,6 +180,6 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "--epochs", "copy|normalize|stream|spark");
+        "--json", "--plot", "--epochs", "--ranks", "copy|normalize|stream|spark|spark-source");
   }
 }

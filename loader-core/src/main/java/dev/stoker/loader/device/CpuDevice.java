@@ -29,8 +29,10 @@ public final class CpuDevice implements Device {
   @Override
   public HostAllocator hostAllocator(String name, long limit, boolean pinMemory) {
     if (pinMemory && PIN_WARNED.compareAndSet(false, true)) {
-      LOG.warn("pinMemory=true but the device is the CPU (no CUDA device in use): "
-          + "batches use direct memory, which is what a CPU consumer wants anyway");
+      String cuda = CudaProbe.finding();
+      LOG.warn("pinMemory=true but the device is the CPU (no CUDA device in use{}): batches use "
+          + "direct memory, which is what a CPU consumer wants anyway",
+          cuda == null ? "" : "; CUDA: " + cuda);
     }
     return new DirectAllocator(name, limit);
   }

@@ -5,7 +5,8 @@ package dev.stoker.loader.memory;
  *
  * <ul>
  *   <li>Wanted: the prefetch window, plus the batch the consumer holds, or with a device the
- *       batch being copied (the consumer then holds device memory, not a host slot).
+ *       two batches being copied (one in flight while the next is issued behind it; the
+ *       consumer then holds device memory, not a host slot).
  *   <li>Needed: one per worker and one more (the consumer's, or the one in copy), below which the
  *       workers could not all run. Loading in the caller's thread needs one slot only: the batch
  *       before is returned first.
@@ -37,7 +38,7 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
     boolean inline = numWorkers == 0;
     int extra = lookahead ? 1 : 0;
     long wanted = extra + (inline ? (transfer ? 2 : 1)
-        : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + 1);
+        : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + (transfer ? 2 : 1));
     int needed = extra + (inline ? 1 : numWorkers + 1);
     long fits = maxHostBytes / slotBytes;
     if (fits < needed) {

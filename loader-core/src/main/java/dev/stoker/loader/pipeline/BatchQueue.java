@@ -63,6 +63,19 @@ final class BatchQueue {
     return item;
   }
 
+  /** Takes the oldest item without waiting; null if there is none. */
+  synchronized Object poll() {
+    if (count == 0) {
+      return null;
+    }
+    Object item = ring[head];
+    ring[head] = null;
+    head = (head + 1) % ring.length;
+    count--;
+    notifyAll();
+    return item;
+  }
+
   /** Wakes both sides so that they check their cancellation. */
   synchronized void wake() {
     notifyAll();

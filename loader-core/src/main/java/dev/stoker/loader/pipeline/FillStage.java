@@ -267,6 +267,16 @@ final class FillStage {
     return item;
   }
 
+  /** Like {@link #take}, without waiting: null if batch {@code batch} is not ready yet. */
+  Object poll(int batch) {
+    Object item = queues[numWorkers == 0 ? 0 : batch % numWorkers].poll();
+    if (item != null) {
+      ready.decrementAndGet();
+      dispenser.delivered();
+    }
+    return item;
+  }
+
   /** Returns a batch's slot to the pool. */
   void release(StagedBatch staged) {
     pool.release(staged.host());

@@ -42,58 +42,124 @@ final class TransferStage {
     return cancelled;
   }
 
-  /** The epoch's transfer loop; on the transfer thread. */
+  /** A copy issued to the device and not yet waited for. */
+  private record Copy(StagedBatch host, DeviceBuffer buffer, int batch, long startNanos) {}
+
+  /**
+   * The epoch's transfer loop; on the transfer thread. While a copy runs, the next filled batch,
+   * if one is ready, is issued behind it before the first is waited for, so that copies follow
+   * each other on the device without a gap for the host's wait.
+   */
   void run(TransferEngine engine, Carriers carriers, WorkerStatus status) {
     int batch = 0;
+    Copy pending = null;
     try {
-      for (; !cancelled && (batchCount < 0 || batch < batchCount); batch++) {
+      while (!cancelled && (batchCount < 0 || batch < batchCount)) {
         status.enter(WorkerStatus.State.WAITING_FOR_BATCH, batch);
-        Object in = upstream.take(batch, 0);
+        Object in = pending == null ? upstream.take(batch, 0) : upstream.poll(batch);
+        if (in == null && pending != null) { // nothing ready yet: finish the copy in flight
+          Object done = finish(pending, engine, carriers, status);
+          pending = null;
+          if (!handOver(done, engine) || !(done instanceof StagedBatch)) {
+            return;
+          }
+          continue;
+        }
         if (in == null) {
-          break;
+          return; // cancelled
         }
-        Object item = in instanceof StagedBatch host
-            ? copy(engine, carriers, host, batch, status) : in;
-        if (item == null || !handOver(item, engine) || !(item instanceof StagedBatch)) {
-          break;
+        Object started = in instanceof StagedBatch host ? start(engine, host, batch, status) : in;
+        if (pending != null) {
+          Object done = finish(pending, engine, carriers, status);
+          pending = null;
+          if (!handOver(done, engine) || !(done instanceof StagedBatch)) {
+            abandon(started, engine);
+            return;
+          }
         }
+        if (!(started instanceof Copy copy)) {
+          handOver(started, engine); // the end of the epoch, or a failure
+          return;
+        }
+        pending = copy;
+        batch++;
+      }
+      if (pending != null) {
+        Object done = finish(pending, engine, carriers, status);
+        pending = null;
+        handOver(done, engine);
       }
     } catch (Throwable t) {
       if (!cancelled) {
         handOverQuietly(BatchLoadException.of(name, Stage.TRANSFER, epoch, batch, t), engine);
       }
     } finally {
+      if (pending != null) {
+        abandon(pending, engine);
+      }
       status.idle();
       done.countDown();
     }
   }
 
-  /** The batch on the device, a failure, or null if cancelled meanwhile. */
-  private Object copy(TransferEngine engine, Carriers carriers, StagedBatch host, int batch,
-      WorkerStatus status) {
+  /** Issues the copy of {@code host}: the copy in flight, or the failure (slot back in pool). */
+  private Object start(TransferEngine engine, StagedBatch host, int batch, WorkerStatus status) {
     status.enter(WorkerStatus.State.COPYING, batch);
     long start = System.nanoTime();
-    DeviceBuffer buffer = null;
     try {
-      buffer = engine.copy(host.host(), slotBytes);
-      buffer.event().awaitOnHost();
-      StagedBatch onDevice = carriers.of(buffer);
-      onDevice.copiedFrom(host);
-      counters.addTransfer(System.nanoTime() - start);
-      return onDevice;
+      return new Copy(host, engine.copy(host.host(), slotBytes), batch, start);
     } catch (Throwable t) {
-      if (buffer != null) {
-        engine.release(buffer);
-      }
-      return cancelled && t instanceof InterruptedException ? null
-          : new BatchLoadException(name, Stage.TRANSFER, epoch, batch, -1,
-              "copying the batch to the device failed: " + t, t);
-    } finally {
-      upstream.release(host); // the copy has completed (or failed): the slot is free again
+      upstream.release(host);
+      return failed(batch, t);
     }
   }
 
+  /**
+   * Waits for a copy in flight, returns its host slot to the pool: the batch on the device, a
+   * failure, or null if cancelled meanwhile.
+   */
+  private Object finish(Copy copy, TransferEngine engine, Carriers carriers,
+      WorkerStatus status) {
+    status.enter(WorkerStatus.State.COPYING, copy.batch());
+    try {
+      copy.buffer().event().awaitOnHost();
+      StagedBatch onDevice = carriers.of(copy.buffer());
+      onDevice.copiedFrom(copy.host());
+      counters.addTransfer(System.nanoTime() - copy.startNanos());
+      return onDevice;
+    } catch (Throwable t) {
+      engine.release(copy.buffer());
+      return failed(copy.batch(), t);
+    } finally {
+      upstream.release(copy.host()); // the copy has completed (or failed): the slot is free again
+    }
+  }
+
+  private Object failed(int batch, Throwable t) {
+    return cancelled && t instanceof InterruptedException ? null
+        : new BatchLoadException(name, Stage.TRANSFER, epoch, batch, -1,
+            "copying the batch to the device failed: " + t, t);
+  }
+
+  /** Gives back what a copy or a batch taken from the fill stage holds, when it will not go on. */
+  private void abandon(Object item, TransferEngine engine) {
+    if (item instanceof Copy copy) {
+      try {
+        copy.buffer().event().awaitOnHost(); // the device may still read the host slot
+      } catch (Throwable t) {
+        // the copy failed too; nothing reads the slot any more
+      } finally {
+        engine.release(copy.buffer());
+        upstream.release(copy.host());
+      }
+    }
+  }
+
+  /** False if {@code item} is null (cancelled) or the stage was cancelled first. */
   private boolean handOver(Object item, TransferEngine engine) throws InterruptedException {
+    if (item == null) {
+      return false;
+    }
     ready.incrementAndGet();
     boolean put = false;
     try {

@@ -1,0 +1,130 @@
+package dev.stoker.spark.source;
+
+import dev.stoker.loader.BatchIterator;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.loader.util.Closer;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
+
+/**
+ * Reads one rank in a Spark task: a {@link DataLoader} over the rank's {@link RankDataset} runs
+ * the epoch, and each of its batches is handed to Spark as a {@link ColumnarBatch} over the
+ * batch's slot, valid until the next call of {@link #next()}. Nothing starts before the first
+ * {@code next()}; {@link #close()} (also when the task completes, however it ends) stops the
+ * loader and frees the Parquet reader, the shuffle windows and every slot.
+ */
+final class RankReader implements PartitionReader<ColumnarBatch> {
+  private static final AtomicInteger OPEN = new AtomicInteger();
+
+  private final RankPartition partition;
+  private final ReadConfig config;
+  private final SourceCounters counters = new SourceCounters();
+  private DirectAllocator windows;
+  private DataLoader loader;
+  private BatchIterator batches;
+  private SlotBatch slots;
+  private ColumnarBatch current;
+  private int countOnlyBatches;
+  private boolean started;
+  private boolean closed;
+
+  RankReader(RankPartition partition, ReadConfig config) {
+    this.partition = partition;
+    this.config = config;
+    TaskContext task = TaskContext.get();
+    if (task != null) {
+      task.addTaskCompletionListener((TaskCompletionListener) context -> close());
+    }
+  }
+
+  /** Readers started and not yet closed in this JVM, for tests that look for leaks. */
+  static int openReaders() {
+    return OPEN.get();
+  }
+
+  @Override
+  public synchronized boolean next() {
+    if (closed) {
+      return false;
+    }
+    if (config.columns().isEmpty()) {
+      return nextCountOnly();
+    }
+    if (batches == null) {
+      start();
+    }
+    if (!batches.hasNext()) {
+      return false;
+    }
+    current = slots.bind(batches.next());
+    counters.batches.increment();
+    return true;
+  }
+
+  private void start() {
+    OPEN.incrementAndGet();
+    started = true;
+    LoaderOptions given = config.loader().options();
+    String name = (given.name() != null ? given.name() : "stoker-source") + "-rank"
+        + partition.rank();
+    windows = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(config.columns(),
+        (int) Math.min(config.windowRows(), partition.rows())));
+    loader = DataLoader.builder(new RankDataset(config, partition, windows, counters))
+        .options(given.toBuilder().name(name).build())
+        .placement(Placement.of(partition.rank(), config.loader().placement().worldSize()))
+        .build();
+    slots = new SlotBatch(config.columns(), config.schema());
+    batches = loader.epoch(config.epoch()).iterator();
+  }
+
+  /** Batches of rows without columns, as many and as large as the loader's would be. */
+  private boolean nextCountOnly() {
+    int batchSize = config.loader().options().batchSize();
+    long done = (long) countOnlyBatches * batchSize;
+    if (done >= partition.rows()
+        || config.loader().options().dropLast() && partition.rows() - done < batchSize) {
+      return false;
+    }
+    current = SlotBatch.empty((int) Math.min(batchSize, partition.rows() - done));
+    countOnlyBatches++;
+    counters.batches.increment();
+    return true;
+  }
+
+  @Override
+  public ColumnarBatch get() {
+    return current;
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return SourceMetrics.taskValues(counters);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    current = null;
+    if (started) {
+      OPEN.decrementAndGet();
+    }
+    Closer closer = new Closer();
+    if (loader != null) {
+      closer.run(loader::close);
+    }
+    if (windows != null) {
+      closer.run(windows::close);
+    }
+    closer.throwIfAny();
+  }
+}

@@ -1,0 +1,120 @@
+package dev.stoker.spark.source;
+
+import java.util.Locale;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomSumMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+
+/**
+ * The scan's metrics in Spark's UI and plan: per task, rows read, Parquet bytes read, read time
+ * and batches; on the driver, the rows planning dropped. Spark makes the metric classes by name,
+ * so each is public with a public constructor.
+ */
+public final class SourceMetrics {
+  /** Rows read from Parquet into the shuffle buffers. */
+  public static final String ROWS_READ = "rowsRead";
+  /** Rows no rank reads, known when planning ({@code dropLast}). */
+  public static final String ROWS_DROPPED = "rowsDropped";
+  /** Compressed bytes of the column chunks read. */
+  public static final String BYTES_READ = "bytesRead";
+  /** Time spent decoding Parquet and filling the shuffle buffers, in milliseconds. */
+  public static final String READ_TIME = "readTimeMs";
+  /** Batches handed to Spark. */
+  public static final String BATCHES = "batches";
+
+  private SourceMetrics() {}
+
+  static CustomMetric[] supported() {
+    return new CustomMetric[] {new RowsRead(), new RowsDropped(), new BytesRead(),
+        new ReadTime(), new Batches()};
+  }
+
+  static CustomTaskMetric[] taskValues(SourceCounters counters) {
+    return new CustomTaskMetric[] {value(ROWS_READ, counters.rowsRead.sum()),
+        value(BYTES_READ, counters.bytesRead.sum()),
+        value(READ_TIME, counters.readNanos.sum() / 1_000_000),
+        value(BATCHES, counters.batches.sum())};
+  }
+
+  static CustomTaskMetric value(String name, long value) {
+    return new Value(name, value);
+  }
+
+  private record Value(String name, long value) implements CustomTaskMetric {}
+
+  /** {@link #ROWS_READ}. */
+  public static final class RowsRead extends CustomSumMetric {
+    @Override
+    public String name() {
+      return ROWS_READ;
+    }
+
+    @Override
+    public String description() {
+      return "rows read";
+    }
+  }
+
+  /** {@link #ROWS_DROPPED}. */
+  public static final class RowsDropped extends CustomSumMetric {
+    @Override
+    public String name() {
+      return ROWS_DROPPED;
+    }
+
+    @Override
+    public String description() {
+      return "rows dropped (dropLast)";
+    }
+  }
+
+  /** {@link #BYTES_READ}. */
+  public static final class BytesRead extends CustomSumMetric {
+    @Override
+    public String name() {
+      return BYTES_READ;
+    }
+
+    @Override
+    public String description() {
+      return "Parquet bytes read";
+    }
+  }
+
+  /** {@link #READ_TIME}: the sum over tasks, and the slowest task. */
+  public static final class ReadTime implements CustomMetric {
+    @Override
+    public String name() {
+      return READ_TIME;
+    }
+
+    @Override
+    public String description() {
+      return "read time";
+    }
+
+    @Override
+    public String aggregateTaskMetrics(long[] taskMetrics) {
+      long sum = 0;
+      long max = 0;
+      for (long ms : taskMetrics) {
+        sum += ms;
+        max = Math.max(max, ms);
+      }
+      return String.format(Locale.ROOT, "total %,d ms (slowest task %,d ms)", sum, max);
+    }
+  }
+
+  /** {@link #BATCHES}. */
+  public static final class Batches extends CustomSumMetric {
+    @Override
+    public String name() {
+      return BATCHES;
+    }
+
+    @Override
+    public String description() {
+      return "batches";
+    }
+  }
+}

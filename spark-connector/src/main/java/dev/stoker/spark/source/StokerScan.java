@@ -1,0 +1,108 @@
+package dev.stoker.spark.source;
+
+import dev.stoker.loader.LoaderOptions;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A planned read: every rank's rows are fixed, and so are the rows dropped or padded, which the
+ * description and the driver metrics report.
+ */
+public final class StokerScan implements Scan {
+  private final ReadPlan plan;
+  private final ReadConfig config;
+  private final int files;
+  private final String input;
+
+  StokerScan(ReadPlan plan, ReadConfig config, int files, String input) {
+    this.plan = plan;
+    this.config = config;
+    this.files = files;
+    this.input = input;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return config.schema();
+  }
+
+  @Override
+  public ColumnarSupportMode columnarSupportMode() {
+    return ColumnarSupportMode.SUPPORTED;
+  }
+
+  @Override
+  public Batch toBatch() {
+    return new StokerBatch(plan, config);
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return SourceMetrics.supported();
+  }
+
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    return new CustomTaskMetric[] {
+        SourceMetrics.value(SourceMetrics.ROWS_DROPPED, plan.droppedRows())};
+  }
+
+  /** Rows every rank reads. */
+  public long rowsPerRank() {
+    return plan.rowsPerRank();
+  }
+
+  /** Batches every rank yields. */
+  public int batchesPerRank() {
+    return plan.batchesPerRank();
+  }
+
+  /** Rows no rank reads ({@code dropLast}). */
+  public long droppedRows() {
+    return plan.droppedRows();
+  }
+
+  /** Rows read twice to pad the ranks to equal rows (without {@code dropLast}). */
+  public long paddedRows() {
+    return plan.paddedRows();
+  }
+
+  /** Rows in the files. */
+  public long rows() {
+    return plan.rows();
+  }
+
+  /** Runs of row groups that Spark's Parquet reader reads, for encodings Stoker's does not. */
+  public int sparkReaderRuns() {
+    int runs = 0;
+    for (List<ReadRun> rank : plan.ranks()) {
+      for (ReadRun run : rank) {
+        runs += run.decodable() ? 0 : 1;
+      }
+    }
+    return runs;
+  }
+
+  @Override
+  public String description() {
+    LoaderOptions options = config.loader().options();
+    int runs = plan.ranks().stream().mapToInt(List::size).sum();
+    return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
+            + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d, "
+            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader]", input,
+        files, plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
+        options.batchSize(), plan.droppedRows(), plan.paddedRows(),
+        options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),
+        config.windowRows(), sparkReaderRuns(), runs);
+  }
+
+  @Override
+  public String toString() {
+    return description();
+  }
+}

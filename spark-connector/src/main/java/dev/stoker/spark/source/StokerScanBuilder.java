@@ -1,0 +1,98 @@
+package dev.stoker.spark.source;
+
+import dev.stoker.loader.LoaderConfig;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.spark.source.ParquetFile.ColumnStats;
+import dev.stoker.spark.source.ParquetFile.RowGroup;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans a scan on the driver: the columns Spark asks for (only those are read), their shapes, and
+ * every rank's rows, from the footers alone: no Spark job, no shuffle.
+ */
+final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns {
+  private static final Logger LOG = LoggerFactory.getLogger(StokerScanBuilder.class);
+  /** Most rows of the default shuffle buffer. */
+  static final int WINDOW_ROWS = 8192;
+  /** Most bytes of the default shuffle buffer, and of the Parquet reader's batch. */
+  static final long WINDOW_BYTES = 32L << 20;
+
+  private final SourceDataset dataset;
+  private StructType required;
+
+  StokerScanBuilder(SourceDataset dataset) {
+    this.dataset = dataset;
+    this.required = dataset.schema().sparkSchema();
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    this.required = requiredSchema;
+  }
+
+  @Override
+  public Scan build() {
+    SourceOptions options = dataset.options();
+    LoaderOptions loader = options.loader();
+    List<SourceColumn> selected = dataset.schema().select(required);
+    List<ColumnSpec> columns = TensorShapes.resolve(selected, dataset.schema(), dataset.files(),
+        options.shapes(), dataset.hadoop().get());
+    ReadPlan plan = RankPlanner.plan(groups(selected), options.worldSize(), loader.batchSize(),
+        loader.dropLast(), loader.shuffle(), loader.seed(), options.epoch(), dataset.input());
+    long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::rowBytes).sum());
+    int windowRows = windowRows(options.shuffleBuffer(), rowBytes, columns);
+    int readerRows = (int) Math.max(1, Math.min(dataset.readerRows(), WINDOW_BYTES / rowBytes));
+    List<StructField> fields = new ArrayList<>();
+    for (SourceColumn column : selected) {
+      fields.add(column.sparkField());
+    }
+    ReadConfig config = new ReadConfig(LoaderConfig.of(loader, Placement.of(0,
+        options.worldSize())), options.epoch(), new StructType(fields.toArray(StructField[]::new)),
+        List.copyOf(columns), windowRows, readerRows, dataset.hadoop());
+    StokerScan scan = new StokerScan(plan, config, dataset.files().size(), dataset.input());
+    LOG.info("{}", scan.description());
+    return scan;
+  }
+
+  /** Every row group of every file, file by file, with the bytes of the selected columns. */
+  private List<RankPlanner.Group> groups(List<SourceColumn> selected) {
+    List<RankPlanner.Group> groups = new ArrayList<>();
+    for (ParquetFile file : dataset.files()) {
+      for (RowGroup group : file.rowGroups()) {
+        long bytes = 0;
+        boolean decodable = true;
+        for (SourceColumn column : selected) {
+          ColumnStats stats = group.columns().get(column.name());
+          bytes += stats == null ? 0 : stats.bytes();
+          decodable &= stats != null && stats.decodable();
+        }
+        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable));
+      }
+    }
+    return groups;
+  }
+
+  private static int windowRows(Integer given, long rowBytes, List<ColumnSpec> columns) {
+    if (given == null) {
+      return (int) Math.max(1, Math.min(WINDOW_ROWS, WINDOW_BYTES / rowBytes));
+    }
+    long bytes = ShuffleWindow.bytes(columns, given);
+    if (bytes > DirectAllocator.MAX_BLOCK) {
+      throw new IllegalArgumentException(String.format("%s: %d rows of %d bytes make %d bytes "
+              + "(expected: at most %d bytes, the largest block; lower %s)",
+          SourceOptions.SHUFFLE_BUFFER, given, rowBytes, bytes, DirectAllocator.MAX_BLOCK,
+          SourceOptions.SHUFFLE_BUFFER));
+    }
+    return given;
+  }
+}
