@@ -45,7 +45,7 @@ final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
   /** Workloads that run on an embedded Spark instead of the sweep. */
-  static final List<String> SPARK_WORKLOADS = List.of(SourceBench.WORKLOAD);
+  static final List<String> SPARK_WORKLOADS = List.of("spark", SourceBench.WORKLOAD);
   /** Rows of --workload spark-source unless --samples says otherwise. */
   private static final int SPARK_SOURCE_ROWS = 200_000;
   /** Floats per row of --workload spark-source (28 x 28). */
@@ -55,19 +55,21 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|spark-source",
+      paramLabel = "copy|normalize|stream|spark|spark-source",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
-          + "epoch), rows in order within a chunk; spark-source: Parquet (--samples rows, default "
-          + "200,000, of 784 floats + int label) read into batches per rank on an embedded Spark, "
-          + "through format(\"stoker\") and through parquet + repartition + batching rows.")
+          + "epoch), rows in order within a chunk; spark: a Parquet DataFrame (--samples rows, "
+          + "default 200000, of 784 floats and a label) into batches on --ranks ranks of an "
+          + "embedded Spark, through Stoker's runner and through Row objects; spark-source: the "
+          + "same Parquet read into batches per rank through format(\"stoker\") and through "
+          + "parquet + repartition + batching rows.")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Ranks of --workload spark-source (default: ${DEFAULT-VALUE}).")
+      description = "Ranks of --workload spark and spark-source (default: ${DEFAULT-VALUE}).")
   int ranks;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
@@ -109,6 +111,13 @@ final class BenchCommand implements Callable<Integer> {
       description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}).")
   int warmup;
 
+  @Option(names = "--epochs", defaultValue = "1", paramLabel = "E",
+      converter = Converters.Positive.class,
+      description = "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
+          + "serves every epoch from its shard cache, the Row path reads it again every epoch "
+          + "(default: ${DEFAULT-VALUE}).")
+  int epochs;
+
   @Option(names = "--repeats", defaultValue = "5", paramLabel = "R",
       converter = Converters.Positive.class,
       description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
@@ -129,6 +138,10 @@ final class BenchCommand implements Callable<Integer> {
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if ("spark".equals(workload)) {
+      return new SparkBench(json).run(samples, batchSize, epochs, workers.get(0), ranks, repeats,
+          out, err);
+    }
     if (SourceBench.WORKLOAD.equals(workload)) {
       return runSparkSource(out, err);
     }
@@ -181,6 +194,15 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
+    if ("spark".equals(workload)) {
+      SparkBench.checkOptions(spec.commandLine());
+      if (!spec.commandLine().getParseResult().hasMatchedOption("--samples")) {
+        samples = SparkBench.DEFAULT_ROWS;
+      }
+    } else if (spec.commandLine().getParseResult().hasMatchedOption("--epochs")) {
+      throw new ParameterException(spec.commandLine(), "--epochs: " + epochs + " with --workload "
+          + workload + " (expected: only with --workload spark)");
+    }
     if (samples < batchSize) {
       throw new ParameterException(spec.commandLine(), String.format(
           "--samples: %d (expected: at least --batch-size = %d, for one full batch)", samples,

@@ -1,6 +1,8 @@
 package dev.stoker.examples.cli;
 
 import dev.stoker.loader.bench.ReferenceWorkloads;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -41,11 +43,11 @@ final class Converters {
   static final class WorkloadName implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
-      if (!ReferenceWorkloads.NAMES.contains(value)
-          && !BenchCommand.SPARK_WORKLOADS.contains(value)) {
+      List<String> names = new ArrayList<>(ReferenceWorkloads.NAMES);
+      names.addAll(BenchCommand.SPARK_WORKLOADS);
+      if (!names.contains(value)) {
         throw new TypeConversionException("'" + value + "' (expected one of: "
-            + String.join(", ", ReferenceWorkloads.NAMES) + ", "
-            + String.join(", ", BenchCommand.SPARK_WORKLOADS) + ")");
+            + String.join(", ", names) + ")");
       }
       return value;
     }

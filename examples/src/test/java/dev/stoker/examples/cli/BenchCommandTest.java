@@ -150,6 +150,15 @@ class BenchCommandTest {
         + "with copy, normalize, stream)");
   }
 
+  @Test
+  void sparkWorkloadRefusesTheSweepsOptionsAndTheOthersRefuseItsEpochs() {
+    assertBad(new String[] {"bench", "--workload", "spark", "--prefetch", "2"},
+        "--prefetch with --workload spark (expected: only with copy, normalize or stream; the "
+            + "spark workload times whole epochs on --ranks ranks)");
+    assertBad(tiny("copy", "--epochs", "2"),
+        "--epochs: 2 with --workload copy (expected: only with --workload spark)");
+  }
+
   private static void assertBad(String[] args, String... expected) {
     Run run = stoker(args);
     assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
@@ -171,6 +180,6 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "--ranks", "copy|normalize|stream|spark-source");
+        "--json", "--plot", "--epochs", "--ranks", "copy|normalize|stream|spark|spark-source");
   }
 }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -18,11 +19,23 @@ public final class SparkClusters {
 
   /** A session on {@code local[threads]}. */
   public static SparkSession local(int threads) {
-    return base("local[" + threads + "]").getOrCreate();
+    return local(threads, Map.of());
+  }
+
+  /** A session on {@code local[threads]} with {@code conf} on top of the tests' settings. */
+  public static SparkSession local(int threads, Map<String, String> conf) {
+    SparkSession.Builder builder = base("local[" + threads + "]");
+    conf.forEach(builder::config);
+    return builder.getOrCreate();
   }
 
   /** A session on {@code local-cluster[workers,1,1024]}: one executor JVM per worker. */
   public static SparkSession cluster(int workers, boolean fakeGpus) {
+    return cluster(workers, fakeGpus, Map.of());
+  }
+
+  /** {@link #cluster(int, boolean)} with {@code conf} on top of the tests' settings. */
+  public static SparkSession cluster(int workers, boolean fakeGpus, Map<String, String> conf) {
     sparkHome();
     SparkSession.Builder builder = base("local-cluster[" + workers + ",1,1024]")
         .config("spark.executor.extraClassPath", testClassPath())
@@ -36,6 +49,7 @@ public final class SparkClusters {
           .config("spark.executor.resource.gpu.discoveryScript", script)
           .config("spark.task.resource.gpu.amount", "1");
     }
+    conf.forEach(builder::config);
     return builder.getOrCreate();
   }
 

@@ -1,0 +1,45 @@
+package dev.stoker.spark;
+
+import dev.stoker.spark.rapids.RapidsStatus;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What a run loaded, over all ranks and per rank. {@code droppedRows} are the input rows no batch
+ * holds in an epoch: with dropLast, every rank stops at the same multiple of batchSize.
+ *
+ * @param rows rows of the input
+ * @param inputPartitions partitions of the input
+ * @param columnar whether the input was read as columnar batches (e.g. a Parquet scan), a run of
+ *     rows at a time, rather than row by row
+ * @param rebalanced whether the rows went through one shuffle to reach their ranks (false when
+ *     the input already had one partition per rank with equal counts)
+ * @param rapids whether the RAPIDS Accelerator ran the input's plan
+ */
+public record LoadReport(long rows, int worldSize, int batchSize, boolean dropLast,
+    int batchesPerEpoch, long droppedRows, long paddedRows, int inputPartitions,
+    boolean columnar, boolean rebalanced, RapidsStatus rapids, List<RankReport> ranks)
+    implements Serializable {
+
+  public LoadReport {
+    ranks = List.copyOf(ranks);
+  }
+
+  public RankReport rank(int rank) {
+    return ranks.get(rank);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder text = new StringBuilder(String.format(
+        "stoker: %d rows from %d partitions (%s) %s %d ranks, %d batches of %d per rank and "
+            + "epoch, %d rows dropped, %d padded; RAPIDS Accelerator %s", rows, inputPartitions,
+        columnar ? "columnar batches" : "rows",
+        rebalanced ? "shuffled once to" : "read in place by", worldSize, batchesPerEpoch,
+        batchSize, droppedRows, paddedRows, rapids.summary()));
+    for (RankReport rank : ranks) {
+      text.append(System.lineSeparator()).append("  ").append(rank.line());
+    }
+    return text.toString();
+  }
+}

@@ -1,0 +1,240 @@
+package dev.stoker.spark;
+
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.device.CpuDevice;
+import dev.stoker.loader.device.Device;
+import dev.stoker.loader.metrics.BottleneckReport;
+import dev.stoker.loader.metrics.EpochMetrics;
+import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.balance.RankSizing;
+import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.shard.MappedShard;
+import dev.stoker.spark.shard.ShardBudgetException;
+import dev.stoker.spark.shard.ShardDataset;
+import dev.stoker.spark.shard.ShardFiles;
+import dev.stoker.spark.shard.ShardWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.resource.ResourceInformation;
+import org.apache.spark.util.TaskCompletionListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank, in its barrier task: reads its rows into a shard on the executor's local disk, tells
+ * the other ranks what it holds, then runs the rank function with a loader over the shard and
+ * cleans up. The files go when the rank ends, whatever way (also through the task's completion
+ * listener, on failure and kill). A finished rank waits in a last barrier for the others, so that
+ * no rank's output counts unless all of them finished: Spark then retries the stage as a whole.
+ */
+final class RankRuntime {
+  private static final Logger LOG = LoggerFactory.getLogger(RankRuntime.class);
+
+  private final RankSpec spec;
+  private final ShardSource source;
+
+  RankRuntime(RankSpec spec, ShardSource source) {
+    this.spec = spec;
+    this.source = source;
+  }
+
+  RankOutcome run() {
+    BarrierTaskContext task = BarrierTaskContext.get();
+    int rank = task.partitionId();
+    if (task.numPartitions() != spec.worldSize) {
+      throw new IllegalStateException("barrier stage of " + task.numPartitions()
+          + " tasks for worldSize " + spec.worldSize);
+    }
+    ShardFiles files = createFiles(task, rank);
+    task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(files));
+    long start = System.nanoTime();
+    MappedShard shard = null;
+    String status;
+    try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
+        "rank " + rank)) {
+      long rows = source.fill(writer, task, spec.counters.rowsLoaded);
+      shard = writer.map(rows);
+      status = RankStatus.ok(rows);
+    } catch (BadRowException | ShardBudgetException e) {
+      status = RankStatus.bad(e.getMessage());
+    } catch (IOException e) {
+      throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+    }
+    double shardSeconds = (System.nanoTime() - start) / 1e9;
+    RankStatus all = RankStatus.of(task.allGather(status));
+    String refusal = null;
+    if (!all.problems().isEmpty()) {
+      refusal = String.join("; ", all.problems());
+    } else if (source.inPlace() && !all.balanced()) {
+      discard(shard, files);
+      return RankOutcome.unbalanced(rank, all.rows()[rank]);
+    }
+    RankSizing sizing = null;
+    if (refusal == null) {
+      try {
+        sizing = RankSizing.of(all.rows(), spec.options().batchSize(), spec.options().dropLast());
+      } catch (IllegalArgumentException e) {
+        refusal = e.getMessage();
+      }
+    }
+    if (refusal != null) {
+      discard(shard, files);
+      return RankOutcome.refused(rank, refusal);
+    }
+    return train(task, shard, files, sizing, shardSeconds);
+  }
+
+  private RankOutcome train(BarrierTaskContext task, MappedShard shard, ShardFiles files,
+      RankSizing sizing, double shardSeconds) {
+    int rank = task.partitionId();
+    List<String> gpus = gpuAddresses(task);
+    Session session = new Session();
+    Object result = null;
+    Closer closer = new Closer();
+    try {
+      result = session.run(task, shard, files, sizing, gpus);
+    } catch (Throwable t) {
+      closer.add(t);
+    }
+    session.close(closer, shard);
+    closer.run(files::delete);
+    task.killTaskIfInterrupted();
+    if (closer.failure() != null) {
+      throw failed(task, "failed", closer.failure());
+    }
+    RankReport report = report(task, shard, files, sizing, shardSeconds, session.device, gpus,
+        session.watcher.totals());
+    RankOutcome outcome;
+    try {
+      outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
+    } catch (Exception e) { // the serializer may throw a checked NotSerializableException
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      outcome = RankOutcome.refused(rank, "rank " + rank + ": its result ("
+          + result.getClass().getName() + ") cannot be sent to the driver: "
+          + e.getClass().getName() + ": " + why
+          + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
+    }
+    task.barrier();
+    return outcome;
+  }
+
+  /** The rank's device, loader and watcher while its function runs, closed in reverse order. */
+  private final class Session {
+    private Device device;
+    private DataLoader loader;
+    private ProgressWatcher watcher;
+
+    Object run(BarrierTaskContext task, MappedShard shard, ShardFiles files, RankSizing sizing,
+        List<String> gpus) throws Exception {
+      int rank = task.partitionId();
+      device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
+      String name = (spec.options().name() != null ? spec.options().name() : "stoker")
+          + "-rank" + rank;
+      LoaderOptions options = spec.options().toBuilder().name(name).build();
+      loader = DataLoader.builder(new ShardDataset(shard, sizing.samples())).options(options)
+          .device(device).build();
+      watcher = new ProgressWatcher(name, loader, spec.counters, task,
+          spec.run.progressInterval().toNanos());
+      RankContext context = new RankContext(task, device, gpus, shard.rows(),
+          files.folder().toString());
+      return spec.function.run(context, loader);
+    }
+
+    /** Closes what was opened; unmaps the shard only once no loader thread can read it. */
+    void close(Closer closer, MappedShard shard) {
+      boolean readersGone = loader == null;
+      if (loader != null) {
+        try {
+          loader.close();
+          readersGone = true;
+        } catch (Throwable t) {
+          closer.add(t);
+        }
+      }
+      if (watcher != null) {
+        closer.run(watcher::close);
+      }
+      if (device != null) {
+        closer.run(device::close);
+      }
+      if (readersGone) {
+        shard.release();
+      }
+    }
+  }
+
+  private Device openDevice(String gpuAddress) {
+    try {
+      Device device = spec.devices.open(gpuAddress);
+      if (device == null) {
+        throw new IllegalStateException("the device factory returned null");
+      }
+      return device;
+    } catch (Exception e) {
+      throw new IllegalStateException("opening the device of GPU '" + gpuAddress + "' with "
+          + spec.devices.getClass().getName() + " failed: " + e, e);
+    }
+  }
+
+  private RankReport report(BarrierTaskContext task, MappedShard shard, ShardFiles files,
+      RankSizing sizing, double shardSeconds, Device device, List<String> gpus,
+      LoaderTotals totals) {
+    int rank = task.partitionId();
+    EpochMetrics last = totals.last();
+    BottleneckReport verdict = last == null ? null : BottleneckReport.of(last);
+    return new RankReport(rank, shard.rows(), sizing.samples(), sizing.droppedRows(rank),
+        sizing.paddedRows(rank), sizing.batchesPerEpoch(), totals.epochs(), totals.batches(),
+        totals.samplesPerSecond(), last == null ? 0 : last.waitFraction(),
+        verdict == null ? null : verdict.verdict().label(),
+        verdict == null ? null : verdict.summary(), device.name(),
+        gpus.isEmpty() ? null : gpus.get(0), SparkEnv.get().executorId(),
+        files.folder().toString(), shard.bytes(), shardSeconds, task.stageAttemptNumber());
+  }
+
+  private static List<String> gpuAddresses(BarrierTaskContext task) {
+    ResourceInformation gpu = task.resourcesJMap().get("gpu");
+    return gpu == null ? List.of() : List.of(gpu.addresses());
+  }
+
+  private ShardFiles createFiles(BarrierTaskContext task, int rank) {
+    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
+    String name = String.format("shard-stage%d.%d-rank%d-task%d-%08x", task.stageId(),
+        task.stageAttemptNumber(), rank, task.taskAttemptId(),
+        ThreadLocalRandom.current().nextInt());
+    try {
+      return ShardFiles.create(parent, name);
+    } catch (IOException e) {
+      throw failed(task, "creating its shard folder in " + parent + " failed (set "
+          + SparkOptionNames.SHARD_DIR + " to a writable local folder)", e);
+    }
+  }
+
+  private static void deleteQuietly(ShardFiles files) {
+    try {
+      files.delete();
+    } catch (RuntimeException e) {
+      LOG.warn("stoker: shard folder {} could not be removed", files, e);
+    }
+  }
+
+  /** Lets go of a shard no loader has read. */
+  private static void discard(MappedShard shard, ShardFiles files) {
+    if (shard != null) {
+      shard.release();
+    }
+    files.delete();
+  }
+
+  private RuntimeException failed(BarrierTaskContext task, String what, Throwable cause) {
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new RankFailedException(String.format("rank %d of %d (stage attempt %d): %s: %s",
+        task.partitionId(), spec.worldSize, task.stageAttemptNumber(), what, cause), cause);
+  }
+}

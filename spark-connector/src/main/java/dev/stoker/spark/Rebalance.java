@@ -1,0 +1,29 @@
+package dev.stoker.spark;
+
+import java.util.Locale;
+
+/** Whether a run shuffles its input into one partition per rank. */
+public enum Rebalance {
+  /**
+   * Uses the input as it is when it already has one partition per rank whose row counts differ
+   * by at most one (found out while the ranks read it, at no extra cost); shuffles otherwise.
+   */
+  AUTO,
+  /** Always shuffles once: row i goes to rank i % worldSize. */
+  ALWAYS;
+
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** {@code auto} or {@code always}, any case. */
+  public static Rebalance parse(String text) {
+    for (Rebalance value : values()) {
+      if (value.label().equalsIgnoreCase(text.strip())) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException(SparkOptionNames.REBALANCE + ": '" + text
+        + "' (expected: auto or always)");
+  }
+}

@@ -1,0 +1,31 @@
+package dev.stoker.spark;
+
+import dev.stoker.loader.OptionNames;
+import java.util.List;
+
+/**
+ * The names of the options a Spark run has beyond the loader's ({@link OptionNames#LOADER}), as
+ * written in {@code .option(name, value)}; names match ignoring case.
+ */
+public final class SparkOptionNames {
+  /** The number of ranks: tasks of the barrier stage, one per GPU as a rule. Required. */
+  public static final String WORLD_SIZE = OptionNames.WORLD_SIZE;
+  /** The most bytes one rank's shard may take on its executor's disk (default 64g). */
+  public static final String MAX_SHARD_BYTES = "maxShardBytes";
+  /** The folder shards are cached in (default: the executor's Spark local directories). */
+  public static final String SHARD_DIR = "shardDir";
+  /** {@code auto}: no shuffle when the input is already balanced (default); {@code always}. */
+  public static final String REBALANCE = "rebalance";
+  /** How often each rank updates its progress accumulators (default 1s). */
+  public static final String PROGRESS_INTERVAL = "progressInterval";
+
+  /** The names a run reads besides the loader's knobs. */
+  public static final List<String> RUN = List.of(WORLD_SIZE, MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
+      PROGRESS_INTERVAL);
+
+  /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */
+  static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
+      PROGRESS_INTERVAL);
+
+  private SparkOptionNames() {}
+}

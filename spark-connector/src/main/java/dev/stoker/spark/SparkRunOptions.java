@@ -1,0 +1,160 @@
+package dev.stoker.spark;
+
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.OptionNames;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The validated options of a Spark run beyond the loader's knobs (see {@link SparkOptionNames}):
+ * immutable and serializable, sent to every rank. Each value is checked as it is set; a bad one
+ * is an {@link IllegalArgumentException} naming the option, the value and what is allowed.
+ */
+public final class SparkRunOptions implements Serializable {
+  private static final long serialVersionUID = 1L;
+  public static final long DEFAULT_MAX_SHARD_BYTES = 64L << 30;
+  public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+
+  private final long maxShardBytes;
+  private final String shardDir;
+  private final Rebalance rebalance;
+  private final Duration progressInterval;
+
+  private SparkRunOptions(Builder b) {
+    this.maxShardBytes = b.maxShardBytes;
+    this.shardDir = b.shardDir;
+    this.rebalance = b.rebalance;
+    this.progressInterval = b.progressInterval;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The run's options among Spark-style string options, names ignoring case; every other name is
+   * ignored (it belongs to the loader). Sizes and durations read as the loader's do
+   * ({@code 512m}, {@code 30s}).
+   */
+  public static SparkRunOptions fromMap(Map<String, String> values) {
+    Map<String, String> byName = new HashMap<>();
+    values.forEach((key, value) -> {
+      for (String name : SparkOptionNames.ACCEPTED) {
+        if (name.equalsIgnoreCase(key)) {
+          byName.put(name, value == null ? "" : value.strip());
+        }
+      }
+    });
+    Builder b = builder();
+    String size = byName.get(SparkOptionNames.MAX_SHARD_BYTES);
+    if (size != null) {
+      b.maxShardBytes(parsed(SparkOptionNames.MAX_SHARD_BYTES, OptionNames.MAX_HOST_BYTES, size)
+          .maxHostBytes());
+    }
+    String dir = byName.get(SparkOptionNames.SHARD_DIR);
+    if (dir != null) {
+      b.shardDir(dir);
+    }
+    String rebalance = byName.get(SparkOptionNames.REBALANCE);
+    if (rebalance != null) {
+      b.rebalance(Rebalance.parse(rebalance));
+    }
+    String interval = byName.get(SparkOptionNames.PROGRESS_INTERVAL);
+    if (interval != null) {
+      b.progressInterval(parsed(SparkOptionNames.PROGRESS_INTERVAL, OptionNames.TIMEOUT, interval)
+          .timeout());
+    }
+    return b.build();
+  }
+
+  /** Reads {@code text} with the parser of the loader's option {@code like}, errors renamed. */
+  private static LoaderOptions parsed(String name, String like, String text) {
+    try {
+      return LoaderOptions.fromMap(Map.of(like, text));
+    } catch (IllegalArgumentException e) {
+      String message = String.valueOf(e.getMessage());
+      throw new IllegalArgumentException(message.startsWith(like + ":")
+          ? name + message.substring(like.length()) : name + ": " + message, e);
+    }
+  }
+
+  /** The most bytes one rank's shard may take on disk. */
+  public long maxShardBytes() {
+    return maxShardBytes;
+  }
+
+  /** The folder shards are cached in, or null for Spark's local directories. */
+  public String shardDir() {
+    return shardDir;
+  }
+
+  public Rebalance rebalance() {
+    return rebalance;
+  }
+
+  public Duration progressInterval() {
+    return progressInterval;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s}",
+        SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes, SparkOptionNames.SHARD_DIR, shardDir,
+        SparkOptionNames.REBALANCE, rebalance.label(), SparkOptionNames.PROGRESS_INTERVAL,
+        progressInterval);
+  }
+
+  /** Builds {@link SparkRunOptions}. */
+  public static final class Builder {
+    private long maxShardBytes = DEFAULT_MAX_SHARD_BYTES;
+    private String shardDir;
+    private Rebalance rebalance = Rebalance.AUTO;
+    private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
+
+    private Builder() {}
+
+    /** At most this many bytes per rank's shard, > 0 (default 64 GiB). */
+    public Builder maxShardBytes(long value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(
+            SparkOptionNames.MAX_SHARD_BYTES + ": " + value + " (expected: > 0)");
+      }
+      maxShardBytes = value;
+      return this;
+    }
+
+    /** A local folder for the shards, on every executor (default: Spark's local directories). */
+    public Builder shardDir(String value) {
+      if (value != null && value.isBlank()) {
+        throw new IllegalArgumentException(SparkOptionNames.SHARD_DIR + ": '" + value
+            + "' (expected: a folder on the executors' local disk)");
+      }
+      shardDir = value == null ? null : value.strip();
+      return this;
+    }
+
+    public Builder rebalance(Rebalance value) {
+      rebalance = Objects.requireNonNull(value, SparkOptionNames.REBALANCE);
+      return this;
+    }
+
+    /** How often each rank updates its progress accumulators, > 0 (default 1 s). */
+    public Builder progressInterval(Duration value) {
+      Objects.requireNonNull(value, SparkOptionNames.PROGRESS_INTERVAL);
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(SparkOptionNames.PROGRESS_INTERVAL + ": "
+            + value.toMillis() + " ms (expected: > 0)");
+      }
+      progressInterval = value;
+      return this;
+    }
+
+    public SparkRunOptions build() {
+      return new SparkRunOptions(this);
+    }
+  }
+}

@@ -1,0 +1,258 @@
+package dev.stoker.spark;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.Field;
+import dev.stoker.loader.LoaderConfig;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.OptionNames;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.Schema;
+import dev.stoker.spark.rows.InputColumns;
+import dev.stoker.spark.rows.RowCopier;
+import dev.stoker.spark.shard.ShardLayout;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Runs a function on every rank of a Spark barrier stage, each with a
+ * {@link dev.stoker.loader.DataLoader} over its share of a DataFrame: Spark's answer to PyTorch's
+ * DDP with a DistributedSampler.
+ *
+ * <pre>{@code
+ * TrainingResult<Double> run = StokerSpark.on(df)
+ *     .tensor("image", DType.FLOAT32, 1, 28, 28)
+ *     .scalar("label", DType.INT64)
+ *     .options(LoaderOptions.builder().batchSize(64).shuffle(true).seed(42).dropLast(true)
+ *         .numWorkers(2).persistentWorkers(true).build())
+ *     .worldSize(2)
+ *     .run((rank, loader) -> {
+ *       for (int epoch = 0; epoch < 10; epoch++) {
+ *         for (Batch batch : loader.epoch(epoch)) { ... }
+ *       }
+ *       return loss;
+ *     });
+ * }</pre>
+ *
+ * <p>Rank {@code r} is partition {@code r} of the barrier stage; the stage fails and is retried
+ * as a whole, and a retried rank sees the same batches. Rows reach the ranks in one shuffle that
+ * leaves their counts at most one apart (none when the input already has one partition per rank
+ * with such counts); each rank reads its rows once into a shard on its executor's local disk and
+ * its loader serves epochs from there. With {@code dropLast} every rank yields the same number of
+ * full batches. Options come typed ({@link #options(LoaderOptions)}) or as Spark-style strings
+ * ({@link #option(String, String)}) with the loader's names and errors, plus those of
+ * {@link SparkOptionNames}. Columns are checked against the DataFrame where they are declared,
+ * string options when the run starts, before any Spark job.
+ *
+ * @see dev.stoker.loader.DataLoader
+ */
+public final class StokerSpark {
+  private final Dataset<Row> input;
+  private final List<Field> fields = new ArrayList<>();
+  private final Map<String, String> strings = new LinkedHashMap<>();
+  private LoaderOptions options;
+  private SparkRunOptions runOptions;
+  private Integer worldSize;
+  private DeviceFactory devices = DeviceFactory.CPU;
+  private Consumer<RankProgress> progress;
+
+  private StokerSpark(Dataset<Row> input) {
+    this.input = input;
+  }
+
+  /** A run over {@code input}: any DataFrame with the columns to be declared. */
+  public static StokerSpark on(Dataset<Row> input) {
+    return new StokerSpark(Objects.requireNonNull(input, "input"));
+  }
+
+  /**
+   * Column {@code column} as a tensor of {@code shape}: {@code array<float|double|int|bigint>}
+   * for float32, float64, int32, int64, of exactly the shape's number of values per row, or
+   * {@code binary} of that many bytes for uint8.
+   *
+   * @throws IllegalArgumentException if the column is missing or of another type
+   */
+  public StokerSpark tensor(String column, DType dtype, int... shape) {
+    if (shape.length == 0) {
+      throw new IllegalArgumentException("tensor '" + column + "': shape [] (expected: at least "
+          + "one dimension; declare a single value with scalar(...))");
+    }
+    return declare(Field.of(column, dtype, shape));
+  }
+
+  /**
+   * Column {@code column} as one value per row: a tinyint, smallint, int, bigint, float or double
+   * column whose values {@code dtype} holds exactly (an integer column for an integer dtype).
+   *
+   * @throws IllegalArgumentException if the column is missing or of another type
+   */
+  public StokerSpark scalar(String column, DType dtype) {
+    return declare(Field.scalar(column, dtype));
+  }
+
+  private StokerSpark declare(Field field) {
+    for (Field declared : fields) {
+      if (declared.name().equals(field.name())) {
+        throw new IllegalArgumentException("column '" + field.name() + "': declared twice, as "
+            + declared + " and " + field + " (expected: once)");
+      }
+    }
+    InputColumns.check(field, input.schema());
+    fields.add(field);
+    return this;
+  }
+
+  /** The loader's knobs, typed; not together with loader knobs given as strings. */
+  public StokerSpark options(LoaderOptions value) {
+    options = Objects.requireNonNull(value, "options");
+    return this;
+  }
+
+  /**
+   * One Spark-style option: a loader knob ({@code batchSize}, {@code shuffle}, ...), or one of
+   * {@link SparkOptionNames}; names ignore case. The values are read, and unknown names refused
+   * with a suggestion, when the run starts.
+   */
+  public StokerSpark option(String name, String value) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("option: '" + name + "' (expected: a name)");
+    }
+    if (name.equalsIgnoreCase(OptionNames.RANK)) {
+      throw new IllegalArgumentException(OptionNames.RANK + ": '" + value + "' (expected: no "
+          + "rank option; each rank is the partition id of its barrier task)");
+    }
+    strings.put(name, value);
+    return this;
+  }
+
+  /** {@link #option(String, String)} for each entry of {@code values}. */
+  public StokerSpark options(Map<String, String> values) {
+    values.forEach(this::option);
+    return this;
+  }
+
+  /** The options of the run beyond the loader's, typed; not together with them as strings. */
+  public StokerSpark runOptions(SparkRunOptions value) {
+    runOptions = Objects.requireNonNull(value, "runOptions");
+    return this;
+  }
+
+  /** The number of ranks: tasks of the barrier stage, each needing a task slot (and a GPU). */
+  public StokerSpark worldSize(int ranks) {
+    if (ranks <= 0) {
+      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": " + ranks
+          + " (expected: > 0, the number of ranks)");
+    }
+    worldSize = ranks;
+    return this;
+  }
+
+  /** How a rank's GPU becomes its device (default: {@link DeviceFactory#CPU}). */
+  public StokerSpark devices(DeviceFactory factory) {
+    devices = Objects.requireNonNull(factory, "devices");
+    return this;
+  }
+
+  /**
+   * Called on the driver, on Spark's listener thread, with each rank's progress while the ranks
+   * run (with every executor heartbeat) and once more when a rank's task ends. Must be quick.
+   */
+  public StokerSpark onProgress(Consumer<RankProgress> listener) {
+    progress = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /**
+   * Runs {@code function} on every rank and returns what each returned, in rank order, with the
+   * load report. Blocks until every rank is done.
+   *
+   * @throws IllegalArgumentException for a bad option, or an input that cannot be loaded as
+   *     declared (the message names the column, the row and what was expected)
+   * @throws org.apache.spark.SparkException if the barrier stage failed more often than Spark
+   *     retries it
+   */
+  public <R> TrainingResult<R> run(RankFunction<R> function) {
+    Objects.requireNonNull(function, "function");
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("columns: none declared (expected: at least one "
+          + "tensor(...) or scalar(...))");
+    }
+    LoaderOptions loader = loaderOptions();
+    SparkRunOptions run = runOptions();
+    int ranks = worldSize();
+    checkSerializable("function", function);
+    checkSerializable("devices", devices);
+    RowCopier copier = InputColumns.bind(new ShardLayout(Schema.of(fields)), input.schema());
+    RankSpec spec = new RankSpec(ranks, copier, LoaderConfig.of(loader, Placement.SINGLE), run,
+        devices, function, BarrierRun.counters(input));
+    return new BarrierRun(input, spec).run(progress);
+  }
+
+  private LoaderOptions loaderOptions() {
+    LoaderOptions fromStrings = LoaderOptions.fromMap(strings, SparkOptionNames.ACCEPTED);
+    Map<String, String> knobs = matching(OptionNames.LOADER);
+    if (options != null && !knobs.isEmpty()) {
+      throw new IllegalArgumentException("options: " + knobs.keySet() + " as strings and "
+          + "LoaderOptions too (expected: the loader's knobs one way only)");
+    }
+    return options != null ? options : fromStrings;
+  }
+
+  private SparkRunOptions runOptions() {
+    Map<String, String> own = matching(SparkOptionNames.ACCEPTED);
+    if (runOptions != null && !own.isEmpty()) {
+      throw new IllegalArgumentException("options: " + own.keySet() + " as strings and "
+          + "SparkRunOptions too (expected: the run's options one way only)");
+    }
+    return runOptions != null ? runOptions : SparkRunOptions.fromMap(strings);
+  }
+
+  private int worldSize() {
+    Map<String, String> given = matching(List.of(OptionNames.WORLD_SIZE));
+    Integer fromString = given.isEmpty() ? null
+        : Placement.fromMap(Map.of(OptionNames.WORLD_SIZE, given.values().iterator().next()))
+            .worldSize();
+    if (fromString != null && worldSize != null && !fromString.equals(worldSize)) {
+      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": " + worldSize + " and '"
+          + fromString + "' as a string (expected: one number of ranks)");
+    }
+    Integer ranks = worldSize != null ? worldSize : fromString;
+    if (ranks == null) {
+      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": not set (expected: the "
+          + "number of ranks, e.g. worldSize(2) or option(\"worldSize\", \"2\"))");
+    }
+    return ranks;
+  }
+
+  /** The string options whose names are among {@code names}, ignoring case. */
+  private Map<String, String> matching(List<String> names) {
+    Map<String, String> found = new LinkedHashMap<>();
+    strings.forEach((key, value) -> {
+      for (String name : names) {
+        if (name.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT))) {
+          found.put(key, value);
+        }
+      }
+    });
+    return found;
+  }
+
+  private static void checkSerializable(String what, Object value) {
+    try (ObjectOutputStream out = new ObjectOutputStream(new ByteArrayOutputStream())) {
+      out.writeObject(value);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(what + ": " + value.getClass().getName() + " is not "
+          + "serializable: " + e + " (expected: a serializable function; a lambda is, unless it "
+          + "captures something that is not, such as the SparkSession or a DataFrame)", e);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+package dev.stoker.spark.bench;
+
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.RankReport;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TrainingResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * Feeds one DataFrame ({@code rows} rows of a {@code width}-float tensor {@code image} and an int
+ * {@code label}, written once as Parquet, one file per rank) into batches of {@code batchSize} on
+ * {@code ranks} ranks of an embedded {@code local[ranks]} Spark, {@code epochs} times, through
+ * Stoker ({@link StokerSpark}: rows read in place into each rank's shard once, then the epochs)
+ * and through the straightforward user path ({@link RowBatches}, which reads the DataFrame again
+ * every epoch), in turns, {@code repeats} times after one warm-up round. Stoker also runs with
+ * {@code rebalance=always} (the one shuffle an unbalanced input costs), and times one more epoch
+ * on its own: what every epoch after the first costs, served from the shard cache.
+ *
+ * <p>Two clocks: the <em>work</em> figures time the ranks' or tasks' own work (rows into batches
+ * on all ranks at once, from the first row read to the last batch; for Stoker, the slowest rank's
+ * shard and first epoch plus every other stage of the run, such as the shuffle); the <em>wall</em>
+ * figures time the whole call on the driver, Spark's scheduling included, and for Stoker the
+ * barrier stage's synchronizations (Spark polls them once a second: about 2 s per run).
+ */
+public final class SparkIngestBench {
+  /** What to run. */
+  public record Config(long rows, int width, int batchSize, int ranks, int epochs,
+      int repeats, int numWorkers) {
+    public Config {
+      if (rows < (long) ranks * batchSize) {
+        throw new IllegalArgumentException(String.format("rows: %d (expected: at least ranks x "
+            + "batchSize = %d, for a full batch on every rank)", rows, (long) ranks * batchSize));
+      }
+      if (epochs <= 0 || repeats <= 0 || numWorkers < 0) {
+        throw new IllegalArgumentException(String.format("epochs %d, repeats %d, numWorkers %d "
+            + "(expected: epochs and repeats > 0, numWorkers >= 0)", epochs, repeats, numWorkers));
+      }
+    }
+
+    /** 200,000 rows of 784 floats and a label, batches of 64, 2 ranks, one epoch, 5 repeats. */
+    public static Config standard() {
+      return new Config(200_000, 784, 64, 2, 1, 5, 0);
+    }
+  }
+
+  private final Config config;
+  private final Consumer<String> progress;
+
+  public SparkIngestBench(Config config, Consumer<String> progress) {
+    this.config = config;
+    this.progress = progress;
+  }
+
+  /** Runs the benchmark in a session of its own, in a temporary folder it removes. */
+  public SparkIngestResult run() {
+    Path folder;
+    try {
+      folder = Files.createTempDirectory("stoker-spark-bench");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    SparkSession spark = SparkSession.builder().master("local[" + config.ranks() + "]")
+        .appName("stoker-bench").config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", Integer.toString(config.ranks()))
+        .config("spark.sql.files.maxPartitionBytes", "2g")
+        .config("spark.local.dir", folder.resolve("spark").toString())
+        .getOrCreate();
+    try {
+      Dataset<Row> input = write(spark, folder.resolve("data.parquet"));
+      return measure(spark, input, bytes(folder.resolve("data.parquet")));
+    } finally {
+      spark.stop();
+      delete(folder);
+    }
+  }
+
+  private Dataset<Row> write(SparkSession spark, Path parquet) {
+    progress.accept(String.format("writing %,d rows of %d floats and a label as Parquet...",
+        config.rows(), config.width()));
+    spark.range(0, config.rows(), 1, config.ranks())
+        .select(functions.col("id").mod(10).cast("int").as("label"), functions.expr(
+            "transform(sequence(0, " + (config.width() - 1) + "), e -> cast(hash(id, e) "
+                + "/ 2147483648D as float))").as("image"))
+        .write().parquet(parquet.toString());
+    return spark.read().parquet(parquet.toString());
+  }
+
+  private SparkIngestResult measure(SparkSession spark, Dataset<Row> input, long parquetBytes) {
+    int rounds = config.repeats() + 1;
+    double[][] figures = new double[6][config.repeats()];
+    for (int round = 0; round < rounds; round++) {
+      String label = round == 0 ? "warm-up" : "round " + round + "/" + config.repeats();
+      double[] baseline = baseline(input);
+      double[] stoker = stoker(input, false);
+      double[] shuffled = stoker(input, true);
+      progress.accept(String.format("%s: stoker %,.0f rows/s (wall %,.0f), baseline %,.0f rows/s "
+              + "(wall %,.0f), stoker shuffled %,.0f rows/s, cached epoch %,.0f rows/s", label,
+          stoker[0], stoker[1], baseline[0], baseline[1], shuffled[0], stoker[2]));
+      if (round > 0) {
+        figures[0][round - 1] = stoker[0];
+        figures[1][round - 1] = stoker[1];
+        figures[2][round - 1] = baseline[0];
+        figures[3][round - 1] = baseline[1];
+        figures[4][round - 1] = shuffled[0];
+        figures[5][round - 1] = stoker[2];
+      }
+    }
+    return new SparkIngestResult(config, spark.version(), input.rdd().getNumPartitions(),
+        parquetBytes, figures[0], figures[1], figures[2], figures[3], figures[4], figures[5]);
+  }
+
+  /**
+   * Rows/s of the tasks' work and of the wall clock, over {@code epochs} passes: each pass reads
+   * the DataFrame again, as the straightforward path does every epoch.
+   */
+  private double[] baseline(Dataset<Row> input) {
+    long rows = 0;
+    double work = 0;
+    long start = System.nanoTime();
+    for (int epoch = 0; epoch < config.epochs(); epoch++) {
+      List<long[]> tasks = input.javaRDD()
+          .mapPartitions(new RowBatches(config.batchSize(), config.width())).collect();
+      long first = Long.MAX_VALUE;
+      long last = Long.MIN_VALUE;
+      for (long[] task : tasks) {
+        rows += task[0];
+        first = Math.min(first, task[1]);
+        last = Math.max(last, task[2]);
+      }
+      work += (last - first) / 1e9;
+    }
+    double wall = (System.nanoTime() - start) / 1e9;
+    return new double[] {rows / work, rows / wall};
+  }
+
+  /**
+   * Rows/s of the ranks' work and of the wall clock over {@code epochs} epochs, and of one more
+   * epoch served from the shard cache (timed apart, left out of the other two).
+   */
+  private double[] stoker(Dataset<Row> input, boolean shuffled) {
+    StageClock stages = new StageClock();
+    input.sparkSession().sparkContext().addSparkListener(stages);
+    int epochs = config.epochs();
+    long start = System.nanoTime();
+    TrainingResult<long[]> run = StokerSpark.on(input)
+        .tensor("image", DType.FLOAT32, config.width()).scalar("label", DType.INT32)
+        .options(options()).option("rebalance", shuffled ? "always" : "auto")
+        .worldSize(config.ranks())
+        .run((rank, loader) -> {
+          long[] seen = new long[3];
+          double checksum = 0;
+          for (int epoch = 0; epoch <= epochs; epoch++) {
+            long begin = System.nanoTime();
+            long rows = 0;
+            for (Batch batch : loader.epoch(epoch)) {
+              checksum += batch.getFloat(0, 0, 0) + batch.getInt(1, 0, 0);
+              rows += batch.size();
+            }
+            long nanos = System.nanoTime() - begin + (checksum == -1 ? 1 : 0);
+            seen[epoch < epochs ? 0 : 2] += epoch < epochs ? rows : nanos;
+            seen[1] += epoch < epochs ? nanos : 0;
+          }
+          return seen;
+        });
+    long wall = System.nanoTime() - start;
+    waitForListeners(input.sparkSession());
+    input.sparkSession().sparkContext().removeSparkListener(stages);
+    long rows = 0;
+    double ranks = 0;
+    double cached = 0;
+    for (int r = 0; r < config.ranks(); r++) {
+      long[] seen = run.result(r);
+      RankReport report = run.report().rank(r);
+      rows += seen[0];
+      ranks = Math.max(ranks, report.shardSeconds() + seen[1] / 1e9);
+      cached = Math.max(cached, seen[2] / 1e9);
+    }
+    double work = stages.seconds() + ranks;
+    double epochsWall = wall / 1e9 - cached;
+    return new double[] {rows / work, rows / epochsWall, rows / epochs / cached};
+  }
+
+  /** Lets the listener bus deliver the run's last stage events. */
+  private static void waitForListeners(SparkSession spark) {
+    try {
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Spark's listener bus did not empty", e);
+    }
+  }
+
+  private LoaderOptions options() {
+    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(config.batchSize()).shuffle(true)
+        .seed(42).dropLast(true).numWorkers(config.numWorkers());
+    if (config.numWorkers() > 0) {
+      b.prefetchFactor(4).persistentWorkers(true);
+    }
+    return b.build();
+  }
+
+  private static long bytes(Path folder) {
+    try (Stream<Path> files = Files.walk(folder)) {
+      return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void delete(Path folder) {
+    try (Stream<Path> files = Files.walk(folder)) {
+      for (Path path : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not remove " + folder, e);
+    }
+  }
+
+  static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int middle = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  }
+}

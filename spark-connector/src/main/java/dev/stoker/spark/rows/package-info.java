@@ -1,0 +1,7 @@
+/**
+ * From Spark's rows to shard blocks without {@code Row} objects: the declared tensor and scalar
+ * columns are checked against the DataFrame's schema on the driver, and each executor copies
+ * Spark's internal rows field by field, arrays in bulk, into block columns. Imports Spark SQL's
+ * catalyst row classes and the shard package; must not import the rank package or the API.
+ */
+package dev.stoker.spark.rows;

@@ -1,0 +1,82 @@
+package dev.stoker.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Ranks as executor JVMs of their own on local-cluster, each worker offering one fake GPU: the
+ * task's GPU reaches the rank's device, and a stage failing on one executor is retried as a whole
+ * with the same batches, leaving no shard on any executor's disk.
+ */
+@Timeout(240)
+class LocalClusterRunTest {
+  private static SparkSession spark;
+  private static Dataset<Row> input;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkClusters.cluster(2, true);
+    input = TestFrames.frame(spark, 8, 17, 30, 2);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  private static StokerSpark declared() {
+    return StokerSpark.on(input).tensor("x", DType.FLOAT32, 2, 4).scalar("id", DType.INT64)
+        .options(LoaderOptions.builder().batchSize(5).dropLast(true).shuffle(true).seed(11)
+            .numWorkers(1).build())
+        .worldSize(2).devices(FakeGpuDevice.FACTORY);
+  }
+
+  @Test
+  void shouldOpenEachRanksDeviceForTheGpuSparkGaveItsTask() {
+    TrainingResult<String> run = declared().run((rank, loader) -> {
+      List<String> pids = rank.allGather(Long.toString(ProcessHandle.current().pid()));
+      return rank.rank() + " " + rank.gpuAddress().orElse("none") + " " + rank.device().name()
+          + " " + loader.device().name() + " " + new HashSet<>(pids).size();
+    });
+    assertThat(run.results()).containsExactly("0 0 fake-gpu:0 fake-gpu:0 2",
+        "1 0 fake-gpu:0 fake-gpu:0 2");
+    assertThat(run.report().ranks()).extracting(RankReport::gpuAddress, RankReport::device)
+        .containsOnly(org.assertj.core.groups.Tuple.tuple("0", "fake-gpu:0"));
+    assertThat(run.report().rank(0).executorId()).isNotEqualTo(run.report().rank(1).executorId());
+  }
+
+  @Test
+  void shouldRetryTheStageAcrossExecutorsWithTheSameBatchesAndNoShardLeft() {
+    TrainingResult<RankIds> undisturbed = declared().run(RankIds.reading(2));
+    TrainingResult<RankIds> retried = declared().run((rank, loader) -> {
+      RankIds ids = RankIds.read(rank.rank(), loader, 2);
+      if (rank.rank() == 0 && rank.stageAttempt() == 0) {
+        throw new IllegalStateException("rank 0 fails its first attempt");
+      }
+      return ids;
+    });
+    assertThat(retried.results()).isEqualTo(undisturbed.results());
+    assertThat(retried.results()).allMatch(RankIds::consistent);
+    assertThat(retried.report().ranks()).extracting(RankReport::stageAttempt)
+        .containsExactly(1, 1);
+    assertThat(retried.report().batchesPerEpoch()).isEqualTo(4);
+    for (RankReport rank : retried.report().ranks()) {
+      Path folder = Path.of(rank.shardFolder());
+      assertThat(folder).doesNotExist();
+      assertThat(folder.getParent()).isEmptyDirectory();
+    }
+  }
+}
