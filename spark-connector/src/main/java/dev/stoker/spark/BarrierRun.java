@@ -86,8 +86,11 @@ final class BarrierRun {
     List<RankOutcome> outcomes = null;
     long[] counts = null;
     if (spec.run.rebalance() == Rebalance.AUTO && BarrierChain.fits(rows, worldSize)) {
-      describe("loading %d partitions in place into %d ranks", worldSize, worldSize);
-      outcomes = barrier(rows, RankTask.inPlace(spec));
+      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields());
+      describe("loading %d partitions in place into %d ranks%s", worldSize, worldSize,
+          parquet != null ? " with Stoker's Parquet decoder" : "");
+      outcomes = barrier(rows, parquet != null ? RankTask.parquet(spec, parquet)
+          : RankTask.inPlace(spec));
       if (outcomes.get(0).kind == RankOutcome.Kind.UNBALANCED) {
         counts = new long[worldSize];
         for (RankOutcome outcome : outcomes) {
