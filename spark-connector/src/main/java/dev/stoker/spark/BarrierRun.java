@@ -85,9 +85,14 @@ final class BarrierRun {
     int worldSize = spec.worldSize;
     List<RankOutcome> outcomes = null;
     long[] counts = null;
+    boolean decoded = false;
     if (spec.run.rebalance() == Rebalance.AUTO && BarrierChain.fits(rows, worldSize)) {
-      describe("loading %d partitions in place into %d ranks", worldSize, worldSize);
-      outcomes = barrier(rows, RankTask.inPlace(spec));
+      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields());
+      describe("loading %d partitions in place into %d ranks%s", worldSize, worldSize,
+          parquet != null ? " with Stoker's Parquet decoder" : "");
+      outcomes = barrier(rows, parquet != null ? RankTask.parquet(spec, parquet)
+          : RankTask.inPlace(spec));
+      decoded = parquet != null;
       if (outcomes.get(0).kind == RankOutcome.Kind.UNBALANCED) {
         counts = new long[worldSize];
         for (RankOutcome outcome : outcomes) {
@@ -100,7 +105,7 @@ final class BarrierRun {
     if (rebalanced) {
       outcomes = shuffled(rows, counts);
     }
-    return results(outcomes, rows.getNumPartitions(), rebalanced);
+    return results(outcomes, rows.getNumPartitions(), decoded && !rebalanced, rebalanced);
   }
 
   private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
@@ -158,7 +163,7 @@ final class BarrierRun {
   }
 
   private <R> TrainingResult<R> results(List<RankOutcome> outcomes, int inputPartitions,
-      boolean rebalanced) {
+      boolean decoded, boolean rebalanced) {
     List<R> results = new ArrayList<>(outcomes.size());
     List<RankReport> reports = new ArrayList<>(outcomes.size());
     long rows = 0;
@@ -174,7 +179,7 @@ final class BarrierRun {
     RankReport first = reports.get(0);
     LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
         spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
-        InputRdd.columnar(input), rebalanced, RapidsStatus.of(session), reports);
+        InputRdd.columnar(input), decoded, rebalanced, RapidsStatus.of(session), reports);
     return new TrainingResult<>(results, report);
   }
 

@@ -12,13 +12,15 @@ import java.util.List;
  * @param inputPartitions partitions of the input
  * @param columnar whether the input was read as columnar batches (e.g. a Parquet scan), a run of
  *     rows at a time, rather than row by row
+ * @param parquetDecoder whether the ranks read the input's Parquet files with Stoker's page
+ *     decoder, bypassing Spark's reader (a plain Parquet scan, read in place)
  * @param rebalanced whether the rows went through one shuffle to reach their ranks (false when
  *     the input already had one partition per rank with equal counts)
  * @param rapids whether the RAPIDS Accelerator ran the input's plan
  */
 public record LoadReport(long rows, int worldSize, int batchSize, boolean dropLast,
     int batchesPerEpoch, long droppedRows, long paddedRows, int inputPartitions,
-    boolean columnar, boolean rebalanced, RapidsStatus rapids, List<RankReport> ranks)
+    boolean columnar, boolean parquetDecoder, boolean rebalanced, RapidsStatus rapids, List<RankReport> ranks)
     implements Serializable {
 
   public LoadReport {
@@ -34,7 +36,8 @@ public record LoadReport(long rows, int worldSize, int batchSize, boolean dropLa
     StringBuilder text = new StringBuilder(String.format(
         "stoker: %d rows from %d partitions (%s) %s %d ranks, %d batches of %d per rank and "
             + "epoch, %d rows dropped, %d padded; RAPIDS Accelerator %s", rows, inputPartitions,
-        columnar ? "columnar batches" : "rows",
+        parquetDecoder ? "Parquet pages decoded by Stoker"
+            : columnar ? "columnar batches" : "rows",
         rebalanced ? "shuffled once to" : "read in place by", worldSize, batchesPerEpoch,
         batchSize, droppedRows, paddedRows, rapids.summary()));
     for (RankReport rank : ranks) {

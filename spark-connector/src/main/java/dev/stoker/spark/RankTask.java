@@ -37,6 +37,18 @@ abstract class RankTask<T> implements Function1<scala.collection.Iterator<T>,
     };
   }
 
+  /** Ranks reading their partition's Parquet file splits with Stoker's page decoder. */
+  static RankTask<Object> parquet(RankSpec spec, ParquetInput input) {
+    return new RankTask<>(spec) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      ShardSource source(scala.collection.Iterator<Object> unread, int rank) {
+        return ShardSource.parquet(input, spec.layout(), rank);
+      }
+    };
+  }
+
   /** Ranks of a balanced input of {@code totalRows} rows, as the shuffle deals them. */
   static RankTask<Tuple2<Integer, ShardBlock>> shuffled(RankSpec spec, long totalRows) {
     return new RankTask<>(spec) {

@@ -1,10 +1,16 @@
 package dev.stoker.spark;
 
+import dev.stoker.loader.Field;
+import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardLayout;
 import dev.stoker.spark.shard.ShardWriter;
+import dev.stoker.spark.source.SplitDecoder;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.LongAccumulator;
 import scala.Tuple2;
@@ -54,6 +60,53 @@ interface ShardSource {
         return true;
       }
     };
+  }
+
+  /**
+   * The rows of input partition {@code partition} of a plain Parquet scan, decoded by Stoker from
+   * the partition's file splits into blocks of direct memory and written from there.
+   */
+  static ShardSource parquet(ParquetInput input, ShardLayout layout, int partition) {
+    return new ShardSource() {
+      @Override
+      public long fill(ShardWriter writer, TaskContext task, LongAccumulator loaded)
+          throws IOException {
+        List<Field> fields = layout.schema().fields();
+        int blockRows = layout.rowsPerBlock(BLOCK_BYTES);
+        ByteBuffer[] columns = new ByteBuffer[layout.columns()];
+        for (int c = 0; c < columns.length; c++) {
+          columns[c] = ByteBuffer.allocateDirect(blockRows * layout.rowBytes(c));
+        }
+        long row = 0;
+        for (SplitDecoder.Split split : input.splits(partition)) {
+          try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf())) {
+            for (int n = decode(decoder, blockRows, columns); n > 0;
+                n = decode(decoder, blockRows, columns)) {
+              writer.write(row, n, columns);
+              row += n;
+              loaded.add(n);
+              task.killTaskIfInterrupted();
+            }
+          }
+        }
+        return row;
+      }
+
+      @Override
+      public boolean inPlace() {
+        return true;
+      }
+    };
+  }
+
+  /** The next rows of {@code decoder}; a null or a row of another length is a bad row. */
+  private static int decode(SplitDecoder decoder, int max, ByteBuffer[] columns)
+      throws IOException {
+    try {
+      return decoder.read(max, columns);
+    } catch (IllegalArgumentException e) {
+      throw new BadRowException(e.getMessage());
+    }
   }
 
   /** The blocks the shuffle sent to a rank expecting {@code expected} rows. */

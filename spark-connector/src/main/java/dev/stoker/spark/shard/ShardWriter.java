@@ -59,8 +59,20 @@ public final class ShardWriter implements AutoCloseable {
 
   /** Writes the rows of {@code block} at their place. */
   public void write(ShardBlock block) throws IOException {
-    int rows = block.rows();
-    long end = block.firstRow() + rows;
+    ByteBuffer[] columns = new ByteBuffer[channels.length];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] = ByteBuffer.wrap(block.column(c));
+    }
+    write(block.firstRow(), block.rows(), columns);
+  }
+
+  /**
+   * Writes rows {@code firstRow .. firstRow + rows - 1}, column {@code c} from byte 0 of
+   * {@code columns[c]} (positions and limits are ignored and left as they are). Direct buffers
+   * go to the file without another copy.
+   */
+  public void write(long firstRow, int rows, ByteBuffer[] columns) throws IOException {
+    long end = firstRow + rows;
     checkBudget(end);
     long bytes = end * layout.rowBytes();
     if (bytes > checkedUpTo) {
@@ -69,8 +81,8 @@ public final class ShardWriter implements AutoCloseable {
     }
     for (int c = 0; c < channels.length; c++) {
       int rowBytes = layout.rowBytes(c);
-      ByteBuffer data = ByteBuffer.wrap(block.column(c), 0, rows * rowBytes);
-      long position = block.firstRow() * rowBytes;
+      ByteBuffer data = columns[c].duplicate().position(0).limit(rows * rowBytes);
+      long position = firstRow * rowBytes;
       while (data.hasRemaining()) {
         position += channels[c].write(data, position);
       }

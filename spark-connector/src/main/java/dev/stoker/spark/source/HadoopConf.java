@@ -7,16 +7,16 @@ import java.io.Serializable;
 import org.apache.hadoop.conf.Configuration;
 
 /** A Hadoop {@link Configuration} that travels to executors (as Spark's own file sources send it). */
-final class HadoopConf implements Serializable {
+public final class HadoopConf implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private transient Configuration conf;
 
-  HadoopConf(Configuration conf) {
+  public HadoopConf(Configuration conf) {
     this.conf = conf;
   }
 
-  Configuration get() {
+  public Configuration get() {
     return conf;
   }
 
