@@ -137,8 +137,9 @@ final class RankRuntime {
       String name = (spec.options().name() != null ? spec.options().name() : "stoker")
           + "-rank" + rank;
       LoaderOptions options = spec.options().toBuilder().name(name).build();
-      loader = DataLoader.builder(new ShardDataset(shard, sizing.samples())).options(options)
-          .device(device).build();
+      ShardDataset dataset = new ShardDataset(shard, sizing.samples(),
+          List.of(spec.normalizations));
+      loader = DataLoader.builder(dataset).options(options).device(device).build();
       watcher = new ProgressWatcher(name, loader, spec.counters, task,
           spec.run.progressInterval().toNanos());
       context = new RankContext(task, device, gpus, shard.rows(), files.folder().toString(),
