@@ -147,7 +147,10 @@ final class RankRuntime {
       return spec.function.run(context, loader);
     }
 
-    /** Closes what was opened (the peers' connections first); unmaps the shard only once no loader thread can read it. */
+    /**
+     * Closes what was opened, the connections to the peers first; unmaps the shard only once no
+     * loader thread can read it.
+     */
     void close(Closer closer, MappedShard shard) {
       if (context != null) {
         closer.run(context::close);

@@ -101,7 +101,8 @@ final class StarReduce {
       lengths[peer] = head.getInt();
       if (ops[peer] == null || lengths[peer] < 0) {
         throw new CollectiveException(what + ": rank " + peer + " sent an unknown call (code "
-            + code + ", length " + lengths[peer] + ") (expected: ranks of the same Stoker version)");
+            + code + ", length " + lengths[peer] + ") (expected: ranks of the same Stoker "
+            + "version)");
       }
       agreed &= ops[peer] == op && calls[peer] == call && lengths[peer] == length;
     }

@@ -28,7 +28,8 @@ public final class ShardDataset implements MapDataset {
   /**
    * A dataset that normalizes the columns named by {@code normalizations}.
    *
-   * @throws IllegalArgumentException if one names no column of the shard, or one it cannot apply to
+   * @throws IllegalArgumentException if one names no column of the shard, or a column it cannot
+   *     apply to
    */
   public ShardDataset(MappedShard shard, int size, List<Normalization> normalizations) {
     if (size < 0 || (size > 0 && shard.rows() == 0)) {

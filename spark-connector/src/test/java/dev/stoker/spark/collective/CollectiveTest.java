@@ -26,7 +26,8 @@ class CollectiveTest {
     });
     float[] expected = {
         (0f + 1f + 2f) / 3f, (0.1f * 1 + 0.1f * 2 + 0.1f * 3) / 3f, (-0f - 1.5f - 3f) / 3f, 7f};
-    assertThat(results).allSatisfy(values -> assertThat((float[]) values).containsExactly(expected));
+    assertThat(results)
+        .allSatisfy(values -> assertThat((float[]) values).containsExactly(expected));
   }
 
   @Test
