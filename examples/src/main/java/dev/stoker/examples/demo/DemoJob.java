@@ -68,8 +68,8 @@ public final class DemoJob {
 
     PixelStats.Result stats = PixelStats.compute(spark, data.train(), ranks, options.seed);
     out.printf(Locale.ROOT, "normalization (Stoker, %d ranks): mean %.4f, std %.4f over %d "
-        + "training images (%.1f s)%n", ranks, stats.mean()[0], stats.std()[0], stats.rows(),
-        stats.seconds());
+        + "training images, %.0f samples/s (%.1f s)%n", ranks, stats.mean()[0], stats.std()[0],
+        stats.rows(), stats.samplesPerSecond(), stats.seconds());
 
     TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
     Mlp model = new Mlp(784, options.hidden, 10, options.seed);
@@ -86,13 +86,13 @@ public final class DemoJob {
     }
 
     Map<String, Double> throughput = new LinkedHashMap<>();
-    throughput.put("statistics pass, 1 worker", stats.samplesPerSecond());
-    throughput.put("training, 1 worker", epochs.stream()
+    throughput.put("stats (1w)", stats.samplesPerSecond());
+    throughput.put("training (1w)", epochs.stream()
         .mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
     if (!options.noSweep) {
       for (int workers : SWEEP_WORKERS) {
         double rate = readPass(data, workers);
-        throughput.put("read, " + workers + " workers", rate);
+        throughput.put("read (" + workers + "w)", rate);
         out.printf(Locale.ROOT, "loader configuration: format(\"stoker\") read, %d ranks, "
             + "numWorkers %d: %.0f samples/s%n", ranks, workers, rate);
       }

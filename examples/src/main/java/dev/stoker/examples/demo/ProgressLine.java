@@ -19,6 +19,7 @@ final class ProgressLine implements Consumer<RankProgress> {
   private final long expected;
   private final Map<Integer, Long> delivered = new HashMap<>();
   private int drawn;
+  private long shown = -1;
 
   /**
    * @param expected batches over all ranks when the stage is done
@@ -33,6 +34,10 @@ final class ProgressLine implements Consumer<RankProgress> {
   public synchronized void accept(RankProgress progress) {
     delivered.put(progress.rank(), progress.batchesDelivered());
     long done = Math.min(delivered.values().stream().mapToLong(Long::longValue).sum(), expected);
+    if (done == shown) {
+      return;
+    }
+    shown = done;
     int filled = (int) (done * WIDTH / expected);
     String line = String.format("%s [%s%s] %d/%d batches", label, "#".repeat(filled),
         ".".repeat(WIDTH - filled), done, expected);
