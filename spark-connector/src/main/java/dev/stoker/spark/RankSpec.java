@@ -3,8 +3,10 @@ package dev.stoker.spark;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.rows.RowCopier;
+import dev.stoker.spark.shard.Normalization;
 import dev.stoker.spark.shard.ShardLayout;
 import java.io.Serializable;
+import java.util.List;
 
 /** Everything a rank needs, built and checked on the driver and sent with the barrier stage. */
 final class RankSpec implements Serializable {
@@ -17,9 +19,12 @@ final class RankSpec implements Serializable {
   final DeviceFactory devices;
   final RankFunction<?> function;
   final ProgressCounters counters;
+  /** What the loader normalizes as it writes samples (the shard stays raw). */
+  final Normalization[] normalizations;
 
   RankSpec(int worldSize, RowCopier copier, LoaderConfig loader, SparkRunOptions run,
-      DeviceFactory devices, RankFunction<?> function, ProgressCounters counters) {
+      DeviceFactory devices, RankFunction<?> function, ProgressCounters counters,
+      List<Normalization> normalizations) {
     this.worldSize = worldSize;
     this.copier = copier;
     this.loader = loader;
@@ -27,6 +32,7 @@ final class RankSpec implements Serializable {
     this.devices = devices;
     this.function = function;
     this.counters = counters;
+    this.normalizations = normalizations.toArray(new Normalization[0]);
   }
 
   ShardLayout layout() {

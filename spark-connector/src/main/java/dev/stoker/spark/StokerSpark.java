@@ -9,6 +9,7 @@ import dev.stoker.loader.Placement;
 import dev.stoker.loader.Schema;
 import dev.stoker.spark.rows.InputColumns;
 import dev.stoker.spark.rows.RowCopier;
+import dev.stoker.spark.shard.Normalization;
 import dev.stoker.spark.shard.ShardLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -59,6 +60,7 @@ public final class StokerSpark {
   private final Dataset<Row> input;
   private final List<Field> fields = new ArrayList<>();
   private final Map<String, String> strings = new LinkedHashMap<>();
+  private final Map<String, Normalization> normalizations = new LinkedHashMap<>();
   private LoaderOptions options;
   private SparkRunOptions runOptions;
   private Integer worldSize;
@@ -108,6 +110,29 @@ public final class StokerSpark {
     }
     InputColumns.check(field, input.schema());
     fields.add(field);
+    return this;
+  }
+
+  /**
+   * Delivers tensor column {@code column} to the ranks' loaders as float32 of the same shape,
+   * normalized per channel (the first dimension of its shape): {@code (x / 255 - mean[c]) /
+   * std[c]} for a uint8 column, as torchvision's {@code ToTensor()} then {@code Normalize(mean,
+   * std)} do on float32, and {@code (x - mean[c]) / std[c]} for float32 and float64 columns.
+   * The loader converts as it writes each sample, so the shard on disk keeps the raw values
+   * (a byte a pixel) and the batch needs no second pass. Give one mean and one std per channel,
+   * or one for every channel. May come before or after the column's {@code tensor(...)}; the
+   * column is checked when the run starts.
+   *
+   * @throws IllegalArgumentException if a mean is not finite, a std is not finite and &gt; 0, or
+   *     the column is normalized twice
+   */
+  public StokerSpark normalize(String column, double[] mean, double[] std) {
+    Normalization normalization = Normalization.of(column, mean, std);
+    Normalization earlier = normalizations.putIfAbsent(column, normalization);
+    if (earlier != null) {
+      throw new IllegalArgumentException(normalization + ": column '" + column + "' already "
+          + "has " + earlier + " (expected: one normalize(...) per column)");
+    }
     return this;
   }
 
@@ -191,10 +216,26 @@ public final class StokerSpark {
     int ranks = worldSize();
     checkSerializable("function", function);
     checkSerializable("devices", devices);
+    List<Normalization> normalized = normalizations();
     RowCopier copier = InputColumns.bind(new ShardLayout(Schema.of(fields)), input.schema());
     RankSpec spec = new RankSpec(ranks, copier, LoaderConfig.of(loader, Placement.SINGLE), run,
-        devices, function, BarrierRun.counters(input));
+        devices, function, BarrierRun.counters(input), normalized);
     return new BarrierRun(input, spec).run(progress);
+  }
+
+  /** The normalizations, each checked against its declared column. */
+  private List<Normalization> normalizations() {
+    List<Normalization> checked = new ArrayList<>();
+    for (Normalization normalization : normalizations.values()) {
+      Field field = fields.stream().filter(f -> f.name().equals(normalization.column()))
+          .findFirst().orElseThrow(() -> new IllegalArgumentException("normalize '"
+              + normalization.column() + "': not a declared column (declared: "
+              + fields.stream().map(Field::name).toList() + "; expected: a column declared with "
+              + "tensor(...))"));
+      normalization.check(field);
+      checked.add(normalization);
+    }
+    return checked;
   }
 
   private LoaderOptions loaderOptions() {

@@ -75,6 +75,17 @@ class StokerSparkOptionsTest {
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("progressInterval", "soon")))
         .hasMessage("progressInterval: 'soon' (expected: milliseconds, or digits with a unit "
             + "ns, us, ms, s, m, min or h, e.g. 30s)");
+    assertThat(SparkRunOptions.fromMap(Map.of()).collectiveTimeout())
+        .isEqualTo(Duration.ofMinutes(10));
+    assertThat(SparkRunOptions.fromMap(Map.of("CollectiveTimeout", "90s")).collectiveTimeout())
+        .isEqualTo(Duration.ofSeconds(90));
+    assertThat(SparkRunOptions.fromMap(Map.of("collectiveTimeout", "0")).collectiveTimeout())
+        .isZero();
+    assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("collectiveTimeout", "later")))
+        .hasMessage("collectiveTimeout: 'later' (expected: milliseconds, or digits with a unit "
+            + "ns, us, ms, s, m, min or h, e.g. 30s)");
+    assertThatThrownBy(() -> SparkRunOptions.builder().collectiveTimeout(Duration.ofSeconds(-1)))
+        .hasMessage("collectiveTimeout: -1000 ms (expected: >= 0; 0 waits forever)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("rebalance", "sometimes")))
         .hasMessage("rebalance: 'sometimes' (expected: auto or always)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("shardDir", " ")))

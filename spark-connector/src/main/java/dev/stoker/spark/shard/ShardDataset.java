@@ -1,28 +1,64 @@
 package dev.stoker.spark.shard;
 
+import dev.stoker.loader.Field;
 import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.SampleWriter;
 import dev.stoker.loader.Schema;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A rank's mapped shard as the loader's indexed source: sample {@code i} is shard row {@code i}.
  * Its size may differ from the shard's rows so that every rank has the same number of samples:
  * smaller drops the shard's last rows, larger wraps around to its first ones (the padding of
- * PyTorch's DistributedSampler). Each sample is one raw copy per column, from any thread.
+ * PyTorch's DistributedSampler). Each sample is one raw copy per column, from any thread, but
+ * for the columns it normalizes: those it converts to float32 as it writes them (see
+ * {@link Normalization}), so that its schema says float32 where the shard holds raw values.
  */
 public final class ShardDataset implements MapDataset {
   private final MappedShard shard;
   private final Schema schema;
   private final int size;
+  private final NormalizedColumn[] normalized;
 
   public ShardDataset(MappedShard shard, int size) {
+    this(shard, size, List.of());
+  }
+
+  /**
+   * A dataset that normalizes the columns named by {@code normalizations}.
+   *
+   * @throws IllegalArgumentException if one names no column of the shard, or one it cannot apply to
+   */
+  public ShardDataset(MappedShard shard, int size, List<Normalization> normalizations) {
     if (size < 0 || (size > 0 && shard.rows() == 0)) {
       throw new IllegalArgumentException("dataset of " + size + " samples over a shard of "
           + shard.rows() + " rows (expected: a shard with rows, or no samples)");
     }
     this.shard = shard;
-    this.schema = shard.layout().schema();
     this.size = size;
+    Schema raw = shard.layout().schema();
+    this.normalized = new NormalizedColumn[raw.size()];
+    List<Field> fields = new ArrayList<>();
+    for (int c = 0; c < raw.size(); c++) {
+      fields.add(raw.field(c));
+    }
+    for (Normalization normalization : normalizations) {
+      int c = column(raw, normalization.column());
+      normalized[c] = new NormalizedColumn(shard, c, normalization);
+      fields.set(c, normalization.output(raw.field(c)));
+    }
+    this.schema = Schema.of(fields);
+  }
+
+  private static int column(Schema schema, String name) {
+    for (int c = 0; c < schema.size(); c++) {
+      if (schema.field(c).name().equals(name)) {
+        return c;
+      }
+    }
+    throw new IllegalArgumentException("normalize '" + name + "': no such column in the shard "
+        + "(expected: a declared tensor column)");
   }
 
   @Override
@@ -39,7 +75,11 @@ public final class ShardDataset implements MapDataset {
   public void write(int index, SampleWriter row) {
     long shardRow = index < shard.rows() ? index : index % shard.rows();
     for (int c = 0; c < schema.size(); c++) {
-      row.copyRaw(c, shard.segment(c, shardRow), shard.offset(c, shardRow));
+      if (normalized[c] != null) {
+        normalized[c].write(shardRow, row);
+      } else {
+        row.copyRaw(c, shard.segment(c, shardRow), shard.offset(c, shardRow));
+      }
     }
   }
 }
