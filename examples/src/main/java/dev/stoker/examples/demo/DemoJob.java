@@ -81,6 +81,9 @@ public final class DemoJob {
       DemoSummary.Epoch line = summarize(epoch, run, data.trainRows(), test.accuracy(model),
           (System.nanoTime() - started) / 1e9);
       epochs.add(line);
+      if (epoch == 0) {
+        out.println("ranks: " + placement(run.report()));
+      }
       out.println(line.text(options.epochs));
       out.flush();
     }
@@ -145,6 +148,17 @@ public final class DemoJob {
         .agg(functions.sum(functions.length(functions.col("pixels")))).first();
     double seconds = (System.nanoTime() - begin) / 1e9;
     return bytes.getLong(0) / 784.0 / seconds;
+  }
+
+  /** Where each rank ran: its executor and, where Spark schedules GPUs, its GPU. */
+  private static String placement(LoadReport report) {
+    List<String> ranks = new ArrayList<>();
+    for (RankReport rank : report.ranks()) {
+      ranks.add(String.format("rank %d on executor %s, device %s%s", rank.rank(),
+          rank.executorId(), rank.device(),
+          rank.gpuAddress() == null ? "" : " (gpu " + rank.gpuAddress() + ")"));
+    }
+    return String.join("; ", ranks);
   }
 
   private LoaderOptions loaderOptions(int workers, boolean shuffle) {
