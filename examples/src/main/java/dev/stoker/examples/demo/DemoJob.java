@@ -90,7 +90,7 @@ public final class DemoJob {
 
     Map<String, Double> throughput = new LinkedHashMap<>();
     throughput.put("stats (1w)", stats.samplesPerSecond());
-    throughput.put("training (1w)", epochs.stream()
+    throughput.put("train (1w)", epochs.stream()
         .mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
     if (!options.noSweep) {
       for (int workers : SWEEP_WORKERS) {
