@@ -72,10 +72,15 @@ public final class TrainFromParquet {
           + " arguments; PATH: Parquet with pixels as 784-byte binary and an integer label)");
       System.exit(2);
     }
+    String epochs = args.length > 1 ? args[1] : "3";
+    if (!epochs.matches("[1-9][0-9]{0,3}")) {
+      System.err.println("EPOCHS: '" + epochs + "' (expected: a whole number from 1 to 9999)");
+      System.exit(2);
+    }
     SparkSession spark = SparkSession.builder().appName("stoker-train-from-parquet")
         .getOrCreate();
     try {
-      List<Double> losses = train(spark, args[0], args.length > 1 ? Integer.parseInt(args[1]) : 3);
+      List<Double> losses = train(spark, args[0], Integer.parseInt(epochs));
       for (int epoch = 0; epoch < losses.size(); epoch++) {
         System.out.printf("epoch %d: loss %.4f%n", epoch + 1, losses.get(epoch));
       }
