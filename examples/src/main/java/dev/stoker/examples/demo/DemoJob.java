@@ -58,8 +58,8 @@ public final class DemoJob {
     long begin = System.nanoTime();
     int ranks = options.ranks;
     out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, MLP 784-%d-10, %d ranks x %d rows per "
-        + "batch, %d epochs, Spark master %s%n", options.hidden, ranks, options.batchSize,
-        options.epochs, spark.sparkContext().master());
+        + "batch, %d epoch%s, Spark master %s%n", options.hidden, ranks, options.batchSize,
+        options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
     FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache, out);
     String tables = options.trainRows > 0 ? "fashion-mnist-parquet-" + options.trainRows
         : "fashion-mnist-parquet";
@@ -110,8 +110,9 @@ public final class DemoJob {
     Files.writeString(json, summary.json());
     out.println("plot: " + plot.toAbsolutePath());
     out.println("summary: " + json.toAbsolutePath());
-    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epochs, %.1f s%n",
-        summary.finalAccuracy(), options.epochs, summary.wallSeconds());
+    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%n",
+        summary.finalAccuracy(), options.epochs, options.epochs == 1 ? "" : "s",
+        summary.wallSeconds());
     return summary;
   }
 
