@@ -18,8 +18,8 @@ import org.apache.spark.sql.SparkSession;
  * every step.
  *
  * <pre>{@code
- * spark-submit --class dev.stoker.examples.datasource.TrainFromParquet stoker-examples-*-spark.jar \
- *     /data/fashion-mnist-parquet/train 3
+ * spark-submit --class dev.stoker.examples.datasource.TrainFromParquet \
+ *     stoker-examples-*-spark.jar /data/fashion-mnist-parquet/train 3
  * }</pre>
  */
 public final class TrainFromParquet {
