@@ -52,7 +52,8 @@ public record DemoSummary(DemoOptions options, String master, double[] mean, dou
             + "  \"ranks\": %d,%n  \"batchSizePerRank\": %d,%n  \"hidden\": %d,%n"
             + "  \"learningRate\": %s,%n  \"seed\": %d,%n  \"pixelMean\": %.6f,%n"
             + "  \"pixelStd\": %.6f,%n  \"epochs\": [%n%s%n  ],%n"
-            + "  \"samplesPerSecond\": {%n%s%n  },%n  \"finalTestAccuracy\": %.4f,%n  \"wallSeconds\": %.1f%n}%n", quote(master),
+            + "  \"samplesPerSecond\": {%n%s%n  },%n  \"finalTestAccuracy\": %.4f,%n"
+            + "  \"wallSeconds\": %.1f%n}%n", quote(master),
         options.ranks, options.batchSize, options.hidden, options.learningRate, options.seed,
         mean[0], std[0], perEpoch, configs, finalAccuracy(), wallSeconds);
   }
