@@ -9,7 +9,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** The {@code stoker} command; without a subcommand it shows the usage. */
-@Command(name = "stoker", subcommands = BenchCommand.class,
+@Command(name = "stoker", subcommands = {BenchCommand.class, DemoCommand.class},
     description = "Stoker: a data loader for deep-learning training with PyTorch DataLoader's "
         + "options, on the JVM.")
 public final class StokerCli implements Callable<Integer> {

@@ -93,6 +93,11 @@ public final class FashionMnist {
     return checked(cache, log, "the download cache");
   }
 
+  /** The published SHA-256 of each file's content: train images, labels, test images, labels. */
+  public static List<String> contentChecksums() {
+    return java.util.Arrays.stream(Part.values()).map(p -> p.contentSha256).toList();
+  }
+
   private static Files4 checked(Path folder, PrintStream log, String from) throws IOException {
     Path[] paths = new Path[Part.values().length];
     for (Part part : Part.values()) {

@@ -1,5 +1,6 @@
 package dev.stoker.examples.demo;
 
+import java.io.Serializable;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -7,9 +8,12 @@ import java.util.SplittableRandom;
  * A small multilayer perceptron in plain Java for the demo: inputs, one hidden ReLU layer (or
  * none: softmax regression), softmax cross-entropy, SGD with momentum. Every parameter lives in
  * one float array and every gradient in another of the same layout, so that data-parallel ranks
- * can average gradients as one message per step.
+ * can average gradients as one message per step. Serializable, so that a model travels to the
+ * ranks of a Spark stage and back.
  */
-public final class Mlp {
+public final class Mlp implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   private final int inputs;
   private final int hidden;
   private final int classes;
@@ -21,8 +25,8 @@ public final class Mlp {
   private final int b1;
   private final int w2;
   private final int b2;
-  private float[] activations = new float[0];
-  private float[] probabilities = new float[0];
+  private transient float[] activations;
+  private transient float[] probabilities;
 
   /**
    * @param hidden units of the hidden layer; 0 for softmax regression
@@ -160,10 +164,10 @@ public final class Mlp {
           + inputs + " (expected: rows x inputs)");
     }
     int features = hidden == 0 ? inputs : hidden;
-    if (hidden > 0 && activations.length < rows * hidden) {
+    if (hidden > 0 && (activations == null || activations.length < rows * hidden)) {
       activations = new float[rows * hidden];
     }
-    if (probabilities.length < rows * classes) {
+    if (probabilities == null || probabilities.length < rows * classes) {
       probabilities = new float[rows * classes];
     }
     for (int r = 0; r < rows; r++) {

@@ -1,0 +1,221 @@
+package dev.stoker.examples.demo;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.LoadReport;
+import dev.stoker.spark.RankReport;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TrainingResult;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import picocli.CommandLine;
+
+/**
+ * The main job: Fashion-MNIST found or fetched, written once as Parquet, its pixel statistics
+ * computed with Stoker over the ranks, and a small MLP trained data-parallel over them, one Spark
+ * barrier stage per epoch, read through {@code format("stoker")} and normalized by the loader.
+ * Prints per epoch the loss, the test accuracy, samples/s, the bottleneck verdict and the rows
+ * dropped per rank, and writes a plot and a JSON summary.
+ *
+ * <p>{@link #main} is the class to give {@code spark-submit}: it takes the session (and its
+ * master) that spark-submit sets up; {@code bin/stoker demo} runs {@link #run} on an embedded
+ * {@code local[2]}.
+ */
+public final class DemoJob {
+  private static final float MOMENTUM = 0.9f;
+  private static final int[] SWEEP_WORKERS = {0, 1, 2};
+
+  private final SparkSession spark;
+  private final DemoOptions options;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  /**
+   * @param out where the figures go
+   * @param err where the progress bar goes
+   */
+  public DemoJob(SparkSession spark, DemoOptions options, PrintStream out, PrintStream err) {
+    this.spark = spark;
+    this.options = options;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Runs the job: data, statistics, training, evaluation, plot and summary. */
+  public DemoSummary run() throws IOException, InterruptedException {
+    options.check();
+    long begin = System.nanoTime();
+    int ranks = options.ranks;
+    out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, MLP 784-%d-10, %d ranks x %d rows per "
+        + "batch, %d epoch%s, Spark master %s%n", options.hidden, ranks, options.batchSize,
+        options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
+    FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache, out);
+    String tables = options.trainRows > 0 ? "fashion-mnist-parquet-" + options.trainRows
+        : "fashion-mnist-parquet";
+    ParquetCache.Tables data = ParquetCache.open(spark, files, options.trainRows,
+        options.cache.resolve(tables), out);
+
+    PixelStats.Result stats = PixelStats.compute(spark, data.train(), ranks, options.seed);
+    out.printf(Locale.ROOT, "normalization (Stoker, %d ranks): mean %.4f, std %.4f over %d "
+        + "training images, %.0f samples/s (%.1f s)%n", ranks, stats.mean()[0], stats.std()[0],
+        stats.rows(), stats.samplesPerSecond(), stats.seconds());
+
+    TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
+    Mlp model = new Mlp(784, options.hidden, 10, options.seed);
+    List<DemoSummary.Epoch> epochs = new ArrayList<>();
+    for (int epoch = 0; epoch < options.epochs; epoch++) {
+      long started = System.nanoTime();
+      TrainingResult<EpochStep.Outcome> run = trainEpoch(data, stats, model, epoch);
+      model = run.result(0).model();
+      DemoSummary.Epoch line = summarize(epoch, run, data.trainRows(), test.accuracy(model),
+          (System.nanoTime() - started) / 1e9);
+      epochs.add(line);
+      if (epoch == 0) {
+        out.println("ranks: " + placement(run.report()));
+      }
+      out.println(line.text(options.epochs));
+      out.flush();
+    }
+
+    Map<String, Double> throughput = new LinkedHashMap<>();
+    throughput.put("stats (1w)", stats.samplesPerSecond());
+    throughput.put("train (1w)", epochs.stream()
+        .mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
+    if (!options.noSweep) {
+      for (int workers : SWEEP_WORKERS) {
+        double rate = readPass(data, workers);
+        throughput.put("read (" + workers + "w)", rate);
+        out.printf(Locale.ROOT, "loader configuration: format(\"stoker\") read, %d ranks, "
+            + "numWorkers %d: %.0f samples/s%n", ranks, workers, rate);
+      }
+    }
+    Files.createDirectories(options.out);
+    Path plot = options.out.resolve("stoker-demo.png");
+    TrainingPlot.write(plot, epochs.stream().map(e -> new TrainingPlot.Epoch(e.epoch(),
+        e.loss(), e.accuracy())).toList(), throughput);
+    DemoSummary summary = new DemoSummary(options, spark.sparkContext().master(), stats.mean(),
+        stats.std(), epochs, throughput, (System.nanoTime() - begin) / 1e9);
+    Path json = options.out.resolve("stoker-demo.json");
+    Files.writeString(json, summary.json());
+    out.println("plot: " + plot.toAbsolutePath());
+    out.println("summary: " + json.toAbsolutePath());
+    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%n",
+        summary.finalAccuracy(), options.epochs, options.epochs == 1 ? "" : "s",
+        summary.wallSeconds());
+    return summary;
+  }
+
+  private TrainingResult<EpochStep.Outcome> trainEpoch(ParquetCache.Tables data,
+      PixelStats.Result stats, Mlp model, int epoch) {
+    int ranks = options.ranks;
+    long expected = (data.trainRows() / ((long) ranks * options.batchSize)) * ranks;
+    ProgressLine bar = new ProgressLine(err, String.format("epoch %d/%d", epoch + 1,
+        options.epochs), expected);
+    try {
+      return StokerSpark
+          .on(DemoReads.table(spark, data.train(), options.batchSize, ranks, options.seed, epoch,
+              true))
+          .tensor("pixels", DType.UINT8, 1, 28, 28)
+          .scalar("label", DType.INT64)
+          .normalize("pixels", stats.mean(), stats.std())
+          .options(loaderOptions(1, true))
+          .worldSize(ranks)
+          .onProgress(bar)
+          .run(new EpochStep(model, epoch, options.learningRate, MOMENTUM));
+    } finally {
+      bar.clear();
+    }
+  }
+
+  /**
+   * Samples/s of one pass of {@code format("stoker")} over the training table with
+   * {@code workers} loader workers per rank: the read alone, every pixel column decoded.
+   */
+  private double readPass(ParquetCache.Tables data, int workers) {
+    long begin = System.nanoTime();
+    Row bytes = DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
+        .option("numWorkers", workers).load(data.train().toString())
+        .agg(functions.sum(functions.length(functions.col("pixels")))).first();
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    return bytes.getLong(0) / 784.0 / seconds;
+  }
+
+  /** Where each rank ran: its executor and, where Spark schedules GPUs, its GPU. */
+  private static String placement(LoadReport report) {
+    List<String> ranks = new ArrayList<>();
+    for (RankReport rank : report.ranks()) {
+      ranks.add(String.format("rank %d on executor %s, device %s%s", rank.rank(),
+          rank.executorId(), rank.device(),
+          rank.gpuAddress() == null ? "" : " (gpu " + rank.gpuAddress() + ")"));
+    }
+    return String.join("; ", ranks);
+  }
+
+  private LoaderOptions loaderOptions(int workers, boolean shuffle) {
+    return LoaderOptions.builder().batchSize(options.batchSize).shuffle(shuffle)
+        .seed(options.seed).dropLast(true).numWorkers(workers).build();
+  }
+
+  private static DemoSummary.Epoch summarize(int epoch, TrainingResult<EpochStep.Outcome> run,
+      long rows, double accuracy, double seconds) {
+    double loss = 0;
+    long batches = 0;
+    for (EpochStep.Outcome outcome : run.results()) {
+      loss += outcome.lossSum();
+      batches += outcome.batches();
+    }
+    LoadReport report = run.report();
+    List<Long> dropped = report.ranks().stream().map(RankReport::droppedRows).toList();
+    double rate = report.ranks().stream().mapToDouble(RankReport::samplesPerSecond).sum();
+    // format("stoker") drops the tail of the epoch's order; each rank's loader drops the rest
+    long droppedAtRead = rows - report.rows();
+    return new DemoSummary.Epoch(epoch + 1, loss / Math.max(batches, 1), accuracy, rate,
+        report.rank(0).verdict(), droppedAtRead, dropped, seconds);
+  }
+
+  /**
+   * The job for {@code spark-submit}: the session comes from spark-submit's settings (its master
+   * included); run with plain {@code java}, it falls back to {@code local[ranks]}.
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    DemoOptions options = new DemoOptions();
+    CommandLine line = new CommandLine(options).setCommandName("DemoJob");
+    try {
+      line.parseArgs(args);
+      if (line.isUsageHelpRequested()) {
+        line.usage(System.out);
+        return;
+      }
+      options.check();
+    } catch (CommandLine.ParameterException | IllegalArgumentException e) {
+      System.err.println("DemoJob: " + e.getMessage());
+      System.exit(2);
+    }
+    SparkSession.Builder builder = SparkSession.builder().appName("stoker-demo");
+    SparkConf given = new SparkConf();
+    if (!given.contains("spark.master")) {
+      builder.master("local[" + Math.max(2, options.ranks) + "]");
+    }
+    if (!given.contains("spark.executor.heartbeatInterval")) {
+      builder.config("spark.executor.heartbeatInterval", "1s"); // the progress bar's pace
+    }
+    SparkSession spark = builder.getOrCreate();
+    try {
+      new DemoJob(spark, options, System.out, System.err).run();
+    } finally {
+      spark.stop();
+    }
+  }
+}

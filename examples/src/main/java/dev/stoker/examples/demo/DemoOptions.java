@@ -1,0 +1,80 @@
+package dev.stoker.examples.demo;
+
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The demo's options, shared by {@code bin/stoker demo} and {@link DemoJob#main}. */
+public final class DemoOptions {
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+  boolean help;
+
+  @Option(names = "--data", paramLabel = "DIR", description = "A folder holding the four "
+      + "Fashion-MNIST IDX files (.gz or not); default: Debian's dataset-fashion-mnist, installed "
+      + "when root, else the published files downloaded into --cache.")
+  public Path data;
+
+  @Option(names = "--cache", paramLabel = "DIR", description = "Downloads and the Parquet tables "
+      + "(default: ${DEFAULT-VALUE}).")
+  public Path cache = Path.of(System.getProperty("user.home"), ".cache", "stoker");
+
+  @Option(names = "--epochs", description = "Epochs (default: ${DEFAULT-VALUE}).")
+  public int epochs = 5;
+
+  @Option(names = "--ranks", description = "Training ranks: tasks of the barrier stage "
+      + "(default: ${DEFAULT-VALUE}).")
+  public int ranks = 2;
+
+  @Option(names = "--batch-size", description = "Rows per batch and rank "
+      + "(default: ${DEFAULT-VALUE}).")
+  public int batchSize = 64;
+
+  @Option(names = "--hidden", description = "Units of the hidden layer; 0 for softmax "
+      + "regression (default: ${DEFAULT-VALUE}).")
+  public int hidden = 128;
+
+  @Option(names = "--learning-rate", description = "SGD learning rate, momentum 0.9 "
+      + "(default: ${DEFAULT-VALUE}).")
+  public float learningRate = 0.01f;
+
+  @Option(names = "--train-rows", description = "Train on the first N training images only; "
+      + "0 for all 60,000 (default: ${DEFAULT-VALUE}).")
+  public int trainRows;
+
+  @Option(names = "--no-sweep", description = "Skip the passes that time format(\"stoker\") "
+      + "reads with numWorkers 0, 1 and 2 for the plot.")
+  public boolean noSweep;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Where the plot and the JSON "
+      + "summary go (default: ${DEFAULT-VALUE}).")
+  public Path out = Path.of("stoker-demo");
+
+  @Option(names = "--seed", description = "Seed of the weights and the order "
+      + "(default: ${DEFAULT-VALUE}).")
+  public long seed = 42;
+
+  /**
+   * @throws IllegalArgumentException naming the option, its value and what is allowed
+   */
+  public void check() {
+    positive("--epochs", epochs);
+    positive("--ranks", ranks);
+    positive("--batch-size", batchSize);
+    if (hidden < 0) {
+      throw new IllegalArgumentException("--hidden: " + hidden + " (expected: >= 0)");
+    }
+    if (trainRows < 0 || trainRows > 0 && trainRows < (long) ranks * batchSize) {
+      throw new IllegalArgumentException(String.format("--train-rows: %d (expected: 0 for all, "
+          + "or at least --ranks x --batch-size = %d)", trainRows, ranks * batchSize));
+    }
+    if (!(learningRate > 0)) {
+      throw new IllegalArgumentException("--learning-rate: " + learningRate
+          + " (expected: > 0)");
+    }
+  }
+
+  private static void positive(String name, int value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+    }
+  }
+}

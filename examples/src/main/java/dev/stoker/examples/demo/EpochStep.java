@@ -1,0 +1,60 @@
+package dev.stoker.examples.demo;
+
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.spark.RankContext;
+import dev.stoker.spark.RankFunction;
+import java.io.Serializable;
+
+/**
+ * One epoch of data-parallel training on a rank, as DDP does it: every rank starts from the same
+ * model (it travels in this function), computes the gradients of its batch, and the ranks average
+ * them ({@link RankContext#allReduceMean}) before every step, so that they stay identical. Pixels
+ * arrive normalized, as float32, from the loader.
+ */
+final class EpochStep implements RankFunction<EpochStep.Outcome> {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * What a rank returns.
+   *
+   * @param model the model after the epoch (rank 0 only; the others hold the same)
+   * @param lossSum the sum of the batches' mean losses on this rank
+   */
+  record Outcome(Mlp model, double lossSum, long batches, long samples) implements Serializable {}
+
+  private final Mlp model;
+  private final int epoch;
+  private final float learningRate;
+  private final float momentum;
+
+  EpochStep(Mlp model, int epoch, float learningRate, float momentum) {
+    this.model = model;
+    this.epoch = epoch;
+    this.learningRate = learningRate;
+    this.momentum = momentum;
+  }
+
+  @Override
+  public Outcome run(RankContext rank, DataLoader loader) {
+    int labels = loader.layout().schema().indexOf("label");
+    int batchSize = loader.layout().batchSize();
+    float[] x = new float[batchSize * 784];
+    int[] y = new int[batchSize];
+    double loss = 0;
+    long batches = 0;
+    long samples = 0;
+    for (Batch batch : loader.epoch(epoch)) {
+      int rows = batch.size();
+      batch.column("pixels").asFloatBuffer().get(x, 0, rows * 784);
+      for (int r = 0; r < rows; r++) {
+        y[r] = (int) batch.getLong(labels, r, 0);
+      }
+      loss += model.backward(x, y, rows);
+      model.step(rank.allReduceMean(model.gradients()), learningRate, momentum);
+      batches++;
+      samples += rows;
+    }
+    return new Outcome(rank.rank() == 0 ? model : null, loss, batches, samples);
+  }
+}

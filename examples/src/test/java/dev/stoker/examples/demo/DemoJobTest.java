@@ -1,0 +1,96 @@
+package dev.stoker.examples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The main job on the real Fashion-MNIST, shortened: one epoch over part of the training set. */
+class DemoJobTest {
+  private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G'};
+  private static final Pattern EPOCH = Pattern.compile("epoch 1/1: loss ([0-9.]+), test accuracy "
+      + "([0-9.]+), ([0-9]+) samples/s, verdict ([a-z-]+), rows dropped: ([0-9]+) at the read, "
+      + "per rank \\[([0-9]+), ([0-9]+)\\]");
+
+  @TempDir
+  Path dir;
+
+  /** The Debian package's files, which CI installs; without them the demo tests cannot run. */
+  @BeforeAll
+  static void needsTheDataset() {
+    assumeTrue(DemoTesting.hasDebianFiles(), DemoTesting.MISSING_DATASET);
+  }
+
+  private String[] args(String... more) {
+    String[] base = {"--epochs", "1", "--hidden", "32", "--train-rows", "12000", "--no-sweep",
+        "--cache", dir.resolve("cache").toString(), "--out", dir.resolve("out").toString()};
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return all;
+  }
+
+  @Test
+  void shouldTrainPastAFloorPrintEveryFigureAndReuseTheParquetOnTheNextRun() throws Exception {
+    DemoOptions options = new DemoOptions();
+    new CommandLine(options).parseArgs(args());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    SparkSession spark = DemoTesting.localSpark();
+    DemoSummary summary;
+    try {
+      summary = new DemoJob(spark, options, new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8)).run();
+    } finally {
+      spark.stop();
+    }
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(text).contains("Fashion-MNIST from Debian's dataset-fashion-mnist",
+        "wrote 12000 train and 10000 test rows as Parquet", "normalization (Stoker, 2 ranks): "
+            + "mean 0.2", "plot: ", "summary: ", "done: test accuracy");
+    Matcher epoch = EPOCH.matcher(text);
+    assertThat(epoch.find()).as(text).isTrue();
+    assertThat(Double.parseDouble(epoch.group(2))).isGreaterThan(0.75);
+    assertThat(epoch.group(5)).isEqualTo("96"); // 12000 rows = 2 ranks x 93 batches x 64 + 96
+    assertThat(summary.finalAccuracy()).isEqualTo(Double.parseDouble(epoch.group(2)));
+    assertThat(summary.mean()[0]).isBetween(0.27, 0.30);
+    assertThat(summary.std()[0]).isBetween(0.34, 0.36);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("epoch 1/1 [", "/186 batches");
+    Path plot = dir.resolve("out/stoker-demo.png");
+    assertThat(Files.readAllBytes(plot)).startsWith(PNG_MAGIC);
+    assertThat(Files.readString(dir.resolve("out/stoker-demo.json")))
+        .contains("\"finalTestAccuracy\": " + epoch.group(2), "\"droppedRowsPerRank\": [0, 0]");
+
+    DemoTesting.Run again = DemoTesting.stoker(concat("demo", args()));
+    assertThat(again.exitCode()).as(again.err()).isZero();
+    assertThat(again.out()).contains("reusing the Parquet tables in "
+        + dir.resolve("cache/fashion-mnist-parquet-12000"), "epoch 1/1: loss")
+        .doesNotContain("wrote 12000 train");
+  }
+
+  @Test
+  void shouldRefuseABadOptionNamingItsValue() {
+    DemoTesting.Run run = DemoTesting.stoker(concat("demo", args("--ranks", "0")));
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--ranks: 0 (expected: > 0)");
+  }
+
+  private static String[] concat(String first, String[] rest) {
+    String[] all = new String[rest.length + 1];
+    all[0] = first;
+    System.arraycopy(rest, 0, all, 1, rest.length);
+    return all;
+  }
+}

@@ -1,0 +1,87 @@
+package dev.stoker.examples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The jar for spark-submit, run as spark-submit runs it ({@code SparkSubmit.main}, in a JVM of its
+ * own) on {@code local-cluster[2,1,1024]}: two executor JVMs that know only Spark's jars and get
+ * Stoker from the submitted jar. Runs after package, when that jar exists.
+ */
+@Tag("spark-submit")
+class SparkSubmitDemoTest {
+  private static final List<String> NOT_SPARK = List.of("dev/stoker", "target/classes",
+      "target/test-classes", "picocli", "jfreechart", "jcuda", "slf4j-simple");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void shouldTrainOneEpochOnTwoExecutorJvmsFromTheShadedJar() throws Exception {
+    assumeTrue(DemoTesting.hasDebianFiles(), DemoTesting.MISSING_DATASET);
+    Path jar = Path.of(System.getProperty("stoker.test.spark.jar", "missing"));
+    assertThat(jar).as("the shaded jar (mvn package builds it)").isRegularFile();
+    String sparkJars = sparkClassPath();
+    Path home = Files.createDirectories(dir.resolve("spark-home"));
+    Files.createDirectories(home.resolve("jars"));
+    Files.createFile(home.resolve("RELEASE"));
+    String scala = System.getProperty("stoker.test.scala.version", "2.12");
+
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+    command.addAll(Arrays.asList(System.getProperty("stoker.test.jvm.options", "").split(" ")));
+    command.removeIf(String::isBlank);
+    command.addAll(List.of("-cp", sparkJars, "org.apache.spark.deploy.SparkSubmit",
+        "--master", "local-cluster[2,1,1024]",
+        "--class", "dev.stoker.examples.demo.DemoJob",
+        "--conf", "spark.executor.extraClassPath=" + sparkJars,
+        "--conf", "spark.executorEnv.SPARK_SCALA_VERSION=" + scala,
+        "--conf", "spark.driver.host=127.0.0.1",
+        "--conf", "spark.driver.bindAddress=127.0.0.1",
+        "--conf", "spark.ui.enabled=false",
+        jar.toString(),
+        "--epochs", "1", "--hidden", "32", "--train-rows", "12000", "--no-sweep",
+        "--cache", dir.resolve("cache").toString(), "--out", dir.resolve("out").toString()));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("submit.log").toFile());
+    builder.environment().put("SPARK_HOME", home.toString());
+    builder.environment().put("SPARK_SCALA_VERSION", scala);
+    Process process = builder.start();
+    boolean ended = process.waitFor(5, TimeUnit.MINUTES);
+    if (!ended) {
+      process.destroyForcibly().waitFor();
+    }
+    String log = Files.readString(dir.resolve("submit.log"), StandardCharsets.UTF_8);
+
+    assertThat(ended).as(log).isTrue();
+    assertThat(process.exitValue()).as(log).isZero();
+    assertThat(log).contains("Spark master local-cluster[2,1,1024]",
+        "normalization (Stoker, 2 ranks)", "epoch 1/1: loss", "done: test accuracy");
+    double accuracy = Double.parseDouble(log.replaceAll("(?s).*done: test accuracy ([0-9.]+).*",
+        "$1"));
+    assertThat(accuracy).as(log).isGreaterThan(0.75);
+    assertThat(dir.resolve("out/stoker-demo.png")).isRegularFile();
+  }
+
+  /** The test class path without Stoker and the jars the shaded jar brings: Spark's jars. */
+  private static String sparkClassPath() {
+    String all = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    return Arrays.stream(all.split(File.pathSeparator))
+        .filter(entry -> NOT_SPARK.stream().noneMatch(entry::contains))
+        .collect(Collectors.joining(File.pathSeparator));
+  }
+}
