@@ -1,0 +1,326 @@
+// Databricks notebook source
+// MAGIC %md
+// MAGIC # Stoker quickstart
+// MAGIC
+// MAGIC Stoker turns a Spark DataFrame into fixed-shape batches for training: every task of a barrier
+// MAGIC stage is one training rank, and every rank gets the same number of equally shaped batches per
+// MAGIC epoch, in a deterministic order. This notebook, top to bottom:
+// MAGIC
+// MAGIC 1. writes a small image dataset as Parquet (synthetic 28x28 grey images in 10 classes), unless
+// MAGIC    the folder already holds one;
+// MAGIC 2. reads it with `spark.read.format("stoker")` as per-rank batches;
+// MAGIC 3. measures how fast the loader delivers batches with 0, 1 and 2 worker threads, and what it
+// MAGIC    says the bottleneck is;
+// MAGIC 4. trains a small model (softmax regression, in plain Scala) on 2 ranks for a few epochs and
+// MAGIC    tests it on images it has not seen.
+// MAGIC
+// MAGIC **Attach Stoker first.** On the cluster's *Libraries* tab choose *Install new*, then either
+// MAGIC *Maven* with the coordinate `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (use the
+// MAGIC release you want; a snapshot needs its repository under *Repository*), or *Upload* and pick the
+// MAGIC connector jar (`spark-connector/target/stoker-spark-connector-<version>.jar` of a build). Pick
+// MAGIC the build for the cluster's Spark: the default build is for Spark 3.5 (Scala 2.12, e.g.
+// MAGIC Databricks Runtime 13.3 to 16.x LTS), the `spark-4` build for Spark 4 (Scala 2.13). Then
+// MAGIC attach this notebook to the cluster.
+// MAGIC
+// MAGIC Training with 2 ranks needs 2 free task slots at once (a barrier stage starts all its tasks
+// MAGIC together): a single-node cluster with 2 or more cores will do.
+
+// COMMAND ----------
+
+// Stops here, with what to do, when the Stoker jar is not attached to the cluster.
+try Class.forName("dev.stoker.spark.StokerSpark")
+catch {
+  case e: ClassNotFoundException => throw new IllegalStateException("Stoker is not on the "
+    + "cluster's classpath: install the stoker-spark-connector jar as a cluster library (see the "
+    + "first cell), then detach and re-attach this notebook", e)
+}
+println(s"Spark ${spark.version}, Scala ${scala.util.Properties.versionNumberString}, "
+  + s"${sc.defaultParallelism} task slots")
+
+// COMMAND ----------
+
+import dev.stoker.loader.{DType, DataLoader, LoaderOptions}
+import dev.stoker.spark.{RankContext, RankFunction, StokerSpark}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.functions._
+import spark.implicits._
+
+// COMMAND ----------
+
+// MAGIC %md
+// MAGIC ## 1. A dataset
+// MAGIC
+// MAGIC The widgets at the top of the notebook choose the folder (any path Spark can write: `dbfs:/...`,
+// MAGIC a Unity Catalog volume `/Volumes/<catalog>/<schema>/<volume>/...`, `s3://...`) and how many
+// MAGIC training images to generate. The notebook writes `train/` and `test/` there unless they exist;
+// MAGIC delete the folder to generate them again. To use your own images instead, put Parquet files
+// MAGIC with an `image` column (`binary`, 784 bytes: 28x28 pixels, one byte each) and a `label` column
+// MAGIC (`int`, 0 to 9) in `train/` and `test/`.
+
+// COMMAND ----------
+
+dbutils.widgets.text("path", "dbfs:/tmp/stoker-quickstart", "Data folder")
+dbutils.widgets.text("rows", "60000", "Training images to generate")
+
+val dataPath = dbutils.widgets.get("path").trim.stripSuffix("/")
+val trainPath = s"$dataPath/train"
+val testPath = s"$dataPath/test"
+val trainRows = dbutils.widgets.get("rows").trim.toLong
+val ranks = 2        // training ranks: the tasks of one barrier stage
+val batchSize = 64
+
+// COMMAND ----------
+
+// One fixed pattern of bright pixels per class; an image is its class's pattern, a third of its
+// pixels flipped, plus noise. The seed makes every image reproducible.
+val syntheticImage = udf { (seed: Long, label: Int) =>
+  val pattern = new java.util.Random(label)
+  val noise = new java.util.SplittableRandom(seed)
+  val pixels = new Array[Byte](28 * 28)
+  var p = 0
+  while (p < pixels.length) {
+    val bright = (pattern.nextInt(4) == 0) != (noise.nextInt(3) == 0)
+    pixels(p) = (if (bright) 128 + noise.nextInt(128) else noise.nextInt(128)).toByte
+    p += 1
+  }
+  pixels
+}
+
+def writeImages(path: String, rows: Long, firstSeed: Long): Unit =
+  spark.range(firstSeed, firstSeed + rows, 1, 4)
+    .select(syntheticImage(col("id"), pmod(hash(col("id")), lit(10))).as("image"),
+      pmod(hash(col("id")), lit(10)).as("label"))
+    .write.mode("overwrite").parquet(path)
+
+def exists(path: String): Boolean = {
+  val folder = new Path(path)
+  folder.getFileSystem(sc.hadoopConfiguration).exists(folder)
+}
+
+if (!exists(trainPath)) writeImages(trainPath, trainRows, 0L)
+if (!exists(testPath)) writeImages(testPath, trainRows / 6, 1L << 40)   // seeds training never saw
+
+display(spark.read.parquet(trainPath).groupBy("label").count().orderBy("label"))
+
+// COMMAND ----------
+
+// MAGIC %md
+// MAGIC ## 2. Parquet as per-rank batches
+// MAGIC
+// MAGIC `format("stoker")` plans from the Parquet footers alone (no Spark job, no shuffle): the result
+// MAGIC has exactly `worldSize` partitions, partition r being rank r, each a stream of batches of exactly
+// MAGIC `batchSize` rows, the same number on every rank (with `dropLast` the rows that do not fill a
+// MAGIC batch on every rank are left out). Do not filter the result: that would remove rows from the
+// MAGIC fixed batches. The same read works from Python and SQL with string options.
+
+// COMMAND ----------
+
+val trainBatches = spark.read.format("stoker")
+  .option("batchSize", batchSize).option("worldSize", ranks)
+  .option("shuffle", true).option("seed", 42).option("dropLast", true)
+  .load(trainPath)
+  .select("image", "label")
+
+println(s"${trainBatches.rdd.getNumPartitions} partitions, one per rank")
+display(trainBatches.groupBy(spark_partition_id().as("rank")).count().orderBy("rank"))
+
+// COMMAND ----------
+
+// MAGIC %md
+// MAGIC ## 3. Throughput per configuration
+// MAGIC
+// MAGIC `StokerSpark.on(df)` runs a function on every rank, in a barrier stage, with a `DataLoader` over
+// MAGIC the rank's rows: each rank reads its rows once into a shard on its executor's local disk, and
+// MAGIC serves every epoch from there. Below, each rank reads every pixel of every batch for two
+// MAGIC epochs, once per number of loader worker threads (`numWorkers`, 0 = the rank's own thread).
+// MAGIC The load report gives, per rank, samples per second and the bottleneck verdict of the last
+// MAGIC epoch: `pipeline-bound` means the consumer waited for data (here it does almost nothing, so the
+// MAGIC loader sets the pace), `compute-bound` that batches were ready before they were asked for.
+
+// COMMAND ----------
+
+// Reads every pixel of every batch for two epochs: the loader's own pace, with no model to wait for.
+val readEveryPixel: RankFunction[Long] = (rank: RankContext, loader: DataLoader) => {
+  var sum = 0L
+  var epoch = 0
+  while (epoch < 2) {
+    val batches = loader.epoch(epoch).iterator()
+    while (batches.hasNext) {
+      val images = batches.next().column("image")
+      while (images.hasRemaining) sum += images.get() & 0xff
+    }
+    epoch += 1
+  }
+  sum
+}
+
+def loaderOptions(workers: Int): LoaderOptions = {
+  val options = LoaderOptions.builder().batchSize(batchSize).shuffle(true).seed(42)
+    .dropLast(true).numWorkers(workers)
+  if (workers > 0) options.prefetchFactor(4).persistentWorkers(true)
+  options.build()
+}
+
+val throughput = for (workers <- Seq(0, 1, 2)) yield {
+  val report = StokerSpark.on(trainBatches)
+    .tensor("image", DType.UINT8, 1, 28, 28).scalar("label", DType.INT32)
+    .options(loaderOptions(workers)).worldSize(ranks)
+    .run(readEveryPixel).report()
+  println(report)
+  (0 until report.worldSize).map { r =>
+    val rank = report.rank(r)
+    (workers, r, math.round(rank.samplesPerSecond), math.round(rank.waitFraction * 100), rank.verdict)
+  }
+}
+
+display(throughput.flatten.toDF("numWorkers", "rank", "samplesPerSecond", "waitedPercent", "verdict"))
+
+// COMMAND ----------
+
+// MAGIC %md
+// MAGIC ## 4. Training on 2 ranks
+// MAGIC
+// MAGIC Softmax regression (one weight per pixel and class, plus a bias per class) with plain SGD, as
+// MAGIC each rank of a data-parallel job would run it: every rank trains on its own batches, and once
+// MAGIC per epoch the ranks average their models through `RankContext.allGather`, so every rank starts
+// MAGIC the next epoch from the same model (local SGD, also known as model averaging). One exchange per
+// MAGIC epoch keeps the cost of Spark's barrier messages (about a second each) out of the steps; the
+// MAGIC same exchange carries each rank's loss and accuracy. The function captures nothing from the
+// MAGIC notebook but its two arguments: it is sent to the executors as it is.
+
+// COMMAND ----------
+
+/**
+ * Trains for `epochs` epochs on the rank's batches; returns the loss and accuracy of every epoch
+ * over all ranks (loss, accuracy, loss, ...) and the final model: 10 x 784 weights, then 10 biases.
+ */
+def softmaxRegression(epochs: Int, learningRate: Float): RankFunction[(Array[Double], Array[Float])] =
+  (rank: RankContext, loader: DataLoader) => {
+    val pixels = 28 * 28
+    val classes = 10
+    val model = new Array[Float](classes * pixels + classes)
+    val gradient = new Array[Float](model.length)
+    val x = new Array[Float](pixels)
+    val score = new Array[Double](classes)
+    val history = new Array[Double](2 * epochs)
+    var epoch = 0
+    while (epoch < epochs) {
+      var loss = 0.0
+      var correct = 0
+      var seen = 0
+      val batches = loader.epoch(epoch).iterator()
+      while (batches.hasNext) {
+        val batch = batches.next()
+        val images = batch.column("image")
+        val labels = batch.column("label").asIntBuffer()   // native order, as the column is
+        java.util.Arrays.fill(gradient, 0f)
+        var row = 0
+        while (row < batch.size) {
+          var p = 0
+          while (p < pixels) { x(p) = (images.get(row * pixels + p) & 0xff) / 255f; p += 1 }
+          // Scores, then softmax probabilities (shifted by the largest score, for stability).
+          var c = 0
+          var best = 0
+          while (c < classes) {
+            var s = model(classes * pixels + c).toDouble
+            p = 0
+            while (p < pixels) { s += model(c * pixels + p) * x(p); p += 1 }
+            score(c) = s
+            if (s > score(best)) best = c
+            c += 1
+          }
+          val label = labels.get(row)
+          val top = score(best)
+          var total = 0.0
+          c = 0
+          while (c < classes) { score(c) = math.exp(score(c) - top); total += score(c); c += 1 }
+          loss -= math.log(score(label) / total)
+          if (best == label) correct += 1
+          // The gradient of the cross-entropy: probability minus one-hot, times the input.
+          c = 0
+          while (c < classes) {
+            val g = (score(c) / total - (if (c == label) 1 else 0)).toFloat
+            gradient(classes * pixels + c) += g
+            p = 0
+            while (p < pixels) { gradient(c * pixels + p) += g * x(p); p += 1 }
+            c += 1
+          }
+          row += 1
+        }
+        var i = 0
+        while (i < model.length) { model(i) -= learningRate * gradient(i) / batch.size; i += 1 }
+        seen += batch.size
+      }
+      // One exchange per epoch: every rank's model, loss and counts; each rank averages the models.
+      val mine = java.nio.ByteBuffer.allocate(4 * model.length + 8 * 3)
+      model.foreach(w => mine.putFloat(w))
+      mine.putDouble(loss).putDouble(correct).putDouble(seen)
+      val all = rank.allGather(mine.array())
+      java.util.Arrays.fill(model, 0f)
+      var lossSum = 0.0
+      var correctSum = 0.0
+      var seenSum = 0.0
+      var r = 0
+      while (r < all.size) {
+        val theirs = java.nio.ByteBuffer.wrap(all.get(r))
+        var i = 0
+        while (i < model.length) { model(i) += theirs.getFloat / all.size; i += 1 }
+        lossSum += theirs.getDouble
+        correctSum += theirs.getDouble
+        seenSum += theirs.getDouble
+        r += 1
+      }
+      history(2 * epoch) = lossSum / seenSum
+      history(2 * epoch + 1) = correctSum / seenSum
+      epoch += 1
+    }
+    (history, model)
+  }
+
+// COMMAND ----------
+
+val epochs = 3
+val trained = StokerSpark.on(trainBatches)
+  .tensor("image", DType.UINT8, 1, 28, 28).scalar("label", DType.INT32)
+  .options(loaderOptions(workers = 1)).worldSize(ranks)
+  .run(softmaxRegression(epochs, learningRate = 0.1f))
+
+val (history, model) = trained.result(0)
+require(java.util.Arrays.equals(model, trained.result(1)._2), "the ranks ended with different models")
+println(trained.report())
+display((0 until epochs).map(e => (e + 1, history(2 * e), history(2 * e + 1)))
+  .toDF("epoch", "loss", "accuracy"))
+
+// COMMAND ----------
+
+// The trained model on images it has not seen, on the driver.
+def predict(image: Array[Byte]): Int = {
+  val pixels = 28 * 28
+  val scores = (0 until 10).map { c =>
+    var s = model(10 * pixels + c)
+    var p = 0
+    while (p < pixels) { s += model(c * pixels + p) * ((image(p) & 0xff) / 255f); p += 1 }
+    s
+  }
+  scores.indexOf(scores.max)
+}
+
+val test = spark.read.parquet(testPath).select("image", "label").as[(Array[Byte], Int)].collect()
+val testAccuracy = test.count { case (image, label) => predict(image) == label }.toDouble / test.length
+println(f"accuracy on ${test.length} unseen images: ${testAccuracy * 100}%.1f%%")
+
+// COMMAND ----------
+
+// MAGIC %md
+// MAGIC ## Next
+// MAGIC
+// MAGIC - **Your data**: any DataFrame works with `StokerSpark.on(df)`; declare each column with
+// MAGIC   `tensor(name, dtype, shape...)` (fixed-length `binary` for uint8, or fixed-length arrays of
+// MAGIC   float, double, int or long) or `scalar(name, dtype)`. A DataFrame read with
+// MAGIC   `format("stoker")` reaches the ranks without a shuffle; any other is shuffled once.
+// MAGIC - **GPUs**: on a GPU cluster (with `spark.task.resource.gpu.amount` set), each rank's task gets a
+// MAGIC   GPU; `.devices(address => dev.stoker.loader.device.CudaDevice.forAddress(address))` makes the
+// MAGIC   loader copy every batch to it from pinned memory, overlapping the copy with the step.
+// MAGIC - **Tuning**: raise `numWorkers` while the verdict says `pipeline-bound`; the load report
+// MAGIC   (`println(result.report())`) has the figures per rank.
+// MAGIC - **Clean up**: `dbutils.fs.rm(dataPath, true)` removes the generated data.
