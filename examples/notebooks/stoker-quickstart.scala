@@ -14,25 +14,36 @@
 // MAGIC 4. trains a small model (softmax regression, in plain Scala) on 2 ranks for a few epochs and
 // MAGIC    tests it on images it has not seen.
 // MAGIC
-// MAGIC **Attach Stoker first.** On the cluster's *Libraries* tab choose *Install new*, then either
-// MAGIC *Maven* with the coordinate `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (use the
-// MAGIC release you want; a snapshot needs its repository under *Repository*), or *Upload* and pick the
-// MAGIC connector jar (`spark-connector/target/stoker-spark-connector-<version>.jar` of a build). Pick
-// MAGIC the build for the cluster's Spark: the default build is for Spark 3.5 (Scala 2.12, e.g.
-// MAGIC Databricks Runtime 13.3 to 16.x LTS), the `spark-4` build for Spark 4 (Scala 2.13). Then
-// MAGIC attach this notebook to the cluster.
+// MAGIC **Attach Stoker first**, as a cluster library (*Compute* > the cluster > *Libraries* >
+// MAGIC *Install new*), one of:
 // MAGIC
-// MAGIC Training with 2 ranks needs 2 free task slots at once (a barrier stage starts all its tasks
-// MAGIC together): a single-node cluster with 2 or more cores will do.
+// MAGIC - *Maven*, coordinate `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (with the release
+// MAGIC   you use, and under *Repository* the repository it is published to, if not Maven Central):
+// MAGIC   this brings `stoker-loader-core` along;
+// MAGIC - *Upload* (or a workspace file / volume path) of both jars of a build:
+// MAGIC   `spark-connector/target/stoker-spark-connector-<version>.jar` and
+// MAGIC   `loader-core/target/stoker-loader-core-<version>.jar`.
+// MAGIC
+// MAGIC Pick the build for the cluster's Spark: the default build is for Spark 3.5 on Scala 2.12
+// MAGIC (Databricks Runtime 14.3 LTS to 16.4 LTS), the `-Pspark-4` build for Spark 4 on Scala 2.13
+// MAGIC (Databricks Runtime 17). Then attach this notebook to the cluster and run all cells.
+// MAGIC
+// MAGIC The cluster: classic compute in dedicated (single user) access mode, since the training
+// MAGIC runner uses Spark's barrier execution, which standard (shared) access mode and serverless
+// MAGIC compute do not offer. Training with 2 ranks needs 2 free task slots at once (a barrier stage
+// MAGIC starts all its tasks together): a single-node cluster with 2 or more cores will do.
 
 // COMMAND ----------
 
-// Stops here, with what to do, when the Stoker jar is not attached to the cluster.
-try Class.forName("dev.stoker.spark.StokerSpark")
-catch {
-  case e: ClassNotFoundException => throw new IllegalStateException("Stoker is not on the "
-    + "cluster's classpath: install the stoker-spark-connector jar as a cluster library (see the "
-    + "first cell), then detach and re-attach this notebook", e)
+// Stops here, with what to do, when Stoker's jars are not attached to the cluster.
+for ((className, jar) <- Seq("dev.stoker.spark.StokerSpark" -> "stoker-spark-connector",
+    "dev.stoker.loader.DataLoader" -> "stoker-loader-core")) {
+  try Class.forName(className)
+  catch {
+    case e: ClassNotFoundException => throw new IllegalStateException(s"$className is missing: "
+      + s"install $jar as a cluster library (see the first cell), then detach and re-attach "
+      + "this notebook", e)
+  }
 }
 println(s"Spark ${spark.version}, Scala ${scala.util.Properties.versionNumberString}, "
   + s"${sc.defaultParallelism} task slots")
