@@ -1,19 +1,27 @@
 package dev.stoker.spark;
 
 import dev.stoker.loader.device.Device;
+import dev.stoker.spark.collective.Collective;
+import dev.stoker.spark.collective.Waits;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkEnv;
 
 /**
  * What a rank knows of itself and its peers, as {@code torch.distributed} tells a DDP process:
- * its rank and the world size, its device and the task's GPU, and a way to exchange small values
+ * its rank and the world size, its device and the task's GPU, a way to exchange small values
  * with every other rank ({@link #allGather}, {@link #barrier}) through Spark's barrier task
- * context. Every rank must make the same exchanges in the same order. Valid while its
- * {@link RankFunction} runs, on the rank's thread.
+ * context (about a second a call), and a fast all-reduce for values exchanged every step
+ * ({@link #allReduceMean(float[])}: gradients, metrics) over TCP connections of its own. Every
+ * rank must make the same exchanges in the same order. Valid while its {@link RankFunction}
+ * runs, on the rank's thread.
  */
 public final class RankContext {
   private final BarrierTaskContext task;
@@ -23,9 +31,13 @@ public final class RankContext {
   private final List<String> gpuAddresses;
   private final long shardRows;
   private final String shardFolder;
+  private final Duration collectiveTimeout;
+  private Collective collective;
+  private RuntimeException collectiveFailure;
+  private boolean closed;
 
   RankContext(BarrierTaskContext task, Device device, List<String> gpuAddresses, long shardRows,
-      String shardFolder) {
+      String shardFolder, Duration collectiveTimeout) {
     this.task = task;
     this.rank = task.partitionId();
     this.worldSize = task.numPartitions();
@@ -33,6 +45,7 @@ public final class RankContext {
     this.gpuAddresses = List.copyOf(gpuAddresses);
     this.shardRows = shardRows;
     this.shardFolder = shardFolder;
+    this.collectiveTimeout = collectiveTimeout;
   }
 
   /** This rank: the partition id of its barrier task, 0 .. worldSize - 1. */
@@ -78,6 +91,80 @@ public final class RankContext {
   /** Waits until every rank has called it. */
   public void barrier() {
     task.barrier();
+  }
+
+  /**
+   * Replaces {@code values} with their mean over all ranks and returns it: DDP's gradient
+   * averaging. Rank 0 adds the ranks' values in rank order, so every rank gets the same bits.
+   * The first collective call connects the ranks (one {@link #allGather} of about a second);
+   * later calls cost a network round trip. Every rank must call it with an array of the same
+   * length, in the same order as its other collective calls.
+   *
+   * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the
+   *     message names each rank's); if a peer went away or sent nothing for
+   *     {@link SparkOptionNames#COLLECTIVE_TIMEOUT}
+   */
+  public float[] allReduceMean(float[] values) {
+    return collective().allReduceMean(values);
+  }
+
+  /** {@link #allReduceMean(float[])}'s sum, without the division: e.g. counts as floats. */
+  public float[] allReduceSum(float[] values) {
+    return collective().allReduceSum(values);
+  }
+
+  /** Sums {@code values} over all ranks, in place, as {@link #allReduceMean(float[])} does. */
+  public double[] allReduceSum(double[] values) {
+    return collective().allReduceSum(values);
+  }
+
+  /** Sums {@code values} over all ranks, in place (wrapping on overflow, as Java's +). */
+  public long[] allReduceSum(long[] values) {
+    return collective().allReduceSum(values);
+  }
+
+  private synchronized Collective collective() {
+    if (collectiveFailure != null) {
+      throw new IllegalStateException("rank " + rank + ": connecting the ranks failed earlier: "
+          + collectiveFailure.getMessage(), collectiveFailure);
+    }
+    if (closed) {
+      throw new IllegalStateException("rank " + rank + ": its context is closed (expected: "
+          + "collective calls only while the rank function runs)");
+    }
+    if (collective == null) {
+      try {
+        collective = worldSize == 1 ? Collective.single()
+            : Collective.connect(rank, worldSize, task.stageAttemptNumber(), executorHost(),
+                task::allGather, new Waits(collectiveTimeout,
+                    SparkOptionNames.COLLECTIVE_TIMEOUT, task::killTaskIfInterrupted));
+      } catch (RuntimeException e) {
+        collectiveFailure = e;
+        throw e;
+      }
+    }
+    return collective;
+  }
+
+  /** The address the executor's block manager serves on: one the other executors reach. */
+  private static String executorHost() {
+    SparkEnv env = SparkEnv.get();
+    if (env != null && env.blockManager() != null && env.blockManager().blockManagerId() != null) {
+      return env.blockManager().blockManagerId().host();
+    }
+    try {
+      return InetAddress.getLocalHost().getHostAddress();
+    } catch (UnknownHostException e) {
+      return InetAddress.getLoopbackAddress().getHostAddress();
+    }
+  }
+
+  /** Closes the rank's connections to its peers, if it made any: when the rank ends. */
+  synchronized void close() {
+    closed = true;
+    if (collective != null) {
+      collective.close();
+    }
   }
 
   /** Which attempt of the barrier stage this is: 0, then 1, 2, ... when Spark retries it. */

@@ -128,6 +128,7 @@ final class RankRuntime {
     private Device device;
     private DataLoader loader;
     private ProgressWatcher watcher;
+    private RankContext context;
 
     Object run(BarrierTaskContext task, MappedShard shard, ShardFiles files, RankSizing sizing,
         List<String> gpus) throws Exception {
@@ -140,13 +141,16 @@ final class RankRuntime {
           .device(device).build();
       watcher = new ProgressWatcher(name, loader, spec.counters, task,
           spec.run.progressInterval().toNanos());
-      RankContext context = new RankContext(task, device, gpus, shard.rows(),
-          files.folder().toString());
+      context = new RankContext(task, device, gpus, shard.rows(), files.folder().toString(),
+          spec.run.collectiveTimeout());
       return spec.function.run(context, loader);
     }
 
-    /** Closes what was opened; unmaps the shard only once no loader thread can read it. */
+    /** Closes what was opened (the peers' connections first); unmaps the shard only once no loader thread can read it. */
     void close(Closer closer, MappedShard shard) {
+      if (context != null) {
+        closer.run(context::close);
+      }
       boolean readersGone = loader == null;
       if (loader != null) {
         try {

@@ -19,13 +19,19 @@ public final class SparkOptionNames {
   /** How often each rank updates its progress accumulators (default 1s). */
   public static final String PROGRESS_INTERVAL = "progressInterval";
 
+  /**
+   * Longest wait of a rank's all-reduce for a peer's next bytes before a clear error (default
+   * 10m; 0 waits forever, until the task is killed).
+   */
+  public static final String COLLECTIVE_TIMEOUT = "collectiveTimeout";
+
   /** The names a run reads besides the loader's knobs. */
   public static final List<String> RUN = List.of(WORLD_SIZE, MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT);
 
   /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */
   static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT);
 
   private SparkOptionNames() {}
 }

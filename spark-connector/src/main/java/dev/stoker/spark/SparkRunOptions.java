@@ -18,17 +18,20 @@ public final class SparkRunOptions implements Serializable {
   private static final long serialVersionUID = 1L;
   public static final long DEFAULT_MAX_SHARD_BYTES = 64L << 30;
   public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
 
   private final long maxShardBytes;
   private final String shardDir;
   private final Rebalance rebalance;
   private final Duration progressInterval;
+  private final Duration collectiveTimeout;
 
   private SparkRunOptions(Builder b) {
     this.maxShardBytes = b.maxShardBytes;
     this.shardDir = b.shardDir;
     this.rebalance = b.rebalance;
     this.progressInterval = b.progressInterval;
+    this.collectiveTimeout = b.collectiveTimeout;
   }
 
   public static Builder builder() {
@@ -68,6 +71,11 @@ public final class SparkRunOptions implements Serializable {
       b.progressInterval(parsed(SparkOptionNames.PROGRESS_INTERVAL, OptionNames.TIMEOUT, interval)
           .timeout());
     }
+    String collective = byName.get(SparkOptionNames.COLLECTIVE_TIMEOUT);
+    if (collective != null) {
+      b.collectiveTimeout(parsed(SparkOptionNames.COLLECTIVE_TIMEOUT, OptionNames.TIMEOUT,
+          collective).timeout());
+    }
     return b.build();
   }
 
@@ -100,12 +108,17 @@ public final class SparkRunOptions implements Serializable {
     return progressInterval;
   }
 
+  /** Longest wait of an all-reduce for a peer; zero waits forever. */
+  public Duration collectiveTimeout() {
+    return collectiveTimeout;
+  }
+
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s}",
+    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s}",
         SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes, SparkOptionNames.SHARD_DIR, shardDir,
         SparkOptionNames.REBALANCE, rebalance.label(), SparkOptionNames.PROGRESS_INTERVAL,
-        progressInterval);
+        progressInterval, SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout);
   }
 
   /** Builds {@link SparkRunOptions}. */
@@ -114,6 +127,7 @@ public final class SparkRunOptions implements Serializable {
     private String shardDir;
     private Rebalance rebalance = Rebalance.AUTO;
     private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
+    private Duration collectiveTimeout = DEFAULT_COLLECTIVE_TIMEOUT;
 
     private Builder() {}
 
@@ -150,6 +164,21 @@ public final class SparkRunOptions implements Serializable {
             + value.toMillis() + " ms (expected: > 0)");
       }
       progressInterval = value;
+      return this;
+    }
+
+    /**
+     * Longest wait of a rank's all-reduce for a peer's next bytes, >= 0 (default 10 min; 0 waits
+     * forever, until the task is killed): the bound on how long a rank waits for a peer that
+     * stopped making the same calls without failing.
+     */
+    public Builder collectiveTimeout(Duration value) {
+      Objects.requireNonNull(value, SparkOptionNames.COLLECTIVE_TIMEOUT);
+      if (value.isNegative()) {
+        throw new IllegalArgumentException(SparkOptionNames.COLLECTIVE_TIMEOUT + ": "
+            + value.toMillis() + " ms (expected: >= 0; 0 waits forever)");
+      }
+      collectiveTimeout = value;
       return this;
     }
 

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Ranks as executor JVMs of their own on local-cluster, each worker offering one fake GPU: the
- * task's GPU reaches the rank's device, and a stage failing on one executor is retried as a whole
- * with the same batches, leaving no shard on any executor's disk.
+ * task's GPU reaches the rank's device, the ranks' all-reduce crosses JVMs, and a stage failing
+ * on one executor is retried as a whole with the same batches, leaving no shard on any
+ * executor's disk.
  */
 @Timeout(240)
 class LocalClusterRunTest {
@@ -56,6 +57,24 @@ class LocalClusterRunTest {
     assertThat(run.report().ranks()).extracting(RankReport::gpuAddress, RankReport::device)
         .containsOnly(org.assertj.core.groups.Tuple.tuple("0", "fake-gpu:0"));
     assertThat(run.report().rank(0).executorId()).isNotEqualTo(run.report().rank(1).executorId());
+  }
+
+  @Test
+  void shouldAllReduceAcrossExecutorJvmsToTheSameBits() {
+    TrainingResult<String> run = declared().run((rank, loader) -> {
+      float[] values = new float[50_000];
+      int sum = 0;
+      for (int step = 0; step < 20; step++) {
+        java.util.Arrays.fill(values, (rank.rank() + 1) * 0.3f + step);
+        rank.allReduceMean(values);
+        sum = 31 * sum + java.util.Arrays.hashCode(values);
+      }
+      long[] pids = rank.allReduceSum(new long[] {ProcessHandle.current().pid()});
+      return sum + " " + values[0] + " " + (pids[0] != 2 * ProcessHandle.current().pid());
+    });
+    float last = (0.3f + 19 + 0.6f + 19) / 2f;
+    assertThat(run.results()).hasSize(2).containsOnly(run.results().get(0))
+        .allSatisfy(line -> assertThat(line).endsWith(" " + last + " true"));
   }
 
   @Test

@@ -1,0 +1,134 @@
+package dev.stoker.spark.collective;
+
+import java.util.Objects;
+
+/**
+ * All-reduce across the ranks of one stage attempt, as DDP's gradient averaging needs it once a
+ * step: every rank sends its values to rank 0, which adds them in rank order and sends the result
+ * back, so that every rank ends with the same bits whatever order the values arrived in. Every
+ * rank must make the same calls, with arrays of the same length, in the same order; a rank that
+ * does not gets an {@link IllegalStateException} naming each rank's call, and so do the others.
+ * A lost peer, a timeout or a cancelled task fails the call and closes the connection, so the
+ * other ranks fail too instead of waiting. One thread at a time.
+ */
+public final class Collective implements AutoCloseable {
+  private final int rank;
+  private final int worldSize;
+  private final StarReduce star;
+  private int calls;
+  private String failure;
+  private boolean closed;
+
+  private Collective(int rank, int worldSize, StarReduce star) {
+    this.rank = rank;
+    this.worldSize = worldSize;
+    this.star = star;
+  }
+
+  /** The collective of a world of one rank: every reduction leaves the values as they are. */
+  public static Collective single() {
+    return new Collective(0, 1, null);
+  }
+
+  /**
+   * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens
+   * on {@code host} (an address of its machine the others can reach); the ranks learn it from
+   * one {@code rendezvous}.
+   *
+   * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
+   */
+  public static Collective connect(int rank, int worldSize, int attempt, String host,
+      Rendezvous rendezvous, Waits waits) {
+    Objects.requireNonNull(rendezvous, "rendezvous");
+    Objects.requireNonNull(waits, "waits");
+    if (worldSize < 1 || rank < 0 || rank >= worldSize) {
+      throw new IllegalArgumentException("rank " + rank + " of " + worldSize
+          + " (expected: 0 <= rank < worldSize)");
+    }
+    if (worldSize == 1) {
+      return single();
+    }
+    Link[] links = rank == 0
+        ? StarConnector.root(worldSize, attempt, Objects.requireNonNull(host, "host"),
+            rendezvous, waits)
+        : new Link[] {StarConnector.peer(rank, attempt, rendezvous, waits)};
+    return new Collective(rank, worldSize, new StarReduce(rank, worldSize, links));
+  }
+
+  public int rank() {
+    return rank;
+  }
+
+  public int worldSize() {
+    return worldSize;
+  }
+
+  /** Replaces {@code values} with their mean over the ranks (sum in rank order / worldSize). */
+  public float[] allReduceMean(float[] values) {
+    reduce(ReduceOp.MEAN_FLOAT, Objects.requireNonNull(values, "values"));
+    return values;
+  }
+
+  /** Replaces {@code values} with their sum over the ranks, added in rank order. */
+  public float[] allReduceSum(float[] values) {
+    reduce(ReduceOp.SUM_FLOAT, Objects.requireNonNull(values, "values"));
+    return values;
+  }
+
+  /** Replaces {@code values} with their sum over the ranks, added in rank order. */
+  public double[] allReduceSum(double[] values) {
+    reduce(ReduceOp.SUM_DOUBLE, Objects.requireNonNull(values, "values"));
+    return values;
+  }
+
+  /** Replaces {@code values} with their sum over the ranks (wrapping on overflow, as Java's +). */
+  public long[] allReduceSum(long[] values) {
+    reduce(ReduceOp.SUM_LONG, Objects.requireNonNull(values, "values"));
+    return values;
+  }
+
+  private synchronized void reduce(ReduceOp op, Object values) {
+    if (closed || failure != null) {
+      throw new CollectiveException("rank " + rank + ": " + op.call + ": "
+          + (failure != null ? "the connection failed earlier: " + failure : "closed"));
+    }
+    if (star == null) {
+      op.finish(values, worldSize);
+      return;
+    }
+    int call = ++calls;
+    try {
+      star.reduce(op, values, call);
+    } catch (CollectiveException e) {
+      if (!e.inStep()) {
+        fail(e.getMessage());
+      }
+      throw e;
+    } catch (RuntimeException | Error e) { // e.g. Spark's TaskKilledException
+      fail(e.toString());
+      throw e;
+    }
+  }
+
+  private void fail(String why) {
+    failure = why;
+    star.close();
+  }
+
+  /** Closes the connections; the peers' calls then fail at once. Safe to call twice. */
+  @Override
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      if (star != null) {
+        star.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "collective of rank " + rank + " of " + worldSize + (closed ? " (closed)" : "")
+        + (failure != null ? " (failed: " + failure + ")" : "");
+  }
+}

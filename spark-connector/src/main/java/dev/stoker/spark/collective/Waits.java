@@ -1,0 +1,58 @@
+package dev.stoker.spark.collective;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long a rank waits on a peer and how it notices that its task is being killed: waits run in
+ * short slices, and between slices the cancellation check runs (Spark's throws when the task was
+ * killed) and the thread's interrupt flag is looked at.
+ *
+ * @param timeout longest wait for a peer's next bytes; zero waits forever
+ * @param timeoutOption the option that sets the timeout, named in the error
+ * @param checkCancelled throws if the rank should stop waiting
+ */
+public record Waits(Duration timeout, String timeoutOption, Runnable checkCancelled) {
+  /** How often a wait looks at the cancellation check. */
+  static final long SLICE_MILLIS = 100;
+
+  public Waits {
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(timeoutOption, "timeoutOption");
+    Objects.requireNonNull(checkCancelled, "checkCancelled");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException(timeoutOption + ": " + timeout
+          + " (expected: >= 0; 0 waits forever)");
+    }
+  }
+
+  /** Waits of {@code timeout} that only the thread's interrupt cancels. */
+  public static Waits of(Duration timeout) {
+    return new Waits(timeout, "timeout", () -> {});
+  }
+
+  /** Throws if the task was cancelled or the thread interrupted (the flag stays set). */
+  void check(String what) {
+    checkCancelled.run();
+    if (Thread.currentThread().isInterrupted()) {
+      throw new CollectiveException(what + ": interrupted");
+    }
+  }
+
+  /** Whether a wait that began at {@code startNanos} has run out. */
+  boolean expired(long startNanos) {
+    return !timeout.isZero() && System.nanoTime() - startNanos > timeout.toNanos();
+  }
+
+  /** The error of a wait that ran out. */
+  CollectiveException timedOut(String what) {
+    return new CollectiveException(what + ": nothing for " + describe(timeout) + " (expected: "
+        + "every rank to make the same collective calls in the same order; if a rank is just "
+        + "slow, raise " + timeoutOption + ")");
+  }
+
+  static String describe(Duration duration) {
+    long millis = duration.toMillis();
+    return millis % 1000 != 0 ? millis + " ms" : millis / 1000 + " s";
+  }
+}
