@@ -2,17 +2,17 @@
 // MAGIC %md
 // MAGIC # Stoker quickstart
 // MAGIC
-// MAGIC Stoker turns a Spark DataFrame into fixed-shape batches for training: every task of a barrier
-// MAGIC stage is one training rank, and every rank gets the same number of equally shaped batches per
-// MAGIC epoch, in a deterministic order. This notebook, top to bottom:
+// MAGIC Stoker turns a Spark DataFrame into fixed-shape batches for training: every task of a
+// MAGIC barrier stage is one training rank, and every rank gets the same number of equally shaped
+// MAGIC batches per epoch, in a deterministic order. This notebook, top to bottom:
 // MAGIC
-// MAGIC 1. writes a small image dataset as Parquet (synthetic 28x28 grey images in 10 classes), unless
-// MAGIC    the folder already holds one;
+// MAGIC 1. writes a small image dataset as Parquet (synthetic 28x28 grey images in 10 classes),
+// MAGIC    unless the folder already holds one;
 // MAGIC 2. reads it with `spark.read.format("stoker")` as per-rank batches;
-// MAGIC 3. measures how fast the loader delivers batches with 0, 1 and 2 worker threads, and what it
-// MAGIC    says the bottleneck is;
-// MAGIC 4. trains a small model (softmax regression, in plain Scala) on 2 ranks for a few epochs and
-// MAGIC    tests it on images it has not seen.
+// MAGIC 3. measures how fast the loader delivers batches with 0, 1 and 2 worker threads, and what
+// MAGIC    it says the bottleneck is;
+// MAGIC 4. trains a small model (softmax regression, in plain Scala) on 2 ranks for a few epochs
+// MAGIC    and tests it on images it has not seen.
 // MAGIC
 // MAGIC **Attach Stoker first**, as a cluster library (*Compute* > the cluster > *Libraries* >
 // MAGIC *Install new*), one of:
@@ -30,8 +30,8 @@
 // MAGIC
 // MAGIC The cluster: classic compute in dedicated (single user) access mode, since the training
 // MAGIC runner uses Spark's barrier execution, which standard (shared) access mode and serverless
-// MAGIC compute do not offer. Training with 2 ranks needs 2 free task slots at once (a barrier stage
-// MAGIC starts all its tasks together): a single-node cluster with 2 or more cores will do.
+// MAGIC compute do not offer. Training with 2 ranks needs 2 free task slots at once (a barrier
+// MAGIC stage starts all its tasks together): a single-node cluster with 2 or more cores will do.
 
 // COMMAND ----------
 
@@ -61,12 +61,12 @@ import spark.implicits._
 // MAGIC %md
 // MAGIC ## 1. A dataset
 // MAGIC
-// MAGIC The widgets at the top of the notebook choose the folder (any path Spark can write: `dbfs:/...`,
-// MAGIC a Unity Catalog volume `/Volumes/<catalog>/<schema>/<volume>/...`, `s3://...`) and how many
-// MAGIC training images to generate. The notebook writes `train/` and `test/` there unless they exist;
-// MAGIC delete the folder to generate them again. To use your own images instead, put Parquet files
-// MAGIC with an `image` column (`binary`, 784 bytes: 28x28 pixels, one byte each) and a `label` column
-// MAGIC (`int`, 0 to 9) in `train/` and `test/`.
+// MAGIC The widgets at the top of the notebook choose the folder (any path Spark can write:
+// MAGIC `dbfs:/...`, a Unity Catalog volume `/Volumes/<catalog>/<schema>/<volume>/...`, `s3://...`)
+// MAGIC and how many training images to generate. The notebook writes `train/` and `test/` there
+// MAGIC unless they exist; delete the folder to generate them again. To use your own images
+// MAGIC instead, put Parquet files with an `image` column (`binary`, 784 bytes: 28x28 pixels, one
+// MAGIC byte each) and a `label` column (`int`, 0 to 9) in `train/` and `test/`.
 
 // COMMAND ----------
 
@@ -118,11 +118,12 @@ display(spark.read.parquet(trainPath).groupBy("label").count().orderBy("label"))
 // MAGIC %md
 // MAGIC ## 2. Parquet as per-rank batches
 // MAGIC
-// MAGIC `format("stoker")` plans from the Parquet footers alone (no Spark job, no shuffle): the result
-// MAGIC has exactly `worldSize` partitions, partition r being rank r, each a stream of batches of exactly
-// MAGIC `batchSize` rows, the same number on every rank (with `dropLast` the rows that do not fill a
-// MAGIC batch on every rank are left out). Do not filter the result: that would remove rows from the
-// MAGIC fixed batches. The same read works from Python and SQL with string options.
+// MAGIC `format("stoker")` plans from the Parquet footers alone (no Spark job, no shuffle): the
+// MAGIC result has exactly `worldSize` partitions, partition r being rank r, each a stream of
+// MAGIC batches of exactly `batchSize` rows, the same number on every rank (with `dropLast` the
+// MAGIC rows that do not fill a batch on every rank are left out). Do not filter the result: that
+// MAGIC would remove rows from the fixed batches. The same read works from Python and SQL with
+// MAGIC string options.
 
 // COMMAND ----------
 
@@ -140,17 +141,18 @@ display(trainBatches.groupBy(spark_partition_id().as("rank")).count().orderBy("r
 // MAGIC %md
 // MAGIC ## 3. Throughput per configuration
 // MAGIC
-// MAGIC `StokerSpark.on(df)` runs a function on every rank, in a barrier stage, with a `DataLoader` over
-// MAGIC the rank's rows: each rank reads its rows once into a shard on its executor's local disk, and
-// MAGIC serves every epoch from there. Below, each rank reads every pixel of every batch for two
-// MAGIC epochs, once per number of loader worker threads (`numWorkers`, 0 = the rank's own thread).
-// MAGIC The load report gives, per rank, samples per second and the bottleneck verdict of the last
-// MAGIC epoch: `pipeline-bound` means the consumer waited for data (here it does almost nothing, so the
-// MAGIC loader sets the pace), `compute-bound` that batches were ready before they were asked for.
+// MAGIC `StokerSpark.on(df)` runs a function on every rank, in a barrier stage, with a `DataLoader`
+// MAGIC over the rank's rows: each rank reads its rows once into a shard on its executor's local
+// MAGIC disk, and serves every epoch from there. Below, each rank reads every pixel of every batch
+// MAGIC for two epochs, once per number of loader worker threads (`numWorkers`, 0 = the rank's own
+// MAGIC thread). The load report gives, per rank, samples per second and the bottleneck verdict of
+// MAGIC the last epoch: `pipeline-bound` means the consumer waited for data (here it does almost
+// MAGIC nothing, so the loader sets the pace), `compute-bound` that batches were ready before they
+// MAGIC were asked for.
 
 // COMMAND ----------
 
-// Reads every pixel of every batch for two epochs: the loader's own pace, with no model to wait for.
+// Reads every pixel of every batch for two epochs: the loader's own pace, no model to wait for.
 val readEveryPixel: RankFunction[Long] = (rank: RankContext, loader: DataLoader) => {
   var sum = 0L
   var epoch = 0
@@ -180,32 +182,37 @@ val throughput = for (workers <- Seq(0, 1, 2)) yield {
   println(report)
   (0 until report.worldSize).map { r =>
     val rank = report.rank(r)
-    (workers, r, math.round(rank.samplesPerSecond), math.round(rank.waitFraction * 100), rank.verdict)
+    (workers, r, math.round(rank.samplesPerSecond), math.round(rank.waitFraction * 100),
+      rank.verdict)
   }
 }
 
-display(throughput.flatten.toDF("numWorkers", "rank", "samplesPerSecond", "waitedPercent", "verdict"))
+display(throughput.flatten
+  .toDF("numWorkers", "rank", "samplesPerSecond", "waitedPercent", "verdict"))
 
 // COMMAND ----------
 
 // MAGIC %md
 // MAGIC ## 4. Training on 2 ranks
 // MAGIC
-// MAGIC Softmax regression (one weight per pixel and class, plus a bias per class) with plain SGD, as
-// MAGIC each rank of a data-parallel job would run it: every rank trains on its own batches, and once
-// MAGIC per epoch the ranks average their models through `RankContext.allGather`, so every rank starts
-// MAGIC the next epoch from the same model (local SGD, also known as model averaging). One exchange per
-// MAGIC epoch keeps the cost of Spark's barrier messages (about a second each) out of the steps; the
-// MAGIC same exchange carries each rank's loss and accuracy. The function captures nothing from the
-// MAGIC notebook but its two arguments: it is sent to the executors as it is.
+// MAGIC Softmax regression (one weight per pixel and class, plus a bias per class) with plain SGD,
+// MAGIC as each rank of a data-parallel (DDP) job runs it: every rank computes the gradient on its
+// MAGIC own batch, `RankContext.allReduceMean` averages the gradients over the ranks, and every
+// MAGIC rank takes the same step, so the ranks keep identical models. The all-reduce runs over TCP
+// MAGIC connections between the ranks, made on its first call (one Spark barrier message, about a
+// MAGIC second); each later call costs a network round trip. Loss and accuracy are summed over the
+// MAGIC ranks once per epoch with `allReduceSum`. The function captures nothing from the notebook
+// MAGIC but its two arguments: it is sent to the executors as it is.
 
 // COMMAND ----------
 
 /**
- * Trains for `epochs` epochs on the rank's batches; returns the loss and accuracy of every epoch
- * over all ranks (loss, accuracy, loss, ...) and the final model: 10 x 784 weights, then 10 biases.
+ * Trains for `epochs` epochs on the rank's batches, the gradients averaged over the ranks every
+ * step; returns the loss and accuracy of every epoch over all ranks (loss, accuracy, loss, ...)
+ * and the final model: 10 x 784 weights, then 10 biases.
  */
-def softmaxRegression(epochs: Int, learningRate: Float): RankFunction[(Array[Double], Array[Float])] =
+def softmaxRegression(epochs: Int, learningRate: Float)
+    : RankFunction[(Array[Double], Array[Float])] =
   (rank: RankContext, loader: DataLoader) => {
     val pixels = 28 * 28
     val classes = 10
@@ -216,9 +223,7 @@ def softmaxRegression(epochs: Int, learningRate: Float): RankFunction[(Array[Dou
     val history = new Array[Double](2 * epochs)
     var epoch = 0
     while (epoch < epochs) {
-      var loss = 0.0
-      var correct = 0
-      var seen = 0
+      val totals = new Array[Double](3)   // loss, correct, seen
       val batches = loader.epoch(epoch).iterator()
       while (batches.hasNext) {
         val batch = batches.next()
@@ -245,12 +250,12 @@ def softmaxRegression(epochs: Int, learningRate: Float): RankFunction[(Array[Dou
           var total = 0.0
           c = 0
           while (c < classes) { score(c) = math.exp(score(c) - top); total += score(c); c += 1 }
-          loss -= math.log(score(label) / total)
-          if (best == label) correct += 1
+          totals(0) -= math.log(score(label) / total)
+          if (best == label) totals(1) += 1
           // The gradient of the cross-entropy: probability minus one-hot, times the input.
           c = 0
           while (c < classes) {
-            val g = (score(c) / total - (if (c == label) 1 else 0)).toFloat
+            val g = ((score(c) / total - (if (c == label) 1 else 0)) / batch.size).toFloat
             gradient(classes * pixels + c) += g
             p = 0
             while (p < pixels) { gradient(c * pixels + p) += g * x(p); p += 1 }
@@ -258,31 +263,14 @@ def softmaxRegression(epochs: Int, learningRate: Float): RankFunction[(Array[Dou
           }
           row += 1
         }
+        totals(2) += batch.size
+        rank.allReduceMean(gradient)   // in place: the mean over the ranks, the same on each
         var i = 0
-        while (i < model.length) { model(i) -= learningRate * gradient(i) / batch.size; i += 1 }
-        seen += batch.size
+        while (i < model.length) { model(i) -= learningRate * gradient(i); i += 1 }
       }
-      // One exchange per epoch: every rank's model, loss and counts; each rank averages the models.
-      val mine = java.nio.ByteBuffer.allocate(4 * model.length + 8 * 3)
-      model.foreach(w => mine.putFloat(w))
-      mine.putDouble(loss).putDouble(correct).putDouble(seen)
-      val all = rank.allGather(mine.array())
-      java.util.Arrays.fill(model, 0f)
-      var lossSum = 0.0
-      var correctSum = 0.0
-      var seenSum = 0.0
-      var r = 0
-      while (r < all.size) {
-        val theirs = java.nio.ByteBuffer.wrap(all.get(r))
-        var i = 0
-        while (i < model.length) { model(i) += theirs.getFloat / all.size; i += 1 }
-        lossSum += theirs.getDouble
-        correctSum += theirs.getDouble
-        seenSum += theirs.getDouble
-        r += 1
-      }
-      history(2 * epoch) = lossSum / seenSum
-      history(2 * epoch + 1) = correctSum / seenSum
+      rank.allReduceSum(totals)
+      history(2 * epoch) = totals(0) / totals(2)
+      history(2 * epoch + 1) = totals(1) / totals(2)
       epoch += 1
     }
     (history, model)
@@ -297,7 +285,8 @@ val trained = StokerSpark.on(trainBatches)
   .run(softmaxRegression(epochs, learningRate = 0.1f))
 
 val (history, model) = trained.result(0)
-require(java.util.Arrays.equals(model, trained.result(1)._2), "the ranks ended with different models")
+require(java.util.Arrays.equals(model, trained.result(1)._2),
+  "the ranks ended with different models")
 println(trained.report())
 display((0 until epochs).map(e => (e + 1, history(2 * e), history(2 * e + 1)))
   .toDF("epoch", "loss", "accuracy"))
@@ -316,9 +305,11 @@ def predict(image: Array[Byte]): Int = {
   scores.indexOf(scores.max)
 }
 
-val test = spark.read.parquet(testPath).select("image", "label").as[(Array[Byte], Int)].collect()
-val testAccuracy = test.count { case (image, label) => predict(image) == label }.toDouble / test.length
-println(f"accuracy on ${test.length} unseen images: ${testAccuracy * 100}%.1f%%")
+val testImages = spark.read.parquet(testPath).select("image", "label")
+  .as[(Array[Byte], Int)].collect()
+val testAccuracy =
+  testImages.count { case (image, label) => predict(image) == label }.toDouble / testImages.length
+println(f"accuracy on ${testImages.length} unseen images: ${testAccuracy * 100}%.1f%%")
 
 // COMMAND ----------
 
@@ -326,12 +317,12 @@ println(f"accuracy on ${test.length} unseen images: ${testAccuracy * 100}%.1f%%"
 // MAGIC ## Next
 // MAGIC
 // MAGIC - **Your data**: any DataFrame works with `StokerSpark.on(df)`; declare each column with
-// MAGIC   `tensor(name, dtype, shape...)` (fixed-length `binary` for uint8, or fixed-length arrays of
-// MAGIC   float, double, int or long) or `scalar(name, dtype)`. A DataFrame read with
+// MAGIC   `tensor(name, dtype, shape...)` (fixed-length `binary` for uint8, or fixed-length arrays
+// MAGIC   of float, double, int or long) or `scalar(name, dtype)`. A DataFrame read with
 // MAGIC   `format("stoker")` reaches the ranks without a shuffle; any other is shuffled once.
-// MAGIC - **GPUs**: on a GPU cluster (with `spark.task.resource.gpu.amount` set), each rank's task gets a
-// MAGIC   GPU; `.devices(address => dev.stoker.loader.device.CudaDevice.forAddress(address))` makes the
-// MAGIC   loader copy every batch to it from pinned memory, overlapping the copy with the step.
+// MAGIC - **GPUs**: on a GPU cluster (with `spark.task.resource.gpu.amount` set), each rank's task
+// MAGIC   gets a GPU; `.devices(CudaDevice.forAddress(_))` (`dev.stoker.loader.device`) makes
+// MAGIC   the loader copy every batch to it from pinned memory, overlapping the copy with the step.
 // MAGIC - **Tuning**: raise `numWorkers` while the verdict says `pipeline-bound`; the load report
 // MAGIC   (`println(result.report())`) has the figures per rank.
 // MAGIC - **Clean up**: `dbutils.fs.rm(dataPath, true)` removes the generated data.

@@ -111,6 +111,17 @@ class NotebookTest {
   }
 
   @Test
+  void shouldWrapCellsInClassesAsDatabricksDoes() {
+    try (ScalaCells cells = new ScalaCells()) {
+      run(cells, "a cell naming its wrapper", "dev.stoker.examples.notebook.DatabricksStandIns"
+          + ".record(\"wrapper\", getClass.getName)");
+    }
+
+    // Class-based: a closure that reads a notebook value captures a wrapper instance, as there.
+    assertThat((String) DatabricksStandIns.recorded("wrapper")).endsWith("$iw");
+  }
+
+  @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void shouldRunEveryCodeCellInOrderOnALocalSpark(@TempDir Path folder) throws IOException {
     NotebookSource notebook = NotebookSource.read(NOTEBOOK);
