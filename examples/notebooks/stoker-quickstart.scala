@@ -99,17 +99,17 @@ val syntheticImage = udf { (seed: Long, label: Int) =>
 
 def writeImages(path: String, rows: Long, firstSeed: Long): Unit =
   spark.range(firstSeed, firstSeed + rows, 1, 4)
-    .select(syntheticImage(col("id"), pmod(hash(col("id")), lit(10))).as("image"),
-      pmod(hash(col("id")), lit(10)).as("label"))
+    .withColumn("label", pmod(hash(col("id")), lit(10)))
+    .select(syntheticImage(col("id"), col("label")).as("image"), col("label"))
     .write.mode("overwrite").parquet(path)
 
-def exists(path: String): Boolean = {
+def pathExists(path: String): Boolean = {
   val folder = new Path(path)
   folder.getFileSystem(sc.hadoopConfiguration).exists(folder)
 }
 
-if (!exists(trainPath)) writeImages(trainPath, trainRows, 0L)
-if (!exists(testPath)) writeImages(testPath, trainRows / 6, 1L << 40)   // seeds training never saw
+if (!pathExists(trainPath)) writeImages(trainPath, trainRows, 0L)
+if (!pathExists(testPath)) writeImages(testPath, trainRows / 6, 1L << 40)   // seeds training never saw
 
 display(spark.read.parquet(trainPath).groupBy("label").count().orderBy("label"))
 
