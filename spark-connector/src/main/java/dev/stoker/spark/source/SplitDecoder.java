@@ -77,8 +77,9 @@ public final class SplitDecoder implements Closeable {
       }
       this.rows = total;
       List<BlockMetaData> groups = reader.getRowGroups();
-      this.nextGroupFirstRow = groups.isEmpty() ? 0 : Math.max(0, groups.get(0).getRowIndexOffset());
-    } catch (RuntimeException e) {
+      this.nextGroupFirstRow =
+          groups.isEmpty() ? 0 : Math.max(0, groups.get(0).getRowIndexOffset());
+    } catch (RuntimeException | Error e) { // the reader is closed however the opening fails
       reader.close();
       throw e;
     }
