@@ -82,6 +82,24 @@ class ParquetInputTest {
   }
 
   @Test
+  void shouldDecodeDictionaryPagesToTheValuesSparksReaderGives(@TempDir Path folder) {
+    String parquet = folder.resolve("dictionary.parquet").toString();
+    TestFrames.frame(spark, 3, 14, 14).selectExpr("id % 4 as id",
+        "transform(x, (v, e) -> cast((id % 4) * 1000 + e as float)) as x").write()
+        .parquet(parquet);
+    Dataset<Row> scan = spark.read().parquet(parquet);
+
+    TrainingResult<RankIds> decoded = run(scan, 1);
+    Dataset<Row> cached = spark.read().parquet(parquet).cache();
+    TrainingResult<RankIds> throughSpark = run(cached, 1);
+    cached.unpersist(true);
+
+    assertThat(decoded.report().parquetDecoder()).isTrue();
+    assertThat(decoded.results()).allMatch(RankIds::consistent)
+        .isEqualTo(throughSpark.results());
+  }
+
+  @Test
   void shouldDecodeEachSplitToTheRowsSparksReaderGivesItsPartition(@TempDir Path folder)
       throws Exception {
     String parquet = folder.resolve("groups.parquet").toString();

@@ -104,8 +104,11 @@ public final class SparkIngestBench {
     double[][] figures = new double[6][config.repeats()];
     for (int round = 0; round < rounds; round++) {
       String label = round == 0 ? "warm-up" : "round " + round + "/" + config.repeats();
+      startOnAnEmptyHeap();
       double[] baseline = baseline(input);
+      startOnAnEmptyHeap();
       double[] stoker = stoker(input, false);
+      startOnAnEmptyHeap();
       double[] shuffled = stoker(input, true);
       progress.accept(String.format("%s: stoker %,.0f rows/s (wall %,.0f), baseline %,.0f rows/s "
               + "(wall %,.0f), stoker shuffled %,.0f rows/s, cached epoch %,.0f rows/s", label,
@@ -121,6 +124,14 @@ public final class SparkIngestBench {
     }
     return new SparkIngestResult(config, spark.version(), input.rdd().getNumPartitions(),
         parquetBytes, figures[0], figures[1], figures[2], figures[3], figures[4], figures[5]);
+  }
+
+  /**
+   * A full collection before each pass, so that no pass pays for the garbage the one before left
+   * (the baseline's boxed floats, Spark's own).
+   */
+  private static void startOnAnEmptyHeap() {
+    System.gc();
   }
 
   /**

@@ -58,7 +58,12 @@ final class ChunkDecoder {
     this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed = descriptor.getPrimitiveType().getPrimitiveTypeName()
         == PrimitiveTypeName.BINARY;
-    DictionaryPage page = pages.readDictionaryPage();
+    DictionaryPage page;
+    try {
+      page = pages.readDictionaryPage();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
     this.dictionary = page == null ? null
         : PageDictionary.of(page, lengthPrefixed ? -1 : valueBytes);
   }
@@ -88,7 +93,12 @@ final class ChunkDecoder {
   }
 
   private void nextPage() throws IOException {
-    DataPage page = pages.readPage();
+    DataPage page;
+    try {
+      page = pages.readPage();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
     if (page == null) {
       throw new IllegalStateException("column '" + column.name() + "' of file '" + path
           + "' ended after " + value + " values, before the rows its row group holds");

@@ -51,14 +51,20 @@ final class PageDictionary {
     return fixed != null ? size : variable[id].length;
   }
 
-  /** Writes entry {@code id} to {@code dst} at {@code index} (native order for numbers). */
+  /**
+   * Writes entry {@code id} to {@code dst} at {@code index}; numbers little-endian, as the file
+   * holds them and PLAIN pages are copied, whatever {@code dst}'s byte order.
+   */
   void copy(int id, ByteBuffer dst, int index) {
+    boolean little = dst.order() == ByteOrder.LITTLE_ENDIAN;
     if (fixed == null) {
       dst.put(index, variable[id]);
     } else if (size == 4) {
-      dst.putInt(index, fixed.getInt(id * 4));
+      int value = fixed.getInt(id * 4);
+      dst.putInt(index, little ? value : Integer.reverseBytes(value));
     } else if (size == 8) {
-      dst.putLong(index, fixed.getLong(id * 8));
+      long value = fixed.getLong(id * 8);
+      dst.putLong(index, little ? value : Long.reverseBytes(value));
     } else {
       dst.put(index, fixed, id * size, size);
     }

@@ -43,14 +43,14 @@ record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
   record ColumnStats(long values, long nulls, long bytes, boolean decodable) {}
 
   /**
-   * Whether {@link ChunkDecoder} reads a column chunk: its footer lists the encodings of its pages
-   * (writers have for a decade), and those are PLAIN or a dictionary. Others (DELTA_*,
-   * BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
+   * Whether {@link ChunkDecoder} reads a column chunk: it is not encrypted, its footer lists the
+   * encodings of its pages (writers have for a decade), and those are PLAIN or a dictionary.
+   * Others (DELTA_*, BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
    */
   @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
   static boolean decodable(ColumnChunkMetaData chunk) {
     EncodingStats stats = chunk.getEncodingStats();
-    if (stats == null) {
+    if (stats == null || chunk.isEncrypted()) {
       return false;
     }
     for (Encoding encoding : stats.getDataEncodings()) {

@@ -9,7 +9,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -17,8 +16,9 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads a run with Parquet's page reader and a {@link ChunkDecoder} per column: pages are
- * decompressed by Parquet, then decoded straight into the window. Rows before the run's first
+ * Reads a run with Stoker's page reader ({@link FilePages}) and a {@link ChunkDecoder} per
+ * column: pages are read and decompressed into reused buffers, then decoded straight into the
+ * window. Rows before the run's first
  * are passed over with their levels checked but their values not copied.
  */
 final class ParquetRunReader implements RunReader {
@@ -29,6 +29,7 @@ final class ParquetRunReader implements RunReader {
   private final ParquetFileReader reader;
   private final MessageType requested;
   private final List<ColumnDescriptor> descriptors = new ArrayList<>();
+  private final FilePages pages;
   private final ChunkDecoder[] decoders;
   private long skip;
   private long groupLeft;
@@ -42,7 +43,8 @@ final class ParquetRunReader implements RunReader {
     Path path = new Path(run.path());
     ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
         .withRange(run.start(), run.start() + run.length()).build();
-    this.reader = new ParquetFileReader(HadoopInputFile.fromPath(path, conf), options);
+    HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
+    this.reader = new ParquetFileReader(input, options);
     OPEN.incrementAndGet();
     try {
       long rows = 0;
@@ -62,7 +64,9 @@ final class ParquetRunReader implements RunReader {
       for (ColumnSpec column : config.columns()) {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }
-    } catch (RuntimeException e) {
+      this.pages = new FilePages(input, run.path(), reader.getRowGroups(), config.columns(),
+          descriptors, conf, options.usePageChecksumVerification());
+    } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;
     }
@@ -110,16 +114,16 @@ final class ParquetRunReader implements RunReader {
   }
 
   private void nextGroup() throws IOException {
-    PageReadStore group = reader.readNextRowGroup();
-    if (group == null) {
+    long groupRows = pages.nextGroup();
+    if (groupRows < 0) {
       throw RunCheck.endedEarly(run);
     }
     groupFirstRow = nextGroupFirstRow;
-    groupLeft = group.getRowCount();
+    groupLeft = groupRows;
     nextGroupFirstRow = groupFirstRow + groupLeft;
     for (int c = 0; c < decoders.length; c++) {
       decoders[c] = new ChunkDecoder(config.columns().get(c), descriptors.get(c), requested,
-          group.getPageReader(descriptors.get(c)), run.path(), groupFirstRow);
+          pages.pages(c), run.path(), groupFirstRow);
     }
   }
 
@@ -128,7 +132,13 @@ final class ParquetRunReader implements RunReader {
     if (!closed) {
       closed = true;
       OPEN.decrementAndGet();
-      reader.close();
+      try {
+        if (pages != null) {
+          pages.close();
+        }
+      } finally {
+        reader.close();
+      }
     }
   }
 }

@@ -14,7 +14,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -27,8 +26,8 @@ import org.apache.parquet.schema.Type;
 
 /**
  * Decodes the rows of one split of a Parquet file (the row groups whose middle lies in its byte
- * range, as Spark's own reader takes them) with Stoker's page decoder, straight into the caller's
- * column buffers: for readers such as the training runner's shard that take a plain Parquet scan
+ * range, as Spark's own reader takes them) with Stoker's page reader ({@link FilePages}) and
+ * decoder, straight into the caller's column buffers: for readers such as the training runner's shard that take a plain Parquet scan
  * without Spark's row or vector assembly. Only columns whose Parquet type holds exactly the
  * declared dtype, in PLAIN or dictionary pages, qualify; {@link #whyNot} says whether files do.
  */
@@ -41,6 +40,7 @@ public final class SplitDecoder implements Closeable {
   private final List<ColumnSpec> columns = new ArrayList<>();
   private final List<ColumnDescriptor> descriptors = new ArrayList<>();
   private final MessageType requested;
+  private final FilePages pages;
   private final ChunkDecoder[] decoders;
   private final long rows;
   private long groupLeft;
@@ -53,7 +53,8 @@ public final class SplitDecoder implements Closeable {
     Path path = new Path(split.path());
     ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
         .withRange(split.start(), split.start() + split.length()).build();
-    this.reader = new ParquetFileReader(HadoopInputFile.fromPath(path, conf), options);
+    HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
+    this.reader = new ParquetFileReader(input, options);
     try {
       MessageType file = reader.getFileMetaData().getSchema();
       List<Type> types = new ArrayList<>();
@@ -79,7 +80,9 @@ public final class SplitDecoder implements Closeable {
       List<BlockMetaData> groups = reader.getRowGroups();
       this.nextGroupFirstRow =
           groups.isEmpty() ? 0 : Math.max(0, groups.get(0).getRowIndexOffset());
-    } catch (RuntimeException | Error e) { // the reader is closed however the opening fails
+      this.pages = new FilePages(input, split.path(), groups, columns, descriptors, conf,
+          options.usePageChecksumVerification());
+    } catch (IOException | RuntimeException | Error e) { // closed however the opening fails
       reader.close();
       throw e;
     }
@@ -144,8 +147,8 @@ public final class SplitDecoder implements Closeable {
   }
 
   private boolean nextGroup() throws IOException {
-    PageReadStore group = reader.readNextRowGroup();
-    if (group == null) {
+    long groupRows = pages.nextGroup();
+    if (groupRows < 0) {
       return false;
     }
     long first = nextGroupFirstRow;
@@ -154,18 +157,22 @@ public final class SplitDecoder implements Closeable {
       first = groups.get(groupOrdinal).getRowIndexOffset();
     }
     groupOrdinal++;
-    groupLeft = group.getRowCount();
+    groupLeft = groupRows;
     nextGroupFirstRow = first + groupLeft;
     for (int c = 0; c < decoders.length; c++) {
       decoders[c] = new ChunkDecoder(columns.get(c), descriptors.get(c), requested,
-          group.getPageReader(descriptors.get(c)), split.path(), first);
+          pages.pages(c), split.path(), first);
     }
     return true;
   }
 
   @Override
   public void close() throws IOException {
-    reader.close();
+    try {
+      pages.close();
+    } finally {
+      reader.close();
+    }
   }
 
   /** Why {@code field} cannot be decoded from a file of {@code schema}, or null. */
