@@ -32,6 +32,11 @@ import org.apache.parquet.io.SeekableInputStream;
 final class ColumnPages implements PageReader {
   /** Bytes read from the file at once. */
   static final int WINDOW_BYTES = 8 << 20;
+  /**
+   * Bytes asked of the stream at once: Hadoop's local streams copy every read through a native
+   * buffer of its size, which costs fresh memory for large reads and nothing for small ones.
+   */
+  private static final int READ_BYTES = 64 << 10;
   /** The first guess at a page header's size (its statistics make it vary). */
   private static final int HEADER_BYTES = 256;
   /** Room for a chunk's levels and framing beyond its values. */
@@ -274,7 +279,9 @@ final class ColumnPages implements PageReader {
     windowLength = 0;
     try {
       in.seek(position);
-      in.readFully(window, 0, size);
+      for (int at = 0; at < size; at += READ_BYTES) {
+        in.readFully(window, at, Math.min(READ_BYTES, size - at));
+      }
     } catch (IOException e) {
       throw corrupt("reading " + size + " bytes failed: " + e, e);
     }
