@@ -119,7 +119,8 @@ final class RankRuntime {
           + e.getClass().getName() + ": " + why
           + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
     }
-    task.barrier();
+    // No closing barrier: Spark's costs a second (it polls), and a rank failing after another
+    // ended still fails the stage as a whole, retried as a whole (it is a map stage).
     return outcome;
   }
 
