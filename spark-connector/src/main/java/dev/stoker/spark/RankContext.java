@@ -75,12 +75,12 @@ public final class RankContext {
 
   /** Sends {@code message} to every rank and returns every rank's message, index = rank. */
   public List<String> allGather(String message) {
-    return List.of(task.allGather(message));
+    return List.of(BarrierSync.allGather(task, message));
   }
 
   /** {@link #allGather(String)} for bytes: each rank's bytes, index = rank. */
   public List<byte[]> allGather(byte[] message) {
-    String[] all = task.allGather(Base64.getEncoder().encodeToString(message));
+    String[] all = BarrierSync.allGather(task, Base64.getEncoder().encodeToString(message));
     List<byte[]> bytes = new ArrayList<>(all.length);
     for (String one : all) {
       bytes.add(Base64.getDecoder().decode(one.getBytes(StandardCharsets.US_ASCII)));
@@ -90,7 +90,7 @@ public final class RankContext {
 
   /** Waits until every rank has called it. */
   public void barrier() {
-    task.barrier();
+    BarrierSync.barrier(task);
   }
 
   /**
@@ -136,7 +136,7 @@ public final class RankContext {
       try {
         collective = worldSize == 1 ? Collective.single()
             : Collective.connect(rank, worldSize, task.stageAttemptNumber(), executorHost(),
-                task::allGather, new Waits(collectiveTimeout,
+                message -> BarrierSync.allGather(task, message), new Waits(collectiveTimeout,
                     SparkOptionNames.COLLECTIVE_TIMEOUT, task::killTaskIfInterrupted));
       } catch (RuntimeException e) {
         collectiveFailure = e;

@@ -66,7 +66,7 @@ final class RankRuntime {
       throw failed(task, "reading its rows into the shard in " + files + " failed", e);
     }
     double shardSeconds = (System.nanoTime() - start) / 1e9;
-    RankStatus all = RankStatus.of(task.allGather(status));
+    RankStatus all = RankStatus.of(BarrierSync.allGather(task, status));
     String refusal = null;
     if (!all.problems().isEmpty()) {
       refusal = String.join("; ", all.problems());
@@ -119,8 +119,10 @@ final class RankRuntime {
           + e.getClass().getName() + ": " + why
           + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
     }
-    // No closing barrier: Spark's costs a second (it polls), and a rank failing after another
-    // ended still fails the stage as a whole, retried as a whole (it is a map stage).
+    // No rank's task ends before every rank's function has returned: had one ended and another
+    // then failed, Spark could keep the ended task's output and retry the failed one alone,
+    // whose barrier calls would then wait for a rank that never comes.
+    BarrierSync.barrier(task);
     return outcome;
   }
 

@@ -88,10 +88,12 @@ class RankLifecycleTest {
       rank.barrier();
       return rank.rank() + "/" + rank.worldSize() + " " + rank.device().name() + " "
           + rank.gpuAddress().orElse("no-gpu") + " " + names + " " + bytes.get(1)[0]
-          + bytes.get(1)[1] + " " + rank.shardRows() + " " + loader.batchesPerEpoch();
+          + bytes.get(1)[1] + " " + rank.shardRows() + " " + loader.batchesPerEpoch()
+          + " interrupted=" + Thread.currentThread().isInterrupted();
     });
-    assertThat(run.results()).containsExactly("0/2 cpu no-gpu [r0, r1] 1-1 40 10",
-        "1/2 cpu no-gpu [r0, r1] 1-1 40 10");
+    assertThat(run.results()).as("the exchanges leave no interrupt behind").containsExactly(
+        "0/2 cpu no-gpu [r0, r1] 1-1 40 10 interrupted=false",
+        "1/2 cpu no-gpu [r0, r1] 1-1 40 10 interrupted=false");
     assertThat(run.report().rapids().active()).isFalse();
     assertThat(run.report().rank(1).device()).isEqualTo("cpu");
     assertThat(run.report().rank(1).gpuAddress()).isNull();
@@ -190,6 +192,18 @@ class RankLifecycleTest {
     assertThat(KILLED_AT.get()).as("batches rank 0 read before it was killed")
         .isBetween(1, 999);
     assertThat(KILL_ERROR.get()).isNotNull();
+  }
+
+  @Test
+  void shouldEndARankKilledWhileItWaitsInAnExchange() {
+    TrainingResult<String> run = declared(1).run((rank, loader) -> {
+      if (rank.stageAttempt() == 0 && rank.rank() == 1) {
+        throw new IllegalStateException("rank 1 fails; rank 0 waits for it in allGather");
+      }
+      return rank.allGather("attempt " + rank.stageAttempt()).toString();
+    });
+    assertThat(run.results()).containsExactly("[attempt 1, attempt 1]",
+        "[attempt 1, attempt 1]");
   }
 
   @Test
