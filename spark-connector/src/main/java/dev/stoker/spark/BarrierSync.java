@@ -17,7 +17,7 @@ import org.apache.spark.BarrierTaskContext;
  */
 final class BarrierSync {
   /** How often a waiting caller is woken to look at the reply. */
-  private static final long WAKE_MILLIS = 5;
+  private static final long WAKE_MILLIS = 1;
   private static final ScheduledExecutorService WAKER =
       Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "stoker-barrier-waker");
