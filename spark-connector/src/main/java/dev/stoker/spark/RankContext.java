@@ -18,7 +18,7 @@ import org.apache.spark.SparkEnv;
  * What a rank knows of itself and its peers, as {@code torch.distributed} tells a DDP process:
  * its rank and the world size, its device and the task's GPU, a way to exchange small values
  * with every other rank ({@link #allGather}, {@link #barrier}) through Spark's barrier task
- * context (about a second a call), and a fast all-reduce for values exchanged every step
+ * context (about a millisecond a call on one machine), and a fast all-reduce for values exchanged every step
  * ({@link #allReduceMean(float[])}: gradients, metrics) over TCP connections of its own. Every
  * rank must make the same exchanges in the same order. Valid while its {@link RankFunction}
  * runs, on the rank's thread.
@@ -96,7 +96,7 @@ public final class RankContext {
   /**
    * Replaces {@code values} with their mean over all ranks and returns it: DDP's gradient
    * averaging. Rank 0 adds the ranks' values in rank order, so every rank gets the same bits.
-   * The first collective call connects the ranks (one {@link #allGather} of about a second);
+   * The first collective call connects the ranks (one {@link #allGather});
    * later calls cost a network round trip. Every rank must call it with an array of the same
    * length, in the same order as its other collective calls.
    *

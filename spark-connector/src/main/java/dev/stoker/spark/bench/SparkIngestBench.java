@@ -34,7 +34,8 @@ import org.apache.spark.sql.functions;
  * on all ranks at once, from the first row read to the last batch; for Stoker, the slowest rank's
  * shard and first epoch plus every other stage of the run, such as the shuffle); the <em>wall</em>
  * figures time the whole call on the driver, Spark's scheduling included, and for Stoker the
- * barrier stage's synchronizations (Spark polls them once a second: about 2 s per run).
+ * barrier stage's synchronizations. A full collection before each pass keeps one pass from
+ * paying for another's garbage.
  */
 public final class SparkIngestBench {
   /** What to run. */
