@@ -116,6 +116,7 @@ final class ColumnPages implements PageReader {
       byte[] own = new byte[bytes.remaining()]; // kept for the whole chunk
       bytes.get(own);
       DictionaryPageHeader dictionary = header.getDictionary_page_header();
+      count(dictionary.getNum_values());
       return new DictionaryPage(BytesInput.from(own), dictionary.getNum_values(),
           encoding(dictionary.getEncoding()));
     } catch (IOException e) {
@@ -148,6 +149,7 @@ final class ColumnPages implements PageReader {
 
   private DataPage v1(PageHeader header) throws IOException {
     DataPageHeader page = header.getData_page_header();
+    count(page.getNum_values());
     ByteBuffer bytes = body(header);
     valuesLeft -= page.getNum_values();
     return new DataPageV1(input(bytes), page.getNum_values(), header.getUncompressed_page_size(),
@@ -157,6 +159,7 @@ final class ColumnPages implements PageReader {
 
   private DataPage v2(PageHeader header) throws IOException {
     DataPageHeaderV2 page = header.getData_page_header_v2();
+    count(page.getNum_values());
     int size = header.getCompressed_page_size();
     int reps = page.getRepetition_levels_byte_length();
     int defs = page.getDefinition_levels_byte_length();
@@ -176,6 +179,12 @@ final class ColumnPages implements PageReader {
         page.getNum_values(), BytesInput.from(window, at, reps),
         BytesInput.from(window, at + reps, defs), encoding(page.getEncoding()), input(data),
         null);
+  }
+
+  private void count(int values) throws IOException {
+    if (values < 0) {
+      throw corrupt("a page of " + values + " values", null);
+    }
   }
 
   /** The decompressed body of the page of {@code header}. */

@@ -95,6 +95,14 @@ class ColumnPagesTest {
   }
 
   @Test
+  void shouldRefuseAPageOfANegativeNumberOfValues() {
+    byte[] body = Pages.floats(1);
+    ColumnPages pages = pages(new Chunk().page(v1(body.length, -3), body),
+        CompressionCodecName.UNCOMPRESSED, 1, false);
+    assertMessage(pages, "a page of -3 values");
+  }
+
+  @Test
   void shouldRefuseASnappyPageOfAnotherLengthThanItsHeaderSays() throws Exception {
     byte[] compressed = Snappy.compress(Pages.floats(1, 2, 3));
     PageHeader header = v1(8, compressed.length, 3);
