@@ -20,7 +20,6 @@ import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * The pages of one column, chunk after chunk (one per row group), read from the file through a
@@ -32,11 +31,6 @@ import org.apache.parquet.io.SeekableInputStream;
 final class ColumnPages implements PageReader {
   /** Bytes read from the file at once. */
   static final int WINDOW_BYTES = 8 << 20;
-  /**
-   * Bytes asked of the stream at once: Hadoop's local streams copy every read through a native
-   * buffer of its size, which costs fresh memory for large reads and nothing for small ones.
-   */
-  private static final int READ_BYTES = 64 << 10;
   /** The first guess at a page header's size (its statistics make it vary). */
   private static final int HEADER_BYTES = 256;
   /** Room for a chunk's levels and framing beyond its values. */
@@ -44,7 +38,7 @@ final class ColumnPages implements PageReader {
   /** Snappy turns 3 bytes into at most 64: no valid page expands more. */
   private static final int SNAPPY_MAX_RATIO = 22;
 
-  private final SeekableInputStream in;
+  private final FileBytes file;
   private final PageDecompressor decompressor;
   private final String path;
   private final String column;
@@ -66,12 +60,12 @@ final class ColumnPages implements PageReader {
   private boolean pastFirst;
 
   /**
-   * Pages of column {@code spec} of file {@code path}, read from {@code in} (shared with the
-   * file's other columns: every read seeks first).
+   * Pages of column {@code spec} of file {@code path}, read from {@code file} (shared with the
+   * file's other columns).
    */
-  ColumnPages(SeekableInputStream in, PageDecompressor decompressor, String path,
-      ColumnSpec spec, boolean verifyChecksums) {
-    this.in = in;
+  ColumnPages(FileBytes file, PageDecompressor decompressor, String path, ColumnSpec spec,
+      boolean verifyChecksums) {
+    this.file = file;
     this.decompressor = decompressor;
     this.path = path;
     this.column = spec.name();
@@ -272,7 +266,8 @@ final class ColumnPages implements PageReader {
 
   /**
    * Makes the window hold file bytes {@code [position, position + length)}, all within the
-   * chunk, and returns the offset of {@code position} in it.
+   * chunk, and returns the offset of {@code position} in it. The window starts and ends where
+   * the file's reads may ({@link FileBytes#alignment()}).
    */
   private int ensure(long position, int length) throws IOException {
     if (position >= windowStart && position + length <= windowStart + windowLength) {
@@ -281,22 +276,27 @@ final class ColumnPages implements PageReader {
     if (position + length > end) {
       throw corrupt("a page of " + length + " bytes past the end of its column chunk", null);
     }
-    int size = (int) Math.max(length, Math.min(WINDOW_BYTES, end - position));
+    int alignment = file.alignment();
+    long start = position - position % alignment;
+    long stop = Math.max(position + length, Math.min(position + WINDOW_BYTES, end));
+    stop = Math.min(file.length(), (stop + alignment - 1) / alignment * alignment);
+    if (stop < position + length) {
+      throw corrupt("a page of " + length + " bytes past the end of the file ("
+          + file.length() + " bytes)", null);
+    }
+    int size = Math.toIntExact(stop - start);
     if (window.length < size) {
       window = new byte[size];
     }
     windowLength = 0;
     try {
-      in.seek(position);
-      for (int at = 0; at < size; at += READ_BYTES) {
-        in.readFully(window, at, Math.min(READ_BYTES, size - at));
-      }
+      file.readFully(start, window, 0, size);
     } catch (IOException e) {
       throw corrupt("reading " + size + " bytes failed: " + e, e);
     }
-    windowStart = position;
+    windowStart = start;
     windowLength = size;
-    return 0;
+    return (int) (position - start);
   }
 
   private static BytesInput input(ByteBuffer bytes) {

@@ -5,23 +5,25 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.SeekableInputStream;
+
 
 /**
  * The pages of some columns of a file's row groups, group after group, each column through a
- * {@link ColumnPages} of its own over one stream of the file. Page checksums are verified when
+ * {@link ColumnPages} of its own over the file's bytes ({@link FileBytes}: a local file read
+ * directly, its Hadoop checksums verified, else one stream). Page checksums are verified when
  * Parquet's {@code parquet.page.verify-checksum.enabled} says so, as Parquet's reader does.
  */
 final class FilePages implements Closeable {
   private final String path;
   private final List<BlockMetaData> groups;
   private final List<ColumnDescriptor> descriptors;
-  private final SeekableInputStream in;
+  private final FileBytes bytes;
   private final PageDecompressor decompressor;
   private final ColumnPages[] columns;
   private int group;
@@ -45,11 +47,11 @@ final class FilePages implements Closeable {
         }
       }
     }
-    this.in = file.newStream();
+    this.bytes = FileBytes.open(file, new Path(path), conf);
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
-      this.columns[c] = new ColumnPages(in, decompressor, path, columns.get(c),
+      this.columns[c] = new ColumnPages(bytes, decompressor, path, columns.get(c),
           verifyChecksums);
     }
   }
@@ -87,7 +89,7 @@ final class FilePages implements Closeable {
   @Override
   public void close() throws IOException {
     try {
-      in.close();
+      bytes.close();
     } finally {
       decompressor.close();
     }

@@ -168,8 +168,8 @@ class ColumnPagesTest {
         throw new IOException("disk gone");
       }
     };
-    ColumnPages pages = new ColumnPages(failing, new PageDecompressor(new Configuration()),
-        "file:/data/part-0.parquet", FLOATS, false);
+    ColumnPages pages = new ColumnPages(FileBytes.of(failing, bytes.length),
+        new PageDecompressor(new Configuration()), "file:/data/part-0.parquet", FLOATS, false);
     pages.start(CompressionCodecName.UNCOMPRESSED, START, bytes.length - START, 1);
     assertMessage(pages, "disk gone");
   }
@@ -190,7 +190,7 @@ class ColumnPagesTest {
 
   private static ColumnPages pages(byte[] file, long chunkBytes, CompressionCodecName codec,
       long values, boolean verify) {
-    ColumnPages pages = new ColumnPages(new BytesStream(file),
+    ColumnPages pages = new ColumnPages(FileBytes.of(new BytesStream(file), file.length),
         new PageDecompressor(new Configuration()), "file:/data/part-0.parquet", FLOATS, verify);
     pages.start(codec, START, chunkBytes, values);
     return pages;
