@@ -251,16 +251,24 @@ final class ColumnPages implements PageReader {
       int at = ensure(next, want);
       int available = windowLength - at;
       ByteArrayInputStream bytes = new ByteArrayInputStream(window, at, available);
+      PageHeader header;
       try {
-        PageHeader header = Util.readPageHeader(bytes);
-        bodyAt = next + (available - bytes.available());
-        return header;
+        header = Util.readPageHeader(bytes);
       } catch (IOException | RuntimeException e) {
         if (next + available >= end) {
           throw corrupt("a page header that cannot be read (" + e.getMessage() + ")", e);
         }
         want = (int) Math.min(Math.min(2L * available, Integer.MAX_VALUE - 16), end - next);
+        continue;
       }
+      bodyAt = next + (available - bytes.available());
+      PageType type = header.getType();
+      if (type == null || type == PageType.DATA_PAGE && !header.isSetData_page_header()
+          || type == PageType.DATA_PAGE_V2 && !header.isSetData_page_header_v2()
+          || type == PageType.DICTIONARY_PAGE && !header.isSetDictionary_page_header()) {
+        throw corrupt("a " + type + " page header without its fields", null);
+      }
+      return header;
     }
   }
 

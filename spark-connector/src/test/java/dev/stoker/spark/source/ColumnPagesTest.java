@@ -103,6 +103,15 @@ class ColumnPagesTest {
   }
 
   @Test
+  void shouldRefuseADataPageHeaderWithoutItsFields() {
+    byte[] body = Pages.floats(1);
+    PageHeader header = new PageHeader(PageType.DATA_PAGE, body.length, body.length);
+    ColumnPages pages = pages(new Chunk().page(header, body), CompressionCodecName.UNCOMPRESSED,
+        1, false);
+    assertMessage(pages, "a DATA_PAGE page header without its fields");
+  }
+
+  @Test
   void shouldRefuseASnappyPageOfAnotherLengthThanItsHeaderSays() throws Exception {
     byte[] compressed = Snappy.compress(Pages.floats(1, 2, 3));
     PageHeader header = v1(8, compressed.length, 3);
