@@ -1,5 +1,6 @@
 package dev.stoker.examples.datasource;
 
+import dev.stoker.examples.JobEnd;
 import dev.stoker.examples.demo.Mlp;
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
@@ -66,7 +67,7 @@ public final class TrainFromParquet {
   }
 
   /** {@code TrainFromParquet PATH [EPOCHS]}: prints the mean loss of every epoch. */
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     if (args.length < 1 || args.length > 2) {
       System.err.println("usage: TrainFromParquet PATH [EPOCHS] (got " + args.length
           + " arguments; PATH: Parquet with pixels as 784-byte binary and an integer label)");
@@ -79,13 +80,11 @@ public final class TrainFromParquet {
     }
     SparkSession spark = SparkSession.builder().appName("stoker-train-from-parquet")
         .getOrCreate();
-    try {
+    JobEnd.run(spark, () -> {
       List<Double> losses = train(spark, args[0], Integer.parseInt(epochs));
       for (int epoch = 0; epoch < losses.size(); epoch++) {
         System.out.printf("epoch %d: loss %.4f%n", epoch + 1, losses.get(epoch));
       }
-    } finally {
-      spark.stop();
-    }
+    });
   }
 }

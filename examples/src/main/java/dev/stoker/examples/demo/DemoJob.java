@@ -1,5 +1,6 @@
 package dev.stoker.examples.demo;
 
+import dev.stoker.examples.JobEnd;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.LoadReport;
@@ -212,10 +213,6 @@ public final class DemoJob {
       builder.config("spark.executor.heartbeatInterval", "1s"); // the progress bar's pace
     }
     SparkSession spark = builder.getOrCreate();
-    try {
-      new DemoJob(spark, options, System.out, System.err).run();
-    } finally {
-      spark.stop();
-    }
+    JobEnd.run(spark, () -> new DemoJob(spark, options, System.out, System.err).run());
   }
 }
