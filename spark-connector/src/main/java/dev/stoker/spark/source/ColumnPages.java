@@ -165,9 +165,8 @@ final class ColumnPages implements PageReader {
     int at = locate(header);
     int levels = reps + defs;
     boolean compressed = !page.isSetIs_compressed() || page.isIs_compressed();
-    ByteBuffer data = compressed
-        ? decompress(at + levels, size - levels, uncompressed - levels)
-        : plain(at + levels, size - levels, uncompressed - levels);
+    ByteBuffer data = decompress(compressed ? codec : CompressionCodecName.UNCOMPRESSED,
+        at + levels, size - levels, uncompressed - levels);
     valuesLeft -= page.getNum_values();
     return DataPageV2.uncompressed(page.getNum_rows(), page.getNum_nulls(),
         page.getNum_values(), BytesInput.from(window, at, reps),
@@ -221,20 +220,17 @@ final class ColumnPages implements PageReader {
   }
 
   private ByteBuffer decompress(int at, int length, int size) throws IOException {
-    try {
-      byte[] out = PageDecompressor.usesOutput(codec) ? pageBuffer(size) : pageBytes;
-      return decompressor.decompress(codec, window, at, length, size, out);
-    } catch (IOException e) {
-      throw corrupt("a " + codec + " page that does not decompress: " + e.getMessage(), e);
-    }
+    return decompress(codec, at, length, size);
   }
 
-  private ByteBuffer plain(int at, int length, int size) throws IOException {
-    if (length != size) {
-      throw corrupt("an uncompressed page of " + length + " bytes that says it holds " + size,
-          null);
+  private ByteBuffer decompress(CompressionCodecName pageCodec, int at, int length, int size)
+      throws IOException {
+    try {
+      byte[] out = PageDecompressor.usesOutput(pageCodec) ? pageBuffer(size) : pageBytes;
+      return decompressor.decompress(pageCodec, window, at, length, size, out);
+    } catch (IOException e) {
+      throw corrupt("a " + pageCodec + " page that does not decompress: " + e.getMessage(), e);
     }
-    return ByteBuffer.wrap(window, at, length).slice();
   }
 
   private byte[] pageBuffer(int size) {

@@ -60,7 +60,6 @@ final class ParquetRunReader implements RunReader {
         fields.add(file.getType(column.name()));
       }
       this.requested = new MessageType(file.getName(), fields);
-      reader.setRequestedSchema(requested);
       for (ColumnSpec column : config.columns()) {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }

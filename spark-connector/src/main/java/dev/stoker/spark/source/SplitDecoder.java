@@ -68,7 +68,6 @@ public final class SplitDecoder implements Closeable {
         columns.add(spec(file.getType(field.name()), field));
       }
       this.requested = new MessageType(file.getName(), types);
-      reader.setRequestedSchema(requested);
       for (ColumnSpec column : columns) {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }
