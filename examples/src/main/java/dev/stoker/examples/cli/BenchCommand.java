@@ -55,12 +55,14 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|spark|spark-source",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
-          + "epoch), rows in order within a chunk; spark: a Parquet DataFrame (--samples rows, "
+          + "epoch), rows in order within a chunk; typed: one field of each dtype (float32, "
+          + "float64, int32, int64, uint8), each written with its typed bulk put; typed-stream: "
+          + "typed's data streamed in chunks of --chunk-rows rows; spark: a Parquet DataFrame (--samples rows, "
           + "default 200000, of 784 floats and a label) into batches on --ranks ranks of an "
           + "embedded Spark, through Stoker's runner and through Row objects; spark-source: the "
           + "same Parquet read into batches per rank through format(\"stoker\") and through "
@@ -230,7 +232,7 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private boolean isStream() {
-    return "stream".equals(workload);
+    return "stream".equals(workload) || "typed-stream".equals(workload);
   }
 
   private void checkFolder(String option, Path file) {

@@ -16,8 +16,13 @@ import java.util.List;
  *       {@link dev.stoker.loader.StreamedDataset} of column chunks ({@value #DEFAULT_CHUNK_ROWS}
  *       rows by default) over the off-heap data, the chunks shuffled by {@code (seed, epoch)}
  *       when the loader shuffles.
+ *   <li>{@code typed}: one field of every dtype (float32, float64, int32, int64, uint8), 2 KiB per
+ *       sample each, held on the heap; writing a sample is one typed bulk put per field.
+ *   <li>{@code typed-stream}: the {@code typed} workload's data streamed in column chunks, each
+ *       copied with one typed bulk put per field and run of rows.
  * </ul>
- * All write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
+ * The first three write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
+ * The typed ones measure what the image workloads leave out: every typed put, for A/B runs.
  */
 public final class ReferenceWorkloads {
   public static final int CHANNELS = 3;
@@ -35,7 +40,8 @@ public final class ReferenceWorkloads {
       Field.of("image", DType.FLOAT32, CHANNELS, HEIGHT, WIDTH),
       Field.scalar("label", DType.INT64));
   /** The workload names {@link #of} knows. */
-  public static final List<String> NAMES = List.of("copy", "normalize", "stream");
+  public static final List<String> NAMES = List.of("copy", "normalize", "stream", "typed",
+      "typed-stream");
   /** Rows per chunk of the {@code stream} workload unless told otherwise. */
   public static final int DEFAULT_CHUNK_ROWS = 4096;
   /** Most rows per chunk of the {@code stream} workload: a chunk's images fit in 1 GiB. */
@@ -70,12 +76,24 @@ public final class ReferenceWorkloads {
     return of(name, samples, seed, DEFAULT_CHUNK_ROWS);
   }
 
-  /** The workload named {@code name}; {@code chunkRows} applies to {@code stream} only. */
+  /** {@code samples} rows of every dtype, drawn from {@code seed}, written with typed puts. */
+  public static Workload typed(int samples, long seed) {
+    return new TypedWorkload(samples, seed);
+  }
+
+  /** The {@code typed} workload's data streamed in chunks of {@code chunkRows} rows, one rank. */
+  public static Workload typedStream(int samples, long seed, int chunkRows) {
+    return new TypedStream(samples, seed, chunkRows);
+  }
+
+  /** The workload named {@code name}; {@code chunkRows} applies to the streamed ones only. */
   public static Workload of(String name, int samples, long seed, int chunkRows) {
     return switch (name) {
       case "copy" -> copy(samples, seed);
       case "normalize" -> normalize(samples, seed);
       case "stream" -> stream(samples, seed, chunkRows);
+      case "typed" -> typed(samples, seed);
+      case "typed-stream" -> typedStream(samples, seed, chunkRows);
       default -> throw new IllegalArgumentException(
           "workload: '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
     };

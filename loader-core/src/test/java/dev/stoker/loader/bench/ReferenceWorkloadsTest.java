@@ -12,6 +12,7 @@ import dev.stoker.loader.BatchIterator;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -106,9 +107,10 @@ class ReferenceWorkloadsTest {
   }
 
   @Test
-  void everyWorkloadWritesFloatImagesOf49152Bytes() {
-    assertThat(ReferenceWorkloads.NAMES).containsExactly("copy", "normalize", "stream");
-    for (String name : ReferenceWorkloads.NAMES) {
+  void everyImageWorkloadWritesFloatImagesOf49152Bytes() {
+    assertThat(ReferenceWorkloads.NAMES)
+        .containsExactly("copy", "normalize", "stream", "typed", "typed-stream");
+    for (String name : List.of("copy", "normalize", "stream")) {
       Workload workload = ReferenceWorkloads.of(name, 3, 0);
       assertThat(workload.name()).isEqualTo(name);
       assertThat(workload.bytesPerSample()).isEqualTo(49_152);
@@ -123,7 +125,8 @@ class ReferenceWorkloadsTest {
   void badNamesAndCountsAreRejectedNamingTheValue() {
     assertThatThrownBy(() -> ReferenceWorkloads.of("resize", 10, 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("workload: 'resize' (expected one of: copy, normalize, stream)");
+        .hasMessage("workload: 'resize' (expected one of: copy, normalize, stream, typed, "
+            + "typed-stream)");
     assertThatThrownBy(() -> ReferenceWorkloads.copy(0, 0))
         .hasMessage("samples: 0 (expected: > 0)");
     assertThatThrownBy(() -> ReferenceWorkloads.normalize(-1, 0))
