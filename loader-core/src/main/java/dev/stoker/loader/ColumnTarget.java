@@ -2,6 +2,7 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.memory.HostMemory;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -76,9 +77,7 @@ public final class ColumnTarget {
     if (at % Float.BYTES == 0) {
       slot.floats().put(at / Float.BYTES, src, offset, length);
     } else {
-      for (int i = 0; i < length; i++) {
-        slot.bytes().putFloat(at + i * Float.BYTES, src[offset + i]);
-      }
+      misaligned(at, length * Float.BYTES).asFloatBuffer().put(src, offset, length);
     }
   }
 
@@ -88,9 +87,7 @@ public final class ColumnTarget {
     if (at % Double.BYTES == 0) {
       slot.doubles().put(at / Double.BYTES, src, offset, length);
     } else {
-      for (int i = 0; i < length; i++) {
-        slot.bytes().putDouble(at + i * Double.BYTES, src[offset + i]);
-      }
+      misaligned(at, length * Double.BYTES).asDoubleBuffer().put(src, offset, length);
     }
   }
 
@@ -100,9 +97,7 @@ public final class ColumnTarget {
     if (at % Integer.BYTES == 0) {
       slot.ints().put(at / Integer.BYTES, src, offset, length);
     } else {
-      for (int i = 0; i < length; i++) {
-        slot.bytes().putInt(at + i * Integer.BYTES, src[offset + i]);
-      }
+      misaligned(at, length * Integer.BYTES).asIntBuffer().put(src, offset, length);
     }
   }
 
@@ -112,9 +107,7 @@ public final class ColumnTarget {
     if (at % Long.BYTES == 0) {
       slot.longs().put(at / Long.BYTES, src, offset, length);
     } else {
-      for (int i = 0; i < length; i++) {
-        slot.bytes().putLong(at + i * Long.BYTES, src[offset + i]);
-      }
+      misaligned(at, length * Long.BYTES).asLongBuffer().put(src, offset, length);
     }
   }
 
@@ -148,6 +141,14 @@ public final class ColumnTarget {
   public void putByte(byte value) {
     int at = advance(1, DType.UINT8);
     slot.bytes().put(at, value);
+  }
+
+  /**
+   * A native-order view of {@code length} bytes from {@code at}, for a typed put that follows raw
+   * puts of an odd length: still one bulk copy, at the cost of a view.
+   */
+  private ByteBuffer misaligned(int at, int length) {
+    return slot.bytes().slice(at, length).order(ByteOrder.nativeOrder());
   }
 
   /** Claims {@code length} bytes, checking the dtype (null: raw) and the room left. */
