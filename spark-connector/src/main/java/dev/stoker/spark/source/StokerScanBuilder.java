@@ -28,9 +28,12 @@ import org.slf4j.LoggerFactory;
  * <p>A filter or a sample that Spark hands the scan is refused: applied to rows already planned
  * into equal batches, it would leave the ranks with fewer, unequal and partial batches. Spark
  * hands the scan every deterministic filter it can translate (comparisons, {@code IN}, {@code IS
- * NULL}, arithmetic, string prefixes, ...), from the DataFrame API and from SQL over a view alike,
- * and every {@code sample} or {@code TABLESAMPLE} directly over the read; a filter it cannot
- * translate (a UDF, a non-deterministic condition, a subquery) stays above the scan unseen.
+ * NULL}, string prefixes, and arithmetic in ANSI mode, Spark 4's default), from the DataFrame API
+ * and from SQL over a view alike, and every {@code sample} or {@code TABLESAMPLE} directly over
+ * the read; a filter it cannot translate (a UDF, a non-deterministic condition, a subquery,
+ * arithmetic outside ANSI mode) stays above the scan unseen, as do operators that drop rows
+ * themselves (a join, {@code distinct}). A {@code limit} (and so {@code show()}) is let through:
+ * it takes the first rows for a look, not batches per rank.
  */
 final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
     SupportsPushDownV2Filters, SupportsPushDownTableSample {

@@ -271,6 +271,20 @@ class StokerSourceErrorsTest {
         .collectAsList()).hasMessageContaining(": a filter over it ((id > 150) OR (label = 3)) would drop rows");
   }
 
+  /** Spark hands the source arithmetic in a condition only in ANSI mode (Spark 4's default). */
+  @Test
+  void shouldRefuseArithmeticInAFilterInAnsiMode() {
+    Dataset<Row> ids = tensors(images).select("id");
+    spark.conf().set("spark.sql.ansi.enabled", "true");
+    try {
+      assertThatThrownBy(() -> ids.where("id * 2 + 1 > 7").collectAsList())
+          .isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining(": a filter over it (((id * 2) + 1) > 7) would drop rows");
+    } finally {
+      spark.conf().unset("spark.sql.ansi.enabled");
+    }
+  }
+
   @Test
   void shouldRefuseASampleOfTheRead() {
     spark.sql("CREATE OR REPLACE TEMPORARY VIEW sampled USING stoker OPTIONS (path '" + images
