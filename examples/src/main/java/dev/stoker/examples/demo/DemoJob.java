@@ -61,7 +61,8 @@ public final class DemoJob {
     out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, MLP 784-%d-10, %d ranks x %d rows per "
         + "batch, %d epoch%s, Spark master %s%n", options.hidden, ranks, options.batchSize,
         options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
-    FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache, out);
+    FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache,
+        options.installDataset, out);
     String tables = options.trainRows > 0 ? "fashion-mnist-parquet-" + options.trainRows
         : "fashion-mnist-parquet";
     ParquetCache.Tables data = ParquetCache.open(spark, files, options.trainRows,

@@ -9,9 +9,14 @@ public final class DemoOptions {
   boolean help;
 
   @Option(names = "--data", paramLabel = "DIR", description = "A folder holding the four "
-      + "Fashion-MNIST IDX files (.gz or not); default: Debian's dataset-fashion-mnist, installed "
-      + "when root, else the published files downloaded into --cache.")
+      + "Fashion-MNIST IDX files (.gz or not); default: Debian's dataset-fashion-mnist when it is "
+      + "installed, else the files in --cache, else the published files downloaded into it.")
   public Path data;
+
+  @Option(names = "--install-dataset", description = "When the files are neither installed nor "
+      + "in --cache, install Debian's dataset-fashion-mnist with apt-get (as root; its output is "
+      + "shown, and it is stopped after 5 minutes) rather than download them.")
+  public boolean installDataset;
 
   @Option(names = "--cache", paramLabel = "DIR", description = "Downloads and the Parquet tables "
       + "(default: ${DEFAULT-VALUE}).")
@@ -53,9 +58,18 @@ public final class DemoOptions {
   public long seed = 42;
 
   /**
+   * Checks every value, and every path the job reads or writes (that {@code --data} holds the
+   * files, that {@code --cache} and {@code --out} are folders it can write or make), before the
+   * job spends a minute on Spark or training.
+   *
    * @throws IllegalArgumentException naming the option, its value and what is allowed
    */
   public void check() {
+    checkValues();
+    DemoPaths.check(this);
+  }
+
+  private void checkValues() {
     positive("--epochs", epochs);
     positive("--ranks", ranks);
     positive("--batch-size", batchSize);

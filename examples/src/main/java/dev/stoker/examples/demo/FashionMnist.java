@@ -20,9 +20,12 @@ import java.util.zip.GZIPInputStream;
 /**
  * Fashion-MNIST (70,000 28x28 grey images of clothes in 10 classes), found or fetched the way
  * torchvision's {@code download=True} does: files already in a given folder; else Debian's
- * {@code dataset-fashion-mnist} package, installed with apt-get when this runs as root; else the
- * published files, downloaded into a cache folder. Every file is checked against its published
- * checksum (the gzip file's MD5 for a download, the content's SHA-256 for any copy).
+ * {@code dataset-fashion-mnist} package when it is installed; else the files already downloaded
+ * into a cache folder; else, only when asked ({@code --install-dataset}), that package installed
+ * with apt-get, its output shown and its time limited; else the published files, downloaded into
+ * the cache, after saying how to install the package instead. Nothing is installed unless asked.
+ * Every file is checked against its published checksum (the gzip file's MD5 for a download, the
+ * content's SHA-256 for any copy).
  */
 public final class FashionMnist {
   /** Where Debian's package puts the files. */
@@ -62,6 +65,19 @@ public final class FashionMnist {
   /** The four files, checked. */
   public record Files4(Path trainImages, Path trainLabels, Path testImages, Path testLabels) {}
 
+  /**
+   * Where the files can come from besides a given folder and the cache.
+   *
+   * @param debian where the installed package keeps them
+   * @param install the command that installs the package, run only when asked
+   * @param installLimit how long it may run before it is stopped
+   * @param url the published files' location, ending in '/'
+   */
+  record Sources(Path debian, List<String> install, Duration installLimit, String url) {
+    static final Sources DEFAULT = new Sources(DEBIAN_FOLDER, DatasetInstall.COMMAND,
+        DatasetInstall.LIMIT, PUBLISHED_URL);
+  }
+
   private FashionMnist() {}
 
   /**
@@ -69,28 +85,56 @@ public final class FashionMnist {
    * as described above, saying on {@code log} what it does.
    *
    * @param cache where downloaded files go
+   * @param install whether Debian's package may be installed (with apt-get, as root) when the
+   *     files are neither installed nor in the cache
    * @throws IOException naming the file and the remedy when a file is missing, corrupt, or cannot
    *     be had
    */
-  public static Files4 locate(Path folder, Path cache, PrintStream log)
+  public static Files4 locate(Path folder, Path cache, boolean install, PrintStream log)
       throws IOException, InterruptedException {
+    return locate(folder, cache, install, log, Sources.DEFAULT);
+  }
+
+  static Files4 locate(Path folder, Path cache, boolean install, PrintStream log,
+      Sources sources) throws IOException, InterruptedException {
     if (folder != null) {
       return checked(folder, log, "--data");
     }
-    if (hasAll(DEBIAN_FOLDER)) {
-      return checked(DEBIAN_FOLDER, log, "Debian's dataset-fashion-mnist");
+    String debian = "Debian's dataset-fashion-mnist";
+    if (hasAll(sources.debian())) {
+      return checked(sources.debian(), log, debian);
     }
-    if (canInstallPackages()) {
-      log.println("stoker: installing Debian's dataset-fashion-mnist (apt-get, as root)...");
-      if (aptGetInstall(log) && hasAll(DEBIAN_FOLDER)) {
-        return checked(DEBIAN_FOLDER, log, "Debian's dataset-fashion-mnist");
+    if (hasAll(cache)) {
+      return checked(cache, log, "the download cache");
+    }
+    if (install) {
+      DatasetInstall.run(sources.install(), sources.installLimit(), log);
+      if (!hasAll(sources.debian())) {
+        throw new IOException(String.format("--install-dataset: '%s' succeeded but left no "
+            + "Fashion-MNIST files in %s (expected: the four IDX files there; give them with "
+            + "--data DIR instead)", String.join(" ", sources.install()), sources.debian()));
       }
-      log.println("stoker: apt-get did not provide it; downloading the published files instead");
+      return checked(sources.debian(), log, debian);
     }
-    if (!hasAll(cache)) {
-      download(cache, log);
-    }
+    log.println("stoker: Fashion-MNIST is neither in " + sources.debian() + " nor in " + cache
+        + "; downloading the published files (to use " + debian + " instead: '"
+        + String.join(" ", DatasetInstall.COMMAND) + "' as root, or run the demo with "
+        + "--install-dataset)");
+    download(cache, sources.url(), log);
     return checked(cache, log, "the download cache");
+  }
+
+  /**
+   * The name of the first of the four files that {@code folder} lacks, or null when it holds them
+   * all (their content not checked yet).
+   */
+  static String firstMissing(Path folder) {
+    for (Part part : Part.values()) {
+      if (find(folder, part) == null) {
+        return part.name;
+      }
+    }
+    return null;
   }
 
   /** The published SHA-256 of each file's content: train images, labels, test images, labels. */
@@ -129,32 +173,10 @@ public final class FashionMnist {
   }
 
   private static boolean hasAll(Path folder) {
-    for (Part part : Part.values()) {
-      if (find(folder, part) == null) {
-        return false;
-      }
-    }
-    return true;
+    return firstMissing(folder) == null;
   }
 
-  private static boolean canInstallPackages() {
-    return "root".equals(System.getProperty("user.name"))
-        && Files.isExecutable(Path.of("/usr/bin/apt-get"));
-  }
-
-  private static boolean aptGetInstall(PrintStream log) throws InterruptedException {
-    try {
-      Process process = new ProcessBuilder("apt-get", "install", "-y", "-q",
-          "dataset-fashion-mnist").redirectErrorStream(true).start();
-      process.getInputStream().transferTo(OutputSink.INSTANCE);
-      return process.waitFor() == 0;
-    } catch (IOException e) {
-      log.println("stoker: apt-get failed: " + e.getMessage());
-      return false;
-    }
-  }
-
-  private static void download(Path cache, PrintStream log)
+  private static void download(Path cache, String url, PrintStream log)
       throws IOException, InterruptedException {
     Files.createDirectories(cache);
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(20))
@@ -164,7 +186,7 @@ public final class FashionMnist {
       if (Files.isRegularFile(target)) {
         continue;
       }
-      URI uri = URI.create(PUBLISHED_URL + part.gzipName());
+      URI uri = URI.create(url + part.gzipName());
       log.println("stoker: downloading " + uri + " into " + cache + "...");
       Path partial = cache.resolve(part.gzipName() + ".part");
       HttpResponse<Path> response;
@@ -173,7 +195,8 @@ public final class FashionMnist {
             HttpResponse.BodyHandlers.ofFile(partial));
       } catch (IOException e) {
         throw new IOException("downloading " + uri + " failed: " + e + " (no network? install "
-            + "Debian's dataset-fashion-mnist, or give the files with --data DIR)", e);
+            + "Debian's dataset-fashion-mnist ('" + String.join(" ", DatasetInstall.COMMAND)
+            + "' as root, or --install-dataset), or give the files with --data DIR)", e);
       }
       if (response.statusCode() != 200) {
         Files.deleteIfExists(partial);
@@ -209,16 +232,5 @@ public final class FashionMnist {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(algorithm + " is missing from this JVM", e);
     }
-  }
-
-  /** Swallows a child process's output. */
-  private static final class OutputSink extends java.io.OutputStream {
-    static final OutputSink INSTANCE = new OutputSink();
-
-    @Override
-    public void write(int b) {}
-
-    @Override
-    public void write(byte[] b, int off, int len) {}
   }
 }

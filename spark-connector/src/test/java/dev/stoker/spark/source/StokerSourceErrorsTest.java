@@ -242,6 +242,77 @@ class StokerSourceErrorsTest {
             + "batchSize or worldSize)");
   }
 
+  /** The remedy every refused plan shape names. */
+  private static final String REMEDY = "the data before writing it, or read the files with "
+      + "spark.read().parquet(...), %s that and hand it to StokerSpark.on(...), which rebalances "
+      + "the rows across the ranks)";
+
+  @Test
+  void shouldRefuseAFilterOverTheReadRatherThanYieldUnequalBatches() {
+    Dataset<Row> filtered = tensors(images).where("id < 100").select("id", "label");
+
+    assertThatThrownBy(filtered::count).isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("format(\"stoker\") read of '" + images + "': a filter over it "
+            + "(id < 100) would drop rows from batches already planned, leaving the ranks with "
+            + "unequal, partial batches (expected: no filter on a stoker read; filter "
+            + String.format(REMEDY, "filter"));
+  }
+
+  @Test
+  void shouldRefuseAFilterInSqlOverAViewOfTheRead() {
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW ranks3 USING stoker OPTIONS (path '" + images
+        + "', batchSize 8, worldSize 3)");
+
+    assertThatThrownBy(() -> spark.sql("SELECT id FROM ranks3 WHERE id < 100 AND label IN (1, 2)")
+        .collectAsList()).isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining(": a filter over it (id < 100 AND label IN (1, 2)) would drop rows")
+        .hasMessageContaining(String.format(REMEDY, "filter"));
+    assertThatThrownBy(() -> spark.sql("SELECT id FROM ranks3 WHERE id > 150 OR label = 3")
+        .collectAsList()).hasMessageContaining(": a filter over it ((id > 150) OR (label = 3)) would drop rows");
+  }
+
+  /** Spark hands the source arithmetic in a condition only in ANSI mode (Spark 4's default). */
+  @Test
+  void shouldRefuseArithmeticInAFilterInAnsiMode() {
+    Dataset<Row> ids = tensors(images).select("id");
+    spark.conf().set("spark.sql.ansi.enabled", "true");
+    try {
+      assertThatThrownBy(() -> ids.where("id * 2 + 1 > 7").collectAsList())
+          .isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining(": a filter over it (((id * 2) + 1) > 7) would drop rows");
+    } finally {
+      spark.conf().unset("spark.sql.ansi.enabled");
+    }
+  }
+
+  @Test
+  void shouldRefuseASampleOfTheRead() {
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW sampled USING stoker OPTIONS (path '" + images
+        + "', batchSize 8, worldSize 2)");
+
+    assertThatThrownBy(() -> tensors(images).sample(0.5, 7).count())
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("format(\"stoker\") read of '" + images + "': a sample of it "
+            + "(fraction 0.5, without replacement, seed 7) would drop rows from batches already "
+            + "planned, leaving the ranks with unequal, partial batches (expected: no sample of a "
+            + "stoker read; sample " + String.format(REMEDY, "sample"));
+    assertThatThrownBy(() -> spark.sql("SELECT id FROM sampled TABLESAMPLE (10 PERCENT)")
+        .collectAsList()).hasMessageContaining(": a sample of it (fraction 0.1, without");
+  }
+
+  @Test
+  void shouldStillPruneColumnsAndTakeTheFirstRowsOfAnUnfilteredRead() {
+    Dataset<Row> ids = tensors(images).select("id");
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW plain USING stoker OPTIONS (path '" + images
+        + "', batchSize 8, worldSize 2)");
+
+    assertThat(Tables.scan(ids).readSchema().fieldNames()).containsExactly("id");
+    assertThat(ids.count()).isEqualTo(200);
+    assertThat(ids.limit(3).collectAsList()).hasSize(3);
+    assertThat(spark.sql("SELECT count(*) FROM (SELECT id FROM plain)").first().getLong(0))
+        .isEqualTo(200);
+  }
+
   private static void assertBad(Runnable read, String message) {
     assertThatThrownBy(read::run).hasMessageContaining(message);
   }
