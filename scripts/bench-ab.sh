@@ -85,12 +85,19 @@ java_opts() {
 }
 
 run_bench() {
-  local label="$1" round="$2" dir="$scratch/$1" jar
-  jar="$(ls "$dir"/examples/target/stoker-examples-*.jar | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1)"
+  local label="$1" round="$2" dir="$scratch/$1" cp="" module jar
+  # Each module's own jar, then the third-party jars (older revisions also copied Stoker's own
+  # jars into lib/: the same classes).
+  for module in examples spark-connector loader-core; do
+    jar="$(ls "$dir/$module"/target/stoker-"$module"-*.jar 2>/dev/null \
+      | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1)"
+    cp+="$jar:"
+  done
+  cp+="$dir/examples/target/lib/*"
   local out="$scratch/$label-$round.json"
   echo "bench-ab: round $round/$rounds, $label" >&2
   # shellcheck disable=SC2046 # java_opts holds several options
-  if ! java $(java_opts) -cp "$jar:$dir/examples/target/lib/*" dev.stoker.examples.cli.StokerCli \
+  if ! java $(java_opts) -cp "$cp" dev.stoker.examples.cli.StokerCli \
       bench "${bench_args[@]}" --json "$out" >"$scratch/$label-$round.log" 2>&1; then
     tail -20 "$scratch/$label-$round.log" >&2
     echo "bench-ab: the bench of $label failed in round $round (log above)" >&2
