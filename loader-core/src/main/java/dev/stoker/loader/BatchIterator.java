@@ -325,6 +325,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       synchronized (this) {
         awaitTakeDone();
         last = held;
+        held = null;
         unclaimed = pending;
         pending = null;
       }
