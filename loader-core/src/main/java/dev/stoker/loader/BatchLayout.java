@@ -69,16 +69,24 @@ public final class BatchLayout {
     return slotBytes;
   }
 
+  /**
+   * Byte offset of column {@code field} in a slot.
+   *
+   * @throws IndexOutOfBoundsException for a field index outside the schema, naming it
+   */
   public int columnOffset(int field) {
+    schema.checkIndex(field);
     return columnOffsets[field];
   }
 
   public int rowStride(int field) {
+    schema.checkIndex(field);
     return rowStrides[field];
   }
 
   /** Byte offset of {@code row} of column {@code field}. */
   public int rowOffset(int field, int row) {
+    schema.checkIndex(field);
     return columnOffsets[field] + row * rowStrides[field];
   }
 
@@ -91,6 +99,7 @@ public final class BatchLayout {
 
   /** Bytes of one column over the whole batch. */
   public long columnBytes(int field) {
+    schema.checkIndex(field);
     return (long) rowStrides[field] * batchSize;
   }
 }
