@@ -143,16 +143,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    */
   @Override
   public Batch next() {
-    if (pendingFailure != null) {
-      RuntimeException failure = pendingFailure instanceof RuntimeException runtime ? runtime
-          : null;
-      Throwable thrown = pendingFailure;
-      pendingFailure = null;
-      if (failure != null) {
-        throw failure;
-      }
-      throw (Error) thrown;
-    }
+    throwPendingFailure();
     if (closed) {
       throw closedMeanwhile();
     }
@@ -160,6 +151,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       throw new NoSuchElementException("epoch " + epoch() + " of loader '" + loader
           + "' has no batch after " + delivered);
     }
+    throwPendingFailure(); // met by the hasNext() just now
     long asked = System.nanoTime();
     if (delivered > 0) {
       counters.addConsumerHold(asked - handedOutAt);
@@ -197,6 +189,19 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       endEpoch();
     }
     return batch;
+  }
+
+  /** Throws the failure a hasNext() met, once. */
+  private void throwPendingFailure() {
+    Throwable thrown = pendingFailure;
+    if (thrown == null) {
+      return;
+    }
+    pendingFailure = null;
+    if (thrown instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    throw (Error) thrown;
   }
 
   /**
