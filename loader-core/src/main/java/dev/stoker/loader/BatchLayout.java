@@ -75,19 +75,26 @@ public final class BatchLayout {
    * @throws IndexOutOfBoundsException for a field index outside the schema, naming it
    */
   public int columnOffset(int field) {
-    schema.checkIndex(field);
+    checkField(field);
     return columnOffsets[field];
   }
 
   public int rowStride(int field) {
-    schema.checkIndex(field);
+    checkField(field);
     return rowStrides[field];
   }
 
   /** Byte offset of {@code row} of column {@code field}. */
   public int rowOffset(int field, int row) {
-    schema.checkIndex(field);
+    checkField(field);
     return columnOffsets[field] + row * rowStrides[field];
+  }
+
+  /** A field index outside the schema is an error saying so (as cheap as the array's own check). */
+  private void checkField(int field) {
+    if (field < 0 || field >= columnOffsets.length) {
+      schema.checkIndex(field);
+    }
   }
 
   /** Zeroes rows {@code fromRow} to the end of every column of {@code slot}: no stale values. */
@@ -99,7 +106,7 @@ public final class BatchLayout {
 
   /** Bytes of one column over the whole batch. */
   public long columnBytes(int field) {
-    schema.checkIndex(field);
+    checkField(field);
     return (long) rowStrides[field] * batchSize;
   }
 }
