@@ -28,7 +28,9 @@ public final class Batch implements AutoCloseable {
   private static final int EPOCH_CLOSED = 3;
 
   private final BatchIterator owner;
-  private final StagedBatch staged;
+  /** Null once the batch ended, so that a batch kept past its life keeps no memory reachable. */
+  private StagedBatch staged;
+  private final boolean onDevice;
   private final int epoch;
   private final int index;
   private final int size;
@@ -39,6 +41,7 @@ public final class Batch implements AutoCloseable {
   Batch(BatchIterator owner, StagedBatch staged) {
     this.owner = owner;
     this.staged = staged;
+    this.onDevice = staged.device() != null;
     this.epoch = staged.epoch();
     this.index = staged.index();
     this.size = staged.rows();
@@ -53,13 +56,16 @@ public final class Batch implements AutoCloseable {
 
   /** Ends the batch for {@code reason}; returns its memory if it was still open. */
   void end(int reason) {
+    StagedBatch ended;
     synchronized (this) {
       if (state != OPEN) {
         return;
       }
       state = reason;
+      ended = staged;
+      staged = null;
     }
-    owner.release(this, staged);
+    owner.release(this, ended);
   }
 
   void supersede() {
@@ -108,7 +114,7 @@ public final class Batch implements AutoCloseable {
 
   /** Whether the batch is in device memory (read it with the device methods). */
   public boolean onDevice() {
-    return staged.device() != null;
+    return onDevice;
   }
 
   /**

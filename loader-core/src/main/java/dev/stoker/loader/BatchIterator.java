@@ -21,11 +21,19 @@ import java.util.function.Consumer;
  *
  * <p>One thread iterates; {@link #close()} may come from any other (a task being killed): a
  * {@code next()} waiting then ends with a {@link CancellationException}, and the slot it may just
- * have got goes back before {@code close()} returns.
+ * have got goes back before {@code close()} returns. With {@code numWorkers=0} that
+ * {@code next()} may be inside the dataset's own code, filling its batch in the consumer's thread:
+ * {@code close()} then waits for it at most {@link #TAKE_GRACE_MILLIS} ms and returns; the
+ * {@code next()} ends with a {@link CancellationException} once the dataset returns, and gives its
+ * slot back then.
  */
 public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
-  /** Time a concurrent close waits for a next() in progress to let go of its slot. */
-  private static final long TAKE_GRACE_MILLIS = 10_000;
+  /**
+   * Time a concurrent close waits for a next() in progress to let go of its slot: the grace the
+   * loading threads get before they are interrupted. Past it, the next() (filling its batch in
+   * dataset code, with numWorkers=0) gives its slot back itself.
+   */
+  public static final long TAKE_GRACE_MILLIS = 1_000;
 
   private final String loader;
   private final BatchLayout layout;
@@ -135,16 +143,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    */
   @Override
   public Batch next() {
-    if (pendingFailure != null) {
-      RuntimeException failure = pendingFailure instanceof RuntimeException runtime ? runtime
-          : null;
-      Throwable thrown = pendingFailure;
-      pendingFailure = null;
-      if (failure != null) {
-        throw failure;
-      }
-      throw (Error) thrown;
-    }
+    throwPendingFailure();
     if (closed) {
       throw closedMeanwhile();
     }
@@ -152,6 +151,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       throw new NoSuchElementException("epoch " + epoch() + " of loader '" + loader
           + "' has no batch after " + delivered);
     }
+    throwPendingFailure(); // met by the hasNext() just now
     long asked = System.nanoTime();
     if (delivered > 0) {
       counters.addConsumerHold(asked - handedOutAt);
@@ -189,6 +189,19 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       endEpoch();
     }
     return batch;
+  }
+
+  /** Throws the failure a hasNext() met, once. */
+  private void throwPendingFailure() {
+    Throwable thrown = pendingFailure;
+    if (thrown == null) {
+      return;
+    }
+    pendingFailure = null;
+    if (thrown instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    throw (Error) thrown;
   }
 
   /**
@@ -289,6 +302,14 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     }
   }
 
+  /**
+   * True if a next() in another thread still had a slot out, inside dataset code, when the grace
+   * of {@link #close()} ran out: it gives that slot back itself when the dataset returns.
+   */
+  synchronized boolean fillingAfterClose() {
+    return closed && taking;
+  }
+
   /** True once the epoch is over: every batch handed out, or closed. */
   synchronized boolean hasEnded() {
     return ended;
@@ -309,6 +330,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       synchronized (this) {
         awaitTakeDone();
         last = held;
+        held = null;
         unclaimed = pending;
         pending = null;
       }

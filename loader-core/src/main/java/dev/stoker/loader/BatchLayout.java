@@ -69,17 +69,32 @@ public final class BatchLayout {
     return slotBytes;
   }
 
+  /**
+   * Byte offset of column {@code field} in a slot.
+   *
+   * @throws IndexOutOfBoundsException for a field index outside the schema, naming it
+   */
   public int columnOffset(int field) {
+    checkField(field);
     return columnOffsets[field];
   }
 
   public int rowStride(int field) {
+    checkField(field);
     return rowStrides[field];
   }
 
   /** Byte offset of {@code row} of column {@code field}. */
   public int rowOffset(int field, int row) {
+    checkField(field);
     return columnOffsets[field] + row * rowStrides[field];
+  }
+
+  /** A field index outside the schema is an error saying so (as cheap as the array's own check). */
+  private void checkField(int field) {
+    if (field < 0 || field >= columnOffsets.length) {
+      schema.checkIndex(field);
+    }
   }
 
   /** Zeroes rows {@code fromRow} to the end of every column of {@code slot}: no stale values. */
@@ -91,6 +106,7 @@ public final class BatchLayout {
 
   /** Bytes of one column over the whole batch. */
   public long columnBytes(int field) {
+    checkField(field);
     return (long) rowStrides[field] * batchSize;
   }
 }

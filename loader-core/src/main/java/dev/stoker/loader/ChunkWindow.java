@@ -17,8 +17,19 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()} closes each chunk once no thread copies from it, and the stream once no
  * thread pulls from it and its chunks are closed: whichever thread comes last does it, so that
  * nothing is closed under a thread still using it.
+ *
+ * <p>A stream may yield chunks of 0 rows, but not endlessly: a run of {@link #MAX_EMPTY_CHUNKS}
+ * of them in a row, or one that lasts longer than the loader's timeout (when it has one), is a
+ * failure of the stream. {@link #cancel()} stops the pulling at the next chunk.
  */
 final class ChunkWindow {
+  /**
+   * The most chunks of 0 rows a stream may yield in a row: far more than any reader of real data
+   * yields (a filtered scan of 4096-row batches would have to drop four billion rows in a row),
+   * few enough that an endless run fails in about a second rather than spinning forever.
+   */
+  static final int MAX_EMPTY_CHUNKS = 1 << 20;
+
   private static final Logger LOG = LoggerFactory.getLogger(ChunkWindow.class);
 
   /** A pulled chunk: where it starts in the stream, its needed rows not yet copied, its users. */
@@ -43,6 +54,11 @@ final class ChunkWindow {
 
   private final ChunkStream stream;
   private final long neededRows;
+  private final long timeoutNanos;
+  /** Chunks of 0 rows pulled in a row, and when the run began; only the pulling thread. */
+  private int emptyRun;
+  private long emptyRunStart;
+  private volatile boolean cancelled;
   private final ArrayDeque<Held> held = new ArrayDeque<>();
   /** Row ranges {from, to} that no batch will copy any more: their batch failed. */
   private final List<long[]> abandoned = new ArrayList<>();
@@ -54,10 +70,22 @@ final class ChunkWindow {
   private boolean closed;
   private boolean streamClosed;
 
-  /** @param neededRows rows that batches take; chunks past them are closed once pulled */
-  ChunkWindow(ChunkStream stream, long neededRows) {
+  /**
+   * @param neededRows rows that batches take; chunks past them are closed once pulled
+   * @param timeoutNanos the loader's timeout (0: none), the longest run of empty chunks
+   */
+  ChunkWindow(ChunkStream stream, long neededRows, long timeoutNanos) {
     this.stream = stream;
     this.neededRows = neededRows;
+    this.timeoutNanos = timeoutNanos;
+  }
+
+  /** The epoch is over: pulling stops at the next chunk, as if the stream had ended there. */
+  void cancel() {
+    cancelled = true;
+    synchronized (this) {
+      notifyAll();
+    }
   }
 
   /**
@@ -70,7 +98,7 @@ final class ChunkWindow {
     while (true) {
       synchronized (this) {
         while (true) {
-          if (pulledRows >= rows || ended || closed) {
+          if (pulledRows >= rows || ended || closed || cancelled) {
             return pulledRows;
           }
           if (failure != null) {
@@ -102,7 +130,7 @@ final class ChunkWindow {
         h.users++;
         return h;
       }
-      if (closed) {
+      if (closed || cancelled) {
         return null;
       }
       throw new IllegalStateException("row " + row + " of the stream is in no chunk held ("
@@ -215,6 +243,12 @@ final class ChunkWindow {
       throw new IllegalStateException(String.format("chunk %d of the stream (after %d rows) has "
           + "%d rows (expected: >= 0)", pulledChunks, pulledRows, rows));
     }
+    if (rows == 0) {
+      closeQuietly(chunk);
+      countEmpty();
+      return;
+    }
+    emptyRun = 0;
     Held added = null;
     synchronized (this) {
       long start = pulledRows;
@@ -231,6 +265,27 @@ final class ChunkWindow {
     }
     if (added == null) {
       closeQuietly(chunk);
+    }
+  }
+
+  /** One more chunk of 0 rows in a row: a failure once the run is too long. */
+  private void countEmpty() {
+    long now = timeoutNanos > 0 ? System.nanoTime() : 0;
+    if (emptyRun++ == 0) {
+      emptyRunStart = now;
+    }
+    synchronized (this) {
+      pulledChunks++;
+    }
+    if (emptyRun >= MAX_EMPTY_CHUNKS) {
+      throw new IllegalStateException(String.format("the stream gave %d chunks of 0 rows in a "
+          + "row, after %d rows (expected: chunks with rows, or null at its end)", emptyRun,
+          pulledRows));
+    }
+    if (timeoutNanos > 0 && now - emptyRunStart > timeoutNanos) {
+      throw new IllegalStateException(String.format("the stream gave %d chunks of 0 rows in a "
+          + "row for longer than timeout=%d ms, after %d rows (expected: chunks with rows, or "
+          + "null at its end)", emptyRun, timeoutNanos / 1_000_000, pulledRows));
     }
   }
 

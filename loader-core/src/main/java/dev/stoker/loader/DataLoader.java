@@ -286,10 +286,15 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   /**
    * Ends the running epoch, stops every thread and frees every slot. Safe to call twice and from
-   * any thread; every call returns once the first is done.
+   * any thread; every call returns once the first is done. A thread in dataset code gets a grace
+   * to come back (1 s, {@link BatchIterator#TAKE_GRACE_MILLIS}, for a consumer filling its own
+   * batch with {@code numWorkers=0}; 1 s and then an interrupt for a worker); one that has not come
+   * back by then keeps its slot until it does, and the slot is freed then, with the loader's own
+   * allocator. A consumer left that way in a {@code next()} ends with a
+   * {@link java.util.concurrent.CancellationException}.
    *
-   * @throws IllegalStateException if a thread did not stop (stuck in dataset code, ignoring
-   *     interrupts); its slot is freed when it comes back
+   * @throws IllegalStateException if a thread of the loader did not stop (stuck in dataset code,
+   *     ignoring interrupts); its slot is freed when it comes back
    */
   @Override
   public void close() {
@@ -302,20 +307,27 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       synchronized (this) {
         closed = true;
         running = current;
+        current = null;
       }
       Closer closer = new Closer();
       if (running != null) {
         closer.run(running::close);
       }
+      boolean consumerFilling = running != null && running.fillingAfterClose();
       List<String> stuck = pipeline.close(CLOSE_GRACE_NANOS);
       if (!stuck.isEmpty()) {
         closer.add(new IllegalStateException("loader '" + name + "': thread(s) still running "
             + "after close, stuck in dataset code: " + String.join("; ", stuck)
             + "; their slots are freed when they return"));
       }
-      closer.run(pool::close);
-      if (ownsAllocator && stuck.isEmpty()) {
-        closer.run(allocator::close);
+      if (stuck.isEmpty() && !consumerFilling) {
+        closer.run(pool::close);
+        if (ownsAllocator) {
+          closer.run(allocator::close);
+        }
+      } else {
+        // The slots still out are in threads inside dataset code, which give them back.
+        closer.run(() -> pool.closeAfterReturns(ownsAllocator ? allocator::close : () -> { }));
       }
       closer.throwIfAny();
     }

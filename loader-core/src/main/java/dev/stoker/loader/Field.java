@@ -20,11 +20,23 @@ public final class Field {
     this.elements = elementCount(name, shape);
   }
 
-  /** A field of the given shape, e.g. {@code Field.of("image", DType.FLOAT32, 3, 64, 64)}. */
+  /**
+   * A field of the given shape, e.g. {@code Field.of("image", DType.FLOAT32, 3, 64, 64)}.
+   *
+   * @throws IllegalArgumentException if the name is blank or a dimension is not positive
+   * @throws NullPointerException if the dtype or the shape is null, naming the field
+   */
   public static Field of(String name, DType dtype, int... shape) {
-    Objects.requireNonNull(dtype, "dtype");
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("field name: '" + name + "' (expected: a non-blank name)");
+    }
+    if (dtype == null) {
+      throw new NullPointerException("field '" + name + "' dtype: null (expected one of: "
+          + String.join(", ", Arrays.stream(DType.values()).map(DType::label).toList()) + ")");
+    }
+    if (shape == null) {
+      throw new NullPointerException("field '" + name + "' shape: null (expected: the "
+          + "dimensions of one sample, none for a scalar)");
     }
     return new Field(name, dtype, shape.clone());
   }

@@ -8,6 +8,7 @@ import dev.stoker.loader.pipeline.StagedBatch;
 import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.pipeline.WorkerStatus;
 import dev.stoker.loader.sampler.EpochBatches;
+import java.util.concurrent.CancellationException;
 
 /**
  * Writes one epoch of a map dataset: the samples of batch k, in sampler order, each straight into
@@ -23,6 +24,7 @@ final class IndexedEpoch implements EpochSource {
   private final OnBadSample onBadSample;
   private final EpochCounters counters;
   private final ThreadLocal<SampleWriter> writers;
+  private volatile boolean cancelled;
 
   IndexedEpoch(String loader, MapDataset dataset, BatchLayout layout, EpochBatches plan,
       OnBadSample onBadSample, EpochCounters counters, ThreadLocal<SampleWriter> writers) {
@@ -49,6 +51,10 @@ final class IndexedEpoch implements EpochSource {
     int rows = 0;
     try {
       for (int i = 0; i < length; i++) {
+        if (cancelled) {
+          throw new CancellationException("loader '" + loader + "' epoch " + plan.epoch()
+              + " was closed while batch " + batch + " was written, before its row " + i);
+        }
         int sample = plan.sampleIndex(batch, i);
         status.sample(i, sample);
         writer.bind(slot, rows);
@@ -82,6 +88,12 @@ final class IndexedEpoch implements EpochSource {
     } catch (Throwable t) {
       throw badSample(sample, batch, row, length, t, "");
     }
+  }
+
+  /** Stops a write under way before its next sample: a slow batch need not be finished. */
+  @Override
+  public void cancel() {
+    cancelled = true;
   }
 
   private BatchLoadException badSample(int sample, int batch, int row, int length, Throwable t,

@@ -33,6 +33,15 @@ public final class LoaderOptions {
   /** Every option name, in the order of the documentation: {@link OptionNames#LOADER}. */
   public static final List<String> NAMES = OptionNames.LOADER;
 
+  /**
+   * The most worker threads a loader may have. Each worker is a platform thread with its own
+   * stack and at least one batch of host memory of its own, and the largest machines have a few
+   * hundred hardware threads (two sockets of 192 cores with two threads each make 768): beyond
+   * that, workers only wait for each other. A fixed bound, rather than a multiple of the local
+   * processors, so that options checked on a Spark driver hold on every executor.
+   */
+  public static final int MAX_WORKERS = 1024;
+
   public static final int DEFAULT_PREFETCH_FACTOR = 2;
   public static final long DEFAULT_MAX_HOST_BYTES = 4L << 30;
   public static final int DEFAULT_TRANSFER_DEPTH = 2;
@@ -239,11 +248,17 @@ public final class LoaderOptions {
       return this;
     }
 
-    /** Worker threads, >= 0; 0 loads in the caller's thread (default). */
+    /**
+     * Worker threads, 0 to {@value #MAX_WORKERS}; 0 loads in the caller's thread (default).
+     */
     public Builder numWorkers(int value) {
       if (value < 0) {
         throw new IllegalArgumentException(NUM_WORKERS + ": " + value
             + " (expected: >= 0; 0 loads in the caller's thread)");
+      }
+      if (value > MAX_WORKERS) {
+        throw new IllegalArgumentException(NUM_WORKERS + ": " + value + " (expected: <= "
+            + MAX_WORKERS + "; a few per core is plenty, more threads only wait for each other)");
       }
       numWorkers = value;
       return this;

@@ -1,12 +1,15 @@
 package dev.stoker.loader;
 
+import java.io.InvalidObjectException;
+import java.io.ObjectStreamException;
 import java.io.Serializable;
 import java.util.Map;
 
 /**
  * Which shard of the data a loader serves: rank {@code rank} of {@code worldSize}, as PyTorch's
  * {@code DistributedSampler(rank, num_replicas)}. Kept apart from the {@link LoaderOptions} knobs:
- * the knobs are the same on every rank, the placement is what differs.
+ * the knobs are the same on every rank, the placement is what differs. A placement read from a
+ * Java serialization stream is checked as {@link #of} checks it.
  */
 public final class Placement implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -61,6 +64,17 @@ public final class Placement implements Serializable {
 
   public int worldSize() {
     return worldSize;
+  }
+
+  /** Checks what a stream holds, as {@link #of} does; the whole dataset stays {@link #SINGLE}. */
+  private Object readResolve() throws ObjectStreamException {
+    try {
+      return of(rank, worldSize);
+    } catch (IllegalArgumentException e) {
+      InvalidObjectException invalid = new InvalidObjectException("Placement: " + e.getMessage());
+      invalid.initCause(e);
+      throw invalid;
+    }
   }
 
   @Override

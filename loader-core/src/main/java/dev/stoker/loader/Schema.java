@@ -13,12 +13,19 @@ public final class Schema {
   private final Map<String, Integer> indexByName;
 
   private Schema(List<Field> fields) {
+    if (fields == null) {
+      throw new NullPointerException("schema fields: null (expected: at least one field)");
+    }
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("schema: no fields (expected: at least one field)");
     }
     Map<String, Integer> index = new HashMap<>();
     for (int i = 0; i < fields.size(); i++) {
       Field field = fields.get(i);
+      if (field == null) {
+        throw new NullPointerException("schema field " + i + " of " + fields.size()
+            + ": null (expected: a Field, e.g. Field.of(\"x\", DType.FLOAT32, 3))");
+      }
       if (index.putIfAbsent(field.name(), i) != null) {
         throw new IllegalArgumentException(
             "schema: field '" + field.name() + "' appears twice (expected: unique names)");
@@ -29,7 +36,7 @@ public final class Schema {
   }
 
   public static Schema of(Field... fields) {
-    return new Schema(Arrays.asList(fields));
+    return new Schema(fields == null ? null : Arrays.asList(fields));
   }
 
   public static Schema of(List<Field> fields) {
@@ -40,8 +47,27 @@ public final class Schema {
     return fields.size();
   }
 
+  /**
+   * The field at {@code index}.
+   *
+   * @throws IndexOutOfBoundsException if there is none, naming the index and the fields
+   */
   public Field field(int index) {
+    checkIndex(index);
     return fields.get(index);
+  }
+
+  /**
+   * Checks a field index.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < size()}, naming the index and
+   *     the fields there are
+   */
+  public void checkIndex(int index) {
+    if (index < 0 || index >= fields.size()) {
+      throw new IndexOutOfBoundsException("field index: " + index + " (expected: 0 <= field "
+          + "index < " + fields.size() + "; the fields: " + fields + ")");
+    }
   }
 
   public List<Field> fields() {

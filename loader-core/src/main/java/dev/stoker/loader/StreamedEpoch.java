@@ -172,6 +172,11 @@ final class StreamedEpoch implements EpochSource {
   }
 
   @Override
+  public void cancel() {
+    window.cancel();
+  }
+
+  @Override
   public void close() throws Exception {
     window.close();
   }

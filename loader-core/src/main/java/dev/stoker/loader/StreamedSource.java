@@ -73,7 +73,8 @@ final class StreamedSource implements LoaderSource {
     }
     long neededRows = rowCount < 0 ? Long.MAX_VALUE
         : Math.min(rowCount, (long) batchCount * options.batchSize());
-    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream, neededRows), rowCount,
+    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream, neededRows,
+        options.timeoutNanos()), rowCount,
         batchCount, options.dropLast(), targets);
   }
 

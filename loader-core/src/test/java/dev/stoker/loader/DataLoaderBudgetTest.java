@@ -3,6 +3,7 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.memory.SlotBudget;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -137,5 +138,22 @@ class DataLoaderBudgetTest {
       list.add(value);
     }
     return list;
+  }
+
+  @Test
+  void shouldCountTheSlotsOfEveryWorkerCountWithoutOverflow() {
+    assertThatThrownBy(() -> SlotBudget.of(4, Long.MAX_VALUE, Integer.MAX_VALUE,
+        Integer.MAX_VALUE, true, true, "1 x [x: float32]"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("numWorkers: 2147483647 (expected: 0 <= numWorkers <= 2147483645)");
+    SlotBudget most = SlotBudget.of(4, Long.MAX_VALUE, Integer.MAX_VALUE - 2, 1, false, true,
+        "1 x [x: float32]");
+    assertThat(most.needed()).isEqualTo(Integer.MAX_VALUE);
+    assertThatThrownBy(() -> SlotBudget.of(Integer.MAX_VALUE, 4L << 30, 1_000_000, 1, false,
+        false, "big"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("maxHostBytes: 4294967296 fits 2 slot(s) of 2147483647 bytes "
+            + "(one batch of big) but numWorkers=1000000 needs at least 1000001")
+        .hasMessageContaining("raise maxHostBytes to at least 2147485794483647");
   }
 }

@@ -3,8 +3,11 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.pipeline.BatchLoadException;
 import dev.stoker.loader.pipeline.LoaderTimeoutException;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -187,5 +190,46 @@ class DataLoaderLifecycleTest {
             + "batch 3, row 1 of 4 (sample 13)");
     assertThat(loader.slotsOut()).isZero();
     LoaderLeaks.closeAndCheck(loader);
+  }
+
+  @ParameterizedTest(name = "numWorkers={0}")
+  @ValueSource(ints = {0, 2})
+  void shouldLetGoOfEverySlotOnCloseSoThatOnlyTheUsersOwnViewsKeepMemory(int numWorkers)
+      throws Exception {
+    DirectAllocator allocator = new DirectAllocator("let-go-" + numWorkers, 1 << 20);
+    DataLoader loader = DataLoader.builder(new IndexDataset(64)).allocator(allocator)
+        .options(LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).build()).build();
+    ByteBuffer kept = null;
+    for (Batch batch : loader.epoch(0)) {
+      batch.column("x"); // a view of every slot, dropped at once
+      if (batch.index() == 3) {
+        kept = batch.buffer();
+      }
+    }
+    BatchIterator running = loader.epoch(1).iterator();
+    Batch held = running.next();
+    held.buffer();
+    loader.close();
+    int slotBytes = loader.layout().slotBytes();
+
+    assertThat(collectUntilAtMost(allocator, slotBytes)).as("only the kept view's slot")
+        .isEqualTo(slotBytes);
+    Reference.reachabilityFence(kept);
+    kept = null;
+    assertThat(collectUntilAtMost(allocator, 0)).as("nothing once the view is dropped").isZero();
+    Reference.reachabilityFence(loader); // the loader, its iterator and batch stay referenced
+    Reference.reachabilityFence(running);
+    Reference.reachabilityFence(held);
+    allocator.close();
+  }
+
+  /** Forces collections (a bounded number) until the allocator holds at most {@code bytes}. */
+  private static long collectUntilAtMost(DirectAllocator allocator, long bytes)
+      throws InterruptedException {
+    for (int i = 0; i < 200 && allocator.allocatedBytes() > bytes; i++) {
+      System.gc();
+      Thread.sleep(5);
+    }
+    return allocator.allocatedBytes();
   }
 }

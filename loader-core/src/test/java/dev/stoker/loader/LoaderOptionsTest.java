@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class LoaderOptionsTest {
 
@@ -113,16 +115,28 @@ class LoaderOptionsTest {
             .build(),
         "prefetchFactor: 2147483647 with numWorkers=2 makes 4294967294 batches in flight "
             + "(expected: numWorkers x prefetchFactor <= 2147483647)");
-    assertRejected(() -> LoaderOptions.builder().numWorkers(65_536).prefetchFactor(32_768).build(),
-        "prefetchFactor: 32768 with numWorkers=65536 makes 2147483648 batches in flight "
+    assertRejected(() -> LoaderOptions.builder().numWorkers(1024).prefetchFactor(2_097_152)
+            .build(),
+        "prefetchFactor: 2097152 with numWorkers=1024 makes 2147483648 batches in flight "
             + "(expected: numWorkers x prefetchFactor <= 2147483647)");
   }
 
+  // --- numWorkers has an upper bound ---
+
+  @ParameterizedTest(name = "numWorkers={0}")
+  @ValueSource(ints = {1025, 65_536, Integer.MAX_VALUE})
+  void shouldRefuseAbsurdlyManyWorkersNamingTheOption(int workers) {
+    String message = "numWorkers: " + workers + " (expected: <= 1024; a few per core is plenty, "
+        + "more threads only wait for each other)";
+    assertRejected(() -> LoaderOptions.builder().numWorkers(workers), message);
+    assertRejected(() -> LoaderOptions.fromMap(Map.of("numWorkers", String.valueOf(workers))),
+        message);
+  }
+
   @Test
-  void shouldCheckTheDefaultPrefetchFactorAgainstManyWorkers() {
-    assertRejected(() -> LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).build(),
-        "prefetchFactor: 2 with numWorkers=2147483647 makes 4294967294 batches in flight "
-            + "(expected: numWorkers x prefetchFactor <= 2147483647)");
+  void shouldTakeTheMostWorkersAllowed() {
+    assertThat(LoaderOptions.builder().numWorkers(LoaderOptions.MAX_WORKERS).build()
+        .prefetchWindow()).isEqualTo(2048);
   }
 
   @Test
@@ -131,8 +145,8 @@ class LoaderOptionsTest {
         .prefetchWindow()).isEqualTo(1 << 30);
     assertThat(LoaderOptions.builder().numWorkers(1).prefetchFactor(Integer.MAX_VALUE).build()
         .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
-    assertThat(LoaderOptions.builder().numWorkers(Integer.MAX_VALUE).prefetchFactor(1).build()
-        .prefetchWindow()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(LoaderOptions.builder().numWorkers(1024).prefetchFactor(2_097_151).build()
+        .prefetchWindow()).isEqualTo(2_147_482_624);
   }
 
   @Test

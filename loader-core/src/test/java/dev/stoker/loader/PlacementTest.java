@@ -3,6 +3,13 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -70,5 +77,43 @@ class PlacementTest {
     assertRejected(() -> Placement.fromMap(Map.of("worldSize", "4", "WorldSize", "8")),
         "worldSize: given twice, as 'WorldSize' = '8' and 'worldSize' = '4' (expected: once; "
             + "option names ignore case)");
+  }
+
+  /** Placement.of(2, 3) serialized, its two ints (rank, then worldSize, at the end) replaced. */
+  private static byte[] serializedWith(int rank, int worldSize) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(Placement.of(2, 3));
+    }
+    byte[] stream = bytes.toByteArray();
+    ByteBuffer fields = ByteBuffer.wrap(stream, stream.length - 8, 8);
+    assertThat(fields.getInt(stream.length - 8)).isEqualTo(2);
+    assertThat(fields.getInt(stream.length - 4)).isEqualTo(3);
+    fields.putInt(rank).putInt(worldSize);
+    return stream;
+  }
+
+  private static Object deserialize(byte[] bytes) throws IOException, ClassNotFoundException {
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+      return in.readObject();
+    }
+  }
+
+  @Test
+  void shouldReadBackASerializedPlacementAndTheWholeDatasetAsItself() throws Exception {
+    assertThat(deserialize(serializedWith(1, 3))).isEqualTo(Placement.of(1, 3));
+    assertThat(deserialize(serializedWith(0, 1))).isSameAs(Placement.SINGLE);
+  }
+
+  @ParameterizedTest(name = "rank {0} of {1}")
+  @CsvSource(delimiter = '|', value = {
+      "5|3|Placement: rank: 5 (expected: 0 <= rank < worldSize = 3)",
+      "-1|3|Placement: rank: -1 (expected: >= 0)",
+      "0|0|Placement: worldSize: 0 (expected: > 0)",
+      "0|-2147483648|Placement: worldSize: -2147483648 (expected: > 0)"})
+  void shouldRefuseASerializedPlacementOutsideTheWorld(int rank, int worldSize, String message) {
+    assertThatThrownBy(() -> deserialize(serializedWith(rank, worldSize)))
+        .isInstanceOf(InvalidObjectException.class)
+        .hasMessage(message);
   }
 }

@@ -80,7 +80,78 @@ class SchemaAndLayoutTest {
   void shouldRejectAMissingDType() {
     assertThatThrownBy(() -> Field.of("x", null, 2))
         .isInstanceOf(NullPointerException.class)
-        .hasMessage("dtype");
+        .hasMessage("field 'x' dtype: null (expected one of: uint8, int32, int64, float32, "
+            + "float64)");
+  }
+
+  @Test
+  void shouldNameTheFieldWhoseShapeIsMissing() {
+    assertThatThrownBy(() -> Field.of("image", DType.FLOAT32, (int[]) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("field 'image' shape: null (expected: the dimensions of one sample, none for "
+            + "a scalar)");
+  }
+
+  @Test
+  void shouldNameTheMissingFieldOfASchema() {
+    assertThatThrownBy(() -> Schema.of((Field) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("schema field 0 of 1: null (expected: a Field, e.g. Field.of(\"x\", "
+            + "DType.FLOAT32, 3))");
+    assertThatThrownBy(() -> Schema.of(Field.scalar("label", DType.INT64), null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageStartingWith("schema field 1 of 2: null");
+    assertThatThrownBy(() -> Schema.of((Field[]) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("schema fields: null (expected: at least one field)");
+    assertThatThrownBy(() -> Schema.of((List<Field>) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("schema fields: null (expected: at least one field)");
+  }
+
+  @Test
+  void shouldSayThatAnIndexOutsideTheSchemaIsAFieldIndex() {
+    Schema schema = Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("label", DType.INT64));
+    String message = "field index: 7 (expected: 0 <= field index < 2; the fields: [x: float32[3], "
+        + "label: int64[]])";
+    assertThatThrownBy(() -> schema.field(7))
+        .isInstanceOf(IndexOutOfBoundsException.class).hasMessage(message);
+    assertThatThrownBy(() -> schema.field(-1))
+        .isInstanceOf(IndexOutOfBoundsException.class).hasMessageStartingWith("field index: -1 ");
+    BatchLayout layout = new BatchLayout(schema, 4);
+    assertThatThrownBy(() -> layout.rowOffset(7, 0)).hasMessage(message);
+    assertThatThrownBy(() -> layout.columnOffset(7)).hasMessage(message);
+    assertThatThrownBy(() -> layout.rowStride(7)).hasMessage(message);
+    assertThatThrownBy(() -> layout.columnBytes(7)).hasMessage(message);
+  }
+
+  @ParameterizedTest(name = "numWorkers={0}")
+  @ValueSource(ints = {0, 1})
+  void shouldNameTheFieldIndexADatasetWritesOutsideTheSchema(int numWorkers) {
+    MapDataset writingField7 = new MapDataset() {
+      @Override
+      public Schema schema() {
+        return IndexDataset.SCHEMA;
+      }
+
+      @Override
+      public int size() {
+        return 8;
+      }
+
+      @Override
+      public void write(int index, SampleWriter row) {
+        row.putFloat(7, 0, 1f);
+      }
+    };
+    DataLoader loader = new DataLoader(writingField7, LoaderOptions.builder().batchSize(4)
+        .numWorkers(numWorkers).build());
+    assertThatThrownBy(() -> loader.epoch(0).iterator().next())
+        .hasMessageContaining("sample 0")
+        .hasRootCauseInstanceOf(IndexOutOfBoundsException.class)
+        .hasRootCauseMessage("field index: 7 (expected: 0 <= field index < 2; the fields: "
+            + "[x: float32[3], label: int64[]])");
+    LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test

@@ -163,6 +163,48 @@ class StreamedCloseTest {
     stream.closeAndCheck(loader);
   }
 
+  @Test
+  void shouldReturnFromACloseWhileTheCallersThreadCopiesAndCancelItsNextAfterward()
+      throws Exception {
+    CountDownLatch copying = new CountDownLatch(1);
+    CountDownLatch goOn = new CountDownLatch(1);
+    TestStream stream = TestStream.known(100).chunks(7).copying((field, row, target) -> {
+      if (row <= 55 && 55 < row + target.rows() && copying.getCount() > 0) {
+        copying.countDown();
+        while (!awaitUninterruptibly(goOn)) {
+          Thread.onSpinWait();
+        }
+      }
+      return false;
+    });
+    DataLoader loader = new DataLoader(stream, options(0));
+    AtomicReference<Throwable> consumerEnd = new AtomicReference<>();
+    Thread consumer = new Thread(() -> {
+      try {
+        for (Batch batch : loader.epoch(0)) {
+          StreamedRows.rows(batch);
+        }
+      } catch (Throwable t) {
+        consumerEnd.set(t);
+      }
+    }, "stream-consumer");
+    consumer.start();
+    assertThat(copying.await(20, TimeUnit.SECONDS)).isTrue();
+
+    try {
+      loader.close(); // no false leak error, though the consumer still holds a slot
+      assertThat(consumer.isAlive()).as("close did not wait for the copy").isTrue();
+      assertThat(stream.streamsClosed).as("not under the copy").hasValue(0);
+    } finally {
+      goOn.countDown();
+    }
+    consumer.join(20_000);
+
+    assertThat(consumerEnd.get()).isInstanceOf(CancellationException.class);
+    stream.awaitStreamsClosed();
+    stream.closeAndCheck(loader);
+  }
+
   @ParameterizedTest(name = "dropLast={0}")
   @ValueSource(booleans = {false, true})
   void shouldCloseTheStreamOnlyOnceAPullInHasNextReturns(boolean dropLast) throws Exception {

@@ -31,7 +31,8 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
    * @param lookahead whether the consumer looks one batch ahead (a stream of unknown length)
    * @param batchText the batch a slot holds, for the error message (e.g. {@code 64 x [image:
    *     float32[3,64,64]]})
-   * @throws IllegalArgumentException if {@code maxHostBytes} holds fewer slots than needed
+   * @throws IllegalArgumentException if {@code maxHostBytes} holds fewer slots than needed, or
+   *     the workers would need more slots than an int counts
    */
   public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
       int prefetchWindow, boolean transfer, boolean lookahead, String batchText) {
@@ -39,7 +40,11 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
     int extra = lookahead ? 1 : 0;
     long wanted = extra + (inline ? (transfer ? 2 : 1)
         : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + (transfer ? 2 : 1));
-    int needed = extra + (inline ? 1 : numWorkers + 1);
+    long needed = extra + (inline ? 1 : (long) numWorkers + 1);
+    if (numWorkers < 0 || needed > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(String.format("numWorkers: %d (expected: 0 <= "
+          + "numWorkers <= %d)", numWorkers, Integer.MAX_VALUE - 1 - extra));
+    }
     long fits = maxHostBytes / slotBytes;
     if (fits < needed) {
       throw new IllegalArgumentException(String.format(
@@ -50,9 +55,10 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
           (inline ? "the batch being loaded"
               : "one per worker, one " + (transfer ? "in transfer" : "for the consumer"))
               + (lookahead ? ", one to look ahead in a stream of unknown length" : ""),
-          (long) needed * slotBytes));
+          needed * slotBytes));
     }
     int allowed = (int) Math.min(Math.min(wanted, fits), Integer.MAX_VALUE);
-    return new SlotBudget(slotBytes, (int) Math.min(wanted, Integer.MAX_VALUE), needed, allowed);
+    return new SlotBudget(slotBytes, (int) Math.min(wanted, Integer.MAX_VALUE), (int) needed,
+        allowed);
   }
 }

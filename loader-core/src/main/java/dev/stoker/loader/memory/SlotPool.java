@@ -41,6 +41,8 @@ public final class SlotPool implements AutoCloseable {
   private long waitNanos;
   private long waits;
   private boolean closed;
+  /** Runs once the last slot out is back, after {@link #closeAfterReturns}; then null. */
+  private Runnable whenAllBack;
 
   public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots) {
     this(name, allocator, slotBytes, maxSlots, maxSlots);
@@ -155,20 +157,38 @@ public final class SlotPool implements AutoCloseable {
    * @throws IllegalStateException if the slot was already returned (it is idle or freed): taken
    *     again, it would be handed to two users at once
    */
-  public synchronized void release(HostMemory slot) {
-    if (outstanding == 0 || slot.isClosed() || idle.contains(slot)) {
-      throw new IllegalStateException("slot pool '" + name + "': a slot was returned twice");
+  public void release(HostMemory slot) {
+    Runnable lastBack = null;
+    synchronized (this) {
+      if (outstanding == 0 || slot.isClosed() || idle.contains(slot)) {
+        throw new IllegalStateException("slot pool '" + name + "': a slot was returned twice");
+      }
+      outstanding--;
+      if (DEBUG) {
+        takenAt.remove(slot);
+      }
+      if (closed) {
+        slot.close(); // freed now, or once no view of it is reachable
+        allocated--;
+        if (outstanding == 0) {
+          lastBack = whenAllBack;
+          whenAllBack = null;
+        }
+      } else {
+        idle.push(slot);
+        notifyAll();
+      }
     }
-    outstanding--;
-    if (DEBUG) {
-      takenAt.remove(slot);
+    if (lastBack != null) {
+      runQuietly(lastBack);
     }
-    if (closed) {
-      slot.close(); // freed now, or once no view of it is reachable
-      allocated--;
-    } else {
-      idle.push(slot);
-      notifyAll();
+  }
+
+  private void runQuietly(Runnable action) {
+    try {
+      action.run();
+    } catch (Throwable t) {
+      LOG.warn("slot pool '{}': the action after the last slot came back failed", name, t);
     }
   }
 
@@ -206,15 +226,9 @@ public final class SlotPool implements AutoCloseable {
    */
   @Override
   public synchronized void close() {
-    if (closed) {
+    if (!closeIdle()) {
       return;
     }
-    closed = true;
-    while (!idle.isEmpty()) {
-      idle.pop().close();
-      allocated--;
-    }
-    notifyAll();
     if (outstanding > 0) {
       IllegalStateException leak = new IllegalStateException(String.format(
           "slot pool '%s': %d slot(s) (%d bytes) still out on close; they are let go of "
@@ -224,6 +238,39 @@ public final class SlotPool implements AutoCloseable {
       takenAt.values().forEach(leak::addSuppressed);
       throw leak;
     }
+  }
+
+  /**
+   * Closes the pool like {@link #close()}, except that the slots still out are no leak: threads
+   * still inside dataset code hold them, and give them back when they return. Each is freed as it
+   * comes back; {@code whenAllBack} runs once none is out (at once if none is), in the thread that
+   * gave the last one back; what it throws is logged. Does nothing on a closed pool.
+   */
+  public void closeAfterReturns(Runnable whenAllBack) {
+    synchronized (this) {
+      if (!closeIdle()) {
+        return;
+      }
+      if (outstanding > 0) {
+        this.whenAllBack = whenAllBack;
+        return;
+      }
+    }
+    runQuietly(whenAllBack);
+  }
+
+  /** Marks the pool closed and frees the idle slots; false if it was closed already. */
+  private boolean closeIdle() {
+    if (closed) {
+      return false;
+    }
+    closed = true;
+    while (!idle.isEmpty()) {
+      idle.pop().close();
+      allocated--;
+    }
+    notifyAll();
+    return true;
   }
 
   public synchronized boolean isClosed() {

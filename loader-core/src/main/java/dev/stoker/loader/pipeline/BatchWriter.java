@@ -17,6 +17,12 @@ public interface BatchWriter {
   boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception;
 
   /**
+   * The epoch was cancelled: a {@link #write} under way may stop early (its batch is dropped), so
+   * that a writer looping in its own code ends without an interrupt. Any thread; must not block.
+   */
+  default void cancel() {}
+
+  /**
    * Releases what the epoch held (a stream, its chunks). Called once, when no thread writes any
    * more.
    */

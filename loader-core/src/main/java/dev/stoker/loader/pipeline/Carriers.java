@@ -7,7 +7,9 @@ import java.util.Map;
 
 /**
  * The {@link StagedBatch} of each carrier, made the first time the carrier is seen. Carriers
- * (pooled host slots, an engine's device buffers) live as long as the loader, so this stays small.
+ * (pooled host slots, an engine's device buffers) live as long as the loader, so this stays small;
+ * {@link #clear()} lets go of them when the loader closes, so that a closed loader still
+ * referenced keeps none of its memory reachable.
  */
 final class Carriers {
   private final Map<Object, StagedBatch> byCarrier = new IdentityHashMap<>();
@@ -28,5 +30,10 @@ final class Carriers {
       byCarrier.put(buffer, staged);
     }
     return staged;
+  }
+
+  /** Forgets every carrier. */
+  synchronized void clear() {
+    byCarrier.clear();
   }
 }

@@ -294,6 +294,11 @@ final class FillStage {
   /** Stops the workers at their next check and wakes every wait of theirs. */
   void cancel() {
     cancelled = true;
+    try {
+      writer.cancel();
+    } catch (Throwable t) {
+      LOG.warn("loader '{}' epoch {}: cancelling its source failed", name, epoch, t);
+    }
     dispenser.wake();
     pool.wakeWaiters();
     for (BatchQueue queue : queues) {

@@ -134,6 +134,8 @@ public final class LoaderPipeline {
         stopping.add(thread);
       }
     }
-    return LoaderThreads.stop(stopping, graceNanos);
+    List<String> stuck = LoaderThreads.stop(stopping, graceNanos);
+    hostCarriers.clear(); // a thread still in dataset code holds its batch itself
+    return stuck;
   }
 }

@@ -94,6 +94,7 @@ final class TransferAgent {
   private void closeEngine() {
     TransferEngine open = engine;
     engine = null;
+    carriers.clear(); // the engine's buffers: a closed loader keeps none reachable
     if (open != null) {
       try {
         open.close();

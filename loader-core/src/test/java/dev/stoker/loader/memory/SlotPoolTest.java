@@ -302,4 +302,44 @@ class SlotPoolTest {
     assertThat(pool.maxSlots()).isEqualTo(3);
     pool.release(a);
   }
+
+  @Test
+  void shouldRunTheActionOnceWhenTheLastSlotOutComesBackAfterACloseThatExpectsThem()
+      throws InterruptedException {
+    HostMemory a = pool.acquire(NEVER);
+    HostMemory b = pool.acquire(NEVER);
+    pool.release(pool.acquire(NEVER)); // one idle slot, freed by the close
+    List<String> ran = new ArrayList<>();
+
+    pool.closeAfterReturns(() -> ran.add("all back"));
+    assertThat(allocator.unfreed()).as("the two still out").isEqualTo(2);
+    assertThat(ran).isEmpty();
+    pool.release(a);
+    assertThat(ran).isEmpty();
+    pool.release(b);
+
+    assertThat(ran).containsExactly("all back");
+    assertThat(allocator.unfreed()).isZero();
+    assertThat(pool.allocated()).isZero();
+    pool.close(); // closed already: nothing to report
+    pool.closeAfterReturns(() -> ran.add("again"));
+    assertThat(ran).containsExactly("all back");
+  }
+
+  @Test
+  void shouldRunTheActionAtOnceWhenNoSlotIsOutAndLogWhatItThrows()
+      throws InterruptedException {
+    pool.release(pool.acquire(NEVER));
+    AtomicBoolean ran = new AtomicBoolean();
+    pool.closeAfterReturns(() -> ran.set(true));
+    assertThat(ran).isTrue();
+
+    SlotPool other = new SlotPool("other", allocator, SLOT_BYTES, 1);
+    HostMemory out = other.acquire(NEVER);
+    other.closeAfterReturns(() -> {
+      throw new StackOverflowError("the allocator's close recursed");
+    });
+    other.release(out); // the Error is logged, not thrown at the thread giving the slot back
+    assertThat(allocator.unfreed()).isZero();
+  }
 }
