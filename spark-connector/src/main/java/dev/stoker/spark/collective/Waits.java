@@ -15,6 +15,8 @@ import java.util.Objects;
 public record Waits(Duration timeout, String timeoutOption, Runnable checkCancelled) {
   /** How often a wait looks at the cancellation check. */
   static final long SLICE_MILLIS = 100;
+  /** A deadline that never passes: the timeout is zero. */
+  static final long NONE = Long.MIN_VALUE;
 
   public Waits {
     Objects.requireNonNull(timeout, "timeout");
@@ -44,11 +46,40 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
     return !timeout.isZero() && System.nanoTime() - startNanos > timeout.toNanos();
   }
 
+  /**
+   * The deadline of a wait that begins at {@code startNanos} ({@link System#nanoTime()}), or
+   * {@link #NONE} when the timeout is zero.
+   */
+  long deadline(long startNanos) {
+    return timeout.isZero() ? NONE : startNanos + Math.max(0, timeout.toNanos());
+  }
+
+  /** Whether {@code deadline} (from {@link #deadline}) has passed. */
+  static boolean passed(long deadline) {
+    return deadline != NONE && System.nanoTime() - deadline >= 0;
+  }
+
+  /** Milliseconds until {@code deadline}, at least 1 and at most {@code most}. */
+  static long millisLeft(long deadline, long most) {
+    if (deadline == NONE) {
+      return most;
+    }
+    long left = (deadline - System.nanoTime()) / 1_000_000;
+    return Math.max(1, Math.min(most, left));
+  }
+
   /** The error of a wait that ran out. */
   CollectiveException timedOut(String what) {
     return new CollectiveException(what + ": nothing for " + describe(timeout) + " (expected: "
         + "every rank to make the same collective calls in the same order; if a rank is just "
         + "slow, raise " + timeoutOption + ")");
+  }
+
+  /** The error of a meeting that ran past its deadline: {@code what} says who is missing. */
+  CollectiveException meetingTimedOut(String what) {
+    return new CollectiveException(what + " within " + describe(timeout) + " (expected: every "
+        + "rank to make the same collective calls in the same order; if a rank is just slow, "
+        + "raise " + timeoutOption + ")");
   }
 
   static String describe(Duration duration) {

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,6 +15,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class CollectiveTest {
   private static final Duration LONG = Duration.ofSeconds(30);
+
+  @BeforeAll
+  static void warmUp() throws Exception {
+    // the JVM's first HMAC and SecureRandom take a moment; a test below times a meeting
+    ThreadRanks.run(2, LONG, c -> c.allReduceSum(new long[1]));
+  }
 
   @Test
   void shouldAverageFloatsToTheSameBitsOnEveryRank() throws Exception {
