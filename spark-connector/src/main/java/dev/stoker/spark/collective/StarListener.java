@@ -29,6 +29,7 @@ final class StarListener {
   static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
   static final int MAX_PENDING = 256;
   private static final int LOGGED_REFUSALS = 10;
+  private static final int KEPT_REFUSALS = 100;
 
   private final int worldSize;
   private final int attempt;
@@ -41,6 +42,7 @@ final class StarListener {
   private final byte[][] transcripts;
   private final Deque<Pending> pending = new ArrayDeque<>();
   private int connected;
+  private int dropped;
 
   StarListener(int worldSize, int attempt, boolean encrypted, byte[] secret, Waits waits,
       long deadline, List<String> refusals) {
@@ -197,9 +199,12 @@ final class StarListener {
     pending.remove(one);
     StarConnector.closeQuietly(one.channel);
     String refusal = "rank 0 dropped a connection from " + one.address + ": it " + why;
-    refusals.add(refusal);
-    if (refusals.size() <= LOGGED_REFUSALS) {
-      LOG.warn("{}{}", refusal, refusals.size() == LOGGED_REFUSALS
+    dropped++;
+    if (dropped <= KEPT_REFUSALS) {
+      refusals.add(refusal);
+    }
+    if (dropped <= LOGGED_REFUSALS) {
+      LOG.warn("{}{}", refusal, dropped == LOGGED_REFUSALS
           ? " (further dropped connections of this meeting are not logged)" : "");
     }
   }
