@@ -139,25 +139,30 @@ final class BarrierSync {
     helper.setDaemon(true);
     waking[0] = new Waking(helper);
     helper.start();
-    long deadline = System.nanoTime() + bound.toNanos();
+    long deadline = System.nanoTime() + Math.min(1L << 61, nanos(bound));
+    boolean finished = false;
     try {
       while (!done.await(Math.max(1, Math.min(SLICE_MILLIS,
           (deadline - System.nanoTime()) / 1_000_000)), TimeUnit.MILLISECONDS)) {
-        task.killTaskIfInterrupted();
+        task.killTaskIfInterrupted(); // Spark kills a task by marking it: the helper sees it too
         if (System.nanoTime() - deadline >= 0) {
-          waking[0].stop();
-          helperStuck = true;
-          outOfStep = what.substring(what.indexOf(": ") + 2) + " timed out";
           throw new IllegalStateException(what + ": not every rank reached it within "
               + describe(bound) + " (Spark's barrier channel does not say which; expected: "
               + "every rank to make the same allGather, barrier and all-reduce calls in the same "
               + "order; if a rank is just slow, raise " + boundOption + ")");
         }
       }
+      finished = true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      task.killTaskIfInterrupted(); // Spark kills a task by marking it, then interrupting
+      task.killTaskIfInterrupted();
       throw new IllegalStateException(what + ": interrupted", e);
+    } finally {
+      if (!finished) { // the helper is still in Spark's call: nothing more goes through it
+        waking[0].stop();
+        helperStuck = true;
+        outOfStep = what.substring(what.indexOf(": ") + 2) + " did not complete";
+      }
     }
     if (outcome[0] instanceof Throwable) {
       throw BarrierSync.<RuntimeException>sneaky((Throwable) outcome[0]);
@@ -168,6 +173,14 @@ final class BarrierSync {
   @SuppressWarnings("unchecked")
   private static <E extends Throwable> E sneaky(Throwable t) throws E {
     throw (E) t; // Spark's SparkException, unchanged, as a direct call would throw it
+  }
+
+  private static long nanos(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private static String describe(Duration duration) {

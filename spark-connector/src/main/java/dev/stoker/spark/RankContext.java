@@ -109,9 +109,15 @@ public final class RankContext {
    * later calls cost a network round trip. Every rank must call it with an array of the same
    * length, in the same order as its other collective calls.
    *
+   * <p>The ranks meet through Spark's barrier channel, which carries a secret drawn for this
+   * meeting; only ranks that prove they hold it connect, and every value on the wire is
+   * authenticated (and encrypted when {@code spark.network.crypto.enabled} is on), so a stranger
+   * can neither join nor change a value.
+   *
    * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the
-   *     message names each rank's); if a peer went away or sent nothing for
-   *     {@link SparkOptionNames#COLLECTIVE_TIMEOUT}
+   *     message names each rank's); if a peer went away, sent a frame that fails authentication
+   *     (named with its address), or sent nothing for {@link SparkOptionNames#COLLECTIVE_TIMEOUT},
+   *     which also bounds the whole meeting
    */
   public float[] allReduceMean(float[] values) {
     return collective().allReduceMean(values);

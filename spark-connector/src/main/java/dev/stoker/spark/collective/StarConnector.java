@@ -93,7 +93,7 @@ final class StarConnector {
       FrameSeal[] seals = MeetingCrypto.seals(secret, transcript, encrypted);
       link.seal(seals[0], seals[1]);
       return link;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       closeQuietly(link);
       throw e;
     }

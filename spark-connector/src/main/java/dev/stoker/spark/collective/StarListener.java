@@ -80,7 +80,7 @@ final class StarListener {
             ByteBuffer.wrap(MeetingCrypto.rootProof(secret, transcripts[link.peer() - 1])));
       }
       return links;
-    } catch (RuntimeException | IOException e) {
+    } catch (RuntimeException | Error | IOException e) {
       for (Link link : links) {
         StarConnector.closeQuietly(link);
       }

@@ -8,7 +8,9 @@ import java.util.Objects;
  * short slices, and between slices the cancellation check runs (Spark's throws when the task was
  * killed) and the thread's interrupt flag is looked at.
  *
- * @param timeout longest wait for a peer's next bytes; zero waits forever
+ * @param timeout longest wait for a peer's next bytes, and the bound of the whole meeting; zero
+ *     waits forever (a connection that is not a proven rank is still dropped after
+ *     {@link StarListener#HANDSHAKE_LIMIT})
  * @param timeoutOption the option that sets the timeout, named in the error
  * @param checkCancelled throws if the rank should stop waiting
  */
@@ -17,6 +19,7 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
   static final long SLICE_MILLIS = 100;
   /** A deadline that never passes: the timeout is zero. */
   static final long NONE = Long.MIN_VALUE;
+  private static final Duration LONGEST = Duration.ofNanos(1L << 61);
 
   public Waits {
     Objects.requireNonNull(timeout, "timeout");
@@ -43,7 +46,12 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
 
   /** Whether a wait that began at {@code startNanos} has run out. */
   boolean expired(long startNanos) {
-    return !timeout.isZero() && System.nanoTime() - startNanos > timeout.toNanos();
+    return !timeout.isZero() && System.nanoTime() - startNanos > nanos(timeout);
+  }
+
+  /** {@code duration} in nanoseconds, at most about 73 years so that deadlines never wrap. */
+  static long nanos(Duration duration) {
+    return duration.compareTo(LONGEST) >= 0 ? LONGEST.toNanos() : duration.toNanos();
   }
 
   /**
@@ -51,7 +59,7 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
    * {@link #NONE} when the timeout is zero.
    */
   long deadline(long startNanos) {
-    return timeout.isZero() ? NONE : startNanos + Math.max(0, timeout.toNanos());
+    return timeout.isZero() ? NONE : startNanos + nanos(timeout);
   }
 
   /** Whether {@code deadline} (from {@link #deadline}) has passed. */
