@@ -55,8 +55,14 @@ class CollectiveAttackTest {
     gather[0] = new ThreadRanks.Gather(2, () -> {
       Socket socket = Wire.connect(Wire.listening(gather[0].first()));
       stranger.set(socket);
-      if (says.length > 0) {
+      if (everyMillis > 0) {
         Wire.dribble(socket, says, everyMillis);
+      } else if (says.length > 0) { // all at once, before any rank connects
+        try {
+          socket.getOutputStream().write(says);
+        } catch (IOException e) {
+          throw new IllegalStateException(e);
+        }
       }
     }, (rank, all) -> all);
     return gather[0];
@@ -278,14 +284,14 @@ class CollectiveAttackTest {
   void shouldEndTheMeetingAtItsDeadlineNamingTheRanksThatDidNotConnect() throws Exception {
     ThreadRanks.Gather gather = new ThreadRanks.Gather(3, () -> {}, (rank, all) -> {
       if (rank == 2) {
-        sleep(1500); // reaches its first all-reduce late
+        sleep(3000); // reaches its first all-reduce late
       }
       return all;
     });
-    List<Object> results = ThreadRanks.run(gather, 3, Duration.ofMillis(300), false,
+    List<Object> results = ThreadRanks.run(gather, 3, Duration.ofMillis(1500), false,
         collective -> collective.allReduceSum(new long[1]));
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
-        .hasMessage("rank 0: the ranks' meeting: rank 2 did not connect within 300 ms "
+        .hasMessage("rank 0: the ranks' meeting: rank 2 did not connect within 1500 ms "
             + "(expected: every rank to make the same collective calls in the same order; if a "
             + "rank is just slow, raise timeout)");
   }

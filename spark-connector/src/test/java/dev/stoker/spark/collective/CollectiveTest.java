@@ -124,16 +124,17 @@ class CollectiveTest {
 
   @Test
   void shouldTimeOutOnAPeerThatNeverCallsAndReleaseTheOthers() throws Exception {
-    List<Object> results = ThreadRanks.run(3, Duration.ofMillis(300), collective -> {
+    // the timeout also bounds the meeting: long enough for the ranks to connect on a busy machine
+    List<Object> results = ThreadRanks.run(3, Duration.ofMillis(1500), collective -> {
       if (collective.rank() == 2) {
-        Thread.sleep(800);
+        Thread.sleep(3000);
         return "asleep";
       }
       return collective.allReduceSum(new double[3]);
     });
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessageContaining("rank 0: allReduceSum(double[]) call #1 (waiting for rank 2): "
-            + "nothing for 300 ms (expected: every rank to make the same collective calls in the "
+            + "nothing for 1500 ms (expected: every rank to make the same collective calls in the "
             + "same order; if a rank is just slow, raise timeout)");
     // rank 1 learns it from the closed connection, or times out itself at about the same time
     assertThat((Throwable) results.get(1)).isInstanceOf(CollectiveException.class)
