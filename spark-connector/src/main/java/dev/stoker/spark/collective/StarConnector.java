@@ -111,6 +111,9 @@ final class StarConnector {
       closeQuietly(channel);
       throw new CollectiveException("rank " + rank + " could not connect to rank 0 at " + host
           + ":" + port + ": " + e + " (expected: executors that reach each other over TCP)", e);
+    } catch (RuntimeException | Error e) {
+      closeQuietly(channel);
+      throw e;
     }
   }
 

@@ -216,6 +216,29 @@ class CollectiveTest {
         .hasMessage("rank 2 of 2 (expected: 0 <= rank < worldSize)");
   }
 
+  @Test
+  void shouldCloseEveryConnectionOfAMeetingThatFailsWithAnError() throws Exception {
+    java.net.Socket[] stranger = new java.net.Socket[1];
+    Rendezvous rendezvous = message -> {
+      stranger[0] = Wire.connect(Wire.listening(message)); // silent, accepted by rank 0
+      return new String[] {message, ""};
+    };
+    long start = System.nanoTime();
+    Waits failing = new Waits(LONG, "collectiveTimeout", () -> {
+      if (System.nanoTime() - start > 300_000_000L) {
+        throw new AssertionError("the cancellation check fails");
+      }
+    });
+    try {
+      assertThatThrownBy(() -> Collective.connect(0, 2, 0, "127.0.0.1", rendezvous, failing))
+          .isInstanceOf(AssertionError.class).hasMessage("the cancellation check fails");
+      assertThat(Wire.dropped(stranger[0], 5000)).as("the stranger's connection closed")
+          .isTrue();
+    } finally {
+      Wire.closeQuietly(stranger[0]);
+    }
+  }
+
   private static void sleep(long millis) {
     try {
       Thread.sleep(millis);
