@@ -39,7 +39,8 @@ final class StarConnector {
     String address;
     try {
       server = ServerSocketChannel.open();
-      server.bind(new InetSocketAddress(host, 0), worldSize);
+      // room in the queue for the ranks while strangers come and go
+      server.bind(new InetSocketAddress(host, 0), Math.max(worldSize, 128));
       int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
       address = host + ":" + port + ":" + Base64.getEncoder().encodeToString(secret);
     } catch (IOException | RuntimeException e) {

@@ -96,7 +96,8 @@ final class StarListener {
     SocketChannel channel;
     while ((channel = server.accept()) != null) {
       if (pending.size() >= MAX_PENDING) {
-        drop(pending.peekFirst(), "dropped: " + MAX_PENDING + " newer connections are waiting");
+        drop(pending.peekFirst(), "was the oldest of " + MAX_PENDING + " connections in their "
+            + "handshake when another came");
       }
       channel.configureBlocking(false);
       long limit = System.nanoTime() + HANDSHAKE_LIMIT.toNanos();

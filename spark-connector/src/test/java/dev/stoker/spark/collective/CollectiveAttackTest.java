@@ -49,6 +49,13 @@ class CollectiveAttackTest {
     return Arrays.toString(values) + (r == 0 ? " " + collective.refusals() : "");
   }
 
+  /** Each rank's mean; on rank 0 also how many refusals it kept and the first. */
+  private static String meanAndFirstRefusal(Collective collective) {
+    String mean = meanAndRefusals(collective);
+    return collective.rank() == 0 ? mean.substring(0, mean.indexOf(']') + 1) + " "
+        + collective.refusals().size() + " " + collective.refusals().get(0) : mean;
+  }
+
   /** A meeting in which a stranger connects to rank 0 before any rank does. */
   private ThreadRanks.Gather strangerFirst(byte[] says, long everyMillis) {
     ThreadRanks.Gather[] gather = new ThreadRanks.Gather[1];
@@ -121,6 +128,37 @@ class CollectiveAttackTest {
         CollectiveAttackTest::meanAndRefusals);
     assertThat(results).containsExactly("[1.5, 3.0] [" + dropped("sent no Stoker hello") + "]",
         "[1.5, 3.0]");
+  }
+
+  @Test
+  void shouldMeetWhileAFloodOfStrangersHoldsConnectionsOpen() throws Exception {
+    List<Socket> flood = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch flooded = new java.util.concurrent.CountDownLatch(1);
+    ThreadRanks.Gather[] gather = new ThreadRanks.Gather[1];
+    gather[0] = new ThreadRanks.Gather(2, () -> new Thread(() -> {
+      for (int i = 0; i < StarListener.MAX_PENDING + 44; i++) {
+        flood.add(Wire.connect(Wire.listening(gather[0].first())));
+      }
+      flooded.countDown();
+    }).start(), (rank, all) -> {
+      if (rank == 1) { // rank 1 comes after the flood, while rank 0 holds 256 of them
+        try {
+          flooded.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return all;
+    });
+    try {
+      List<Object> results = ThreadRanks.run(gather[0], 2, Duration.ofSeconds(20), false,
+          CollectiveAttackTest::meanAndFirstRefusal);
+      assertThat(results).containsExactly("[1.5, 3.0] 100 rank 0 dropped a connection from "
+          + flood.get(0).getLocalSocketAddress() + ": it was the oldest of 256 connections in "
+          + "their handshake when another came", "[1.5, 3.0]");
+    } finally {
+      flood.forEach(Wire::closeQuietly);
+    }
   }
 
   /** A meeting in which rank 1 reaches rank 0 only through a relay on the path. */
