@@ -3,8 +3,6 @@ package dev.stoker.spark;
 import dev.stoker.loader.device.Device;
 import dev.stoker.spark.collective.Collective;
 import dev.stoker.spark.collective.Waits;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,14 +71,20 @@ public final class RankContext {
     return gpuAddresses;
   }
 
-  /** Sends {@code message} to every rank and returns every rank's message, index = rank. */
+  /**
+   * Sends {@code message} to every rank and returns every rank's message, index = rank. Waits
+   * at most {@link SparkOptionNames#COLLECTIVE_TIMEOUT} for the others.
+   *
+   * @throws IllegalStateException on every rank, if the ranks made different calls (the message
+   *     names each rank's); if not every rank called it within the timeout
+   */
   public List<String> allGather(String message) {
-    return List.of(BarrierSync.allGather(task, message));
+    return List.of(exchange("allGather(String)", message));
   }
 
   /** {@link #allGather(String)} for bytes: each rank's bytes, index = rank. */
   public List<byte[]> allGather(byte[] message) {
-    String[] all = BarrierSync.allGather(task, Base64.getEncoder().encodeToString(message));
+    String[] all = exchange("allGather(byte[])", Base64.getEncoder().encodeToString(message));
     List<byte[]> bytes = new ArrayList<>(all.length);
     for (String one : all) {
       bytes.add(Base64.getDecoder().decode(one.getBytes(StandardCharsets.US_ASCII)));
@@ -88,9 +92,14 @@ public final class RankContext {
     return bytes;
   }
 
-  /** Waits until every rank has called it. */
+  /** Waits until every rank has called it, as {@link #allGather(String)} does. */
   public void barrier() {
-    BarrierSync.barrier(task);
+    exchange("barrier()", "");
+  }
+
+  private String[] exchange(String call, String message) {
+    return BarrierSync.of(task).allGather(call, message, collectiveTimeout,
+        SparkOptionNames.COLLECTIVE_TIMEOUT);
   }
 
   /**
@@ -100,9 +109,15 @@ public final class RankContext {
    * later calls cost a network round trip. Every rank must call it with an array of the same
    * length, in the same order as its other collective calls.
    *
+   * <p>The ranks meet through Spark's barrier channel, which carries a secret drawn for this
+   * meeting; only ranks that prove they hold it connect, and every value on the wire is
+   * authenticated (and encrypted when {@code spark.network.crypto.enabled} is on), so a stranger
+   * can neither join nor change a value.
+   *
    * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the
-   *     message names each rank's); if a peer went away or sent nothing for
-   *     {@link SparkOptionNames#COLLECTIVE_TIMEOUT}
+   *     message names each rank's); if a peer went away, sent a frame that fails authentication
+   *     (named with its address), or sent nothing for {@link SparkOptionNames#COLLECTIVE_TIMEOUT},
+   *     which also bounds the whole meeting
    */
   public float[] allReduceMean(float[] values) {
     return collective().allReduceMean(values);
@@ -134,29 +149,19 @@ public final class RankContext {
     }
     if (collective == null) {
       try {
+        SparkEnv env = SparkEnv.get();
         collective = worldSize == 1 ? Collective.single()
-            : Collective.connect(rank, worldSize, task.stageAttemptNumber(), executorHost(),
-                message -> BarrierSync.allGather(task, message), new Waits(collectiveTimeout,
-                    SparkOptionNames.COLLECTIVE_TIMEOUT, task::killTaskIfInterrupted));
+            : Collective.connect(rank, worldSize, task.stageAttemptNumber(),
+                CollectiveSetup.listenHost(env), CollectiveSetup.encrypted(env),
+                message -> exchange("the first all-reduce, which connects the ranks", message),
+                new Waits(collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT,
+                    task::killTaskIfInterrupted));
       } catch (RuntimeException e) {
         collectiveFailure = e;
         throw e;
       }
     }
     return collective;
-  }
-
-  /** The address the executor's block manager serves on: one the other executors reach. */
-  private static String executorHost() {
-    SparkEnv env = SparkEnv.get();
-    if (env != null && env.blockManager() != null && env.blockManager().blockManagerId() != null) {
-      return env.blockManager().blockManagerId().host();
-    }
-    try {
-      return InetAddress.getLocalHost().getHostAddress();
-    } catch (UnknownHostException e) {
-      return InetAddress.getLoopbackAddress().getHostAddress();
-    }
   }
 
   /** Closes the rank's connections to its peers, if it made any: when the rank ends. */

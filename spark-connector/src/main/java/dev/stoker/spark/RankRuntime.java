@@ -16,6 +16,7 @@ import dev.stoker.spark.shard.ShardFiles;
 import dev.stoker.spark.shard.ShardWriter;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.spark.BarrierTaskContext;
@@ -66,7 +67,8 @@ final class RankRuntime {
       throw failed(task, "reading its rows into the shard in " + files + " failed", e);
     }
     double shardSeconds = (System.nanoTime() - start) / 1e9;
-    RankStatus all = RankStatus.of(BarrierSync.allGather(task, status));
+    RankStatus all = RankStatus.of(BarrierSync.of(task).allGather("the ranks' shard status",
+        status, Duration.ZERO, ""));
     String refusal = null;
     if (!all.problems().isEmpty()) {
       refusal = String.join("; ", all.problems());
@@ -122,7 +124,7 @@ final class RankRuntime {
     // No rank's task ends before every rank's function has returned: had one ended and another
     // then failed, Spark could keep the ended task's output and retry the failed one alone,
     // whose barrier calls would then wait for a rank that never comes.
-    BarrierSync.barrier(task);
+    BarrierSync.of(task).barrier("the end of its rank function", Duration.ZERO, "");
     return outcome;
   }
 

@@ -20,8 +20,9 @@ public final class SparkOptionNames {
   public static final String PROGRESS_INTERVAL = "progressInterval";
 
   /**
-   * Longest wait of a rank's all-reduce for a peer's next bytes before a clear error (default
-   * 10m; 0 waits forever, until the task is killed).
+   * Longest wait of a rank's collective call (all-reduce, allGather, barrier, the ranks'
+   * meeting) for its peers before a clear error (default 10m; 0 waits forever, until the task is
+   * killed).
    */
   public static final String COLLECTIVE_TIMEOUT = "collectiveTimeout";
 

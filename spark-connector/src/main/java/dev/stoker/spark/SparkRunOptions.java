@@ -108,7 +108,10 @@ public final class SparkRunOptions implements Serializable {
     return progressInterval;
   }
 
-  /** Longest wait of an all-reduce for a peer; zero waits forever. */
+  /**
+   * Longest wait of a collective call (all-reduce, {@code allGather}, {@code barrier}, the ranks'
+   * meeting) for a peer; zero waits forever.
+   */
   public Duration collectiveTimeout() {
     return collectiveTimeout;
   }
@@ -168,9 +171,11 @@ public final class SparkRunOptions implements Serializable {
     }
 
     /**
-     * Longest wait of a rank's all-reduce for a peer's next bytes, >= 0 (default 10 min; 0 waits
-     * forever, until the task is killed): the bound on how long a rank waits for a peer that
-     * stopped making the same calls without failing.
+     * Longest wait of a rank's collective call for a peer, >= 0 (default 10 min; 0 waits
+     * forever, until the task is killed): how long an all-reduce waits for a peer's next bytes,
+     * and {@code allGather}, {@code barrier} and the ranks' meeting (the first all-reduce) for
+     * every rank to arrive; the bound on how long a rank waits for a peer that stopped making
+     * the same calls without failing.
      */
     public Builder collectiveTimeout(Duration value) {
       Objects.requireNonNull(value, SparkOptionNames.COLLECTIVE_TIMEOUT);

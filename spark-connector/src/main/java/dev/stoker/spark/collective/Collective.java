@@ -1,11 +1,15 @@
 package dev.stoker.spark.collective;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * All-reduce across the ranks of one stage attempt, as DDP's gradient averaging needs it once a
  * step: every rank sends its values to rank 0, which adds them in rank order and sends the result
- * back, so that every rank ends with the same bits whatever order the values arrived in. Every
+ * back, so that every rank ends with the same bits whatever order the values arrived in. Only
+ * ranks that hold the meeting's secret get in, and a frame forged or altered on the way fails
+ * the call naming the peer. Every
  * rank must make the same calls, with arrays of the same length, in the same order; a rank that
  * does not gets an {@link IllegalStateException} naming each rank's call, and so do the others.
  * A lost peer, a timeout or a cancelled task fails the call and closes the connection, so the
@@ -18,6 +22,8 @@ public final class Collective implements AutoCloseable {
   private int calls;
   private String failure;
   private boolean closed;
+  private List<String> refusals = List.of();
+  private boolean encrypted;
 
   private Collective(int rank, int worldSize, StarReduce star) {
     this.rank = rank;
@@ -31,14 +37,29 @@ public final class Collective implements AutoCloseable {
   }
 
   /**
-   * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens
-   * on {@code host} (an address of its machine the others can reach); the ranks learn it from
-   * one {@code rendezvous}.
-   *
-   * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
+   * Connects the ranks, frames authenticated but not encrypted: {@link #connect(int, int, int,
+   * String, boolean, Rendezvous, Waits)}.
    */
   public static Collective connect(int rank, int worldSize, int attempt, String host,
       Rendezvous rendezvous, Waits waits) {
+    return connect(rank, worldSize, attempt, host, false, rendezvous, waits);
+  }
+
+  /**
+   * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens
+   * on {@code host} (an address of its machine the others can reach) and draws the meeting's
+   * secret; the ranks learn both from one {@code rendezvous}, which must be a channel strangers
+   * cannot read. Peers prove on the socket that they hold the secret, and every later frame is
+   * authenticated with keys of its connection. The whole meeting, the rendezvous included, ends
+   * within the timeout of {@code waits}; a connection that does not complete its handshake
+   * within {@link StarListener#HANDSHAKE_LIMIT} is dropped without delaying the ranks.
+   *
+   * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
+   * @param encrypted whether frames are also encrypted (AES-GCM), e.g. when Spark's network
+   *     encryption is on; every rank must pass the same
+   */
+  public static Collective connect(int rank, int worldSize, int attempt, String host,
+      boolean encrypted, Rendezvous rendezvous, Waits waits) {
     Objects.requireNonNull(rendezvous, "rendezvous");
     Objects.requireNonNull(waits, "waits");
     if (worldSize < 1 || rank < 0 || rank >= worldSize) {
@@ -48,11 +69,30 @@ public final class Collective implements AutoCloseable {
     if (worldSize == 1) {
       return single();
     }
+    long deadline = waits.deadline(System.nanoTime());
+    List<String> refusals = new ArrayList<>();
     Link[] links = rank == 0
         ? StarConnector.root(worldSize, attempt, Objects.requireNonNull(host, "host"),
-            rendezvous, waits)
-        : new Link[] {StarConnector.peer(rank, attempt, rendezvous, waits)};
-    return new Collective(rank, worldSize, new StarReduce(rank, worldSize, links));
+            encrypted, rendezvous, waits, deadline, refusals)
+        : new Link[] {StarConnector.peer(rank, attempt, encrypted, rendezvous, waits, deadline)};
+    Collective collective = new Collective(rank, worldSize, new StarReduce(rank, worldSize,
+        links));
+    collective.refusals = List.copyOf(refusals);
+    collective.encrypted = encrypted;
+    return collective;
+  }
+
+  /**
+   * The connections rank 0 dropped while the ranks met (strangers, slow or silent connections,
+   * wrong proofs), each naming the address and why; empty on other ranks.
+   */
+  public List<String> refusals() {
+    return refusals;
+  }
+
+  /** Whether frames between the ranks are encrypted; they are always authenticated. */
+  public boolean encrypted() {
+    return encrypted;
   }
 
   public int rank() {

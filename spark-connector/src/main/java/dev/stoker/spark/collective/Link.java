@@ -3,6 +3,7 @@ package dev.stoker.spark.collective;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -10,14 +11,24 @@ import java.nio.channels.SocketChannel;
 /**
  * One TCP connection to a peer rank, non-blocking under the hood so that every wait is bounded
  * and cancellable, blocking to its caller: {@link #read} and {@link #write} return once the whole
- * buffer went through. Used by one thread at a time.
+ * buffer went through. Raw during the meeting; once {@link #seal sealed}, each {@link #write} is
+ * one authenticated (or encrypted) frame and {@link #read} hands out only bytes of frames that
+ * opened, so a forged or altered byte fails the call naming the peer. Used by one thread at a
+ * time.
  */
 final class Link implements Closeable {
   private int peer;
   private final SocketChannel channel;
+  private final String address;
   private final Selector selector;
   private final SelectionKey key;
   private final Waits waits;
+  private final ByteBuffer header = ByteBuffer.allocate(FrameSeal.HEADER_BYTES)
+      .order(ByteOrder.LITTLE_ENDIAN);
+  private FrameSeal sending;
+  private FrameSeal receiving;
+  private ByteBuffer frame = ByteBuffer.allocateDirect(0);
+  private ByteBuffer plain = ByteBuffer.allocate(0);
 
   Link(int peer, SocketChannel channel, Waits waits) throws IOException {
     this.peer = peer;
@@ -25,6 +36,7 @@ final class Link implements Closeable {
     this.waits = waits;
     channel.configureBlocking(false);
     channel.socket().setTcpNoDelay(true);
+    this.address = String.valueOf(channel.getRemoteAddress());
     this.selector = Selector.open();
     this.key = channel.register(selector, 0);
   }
@@ -34,12 +46,64 @@ final class Link implements Closeable {
     return peer;
   }
 
-  void identify(int rank) {
-    peer = rank;
+  /** Switches to frames: {@code sending} seals what this side writes, {@code receiving} opens. */
+  void seal(FrameSeal sending, FrameSeal receiving) {
+    this.sending = sending;
+    this.receiving = receiving;
   }
 
   /** Fills {@code buffer}; {@code what} names the wait in errors. */
   void read(ByteBuffer buffer, String what) {
+    if (receiving == null) {
+      readRaw(buffer, what, Waits.NONE, true);
+      return;
+    }
+    while (buffer.hasRemaining()) {
+      if (!plain.hasRemaining()) {
+        nextFrame(what);
+      }
+      int count = Math.min(buffer.remaining(), plain.remaining());
+      buffer.put(buffer.position(), plain, plain.position(), count);
+      buffer.position(buffer.position() + count);
+      plain.position(plain.position() + count);
+    }
+  }
+
+  /** Fills {@code buffer} before {@code deadline} ({@link Waits#deadline}): the meeting's. */
+  void readBefore(ByteBuffer buffer, String what, long deadline) {
+    readRaw(buffer, what, deadline, false);
+  }
+
+  private void nextFrame(String what) {
+    header.clear();
+    readRaw(header, what, Waits.NONE, true);
+    int length = header.getInt(0);
+    if (length < 0 || length > FrameSeal.MAX_BODY) {
+      throw refused(what, "a frame of " + Integer.toUnsignedString(length) + " bytes (expected: "
+          + "at most " + FrameSeal.MAX_BODY + ")");
+    }
+    int size = length + receiving.tagBytes();
+    if (frame.capacity() < size) {
+      frame = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * frame.capacity(),
+          FrameSeal.MAX_BODY + receiving.tagBytes())));
+    }
+    frame.clear().limit(size);
+    readRaw(frame, what, Waits.NONE, true);
+    header.clear();
+    ByteBuffer body = receiving.open(header, frame, length);
+    if (body == null) {
+      throw refused(what, "a frame that fails authentication");
+    }
+    plain = body;
+  }
+
+  private CollectiveException refused(String what, String frame) {
+    return new CollectiveException(what + ": " + who() + " sent " + frame + ": forged or altered "
+        + "on the way (expected: frames sealed with the key of this meeting); the connection is "
+        + "closed");
+  }
+
+  private void readRaw(ByteBuffer buffer, String what, long deadline, boolean perWait) {
     while (buffer.hasRemaining()) {
       int count;
       try {
@@ -51,13 +115,41 @@ final class Link implements Closeable {
         throw lost(what, null);
       }
       if (count == 0) {
-        await(SelectionKey.OP_READ, what);
+        await(SelectionKey.OP_READ, what,
+            perWait ? waits.deadline(System.nanoTime()) : deadline);
       }
     }
   }
 
-  /** Sends every remaining byte of {@code buffers}, in order. */
+  /** Sends every remaining byte of {@code buffers}, in order: one frame once sealed. */
   void write(String what, ByteBuffer... buffers) {
+    if (sending == null) {
+      writeRaw(what, Waits.NONE, true, buffers);
+      return;
+    }
+    long length = 0;
+    for (ByteBuffer buffer : buffers) {
+      length += buffer.remaining();
+    }
+    if (length > FrameSeal.MAX_BODY) {
+      throw new IllegalArgumentException(what + ": a frame of " + length + " bytes (expected: at "
+          + "most " + FrameSeal.MAX_BODY + ")");
+    }
+    header.clear();
+    header.putInt((int) length).flip();
+    ByteBuffer[] frame = sending.seal(header, buffers);
+    writeRaw(what, Waits.NONE, true, frame);
+    for (ByteBuffer buffer : buffers) {
+      buffer.position(buffer.limit());
+    }
+  }
+
+  /** Sends {@code buffers} before {@code deadline}: the meeting's raw messages. */
+  void writeBefore(String what, long deadline, ByteBuffer... buffers) {
+    writeRaw(what, deadline, false, buffers);
+  }
+
+  private void writeRaw(String what, long deadline, boolean perWait, ByteBuffer... buffers) {
     while (remaining(buffers)) {
       long count;
       try {
@@ -66,7 +158,8 @@ final class Link implements Closeable {
         throw lost(what, e);
       }
       if (count == 0) {
-        await(SelectionKey.OP_WRITE, what);
+        await(SelectionKey.OP_WRITE, what,
+            perWait ? waits.deadline(System.nanoTime()) : deadline);
       }
     }
   }
@@ -80,19 +173,18 @@ final class Link implements Closeable {
     return false;
   }
 
-  private void await(int ops, String what) {
+  private void await(int ops, String what, long deadline) {
     key.interestOps(ops);
-    long start = System.nanoTime();
     try {
       while (true) {
         waits.check(what);
-        int ready = selector.select(Waits.SLICE_MILLIS);
+        int ready = selector.select(Waits.millisLeft(deadline, Waits.SLICE_MILLIS));
         selector.selectedKeys().clear();
         if (ready > 0) {
           return;
         }
-        if (waits.expired(start)) {
-          throw waits.timedOut(what + " (waiting for " + who() + ")");
+        if (Waits.passed(deadline)) {
+          throw waits.timedOut(what + " (waiting for " + name() + ")");
         }
       }
     } catch (IOException e) {
@@ -105,13 +197,19 @@ final class Link implements Closeable {
   }
 
   private CollectiveException lost(String what, IOException cause) {
-    return new CollectiveException(what + ": the connection to " + who() + " was lost ("
+    return new CollectiveException(what + ": the connection to " + name() + " was lost ("
         + (cause == null ? "closed by the peer" : cause.toString()) + "; did its task fail or "
         + "get killed?)", cause);
   }
 
-  private String who() {
+  /** The peer: "rank 1". */
+  String name() {
     return peer < 0 ? "a connecting rank" : "rank " + peer;
+  }
+
+  /** The peer, with its address: "rank 1 (/10.0.0.7:40312)". */
+  String who() {
+    return name() + " (" + address + ")";
   }
 
   @Override

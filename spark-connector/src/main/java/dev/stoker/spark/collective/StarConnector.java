@@ -4,39 +4,45 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Base64;
+import java.util.List;
 
 /**
- * Connects the ranks in a star around rank 0, with one rendezvous: rank 0 listens and tells every
- * rank where (host, port and a token for this meeting), the others connect and say who they are
- * (rank and stage attempt); rank 0 answers each once all are in. Every rank takes part in the
- * rendezvous even when rank 0 could not listen, so that none is left waiting in it.
+ * Connects the ranks in a star around rank 0, with one rendezvous through Spark's barrier
+ * channel: rank 0 listens and tells every rank where, with the meeting's secret (from
+ * {@link MeetingCrypto}); the secret never crosses the collective's socket. A rank connects and
+ * says hello (its rank, the stage attempt, whether frames are encrypted, a nonce); rank 0
+ * answers with a nonce of its own; the rank proves that it holds the secret; once every rank is
+ * in, rank 0 welcomes each with its own proof, and both sides seal every later frame with the
+ * connection's keys. Every rank takes part in the rendezvous even when rank 0 could not listen,
+ * so that none is left waiting in it; the whole meeting ends at one deadline.
  */
 final class StarConnector {
-  static final int MAGIC = 0x53544b52;
+  static final int MAGIC = 0x53544b02;
   static final int OK = 0;
   static final int ERROR = 1;
+  static final int HELLO_BYTES = 16 + MeetingCrypto.NONCE_BYTES;
+  /** The longest message an error answer may carry. */
+  static final int MAX_MESSAGE_BYTES = 1 << 16;
   private static final String FAILED = "failed:";
-  private static final int HELLO_BYTES = 20;
 
   private StarConnector() {}
 
   /** Rank 0's side: the links to ranks 1 .. worldSize - 1, index = rank - 1. */
-  static Link[] root(int worldSize, int attempt, String host, Rendezvous rendezvous,
-      Waits waits) {
+  static Link[] root(int worldSize, int attempt, String host, boolean encrypted,
+      Rendezvous rendezvous, Waits waits, long deadline, List<String> refusals) {
     ServerSocketChannel server = null;
+    byte[] secret = MeetingCrypto.secret();
     String address;
-    long token = ThreadLocalRandom.current().nextLong();
     try {
       server = ServerSocketChannel.open();
-      server.bind(new InetSocketAddress(host, 0), worldSize);
+      // room in the queue for the ranks while strangers come and go
+      server.bind(new InetSocketAddress(host, 0), Math.max(worldSize, 128));
       int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-      address = host + ":" + port + ":" + token;
+      address = host + ":" + port + ":" + Base64.getEncoder().encodeToString(secret);
     } catch (IOException | RuntimeException e) {
       closeQuietly(server);
       String why = "rank 0 could not listen on " + host + ": " + e;
@@ -46,149 +52,78 @@ final class StarConnector {
     }
     try (ServerSocketChannel listening = server) {
       rendezvous.allGather(address);
-      return accept(listening, worldSize, attempt, token, waits);
+      return new StarListener(worldSize, attempt, encrypted, secret, waits, deadline, refusals)
+          .accept(listening);
     } catch (IOException e) {
       throw new CollectiveException("rank 0: accepting the other ranks failed: " + e, e);
     }
   }
 
-  private static Link[] accept(ServerSocketChannel server, int worldSize, int attempt,
-      long token, Waits waits) throws IOException {
-    Link[] links = new Link[worldSize - 1];
-    int connected = 0;
-    long start = System.nanoTime();
-    server.configureBlocking(false);
-    try (Selector selector = Selector.open()) {
-      server.register(selector, SelectionKey.OP_ACCEPT);
-      while (connected < links.length) {
-        SocketChannel channel = server.accept();
-        if (channel == null) {
-          waits.check("rank 0 waiting for the ranks to connect");
-          if (waits.expired(start)) {
-            throw waits.timedOut("rank 0 waiting for the ranks to connect: " + connected
-                + " of " + links.length + " connected");
-          }
-          selector.select(Waits.SLICE_MILLIS);
-          selector.selectedKeys().clear();
-          continue;
-        }
-        Link link = new Link(-1, channel, waits);
-        String refusal = greet(link, worldSize, attempt, token, links);
-        if (refusal == null) {
-          links[link.peer() - 1] = link;
-          connected++;
-        } else {
-          refuse(link, refusal);
-        }
-      }
-      for (Link link : links) {
-        link.write("rank 0 welcoming rank " + link.peer(), reply(OK, ""));
-      }
-      return links;
-    } catch (RuntimeException | IOException e) {
-      for (Link link : links) {
-        closeQuietly(link);
-      }
-      throw e;
-    }
-  }
-
-  /** Reads who connected: null if welcome, else why not (a stranger gets no answer: ""). */
-  private static String greet(Link link, int worldSize, int attempt, long token, Link[] links) {
-    ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    link.read(hello, "rank 0 reading who connected");
-    hello.flip();
-    if (hello.getInt() != MAGIC || hello.getLong() != token) {
-      return "";
-    }
-    int rank = hello.getInt();
-    int theirAttempt = hello.getInt();
-    if (theirAttempt != attempt) {
-      return "rank " + rank + " of stage attempt " + theirAttempt + " reached rank 0 of attempt "
-          + attempt;
-    }
-    if (rank < 1 || rank >= worldSize || links[rank - 1] != null) {
-      return "rank " + rank + " connected to rank 0 " + (rank < 1 || rank >= worldSize
-          ? "(expected: a rank in 1.." + (worldSize - 1) + ")" : "twice");
-    }
-    link.identify(rank);
-    return null;
-  }
-
-  private static void refuse(Link link, String refusal) {
-    try {
-      if (!refusal.isEmpty()) {
-        link.write("rank 0 refusing a connection", reply(ERROR, refusal));
-      }
-    } catch (RuntimeException e) {
-      // the refused side learns it from the closed connection
-    } finally {
-      closeQuietly(link);
-    }
-  }
-
-  /** A rank other than 0: its link to rank 0, welcomed. */
-  static Link peer(int rank, int attempt, Rendezvous rendezvous, Waits waits) {
+  /** A rank other than 0: its link to rank 0, proven both ways and sealed. */
+  static Link peer(int rank, int attempt, boolean encrypted, Rendezvous rendezvous, Waits waits,
+      long deadline) {
     String address = rendezvous.allGather("")[0];
     if (address.startsWith(FAILED)) {
       throw new CollectiveException("rank " + rank + ": " + address.substring(FAILED.length()));
     }
-    int tokenAt = address.lastIndexOf(':');
-    int portAt = address.lastIndexOf(':', tokenAt - 1);
+    int secretAt = address.lastIndexOf(':');
+    int portAt = address.lastIndexOf(':', secretAt - 1);
     String host = address.substring(0, portAt);
-    int port = Integer.parseInt(address.substring(portAt + 1, tokenAt));
-    long token = Long.parseLong(address.substring(tokenAt + 1));
-    SocketChannel channel = null;
+    int port = Integer.parseInt(address.substring(portAt + 1, secretAt));
+    byte[] secret = Base64.getDecoder().decode(address.substring(secretAt + 1));
+    String what = "rank " + rank + " connecting to rank 0 at " + host + ":" + port;
+    Link link = connect(rank, host, port, waits, deadline);
     try {
-      channel = SocketChannel.open();
-      long millis = waits.timeout().isZero() ? 0 : Math.max(1, waits.timeout().toMillis());
-      channel.socket().connect(new InetSocketAddress(host, port),
-          (int) Math.min(Integer.MAX_VALUE, millis));
-    } catch (IOException e) {
-      closeQuietly(channel);
-      throw new CollectiveException("rank " + rank + " could not connect to rank 0 at " + host
-          + ":" + port + ": " + e + " (expected: executors that reach each other over TCP)", e);
-    }
-    Link link;
-    try {
-      link = new Link(0, channel, waits);
-    } catch (IOException e) {
-      closeQuietly(channel);
-      throw new CollectiveException("rank " + rank + ": setting up its connection failed: " + e,
-          e);
-    }
-    try {
-      ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).order(ByteOrder.LITTLE_ENDIAN)
-          .putInt(MAGIC).putLong(token).putInt(rank).putInt(attempt).flip();
-      String what = "rank " + rank + " connecting to rank 0";
-      link.write(what, hello);
-      String refusal = readReply(link, what);
-      if (refusal != null) {
-        throw new CollectiveException("rank " + rank + ": rank 0 refused it: " + refusal);
+      byte[] peerNonce = MeetingCrypto.nonce();
+      link.writeBefore(what, deadline, ByteBuffer.allocate(HELLO_BYTES)
+          .order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).putInt(rank).putInt(attempt)
+          .putInt(encrypted ? 1 : 0).put(peerNonce).flip());
+      byte[] rootNonce = new byte[MeetingCrypto.NONCE_BYTES];
+      link.readBefore(ByteBuffer.wrap(rootNonce), what, deadline);
+      byte[] transcript = MeetingCrypto.transcript(rank, attempt, encrypted, peerNonce,
+          rootNonce);
+      link.writeBefore(what, deadline,
+          ByteBuffer.wrap(MeetingCrypto.peerProof(secret, transcript)));
+      byte[] welcome = new byte[MeetingCrypto.PROOF_BYTES];
+      link.readBefore(ByteBuffer.wrap(welcome), what, deadline);
+      if (!MeetingCrypto.same(MeetingCrypto.rootProof(secret, transcript), welcome)) {
+        throw new CollectiveException(what + ": " + link.who() + " does not prove that it holds "
+            + "the meeting's secret (expected: rank 0 of this stage attempt; is something else "
+            + "answering at its address?)");
       }
+      FrameSeal[] seals = MeetingCrypto.seals(secret, transcript, encrypted);
+      link.seal(seals[0], seals[1]);
       return link;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       closeQuietly(link);
       throw e;
     }
   }
 
-  /** A status and a message: what rank 0 answers a connection. */
-  static ByteBuffer reply(int status, String message) {
-    byte[] text = message.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(8 + text.length).order(ByteOrder.LITTLE_ENDIAN).putInt(status)
-        .putInt(text.length).put(text).flip();
+  private static Link connect(int rank, String host, int port, Waits waits, long deadline) {
+    SocketChannel channel = null;
+    try {
+      channel = SocketChannel.open();
+      int millis = deadline == Waits.NONE ? 0
+          : (int) Waits.millisLeft(deadline, Integer.MAX_VALUE);
+      channel.socket().connect(new InetSocketAddress(host, port), millis);
+      return new Link(0, channel, waits);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new CollectiveException("rank " + rank + " could not connect to rank 0 at " + host
+          + ":" + port + ": " + e + " (expected: executors that reach each other over TCP)", e);
+    } catch (RuntimeException | Error e) {
+      closeQuietly(channel);
+      throw e;
+    }
   }
 
-  /** Null for OK, else the message. */
-  static String readReply(Link link, String what) {
-    ByteBuffer head = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-    link.read(head, what);
-    head.flip();
-    int status = head.getInt();
-    ByteBuffer text = ByteBuffer.allocate(head.getInt());
-    link.read(text, what);
-    return status == OK ? null : new String(text.array(), StandardCharsets.UTF_8);
+  /** A status and a message: what rank 0 answers a call. */
+  static ByteBuffer reply(int status, String message) {
+    byte[] text = message.getBytes(StandardCharsets.UTF_8);
+    int length = Math.min(text.length, MAX_MESSAGE_BYTES);
+    return ByteBuffer.allocate(8 + length).order(ByteOrder.LITTLE_ENDIAN).putInt(status)
+        .putInt(length).put(text, 0, length).flip();
   }
 
   static void closeQuietly(AutoCloseable closeable) {

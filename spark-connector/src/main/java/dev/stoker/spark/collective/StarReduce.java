@@ -62,6 +62,10 @@ final class StarReduce {
     int status = head.getInt();
     int answered = head.getInt();
     if (status != StarConnector.OK) {
+      if (answered < 0 || answered > StarConnector.MAX_MESSAGE_BYTES) {
+        throw new CollectiveException(what + ": rank 0 answered an error of " + answered
+            + " bytes (expected: at most " + StarConnector.MAX_MESSAGE_BYTES + ")");
+      }
       ByteBuffer text = ByteBuffer.allocate(answered);
       root.read(text, what);
       throw new CollectiveException("rank " + rank + ": "

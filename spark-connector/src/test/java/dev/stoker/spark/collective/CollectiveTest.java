@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,6 +15,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class CollectiveTest {
   private static final Duration LONG = Duration.ofSeconds(30);
+
+  @BeforeAll
+  static void warmUp() throws Exception {
+    // the JVM's first HMAC and SecureRandom take a moment; a test below times a meeting
+    ThreadRanks.run(2, LONG, c -> c.allReduceSum(new long[1]));
+  }
 
   @Test
   void shouldAverageFloatsToTheSameBitsOnEveryRank() throws Exception {
@@ -117,16 +124,17 @@ class CollectiveTest {
 
   @Test
   void shouldTimeOutOnAPeerThatNeverCallsAndReleaseTheOthers() throws Exception {
-    List<Object> results = ThreadRanks.run(3, Duration.ofMillis(300), collective -> {
+    // the timeout also bounds the meeting: long enough for the ranks to connect on a busy machine
+    List<Object> results = ThreadRanks.run(3, Duration.ofMillis(1500), collective -> {
       if (collective.rank() == 2) {
-        Thread.sleep(800);
+        Thread.sleep(3000);
         return "asleep";
       }
       return collective.allReduceSum(new double[3]);
     });
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessageContaining("rank 0: allReduceSum(double[]) call #1 (waiting for rank 2): "
-            + "nothing for 300 ms (expected: every rank to make the same collective calls in the "
+            + "nothing for 1500 ms (expected: every rank to make the same collective calls in the "
             + "same order; if a rank is just slow, raise timeout)");
     // rank 1 learns it from the closed connection, or times out itself at about the same time
     assertThat((Throwable) results.get(1)).isInstanceOf(CollectiveException.class)
@@ -206,6 +214,29 @@ class CollectiveTest {
     assertThatThrownBy(() -> Collective.connect(2, 2, 0, "127.0.0.1", m -> new String[0],
         Waits.of(LONG))).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("rank 2 of 2 (expected: 0 <= rank < worldSize)");
+  }
+
+  @Test
+  void shouldCloseEveryConnectionOfAMeetingThatFailsWithAnError() throws Exception {
+    java.net.Socket[] stranger = new java.net.Socket[1];
+    Rendezvous rendezvous = message -> {
+      stranger[0] = Wire.connect(Wire.listening(message)); // silent, accepted by rank 0
+      return new String[] {message, ""};
+    };
+    long start = System.nanoTime();
+    Waits failing = new Waits(LONG, "collectiveTimeout", () -> {
+      if (System.nanoTime() - start > 300_000_000L) {
+        throw new AssertionError("the cancellation check fails");
+      }
+    });
+    try {
+      assertThatThrownBy(() -> Collective.connect(0, 2, 0, "127.0.0.1", rendezvous, failing))
+          .isInstanceOf(AssertionError.class).hasMessage("the cancellation check fails");
+      assertThat(Wire.dropped(stranger[0], 5000)).as("the stranger's connection closed")
+          .isTrue();
+    } finally {
+      Wire.closeQuietly(stranger[0]);
+    }
   }
 
   private static void sleep(long millis) {

@@ -101,4 +101,54 @@ class RankAllReduceTest {
       return 0;
     })).hasMessageMatching("(?s).*(rank 1 fails at step 3|the connection to rank 1 was lost).*");
   }
+
+  @Test
+  void shouldNameTheRankThatEndsWhileTheOthersMakeTheirFirstAllReduce() {
+    assertThatThrownBy(() -> declared().run((rank, loader) -> {
+      if (rank.rank() == 0) {
+        rank.allReduceMean(new float[4]);
+      }
+      return 0;
+    })).hasMessageContaining(": the ranks made different calls: rank 0: the first all-reduce, "
+        + "which connects the ranks, rank 1: the end of its rank function (expected: every rank "
+        + "to make the same allGather, barrier and all-reduce calls in the same order, and to end "
+        + "its function only when the others do)");
+  }
+
+  @Test
+  void shouldNameEachRanksCallWhenOneSkipsABarrier() {
+    assertThatThrownBy(() -> declared().run((rank, loader) -> {
+      if (rank.rank() == 0) {
+        rank.barrier();
+      }
+      return rank.allGather("r" + rank.rank()).size();
+    })).hasMessageContaining("rank 0: barrier() (barrier exchange #2): the ranks made different "
+        + "calls: rank 0: barrier(), rank 1: allGather(String) (expected: every rank to make the "
+        + "same allGather, barrier and all-reduce calls in the same order");
+  }
+
+  @Test
+  void shouldBoundTheMeetingByTheCollectiveTimeoutAndLeaveNoThreadBehind() throws Exception {
+    assertThatThrownBy(() -> declared().option("collectiveTimeout", "1s").run((rank, loader) -> {
+      if (rank.rank() == 1) { // reaches its first all-reduce late: the stage ends it before
+        for (int i = 0; i < 6000 && !rank.taskContext().isInterrupted(); i++) {
+          Thread.sleep(10);
+        }
+      }
+      return rank.allReduceMean(new float[4]).length;
+    })).hasMessageContaining("rank 0: the first all-reduce, which connects the ranks (barrier "
+        + "exchange #2): not every rank reached it within 1 s (Spark's barrier channel does not "
+        + "say which; expected: every rank to make the same allGather, barrier and all-reduce "
+        + "calls in the same order; if a rank is just slow, raise collectiveTimeout)");
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (barrierHelpers() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(barrierHelpers()).as("barrier helper threads left").isZero();
+  }
+
+  private static long barrierHelpers() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().endsWith("-barrier")).count();
+  }
 }

@@ -25,16 +25,33 @@ final class ThreadRanks {
 
   private ThreadRanks() {}
 
+  /** What each rank sees of an allGather: the test's hand in it (a stranger, a relay). */
+  interface View {
+    String[] of(int rank, String[] all);
+  }
+
   /** An allGather among {@code ranks} threads. */
   static final class Gather {
     private final String[] messages;
     private final CyclicBarrier in;
     private final CyclicBarrier out;
+    private final View view;
 
     Gather(int ranks) {
+      this(ranks, () -> {}, (rank, all) -> all);
+    }
+
+    /** {@code whenAll} runs once every message is in, before any rank sees them. */
+    Gather(int ranks, Runnable whenAll, View view) {
       messages = new String[ranks];
-      in = new CyclicBarrier(ranks);
+      in = new CyclicBarrier(ranks, whenAll);
       out = new CyclicBarrier(ranks);
+      this.view = view;
+    }
+
+    /** Rank 0's message: where it listens, for a test to read. */
+    String first() {
+      return messages[0];
     }
 
     Rendezvous of(int rank) {
@@ -44,7 +61,7 @@ final class ThreadRanks {
           in.await(20, TimeUnit.SECONDS);
           String[] all = messages.clone();
           out.await(20, TimeUnit.SECONDS);
-          return all;
+          return view.of(rank, all);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(e);
@@ -56,7 +73,11 @@ final class ThreadRanks {
   }
 
   static <T> List<Object> run(int ranks, Duration timeout, Body<T> body) throws Exception {
-    Gather gather = new Gather(ranks);
+    return run(new Gather(ranks), ranks, timeout, false, body);
+  }
+
+  static <T> List<Object> run(Gather gather, int ranks, Duration timeout, boolean encrypted,
+      Body<T> body) throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ranks);
     try {
       List<Future<T>> futures = new ArrayList<>();
@@ -64,7 +85,7 @@ final class ThreadRanks {
         int rank = r;
         futures.add(threads.submit(() -> {
           try (Collective collective = Collective.connect(rank, ranks, 0, "127.0.0.1",
-              gather.of(rank), Waits.of(timeout))) {
+              encrypted, gather.of(rank), Waits.of(timeout))) {
             return body.run(collective);
           }
         }));
