@@ -11,6 +11,7 @@ import dev.stoker.spark.balance.RankSizing;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.shard.MappedShard;
 import dev.stoker.spark.shard.ShardBudgetException;
+import dev.stoker.spark.shard.ShardChangedException;
 import dev.stoker.spark.shard.ShardDataset;
 import dev.stoker.spark.shard.ShardFiles;
 import dev.stoker.spark.shard.ShardWriter;
@@ -102,8 +103,12 @@ final class RankRuntime {
       closer.add(t);
     }
     session.close(closer, shard);
+    IOException shardChanged = shardChanged(closer.failure(), shard, 0); // before the files go
     closer.run(files::delete);
     task.killTaskIfInterrupted();
+    if (shardChanged != null) {
+      throw failed(task, "reading its shard failed", shardChanged);
+    }
     if (closer.failure() != null) {
       throw failed(task, "failed", closer.failure());
     }
@@ -239,6 +244,32 @@ final class RankRuntime {
       shard.release();
     }
     files.delete();
+  }
+
+  /**
+   * What a failed read of the mapped shard in {@code failure} (its causes or what they suppressed)
+   * says: the dataset's own report, or the JVM's fault (an {@code InternalError}, wherever the JVM
+   * delivered it: a loader thread, the rank function) turned into the shard's report. Null if
+   * there is none. Spark would end the executor for an {@code InternalError} among the causes.
+   */
+  private static IOException shardChanged(Throwable failure, MappedShard shard, int depth) {
+    if (failure == null || depth > 20) {
+      return null;
+    }
+    if (failure instanceof ShardChangedException changed) {
+      return changed;
+    }
+    if (MappedShard.isMappedFault(failure)) {
+      return shard.faulted(failure);
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      IOException changed = shardChanged(suppressed, shard, depth + 1);
+      if (changed != null) {
+        return changed;
+      }
+    }
+    return failure.getCause() == failure ? null
+        : shardChanged(failure.getCause(), shard, depth + 1);
   }
 
   private RuntimeException failed(BarrierTaskContext task, String what, Throwable cause) {

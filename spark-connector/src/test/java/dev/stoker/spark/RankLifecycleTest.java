@@ -109,7 +109,7 @@ class RankLifecycleTest {
     List<Path> localDirs = java.util.Arrays.stream(
         SparkEnv.get().blockManager().diskBlockManager().localDirs()).map(f -> f.toPath()
         .resolve("stoker")).toList();
-    assertThat(SEEN).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" true 2"));
+    assertThat(SEEN).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" true 3"));
     for (RankReport rank : run.report().ranks()) {
       assertThat(Path.of(rank.shardFolder()).getParent()).isIn(localDirs);
       assertThat(Path.of(rank.shardFolder())).doesNotExist();
@@ -215,6 +215,25 @@ class RankLifecycleTest {
       return 0;
     })).hasMessageContaining("rank 1 of 2 (stage attempt 1): failed: "
         + "java.lang.IllegalStateException: boom");
+  }
+
+  @Test
+  void shouldFailTheRankWhoseShardFileIsTruncatedWhileItReadsAndKeepTheJvm() {
+    assertThatThrownBy(() -> declared().run((rank, loader) -> {
+      RankIds.read(rank.rank(), loader, 1);
+      if (rank.rank() == 0) {
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(
+            Path.of(rank.shardFolder(), "0-x.col"), java.nio.file.StandardOpenOption.WRITE)) {
+          file.truncate(0);
+        }
+      }
+      return RankIds.read(rank.rank(), loader, 20);
+    })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
+        .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected "
+            + "(expected: the shard's files left alone while its rank runs; keep other processes "
+            + "and cleanup jobs out of shardDir, or set shardDir to a folder of its own)")
+        .hasMessageNotContaining("InternalError");
   }
 
   @Test
