@@ -51,20 +51,37 @@ final class RankRuntime {
       throw new IllegalStateException("barrier stage of " + task.numPartitions()
           + " tasks for worldSize " + spec.worldSize);
     }
-    ShardFiles files = createFiles(task, rank);
-    task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(files));
-    long start = System.nanoTime();
+    ShardFiles files = null;
     MappedShard shard = null;
-    String status;
-    try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
-        "rank " + rank)) {
-      long rows = source.fill(writer, task, spec.counters.rowsLoaded);
-      shard = writer.map(rows);
-      status = RankStatus.ok(rows);
-    } catch (BadRowException | ShardBudgetException e) {
-      status = RankStatus.bad(e.getMessage());
+    String status = null;
+    long start = System.nanoTime();
+    try {
+      files = createFiles(task, rank);
     } catch (IOException e) {
-      throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+      // The same on every attempt on this host: refused at once, as a bad row is.
+      status = RankStatus.bad(String.format("rank %d of %d: creating its shard folder in %s "
+          + "failed: %s (expected: a writable folder on a local disk; set %s to one)", rank,
+          spec.worldSize, LocalDirs.forRank(spec.run.shardDir(), rank), e,
+          SparkOptionNames.SHARD_DIR));
+    }
+    if (files != null) {
+      ShardFiles owned = files;
+      task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(owned));
+      try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
+          "rank " + rank)) {
+        long rows = source.fill(writer, task, spec.counters.rowsLoaded);
+        shard = writer.map(rows);
+        status = RankStatus.ok(rows);
+      } catch (BadRowException | ShardBudgetException e) {
+        status = RankStatus.bad(e.getMessage());
+      } catch (UnreadableInputException e) {
+        status = RankStatus.bad(String.format("rank %d of %d: its input failed the same way "
+            + "when read again, so a retry cannot help: %s (expected: input files that can be "
+            + "read; replace the damaged file or leave it out of the input)", rank,
+            spec.worldSize, e.getMessage()));
+      } catch (IOException e) {
+        throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+      }
     }
     double shardSeconds = (System.nanoTime() - start) / 1e9;
     RankStatus all = RankStatus.of(BarrierSync.allGather(task, status));
@@ -217,17 +234,16 @@ final class RankRuntime {
     return gpu == null ? List.of() : List.of(gpu.addresses());
   }
 
-  private ShardFiles createFiles(BarrierTaskContext task, int rank) {
-    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
-    String name = String.format("shard-stage%d.%d-rank%d-task%d-%08x", task.stageId(),
-        task.stageAttemptNumber(), rank, task.taskAttemptId(),
-        ThreadLocalRandom.current().nextInt());
-    try {
-      return ShardFiles.create(parent, name);
-    } catch (IOException e) {
-      throw failed(task, "creating its shard folder in " + parent + " failed (set "
-          + SparkOptionNames.SHARD_DIR + " to a writable local folder)", e);
+  /** A new shard folder, once the shards of dead processes on this host are gone. */
+  private ShardFiles createFiles(BarrierTaskContext task, int rank) throws IOException {
+    for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
+      LOG.info("stoker: removed {}, the shard of a process that died", stale);
     }
+    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
+    String name = String.format("%sstage%d.%d-rank%d-task%d-%08x", ShardFiles.PREFIX,
+        task.stageId(), task.stageAttemptNumber(), rank, task.taskAttemptId(),
+        ThreadLocalRandom.current().nextInt());
+    return ShardFiles.create(parent, name);
   }
 
   private static void deleteQuietly(ShardFiles files) {
@@ -243,7 +259,9 @@ final class RankRuntime {
     if (shard != null) {
       shard.release();
     }
-    files.delete();
+    if (files != null) {
+      files.delete();
+    }
   }
 
   /**
