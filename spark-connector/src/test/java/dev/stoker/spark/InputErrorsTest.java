@@ -219,4 +219,31 @@ class InputErrorsTest {
             + "shardDir to one)");
     assertThat(retries).as("stage attempts retried").isZero();
   }
+
+  @Test
+  void shouldRefuseAWorldSizeLargerThanTheTaskSlotsBeforeAnyJob() {
+    AtomicInteger jobs = new AtomicInteger();
+    SparkListener listener = new SparkListener() {
+      @Override
+      public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart start) {
+        jobs.incrementAndGet();
+      }
+    };
+    spark.sparkContext().addSparkListener(listener);
+    try {
+      assertThatThrownBy(() -> declared(TestFrames.frame(spark, 4, 4, 4, 4)).worldSize(3)
+          .run(counted()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and "
+              + "the cluster has 2 (expected: worldSize at most 2, or more slots: more "
+              + "executors, more spark.executor.cores, or fewer cores or resources per task, "
+              + "spark.task.cpus and spark.task.resource.*)");
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    assertThat(jobs).as("Spark jobs started").hasValue(0);
+  }
 }
