@@ -147,8 +147,19 @@ public final class ShardFiles {
     }
   }
 
+  /**
+   * The name of {@code folder} in {@link #HELD}: through its parent's real path, so that a folder
+   * reached by two paths (a link to its parent) is one. Opening and closing a lock file of its own
+   * would let go of this process's lock on it.
+   */
   private static Path key(Path folder) {
-    return folder.toAbsolutePath().normalize();
+    Path absolute = folder.toAbsolutePath().normalize();
+    Path parent = absolute.getParent();
+    try {
+      return parent == null ? absolute : parent.toRealPath().resolve(absolute.getFileName());
+    } catch (IOException e) {
+      return absolute;
+    }
   }
 
   public synchronized boolean isDeleted() {

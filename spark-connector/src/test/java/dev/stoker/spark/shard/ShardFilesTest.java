@@ -173,4 +173,23 @@ class ShardFilesTest {
       owner.destroyForcibly();
     }
   }
+
+  @Test
+  void shouldKeepItsOwnLockWhenItSweepsItsShardsThroughALinkedFolder() throws Exception {
+    Path real = Files.createDirectory(temp.resolve("real"));
+    Path link = Files.createSymbolicLink(temp.resolve("link"), real);
+    ShardFiles mine = ShardFiles.create(real, "shard-live");
+    try {
+      assertThat(ShardFiles.sweep(link)).isEmpty();
+      Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+          .toString(), "-cp", SparkClusters.testClassPath(), SweepShards.class.getName(),
+          real.toString()).redirectErrorStream(true).start();
+      String said = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(other.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(said).as("another process's sweep").isEqualTo("removed 0\n");
+      assertThat(mine.folder()).isDirectory();
+    } finally {
+      mine.delete();
+    }
+  }
 }
