@@ -236,8 +236,12 @@ final class RankRuntime {
 
   /** A new shard folder, once the shards of dead processes on this host are gone. */
   private ShardFiles createFiles(BarrierTaskContext task, int rank) throws IOException {
-    for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
-      LOG.info("stoker: removed {}, the shard of a process that died", stale);
+    try {
+      for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
+        LOG.info("stoker: removed {}, the shard of a process that died", stale);
+      }
+    } catch (RuntimeException e) { // cleaning up after others never stops this rank
+      LOG.warn("stoker: looking for the shards of dead processes failed", e);
     }
     Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
     String name = String.format("%sstage%d.%d-rank%d-task%d-%08x", ShardFiles.PREFIX,
