@@ -121,6 +121,9 @@ final class RankRuntime {
     }
     session.close(closer, shard);
     IOException shardChanged = shardChanged(closer.failure(), shard, 0); // before the files go
+    if (shardChanged == null) {
+      shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
+    }
     closer.run(files::delete);
     task.killTaskIfInterrupted();
     if (shardChanged != null) {

@@ -242,6 +242,30 @@ class RankLifecycleTest {
   }
 
   @Test
+  void shouldFailTheRankWhoseShardFileIsTruncatedEvenWhereBadSamplesAreSkipped() {
+    StokerSpark skipping = StokerSpark.on(input).tensor("x", DType.FLOAT32, 4)
+        .scalar("id", DType.INT64).options(LoaderOptions.builder().batchSize(4).dropLast(true)
+            .numWorkers(0).onBadSample(dev.stoker.loader.OnBadSample.SKIP).build()).worldSize(2);
+    assertThatThrownBy(() -> skipping.run((rank, loader) -> {
+      RankIds.read(rank.rank(), loader, 1);
+      if (rank.rank() == 0) {
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(
+            Path.of(rank.shardFolder(), "0-x.col"), java.nio.file.StandardOpenOption.WRITE)) {
+          file.truncate(0);
+        }
+      }
+      try {
+        RankIds.read(rank.rank(), loader, 3);
+      } catch (RuntimeException e) {
+        // the fault reported by the JVM after the read: the rank fails with it all the same
+      }
+      return 0;
+    })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
+        .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected");
+  }
+
+  @Test
   void shouldRefuseAResultThatCannotReachTheDriver() {
     assertThatThrownBy(() -> declared().run((rank, loader) -> new Object()))
         .isInstanceOf(IllegalArgumentException.class)

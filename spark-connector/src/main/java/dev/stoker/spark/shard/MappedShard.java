@@ -31,6 +31,7 @@ public final class MappedShard {
   private final int[] rowsPerSegment;
   private final ByteBuffer[][] segments;
   private final long[] fileBytes;
+  private volatile ShardChangedException changed;
   private boolean released;
 
   private MappedShard(ShardFiles files, ShardLayout layout, long rows, int[] rowsPerSegment,
@@ -86,6 +87,22 @@ public final class MappedShard {
    * {@code InternalError} anywhere in its causes.
    */
   public ShardChangedException faulted(Throwable fault) {
+    ShardChangedException report = report(fault);
+    if (changed == null) {
+      changed = report;
+    }
+    return report;
+  }
+
+  /**
+   * The first {@link #faulted} report, or null: a read that failed counts even where the loader
+   * skipped its sample ({@code onBadSample=skip}) and the rank went on.
+   */
+  public ShardChangedException changed() {
+    return changed;
+  }
+
+  private ShardChangedException report(Throwable fault) {
     List<String> changed = new ArrayList<>();
     for (int c = 0; c < fileBytes.length; c++) {
       Path file = files.columnFile(c, layout.name(c));
