@@ -80,6 +80,7 @@ final class BarrierRun {
   }
 
   private <R> TrainingResult<R> runStages() {
+    TaskSlots.require(TaskSlots.of(spark), spec.worldSize);
     @SuppressWarnings("unchecked")
     RDD<Object> rows = (RDD<Object>) InputRdd.of(input);
     int worldSize = spec.worldSize;

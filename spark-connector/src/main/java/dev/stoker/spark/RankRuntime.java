@@ -11,6 +11,7 @@ import dev.stoker.spark.balance.RankSizing;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.shard.MappedShard;
 import dev.stoker.spark.shard.ShardBudgetException;
+import dev.stoker.spark.shard.ShardChangedException;
 import dev.stoker.spark.shard.ShardDataset;
 import dev.stoker.spark.shard.ShardFiles;
 import dev.stoker.spark.shard.ShardWriter;
@@ -51,20 +52,37 @@ final class RankRuntime {
       throw new IllegalStateException("barrier stage of " + task.numPartitions()
           + " tasks for worldSize " + spec.worldSize);
     }
-    ShardFiles files = createFiles(task, rank);
-    task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(files));
-    long start = System.nanoTime();
+    ShardFiles files = null;
     MappedShard shard = null;
-    String status;
-    try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
-        "rank " + rank)) {
-      long rows = source.fill(writer, task, spec.counters.rowsLoaded);
-      shard = writer.map(rows);
-      status = RankStatus.ok(rows);
-    } catch (BadRowException | ShardBudgetException e) {
-      status = RankStatus.bad(e.getMessage());
+    String status = null;
+    long start = System.nanoTime();
+    try {
+      files = createFiles(task, rank);
     } catch (IOException e) {
-      throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+      // The same on every attempt on this host: refused at once, as a bad row is.
+      status = RankStatus.bad(String.format("rank %d of %d: creating its shard folder in %s "
+          + "failed: %s (expected: a writable folder on a local disk; set %s to one)", rank,
+          spec.worldSize, LocalDirs.forRank(spec.run.shardDir(), rank), e,
+          SparkOptionNames.SHARD_DIR));
+    }
+    if (files != null) {
+      ShardFiles owned = files;
+      task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(owned));
+      try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
+          "rank " + rank)) {
+        long rows = source.fill(writer, task, spec.counters.rowsLoaded);
+        shard = writer.map(rows);
+        status = RankStatus.ok(rows);
+      } catch (BadRowException | ShardBudgetException e) {
+        status = RankStatus.bad(e.getMessage());
+      } catch (UnreadableInputException e) {
+        status = RankStatus.bad(String.format("rank %d of %d: its input failed the same way "
+            + "when read again, so a retry cannot help: %s (expected: input files that can be "
+            + "read; replace the damaged file or leave it out of the input)", rank,
+            spec.worldSize, e.getMessage()));
+      } catch (IOException e) {
+        throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+      }
     }
     double shardSeconds = (System.nanoTime() - start) / 1e9;
     RankStatus all = RankStatus.of(BarrierSync.of(task).allGather("the ranks' shard status",
@@ -104,8 +122,15 @@ final class RankRuntime {
       closer.add(t);
     }
     session.close(closer, shard);
+    IOException shardChanged = shardChanged(closer.failure(), shard, 0); // before the files go
+    if (shardChanged == null) {
+      shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
+    }
     closer.run(files::delete);
     task.killTaskIfInterrupted();
+    if (shardChanged != null) {
+      throw failed(task, "reading its shard failed", shardChanged);
+    }
     if (closer.failure() != null) {
       throw failed(task, "failed", closer.failure());
     }
@@ -214,17 +239,20 @@ final class RankRuntime {
     return gpu == null ? List.of() : List.of(gpu.addresses());
   }
 
-  private ShardFiles createFiles(BarrierTaskContext task, int rank) {
-    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
-    String name = String.format("shard-stage%d.%d-rank%d-task%d-%08x", task.stageId(),
-        task.stageAttemptNumber(), rank, task.taskAttemptId(),
-        ThreadLocalRandom.current().nextInt());
+  /** A new shard folder, once the shards of dead processes on this host are gone. */
+  private ShardFiles createFiles(BarrierTaskContext task, int rank) throws IOException {
     try {
-      return ShardFiles.create(parent, name);
-    } catch (IOException e) {
-      throw failed(task, "creating its shard folder in " + parent + " failed (set "
-          + SparkOptionNames.SHARD_DIR + " to a writable local folder)", e);
+      for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
+        LOG.info("stoker: removed {}, the shard of a process that died", stale);
+      }
+    } catch (RuntimeException e) { // cleaning up after others never stops this rank
+      LOG.warn("stoker: looking for the shards of dead processes failed", e);
     }
+    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
+    String name = String.format("%sstage%d.%d-rank%d-task%d-%08x", ShardFiles.PREFIX,
+        task.stageId(), task.stageAttemptNumber(), rank, task.taskAttemptId(),
+        ThreadLocalRandom.current().nextInt());
+    return ShardFiles.create(parent, name);
   }
 
   private static void deleteQuietly(ShardFiles files) {
@@ -240,7 +268,35 @@ final class RankRuntime {
     if (shard != null) {
       shard.release();
     }
-    files.delete();
+    if (files != null) {
+      files.delete();
+    }
+  }
+
+  /**
+   * What a failed read of the mapped shard in {@code failure} (its causes or what they suppressed)
+   * says: the dataset's own report, or the JVM's fault (an {@code InternalError}, wherever the JVM
+   * delivered it: a loader thread, the rank function) turned into the shard's report. Null if
+   * there is none. Spark would end the executor for an {@code InternalError} among the causes.
+   */
+  private static IOException shardChanged(Throwable failure, MappedShard shard, int depth) {
+    if (failure == null || depth > 20) {
+      return null;
+    }
+    if (failure instanceof ShardChangedException changed) {
+      return changed;
+    }
+    if (MappedShard.isMappedFault(failure)) {
+      return shard.faulted(failure);
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      IOException changed = shardChanged(suppressed, shard, depth + 1);
+      if (changed != null) {
+        return changed;
+      }
+    }
+    return failure.getCause() == failure ? null
+        : shardChanged(failure.getCause(), shard, depth + 1);
   }
 
   private RuntimeException failed(BarrierTaskContext task, String what, Throwable cause) {

@@ -79,17 +79,51 @@ interface ShardSource {
         }
         long row = 0;
         for (SplitDecoder.Split split : input.splits(partition)) {
+          long splitStart = row;
+          boolean decoding = true;
           try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf())) {
             for (int n = decode(decoder, blockRows, columns); n > 0;
                 n = decode(decoder, blockRows, columns)) {
+              decoding = false;
               writer.write(row, n, columns);
+              decoding = true;
               row += n;
               loaded.add(n);
               task.killTaskIfInterrupted();
             }
+          } catch (IOException e) {
+            if (!decoding) {
+              throw e; // the shard's disk, not the input
+            }
+            throw confirmed(split, row - splitStart, e, blockRows, columns);
           }
         }
         return row;
+      }
+
+      /**
+       * {@code failure}, met after {@code rows} rows of {@code split}, as an {@link
+       * UnreadableInputException} if reading the split again fails alike after as many rows
+       * (the file's own fault, which a retry of the stage would meet again), else as it is.
+       */
+      private IOException confirmed(SplitDecoder.Split split, long rows, IOException failure,
+          int blockRows, ByteBuffer[] columns) {
+        long again = 0;
+        try (SplitDecoder decoder = new SplitDecoder(split, layout.schema().fields(),
+            input.conf())) {
+          for (int n = decode(decoder, blockRows, columns); n > 0 && again <= rows;
+              n = decode(decoder, blockRows, columns)) {
+            again += n;
+          }
+        } catch (IOException e) {
+          if (again == rows && String.valueOf(e.getMessage()).equals(failure.getMessage())) {
+            return new UnreadableInputException(failure.getMessage(), failure);
+          }
+          failure.addSuppressed(e);
+        } catch (RuntimeException e) {
+          failure.addSuppressed(e);
+        }
+        return failure;
       }
 
       @Override

@@ -2,15 +2,20 @@ package dev.stoker.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stoker.loader.DType;
 import dev.stoker.spark.balance.InputChangedException;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -141,5 +146,104 @@ class InputErrorsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("shard of rank 0: 8 rows x 24 bytes = 192 bytes (expected: at most "
             + "maxShardBytes = 100 bytes; raise maxShardBytes, use more ranks or fewer columns)");
+  }
+
+  /** Counts the retried attempts of the stages that run while it listens. */
+  static final class StageRetries extends SparkListener {
+    final AtomicInteger retries = new AtomicInteger();
+
+    @Override
+    public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
+      if (submitted.stageInfo().attemptNumber() > 0) {
+        retries.incrementAndGet();
+      }
+    }
+  }
+
+  private static int retriesOf(Runnable run) {
+    StageRetries listener = new StageRetries();
+    spark.sparkContext().addSparkListener(listener);
+    try {
+      run.run();
+    } finally {
+      try {
+        spark.sparkContext().listenerBus().waitUntilEmpty();
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException(e);
+      }
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    return listener.retries.get();
+  }
+
+  @Test
+  void shouldRefuseACorruptPageAtOnceWithoutRetries(@TempDir Path folder) throws Exception {
+    String parquet = folder.resolve("corrupt.parquet").toString();
+    TestFrames.frame(spark, 4, 6, 6).write().parquet(parquet);
+    Path file;
+    try (var files = Files.list(Path.of(parquet))) {
+      file = files.filter(p -> p.getFileName().toString().endsWith(".parquet")).sorted()
+          .findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    java.util.Arrays.fill(bytes, 4, 40, (byte) 0xff); // the first page's header
+    Files.write(file, bytes);
+    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    int retries = retriesOf(() -> thrown.set(catchThrowable(
+        () -> declared(spark.read().parquet(parquet)).run(counted()))));
+    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("rank ")
+        .hasMessageContaining(" of 2: its input failed the same way when read again, so a retry "
+            + "cannot help: ")
+        .hasMessageContaining(file.getFileName().toString())
+        .hasMessageEndingWith("(expected: input files that can be read; replace the damaged "
+            + "file or leave it out of the input)");
+    assertThat(retries).as("stage attempts retried").isZero();
+  }
+
+  @Test
+  void shouldRefuseAShardDirThatCannotBeCreatedAtOnceWithoutRetries(@TempDir Path folder)
+      throws Exception {
+    Path notAFolder = Files.writeString(folder.resolve("a-file"), "in the way");
+    String shardDir = notAFolder.resolve("shards").toString();
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    int retries = retriesOf(() -> thrown.set(catchThrowable(() -> declared(
+        TestFrames.frame(spark, 4, 4, 4)).option("shardDir", shardDir).run(counted()))));
+    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("rank 0 of 2: creating its shard folder in " + shardDir + " failed: "
+            + "java.nio.file.FileSystemException: " + shardDir + ": Not a directory (expected: a "
+            + "writable folder on a local disk; set shardDir to one); rank 1 of 2: creating its "
+            + "shard folder in " + shardDir + " failed: java.nio.file.FileSystemException: "
+            + shardDir + ": Not a directory (expected: a writable folder on a local disk; set "
+            + "shardDir to one)");
+    assertThat(retries).as("stage attempts retried").isZero();
+  }
+
+  @Test
+  void shouldRefuseAWorldSizeLargerThanTheTaskSlotsBeforeAnyJob() {
+    AtomicInteger jobs = new AtomicInteger();
+    SparkListener listener = new SparkListener() {
+      @Override
+      public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart start) {
+        jobs.incrementAndGet();
+      }
+    };
+    spark.sparkContext().addSparkListener(listener);
+    try {
+      assertThatThrownBy(() -> declared(TestFrames.frame(spark, 4, 4, 4, 4)).worldSize(3)
+          .run(counted()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and "
+              + "the cluster has 2 (expected: worldSize at most 2, or more slots: more "
+              + "executors, more spark.executor.cores, or fewer cores or resources per task, "
+              + "spark.task.cpus and spark.task.resource.*)");
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    assertThat(jobs).as("Spark jobs started").hasValue(0);
   }
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Ranks as executor JVMs of their own on local-cluster, each worker offering one fake GPU: the
@@ -97,5 +98,25 @@ class LocalClusterRunTest {
       assertThat(folder).doesNotExist();
       assertThat(folder.getParent()).isEmptyDirectory();
     }
+  }
+
+  @Test
+  void shouldRemoveTheShardOfAnExecutorKilledOutrightWhenTheStageRuns(@TempDir Path notes)
+      throws Exception {
+    String noteFile = notes.resolve("killed-shard").toString();
+    TrainingResult<Integer> run = declared().run((rank, loader) -> {
+      if (rank.rank() == 0 && rank.stageAttempt() == 0) {
+        java.nio.file.Files.writeString(Path.of(noteFile), rank.shardFolder());
+        // SIGKILL, as a preemption or the kernel's OOM killer: no shutdown hook runs
+        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start()
+            .waitFor();
+        Thread.sleep(60_000);
+      }
+      return rank.stageAttempt();
+    });
+    assertThat(run.results()).allMatch(attempt -> attempt > 0);
+    Path killed = Path.of(java.nio.file.Files.readString(Path.of(noteFile)));
+    assertThat(killed.getFileName().toString()).startsWith("shard-");
+    assertThat(killed).as("the killed executor's shard").doesNotExist();
   }
 }

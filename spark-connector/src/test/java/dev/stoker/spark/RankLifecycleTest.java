@@ -109,7 +109,7 @@ class RankLifecycleTest {
     List<Path> localDirs = java.util.Arrays.stream(
         SparkEnv.get().blockManager().diskBlockManager().localDirs()).map(f -> f.toPath()
         .resolve("stoker")).toList();
-    assertThat(SEEN).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" true 2"));
+    assertThat(SEEN).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" true 3"));
     for (RankReport rank : run.report().ranks()) {
       assertThat(Path.of(rank.shardFolder()).getParent()).isIn(localDirs);
       assertThat(Path.of(rank.shardFolder())).doesNotExist();
@@ -215,6 +215,54 @@ class RankLifecycleTest {
       return 0;
     })).hasMessageContaining("rank 1 of 2 (stage attempt 1): failed: "
         + "java.lang.IllegalStateException: boom");
+  }
+
+  @Test
+  void shouldFailTheRankWhoseShardFileIsTruncatedWhileItReadsAndKeepTheJvm() {
+    // Reading on the rank's own thread: the JVM may report the fault of a compiled read some
+    // steps after it, and a loader's worker thread may then be anywhere in its hand-over.
+    StokerSpark reading = StokerSpark.on(input).tensor("x", DType.FLOAT32, 4)
+        .scalar("id", DType.INT64).options(LoaderOptions.builder().batchSize(4).dropLast(true)
+            .shuffle(true).seed(3).numWorkers(0).build()).worldSize(2);
+    assertThatThrownBy(() -> reading.run((rank, loader) -> {
+      RankIds.read(rank.rank(), loader, 1);
+      if (rank.rank() == 0) {
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(
+            Path.of(rank.shardFolder(), "0-x.col"), java.nio.file.StandardOpenOption.WRITE)) {
+          file.truncate(0);
+        }
+      }
+      return RankIds.read(rank.rank(), loader, 20);
+    })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
+        .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected "
+            + "(expected: the shard's files left alone while its rank runs; keep other processes "
+            + "and cleanup jobs out of shardDir, or set shardDir to a folder of its own)")
+        .hasMessageNotContaining("InternalError");
+  }
+
+  @Test
+  void shouldFailTheRankWhoseShardFileIsTruncatedEvenWhereBadSamplesAreSkipped() {
+    StokerSpark skipping = StokerSpark.on(input).tensor("x", DType.FLOAT32, 4)
+        .scalar("id", DType.INT64).options(LoaderOptions.builder().batchSize(4).dropLast(true)
+            .numWorkers(0).onBadSample(dev.stoker.loader.OnBadSample.SKIP).build()).worldSize(2);
+    assertThatThrownBy(() -> skipping.run((rank, loader) -> {
+      RankIds.read(rank.rank(), loader, 1);
+      if (rank.rank() == 0) {
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(
+            Path.of(rank.shardFolder(), "0-x.col"), java.nio.file.StandardOpenOption.WRITE)) {
+          file.truncate(0);
+        }
+      }
+      try {
+        RankIds.read(rank.rank(), loader, 3);
+      } catch (RuntimeException e) {
+        // the fault reported by the JVM after the read: the rank fails with it all the same
+      }
+      return 0;
+    })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
+        .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected");
   }
 
   @Test

@@ -5,12 +5,21 @@ import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The column files of a rank's shard, mapped read-only in segments of whole rows (at most 1 GiB
  * each), so that a row is one absolute read. Reads are safe from any number of threads.
  * {@link #release()} unmaps at once; call it only when no thread can read any more (the loader
  * closed cleanly), else leave the mapping to the garbage collector.
+ *
+ * <p>A mapped file that shrinks under its mapping (another process truncating it) makes a read of
+ * the lost pages fault: the JVM reports that as an {@link InternalError}, which Spark takes for a
+ * dying JVM. The shard's readers turn such an error into {@link #faulted}'s {@link ShardChangedException},
+ * which names the file that changed.
  */
 public final class MappedShard {
   private static final long SEGMENT_BYTES = 1L << 30;
@@ -21,20 +30,33 @@ public final class MappedShard {
   private final long rows;
   private final int[] rowsPerSegment;
   private final ByteBuffer[][] segments;
+  private final long[] fileBytes;
+  private volatile ShardChangedException changed;
   private boolean released;
 
   private MappedShard(ShardFiles files, ShardLayout layout, long rows, int[] rowsPerSegment,
-      ByteBuffer[][] segments) {
+      ByteBuffer[][] segments, long[] fileBytes) {
     this.files = files;
     this.layout = layout;
     this.rows = rows;
     this.rowsPerSegment = rowsPerSegment;
     this.segments = segments;
+    this.fileBytes = fileBytes;
   }
 
   static MappedShard map(ShardFiles files, ShardLayout layout, FileChannel[] channels, long rows)
       throws IOException {
     int columns = layout.columns();
+    long[] fileBytes = new long[columns];
+    for (int c = 0; c < columns; c++) {
+      fileBytes[c] = channels[c].size();
+      long needed = rows * layout.rowBytes(c);
+      if (fileBytes[c] < needed) {
+        throw new IOException(String.format("shard file %s changed before it was mapped: %d "
+            + "bytes, %d expected for %d rows (%s)", files.columnFile(c, layout.name(c)),
+            fileBytes[c], needed, rows, REMEDY));
+      }
+    }
     int[] perSegment = new int[columns];
     ByteBuffer[][] segments = new ByteBuffer[columns][];
     for (int c = 0; c < columns; c++) {
@@ -49,7 +71,64 @@ public final class MappedShard {
             Math.max(0, segmentRows) * rowBytes);
       }
     }
-    return new MappedShard(files, layout, rows, perSegment, segments);
+    return new MappedShard(files, layout, rows, perSegment, segments, fileBytes);
+  }
+
+  /** What a user can do about a shard file that changed under its rank. */
+  private static final String REMEDY = "expected: the shard's files left alone while its rank "
+      + "runs; keep other processes and cleanup jobs out of shardDir, or set shardDir to a "
+      + "folder of its own";
+
+  /**
+   * The error to report for {@code fault}, a read of the mapping that failed ({@code
+   * InternalError: a fault occurred in a recent unsafe memory access operation}): names each
+   * column file whose size is no longer the one mapped, or else the read failure of the disk.
+   * Does not keep {@code fault} as its cause: Spark ends an executor whose task failed with an
+   * {@code InternalError} anywhere in its causes.
+   */
+  public ShardChangedException faulted(Throwable fault) {
+    ShardChangedException report = report(fault);
+    if (changed == null) {
+      changed = report;
+    }
+    return report;
+  }
+
+  /**
+   * The first {@link #faulted} report, or null: a read that failed counts even where the loader
+   * skipped its sample ({@code onBadSample=skip}) and the rank went on.
+   */
+  public ShardChangedException changed() {
+    return changed;
+  }
+
+  private ShardChangedException report(Throwable fault) {
+    List<String> changed = new ArrayList<>();
+    for (int c = 0; c < fileBytes.length; c++) {
+      Path file = files.columnFile(c, layout.name(c));
+      long now;
+      try {
+        now = Files.size(file);
+      } catch (IOException e) {
+        now = -1;
+      }
+      if (now != fileBytes[c]) {
+        changed.add(String.format("shard file %s changed while mapped: %s, %d bytes expected",
+            file, now < 0 ? "gone" : now + " bytes", fileBytes[c]));
+      }
+    }
+    if (changed.isEmpty()) {
+      return new ShardChangedException(String.format("shard in %s: a read of its mapped files failed (%s), "
+          + "though their sizes are as mapped: a read error of the disk? (expected: a readable "
+          + "local disk; check the disk, or set shardDir to another one)", files, fault));
+    }
+    return new ShardChangedException(String.join("; ", changed) + " (" + REMEDY + ")");
+  }
+
+  /** Whether {@code t} is the JVM's report of a fault in a read of a mapped file. */
+  public static boolean isMappedFault(Throwable t) {
+    return t instanceof InternalError && String.valueOf(t.getMessage()).contains(
+        "unsafe memory access");
   }
 
   public long rows() {

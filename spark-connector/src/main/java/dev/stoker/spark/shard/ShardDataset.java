@@ -4,6 +4,7 @@ import dev.stoker.loader.Field;
 import dev.stoker.loader.MapDataset;
 import dev.stoker.loader.SampleWriter;
 import dev.stoker.loader.Schema;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -72,15 +73,26 @@ public final class ShardDataset implements MapDataset {
     return size;
   }
 
+  /**
+   * Writes sample {@code index}. A read of a shard file that changed under its mapping is an
+   * {@code IOException} naming the file (see {@link MappedShard#faulted}).
+   */
   @Override
-  public void write(int index, SampleWriter row) {
+  public void write(int index, SampleWriter row) throws IOException {
     long shardRow = index < shard.rows() ? index : index % shard.rows();
-    for (int c = 0; c < schema.size(); c++) {
-      if (normalized[c] != null) {
-        normalized[c].write(shardRow, row);
-      } else {
-        row.copyRaw(c, shard.segment(c, shardRow), shard.offset(c, shardRow));
+    try {
+      for (int c = 0; c < schema.size(); c++) {
+        if (normalized[c] != null) {
+          normalized[c].write(shardRow, row);
+        } else {
+          row.copyRaw(c, shard.segment(c, shardRow), shard.offset(c, shardRow));
+        }
       }
+    } catch (InternalError e) {
+      if (MappedShard.isMappedFault(e)) {
+        throw shard.faulted(e);
+      }
+      throw e;
     }
   }
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Writes blocks into a rank's column files at their rows, in any order, within a byte budget,
@@ -37,8 +36,7 @@ public final class ShardWriter implements AutoCloseable {
     this.channels = new FileChannel[layout.columns()];
     try {
       for (int c = 0; c < channels.length; c++) {
-        channels[c] = FileChannel.open(files.columnFile(c, layout.name(c)),
-            StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        channels[c] = files.createColumnFile(c, layout.name(c));
       }
     } catch (IOException | RuntimeException e) {
       close();

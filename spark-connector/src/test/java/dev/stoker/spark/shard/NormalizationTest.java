@@ -38,7 +38,7 @@ class NormalizationTest {
 
   @BeforeEach
   void write() throws Exception {
-    files = ShardFiles.create(temp.resolve("local"), "shard");
+    files = ShardFiles.create(temp.resolve("local"), "shard-0");
     ShardBlock block = ShardBlock.allocate(LAYOUT, 0, ROWS);
     ByteBuffer f = ByteBuffer.wrap(block.column(1)).order(ByteOrder.nativeOrder());
     ByteBuffer d = ByteBuffer.wrap(block.column(2)).order(ByteOrder.nativeOrder());

@@ -30,7 +30,7 @@ class ShardWriterTest {
 
   @BeforeEach
   void open() throws Exception {
-    files = ShardFiles.create(temp.resolve("local"), "shard");
+    files = ShardFiles.create(temp.resolve("local"), "shard-0");
   }
 
   @AfterEach
@@ -127,7 +127,7 @@ class ShardWriterTest {
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 20, "rank 0")) {
       writer.write(block(0, 2));
     }
-    assertThat(Files.list(files.folder())).hasSize(2);
+    assertThat(Files.list(files.folder())).hasSize(3);
     files.delete();
     files.delete();
     assertThat(files.isDeleted()).isTrue();
