@@ -8,8 +8,8 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 
 /**
- * How a rank sets up the collective from its executor's Spark settings: where rank 0 listens and
- * whether frames are encrypted.
+ * How a rank sets up the collective from its executor's Spark settings: where rank 0 listens.
+ * (Its frames are always encrypted, whatever {@code spark.network.crypto.enabled} says.)
  *
  * <p>Rank 0 listens on one address, never on every interface. In local mode (the executor is the
  * driver) every rank runs in this JVM, so it is the loopback. On a cluster it is the address this
@@ -19,8 +19,6 @@ import org.apache.spark.SparkEnv;
  * interface the machine's name resolves to. If that cannot be found, the block manager's host.
  */
 final class CollectiveSetup {
-  static final String NETWORK_CRYPTO = "spark.network.crypto.enabled";
-
   private CollectiveSetup() {}
 
   /** The address rank 0 of the collective listens on, on this executor. */
@@ -59,14 +57,5 @@ final class CollectiveSetup {
     } catch (IOException | RuntimeException e) {
       return null;
     }
-  }
-
-  /** Whether the collective's frames are encrypted: when Spark's network encryption is on. */
-  static boolean encrypted(SparkEnv env) {
-    return env != null && encrypted(env.conf());
-  }
-
-  static boolean encrypted(SparkConf conf) {
-    return conf.getBoolean(NETWORK_CRYPTO, false);
   }
 }

@@ -111,8 +111,8 @@ public final class RankContext {
    *
    * <p>The ranks meet through Spark's barrier channel, which carries a secret drawn for this
    * meeting; only ranks that prove they hold it connect, and every value on the wire is
-   * authenticated (and encrypted when {@code spark.network.crypto.enabled} is on), so a stranger
-   * can neither join nor change a value.
+   * encrypted and authenticated (AES-256-GCM, whatever {@code spark.network.crypto.enabled} says),
+   * so a stranger can neither join, read nor change a value.
    *
    * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the
    *     message names each rank's); if a peer went away, sent a frame that fails authentication
@@ -152,7 +152,7 @@ public final class RankContext {
         SparkEnv env = SparkEnv.get();
         collective = worldSize == 1 ? Collective.single()
             : Collective.connect(rank, worldSize, task.stageAttemptNumber(),
-                CollectiveSetup.listenHost(env), CollectiveSetup.encrypted(env),
+                CollectiveSetup.listenHost(env),
                 message -> exchange("the first all-reduce, which connects the ranks", message),
                 new Waits(collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT,
                     task::killTaskIfInterrupted));

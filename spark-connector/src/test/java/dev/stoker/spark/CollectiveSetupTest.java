@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 
-/** Where rank 0 listens and whether frames are encrypted, from an executor's settings. */
+/** Where rank 0 listens, from an executor's settings. */
 class CollectiveSetupTest {
   @Test
   void shouldListenOnTheLoopbackInLocalMode() {
@@ -27,14 +27,5 @@ class CollectiveSetupTest {
     assertThat(CollectiveSetup.listenHost("3", conf, "203.0.113.7")).isEqualTo("203.0.113.7");
     assertThat(CollectiveSetup.listenHost("3", new SparkConf(false), "203.0.113.7"))
         .isEqualTo("203.0.113.7");
-  }
-
-  @Test
-  void shouldEncryptExactlyWhenSparksNetworkEncryptionIsOn() {
-    assertThat(CollectiveSetup.encrypted(new SparkConf(false))).isFalse();
-    assertThat(CollectiveSetup.encrypted(new SparkConf(false)
-        .set("spark.network.crypto.enabled", "true"))).isTrue();
-    assertThat(CollectiveSetup.encrypted(new SparkConf(false)
-        .set("spark.network.crypto.enabled", "false"))).isFalse();
   }
 }

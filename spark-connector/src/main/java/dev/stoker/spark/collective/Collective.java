@@ -8,9 +8,9 @@ import java.util.Objects;
  * All-reduce across the ranks of one stage attempt, as DDP's gradient averaging needs it once a
  * step: every rank sends its values to rank 0, which adds them in rank order and sends the result
  * back, so that every rank ends with the same bits whatever order the values arrived in. Only
- * ranks that hold the meeting's secret get in, and a frame forged or altered on the way fails
- * the call naming the peer. Every
- * rank must make the same calls, with arrays of the same length, in the same order; a rank that
+ * ranks that hold the meeting's secret get in; every value travels encrypted and authenticated
+ * (AES-256-GCM), and a frame forged, altered or replayed on the way fails the call naming the
+ * peer. Every rank must make the same calls, with arrays of the same length, in the same order; a rank that
  * does not gets an {@link IllegalStateException} naming each rank's call, and so do the others.
  * A lost peer, a timeout or a cancelled task fails the call and closes the connection, so the
  * other ranks fail too instead of waiting. One thread at a time.
@@ -23,7 +23,6 @@ public final class Collective implements AutoCloseable {
   private String failure;
   private boolean closed;
   private List<String> refusals = List.of();
-  private boolean encrypted;
 
   private Collective(int rank, int worldSize, StarReduce star) {
     this.rank = rank;
@@ -37,29 +36,18 @@ public final class Collective implements AutoCloseable {
   }
 
   /**
-   * Connects the ranks, frames authenticated but not encrypted: {@link #connect(int, int, int,
-   * String, boolean, Rendezvous, Waits)}.
-   */
-  public static Collective connect(int rank, int worldSize, int attempt, String host,
-      Rendezvous rendezvous, Waits waits) {
-    return connect(rank, worldSize, attempt, host, false, rendezvous, waits);
-  }
-
-  /**
    * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens
    * on {@code host} (an address of its machine the others can reach) and draws the meeting's
    * secret; the ranks learn both from one {@code rendezvous}, which must be a channel strangers
    * cannot read. Peers prove on the socket that they hold the secret, and every later frame is
-   * authenticated with keys of its connection. The whole meeting, the rendezvous included, ends
+   * encrypted and authenticated (AES-256-GCM) with keys of its connection and direction. The whole meeting, the rendezvous included, ends
    * within the timeout of {@code waits}; a connection that does not complete its handshake
    * within {@link StarListener#HANDSHAKE_LIMIT} is dropped without delaying the ranks.
    *
    * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
-   * @param encrypted whether frames are also encrypted (AES-GCM), e.g. when Spark's network
-   *     encryption is on; every rank must pass the same
    */
   public static Collective connect(int rank, int worldSize, int attempt, String host,
-      boolean encrypted, Rendezvous rendezvous, Waits waits) {
+      Rendezvous rendezvous, Waits waits) {
     Objects.requireNonNull(rendezvous, "rendezvous");
     Objects.requireNonNull(waits, "waits");
     if (worldSize < 1 || rank < 0 || rank >= worldSize) {
@@ -73,12 +61,11 @@ public final class Collective implements AutoCloseable {
     List<String> refusals = new ArrayList<>();
     Link[] links = rank == 0
         ? StarConnector.root(worldSize, attempt, Objects.requireNonNull(host, "host"),
-            encrypted, rendezvous, waits, deadline, refusals)
-        : new Link[] {StarConnector.peer(rank, attempt, encrypted, rendezvous, waits, deadline)};
+            rendezvous, waits, deadline, refusals)
+        : new Link[] {StarConnector.peer(rank, attempt, rendezvous, waits, deadline)};
     Collective collective = new Collective(rank, worldSize, new StarReduce(rank, worldSize,
         links));
     collective.refusals = List.copyOf(refusals);
-    collective.encrypted = encrypted;
     return collective;
   }
 
@@ -88,11 +75,6 @@ public final class Collective implements AutoCloseable {
    */
   public List<String> refusals() {
     return refusals;
-  }
-
-  /** Whether frames between the ranks are encrypted; they are always authenticated. */
-  public boolean encrypted() {
-    return encrypted;
   }
 
   public int rank() {

@@ -12,9 +12,9 @@ import java.nio.channels.SocketChannel;
  * One TCP connection to a peer rank, non-blocking under the hood so that every wait is bounded
  * and cancellable, blocking to its caller: {@link #read} and {@link #write} return once the whole
  * buffer went through. Raw during the meeting; once {@link #seal sealed}, each {@link #write} is
- * one authenticated (or encrypted) frame and {@link #read} hands out only bytes of frames that
- * opened, so a forged or altered byte fails the call naming the peer. Used by one thread at a
- * time.
+ * one encrypted and authenticated frame ({@link FrameSeal}) and {@link #read} hands out only
+ * bytes of frames that opened, so a forged, altered or replayed byte fails the call naming the
+ * peer. Used by one thread at a time.
  */
 final class Link implements Closeable {
   private int peer;
@@ -75,6 +75,7 @@ final class Link implements Closeable {
   }
 
   private void nextFrame(String what) {
+    checkCount(receiving, what, "received");
     header.clear();
     readRaw(header, what, Waits.NONE, true);
     int length = header.getInt(0);
@@ -82,10 +83,10 @@ final class Link implements Closeable {
       throw refused(what, "a frame of " + Integer.toUnsignedString(length) + " bytes (expected: "
           + "at most " + FrameSeal.MAX_BODY + ")");
     }
-    int size = length + receiving.tagBytes();
+    int size = length + FrameSeal.TAG_BYTES;
     if (frame.capacity() < size) {
       frame = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * frame.capacity(),
-          FrameSeal.MAX_BODY + receiving.tagBytes())));
+          FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
     }
     frame.clear().limit(size);
     readRaw(frame, what, Waits.NONE, true);
@@ -101,6 +102,14 @@ final class Link implements Closeable {
     return new CollectiveException(what + ": " + who() + " sent " + frame + ": forged or altered "
         + "on the way (expected: frames sealed with the key of this meeting); the connection is "
         + "closed");
+  }
+
+  private void checkCount(FrameSeal seal, String what, String verb) {
+    if (seal.exhausted()) {
+      throw new CollectiveException(what + ": the connection to " + who() + " has " + verb + " "
+          + FrameSeal.MAX_FRAMES + " frames, the most one key may seal without reusing a nonce; "
+          + "the connection is closed (expected: a new meeting, e.g. a new stage, before that)");
+    }
   }
 
   private void readRaw(ByteBuffer buffer, String what, long deadline, boolean perWait) {
@@ -135,6 +144,7 @@ final class Link implements Closeable {
       throw new IllegalArgumentException(what + ": a frame of " + length + " bytes (expected: at "
           + "most " + FrameSeal.MAX_BODY + ")");
     }
+    checkCount(sending, what, "sent");
     header.clear();
     header.putInt((int) length).flip();
     ByteBuffer[] frame = sending.seal(header, buffers);

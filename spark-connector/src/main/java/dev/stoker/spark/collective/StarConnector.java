@@ -14,17 +14,17 @@ import java.util.List;
  * Connects the ranks in a star around rank 0, with one rendezvous through Spark's barrier
  * channel: rank 0 listens and tells every rank where, with the meeting's secret (from
  * {@link MeetingCrypto}); the secret never crosses the collective's socket. A rank connects and
- * says hello (its rank, the stage attempt, whether frames are encrypted, a nonce); rank 0
- * answers with a nonce of its own; the rank proves that it holds the secret; once every rank is
- * in, rank 0 welcomes each with its own proof, and both sides seal every later frame with the
- * connection's keys. Every rank takes part in the rendezvous even when rank 0 could not listen,
+ * says hello (its rank, the stage attempt, a nonce); rank 0 answers with a nonce of its own; the
+ * rank proves that it holds the secret; once every rank is in, rank 0 welcomes each with its own
+ * proof, and both sides encrypt and authenticate every later frame with the connection's keys
+ * ({@link FrameSeal}). Every rank takes part in the rendezvous even when rank 0 could not listen,
  * so that none is left waiting in it; the whole meeting ends at one deadline.
  */
 final class StarConnector {
-  static final int MAGIC = 0x53544b02;
+  static final int MAGIC = 0x53544b03;
   static final int OK = 0;
   static final int ERROR = 1;
-  static final int HELLO_BYTES = 16 + MeetingCrypto.NONCE_BYTES;
+  static final int HELLO_BYTES = 12 + MeetingCrypto.NONCE_BYTES;
   /** The longest message an error answer may carry. */
   static final int MAX_MESSAGE_BYTES = 1 << 16;
   private static final String FAILED = "failed:";
@@ -32,8 +32,7 @@ final class StarConnector {
   private StarConnector() {}
 
   /** Rank 0's side: the links to ranks 1 .. worldSize - 1, index = rank - 1. */
-  static Link[] root(int worldSize, int attempt, String host, boolean encrypted,
-      Rendezvous rendezvous, Waits waits, long deadline, List<String> refusals) {
+  static Link[] root(int worldSize, int attempt, String host, Rendezvous rendezvous, Waits waits, long deadline, List<String> refusals) {
     ServerSocketChannel server = null;
     byte[] secret = MeetingCrypto.secret();
     String address;
@@ -52,7 +51,7 @@ final class StarConnector {
     }
     try (ServerSocketChannel listening = server) {
       rendezvous.allGather(address);
-      return new StarListener(worldSize, attempt, encrypted, secret, waits, deadline, refusals)
+      return new StarListener(worldSize, attempt, secret, waits, deadline, refusals)
           .accept(listening);
     } catch (IOException e) {
       throw new CollectiveException("rank 0: accepting the other ranks failed: " + e, e);
@@ -60,8 +59,7 @@ final class StarConnector {
   }
 
   /** A rank other than 0: its link to rank 0, proven both ways and sealed. */
-  static Link peer(int rank, int attempt, boolean encrypted, Rendezvous rendezvous, Waits waits,
-      long deadline) {
+  static Link peer(int rank, int attempt, Rendezvous rendezvous, Waits waits, long deadline) {
     String address = rendezvous.allGather("")[0];
     if (address.startsWith(FAILED)) {
       throw new CollectiveException("rank " + rank + ": " + address.substring(FAILED.length()));
@@ -77,11 +75,10 @@ final class StarConnector {
       byte[] peerNonce = MeetingCrypto.nonce();
       link.writeBefore(what, deadline, ByteBuffer.allocate(HELLO_BYTES)
           .order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).putInt(rank).putInt(attempt)
-          .putInt(encrypted ? 1 : 0).put(peerNonce).flip());
+          .put(peerNonce).flip());
       byte[] rootNonce = new byte[MeetingCrypto.NONCE_BYTES];
       link.readBefore(ByteBuffer.wrap(rootNonce), what, deadline);
-      byte[] transcript = MeetingCrypto.transcript(rank, attempt, encrypted, peerNonce,
-          rootNonce);
+      byte[] transcript = MeetingCrypto.transcript(rank, attempt, peerNonce, rootNonce);
       link.writeBefore(what, deadline,
           ByteBuffer.wrap(MeetingCrypto.peerProof(secret, transcript)));
       byte[] welcome = new byte[MeetingCrypto.PROOF_BYTES];
@@ -91,7 +88,7 @@ final class StarConnector {
             + "the meeting's secret (expected: rank 0 of this stage attempt; is something else "
             + "answering at its address?)");
       }
-      FrameSeal[] seals = MeetingCrypto.seals(secret, transcript, encrypted);
+      FrameSeal[] seals = MeetingCrypto.seals(secret, transcript);
       link.seal(seals[0], seals[1]);
       return link;
     } catch (RuntimeException | Error e) {

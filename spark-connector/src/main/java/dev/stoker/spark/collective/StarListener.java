@@ -33,7 +33,6 @@ final class StarListener {
 
   private final int worldSize;
   private final int attempt;
-  private final boolean encrypted;
   private final byte[] secret;
   private final Waits waits;
   private final long deadline;
@@ -44,11 +43,10 @@ final class StarListener {
   private int connected;
   private int dropped;
 
-  StarListener(int worldSize, int attempt, boolean encrypted, byte[] secret, Waits waits,
-      long deadline, List<String> refusals) {
+  StarListener(int worldSize, int attempt, byte[] secret, Waits waits, long deadline,
+      List<String> refusals) {
     this.worldSize = worldSize;
     this.attempt = attempt;
-    this.encrypted = encrypted;
     this.secret = secret;
     this.waits = waits;
     this.deadline = deadline;
@@ -140,7 +138,6 @@ final class StarListener {
     int magic = in.getInt();
     one.rank = in.getInt();
     int theirAttempt = in.getInt();
-    int flags = in.getInt();
     if (magic != StarConnector.MAGIC) {
       drop(one, "sent no Stoker hello");
       return;
@@ -149,10 +146,9 @@ final class StarListener {
       drop(one, "claims rank " + one.rank + " (expected: a rank in 1.." + (worldSize - 1) + ")");
       return;
     }
-    if (theirAttempt != attempt || flags != (encrypted ? 1 : 0)) {
+    if (theirAttempt != attempt) {
       drop(one, "claims rank " + one.rank + " of stage attempt " + theirAttempt
-          + (flags == 1 ? ", encrypted" : ", not encrypted") + " (expected: attempt " + attempt
-          + (encrypted ? ", encrypted" : ", not encrypted") + ")");
+          + " (expected: attempt " + attempt + ")");
       return;
     }
     one.peerNonce = new byte[MeetingCrypto.NONCE_BYTES];
@@ -168,7 +164,7 @@ final class StarListener {
   }
 
   private void proof(Pending one) {
-    byte[] transcript = MeetingCrypto.transcript(one.rank, attempt, encrypted, one.peerNonce,
+    byte[] transcript = MeetingCrypto.transcript(one.rank, attempt, one.peerNonce,
         one.rootNonce);
     if (!MeetingCrypto.same(MeetingCrypto.peerProof(secret, transcript), one.in.array())) {
       drop(one, "claims rank " + one.rank + " but does not prove that it holds the meeting's "
@@ -189,7 +185,7 @@ final class StarListener {
       throw new CollectiveException("rank 0: setting up the connection of rank " + one.rank
           + " failed: " + e, e);
     }
-    FrameSeal[] seals = MeetingCrypto.seals(secret, transcript, encrypted);
+    FrameSeal[] seals = MeetingCrypto.seals(secret, transcript);
     link.seal(seals[1], seals[0]);
     links[one.rank - 1] = link;
     transcripts[one.rank - 1] = transcript;

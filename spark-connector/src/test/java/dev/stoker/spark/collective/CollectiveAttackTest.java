@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The collective attacked as a stranger on the network would: one that learned rank 0's port by a
  * scan and connects (silent, slow, garbage, a hello copied off the wire), and one on the path
- * between rank 1 and rank 0 that alters, forges or replays frames. Ranks are threads on the
+ * between rank 1 and rank 0 that reads, alters, forges or replays frames. Ranks are threads on the
  * loopback.
  */
 @Timeout(60)
@@ -83,7 +83,7 @@ class CollectiveAttackTest {
   @Test
   void shouldMeetAndReduceWhileAStrangerConnectsAndSaysNothing() throws Exception {
     ThreadRanks.Gather gather = strangerFirst(new byte[0], 0);
-    List<Object> results = ThreadRanks.run(gather, 2, SHORT, false,
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT,
         CollectiveAttackTest::meanAndRefusals);
     assertThat(results).containsExactly("[1.5, 3.0] [" + dropped("had not completed its "
         + "handshake before its hello when the meeting ended") + "]", "[1.5, 3.0]");
@@ -94,7 +94,7 @@ class CollectiveAttackTest {
   void shouldNotWaitForASlowTalkerEvenWithNoTimeout() throws Exception {
     byte[] almostAHello = new byte[19];
     ThreadRanks.Gather gather = strangerFirst(almostAHello, 300);
-    List<Object> results = ThreadRanks.run(gather, 2, Duration.ZERO, false,
+    List<Object> results = ThreadRanks.run(gather, 2, Duration.ZERO,
         CollectiveAttackTest::meanAndRefusals);
     assertThat(results.get(0)).asString().startsWith("[1.5, 3.0] [" + dropped("had not "
         + "completed its handshake before its hello when the meeting ended"));
@@ -113,7 +113,7 @@ class CollectiveAttackTest {
           }
           return all;
         });
-    List<Object> results = ThreadRanks.run(gather[0], 2, Duration.ZERO, false,
+    List<Object> results = ThreadRanks.run(gather[0], 2, Duration.ZERO,
         CollectiveAttackTest::meanAndRefusals);
     assertThat(results).containsExactly("[1.5, 3.0] [" + dropped("did not complete its "
         + "handshake within 5 s (0 bytes before its hello)") + "]", "[1.5, 3.0]");
@@ -124,7 +124,7 @@ class CollectiveAttackTest {
     byte[] garbage = new byte[64];
     new Random(7).nextBytes(garbage);
     ThreadRanks.Gather gather = strangerFirst(garbage, 0);
-    List<Object> results = ThreadRanks.run(gather, 2, SHORT, false,
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT,
         CollectiveAttackTest::meanAndRefusals);
     assertThat(results).containsExactly("[1.5, 3.0] [" + dropped("sent no Stoker hello") + "]",
         "[1.5, 3.0]");
@@ -151,7 +151,7 @@ class CollectiveAttackTest {
       return all;
     });
     try {
-      List<Object> results = ThreadRanks.run(gather[0], 2, Duration.ofSeconds(20), false,
+      List<Object> results = ThreadRanks.run(gather[0], 2, Duration.ofSeconds(20),
           CollectiveAttackTest::meanAndFirstRefusal);
       assertThat(results).containsExactly("[1.5, 3.0] 100 rank 0 dropped a connection from "
           + flood.get(0).getLocalSocketAddress() + ": it was the oldest of 256 connections in "
@@ -204,7 +204,7 @@ class CollectiveAttackTest {
       }
     });
     attack.start();
-    List<Object> results = ThreadRanks.run(gather, 2, Duration.ofSeconds(10), false,
+    List<Object> results = ThreadRanks.run(gather, 2, Duration.ofSeconds(10),
         CollectiveAttackTest::meanAndRefusals);
     attack.join();
     assertThat(results).containsExactly("[1.5, 3.0] [" + dropped("claims rank 1 but does not "
@@ -230,7 +230,7 @@ class CollectiveAttackTest {
         bytes[(int) (flip - offset)] ^= 0x40;
       }
     });
-    List<Object> results = ThreadRanks.run(gather, 2, SHORT, false,
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT,
         collective -> collective.allReduceMean(new float[1000]));
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessage(refusedFrame("allReduceMean(float[]) call #1"));
@@ -241,12 +241,14 @@ class CollectiveAttackTest {
 
   @Test
   void shouldRefuseAFrameForgedInPlaceOfRank1s() throws Exception {
-    // [length 20][mean of floats, call 1, 2 values][1e30, -1e30][a tag under a guessed key]
-    byte[] forged = ByteBuffer.allocate(4 + 20 + 32).order(ByteOrder.LITTLE_ENDIAN).putInt(20)
-        .putInt(2).putInt(1).putInt(2).putFloat(1e30f).putFloat(-1e30f).array();
-    System.arraycopy(MeetingCrypto.hmac(new byte[32], "guess", forged), 0, forged, 24, 32);
+    // [length 20][mean of floats, call 1, 2 values: 1e30, -1e30] sealed under a guessed key
+    ByteBuffer header = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 20);
+    ByteBuffer body = ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN).putInt(2)
+        .putInt(1).putInt(2).putFloat(1e30f).putFloat(-1e30f).flip();
+    byte[] forged = bytes(new FrameSeal(new byte[32]).seal(header, new ByteBuffer[] {body}));
+    assertThat(forged).hasSize(4 + 20 + FrameSeal.TAG_BYTES); // the length of rank 1's frame
     ThreadRanks.Gather gather = throughRelay(false, overwrite(FIRST_FRAME, forged));
-    List<Object> results = ThreadRanks.run(gather, 2, SHORT, false,
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT,
         CollectiveAttackTest::meanAndRefusals);
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessage(refusedFrame("allReduceMean(float[]) call #1"));
@@ -254,7 +256,7 @@ class CollectiveAttackTest {
 
   @Test
   void shouldRefuseAFrameReplayedFromAnEarlierCall() throws Exception {
-    int frame = 4 + 20 + 32; // two floats
+    int frame = 4 + 20 + FrameSeal.TAG_BYTES; // two floats
     byte[] first = new byte[frame];
     ThreadRanks.Gather gather = throughRelay(false, (offset, bytes, count) -> {
       for (int i = 0; i < count; i++) {
@@ -266,12 +268,22 @@ class CollectiveAttackTest {
         }
       }
     });
-    List<Object> results = ThreadRanks.run(gather, 2, SHORT, false, collective -> {
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT, collective -> {
       meanAndRefusals(collective);
       return meanAndRefusals(collective);
     });
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessage(refusedFrame("allReduceMean(float[]) call #2"));
+  }
+
+  private static byte[] bytes(ByteBuffer[] buffers) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (ByteBuffer buffer : buffers) {
+      byte[] part = new byte[buffer.remaining()];
+      buffer.duplicate().get(part);
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
   }
 
   private static Wire.Relay.Edit overwrite(long from, byte[] with) {
@@ -285,23 +297,37 @@ class CollectiveAttackTest {
     };
   }
 
+  /** 64 distinct floats of {@code rank}: 1000 (rank + 1) + i + 0.5. */
+  private static float[] values(int rank) {
+    float[] values = new float[64];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = 1000 * (rank + 1) + i + 0.5f;
+    }
+    return values;
+  }
+
   @Test
-  void shouldEncryptFramesWhenAskedAndOnlyAuthenticateThemOtherwise() throws Exception {
-    float marker = Float.intBitsToFloat(0x5a5a5a5a);
-    for (boolean encrypted : new boolean[] {false, true}) {
-      ThreadRanks.Gather gather = throughRelay(false, null);
-      List<Object> results = ThreadRanks.run(gather, 2, SHORT, encrypted, collective -> {
-        float[] values = new float[64];
-        Arrays.fill(values, marker);
-        collective.allReduceMean(values);
-        return values[63] + " " + collective.encrypted();
-      });
-      assertThat(results).containsOnly(marker + " " + encrypted);
-      byte[] run = new byte[32];
-      Arrays.fill(run, (byte) 0x5a);
-      assertThat(contains(relay.get().sent(), run)).as("values in clear, encrypted: " + encrypted)
-          .isEqualTo(!encrypted);
-      relay.get().close();
+  void shouldNeverSendValuesInClear() throws Exception {
+    ThreadRanks.Gather gather = throughRelay(false, null);
+    List<Object> results = ThreadRanks.run(gather, 2, SHORT,
+        collective -> Arrays.toString(collective.allReduceSum(values(collective.rank()))));
+    float[] sum = values(0);
+    for (int i = 0; i < sum.length; i++) {
+      sum[i] += values(1)[i];
+    }
+    assertThat(results).containsOnly(Arrays.toString(sum));
+    byte[] wire = relay.get().sent();
+    assertThat(wire.length).as("bytes through the relay, both ways")
+        .isGreaterThanOrEqualTo(FIRST_FRAME + 2 * 64 * Float.BYTES);
+    for (float[] plain : new float[][] {values(1), sum}) { // rank 1's values, the result
+      ByteBuffer bytes = ByteBuffer.allocate(plain.length * Float.BYTES)
+          .order(ByteOrder.LITTLE_ENDIAN);
+      bytes.asFloatBuffer().put(plain);
+      for (int i = 0; i + 8 <= bytes.capacity(); i += Float.BYTES) { // any two floats in a row
+        byte[] pair = Arrays.copyOfRange(bytes.array(), i, i + 8);
+        assertThat(contains(wire, pair)).as("floats %d, %d of %s in clear on the wire", i / 4,
+            i / 4 + 1, Arrays.toString(plain)).isFalse();
+      }
     }
   }
 
@@ -326,7 +352,7 @@ class CollectiveAttackTest {
       }
       return all;
     });
-    List<Object> results = ThreadRanks.run(gather, 3, Duration.ofMillis(1500), false,
+    List<Object> results = ThreadRanks.run(gather, 3, Duration.ofMillis(1500),
         collective -> collective.allReduceSum(new long[1]));
     assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
         .hasMessage("rank 0: the ranks' meeting: rank 2 did not connect within 1500 ms "

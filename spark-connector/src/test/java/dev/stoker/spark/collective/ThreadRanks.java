@@ -73,11 +73,11 @@ final class ThreadRanks {
   }
 
   static <T> List<Object> run(int ranks, Duration timeout, Body<T> body) throws Exception {
-    return run(new Gather(ranks), ranks, timeout, false, body);
+    return run(new Gather(ranks), ranks, timeout, body);
   }
 
-  static <T> List<Object> run(Gather gather, int ranks, Duration timeout, boolean encrypted,
-      Body<T> body) throws Exception {
+  static <T> List<Object> run(Gather gather, int ranks, Duration timeout, Body<T> body)
+      throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ranks);
     try {
       List<Future<T>> futures = new ArrayList<>();
@@ -85,7 +85,7 @@ final class ThreadRanks {
         int rank = r;
         futures.add(threads.submit(() -> {
           try (Collective collective = Collective.connect(rank, ranks, 0, "127.0.0.1",
-              encrypted, gather.of(rank), Waits.of(timeout))) {
+              gather.of(rank), Waits.of(timeout))) {
             return body.run(collective);
           }
         }));
