@@ -10,10 +10,10 @@ import java.util.Objects;
  * back, so that every rank ends with the same bits whatever order the values arrived in. Only
  * ranks that hold the meeting's secret get in; every value travels encrypted and authenticated
  * (AES-256-GCM), and a frame forged, altered or replayed on the way fails the call naming the
- * peer. Every rank must make the same calls, with arrays of the same length, in the same order; a rank that
- * does not gets an {@link IllegalStateException} naming each rank's call, and so do the others.
- * A lost peer, a timeout or a cancelled task fails the call and closes the connection, so the
- * other ranks fail too instead of waiting. One thread at a time.
+ * peer. Every rank must make the same calls, with arrays of the same length, in the same order;
+ * a rank that does not gets an {@link IllegalStateException} naming each rank's call, and so do
+ * the others. A lost peer, a timeout or a cancelled task fails the call and closes the
+ * connection, so the other ranks fail too instead of waiting. One thread at a time.
  */
 public final class Collective implements AutoCloseable {
   private final int rank;
@@ -40,9 +40,10 @@ public final class Collective implements AutoCloseable {
    * on {@code host} (an address of its machine the others can reach) and draws the meeting's
    * secret; the ranks learn both from one {@code rendezvous}, which must be a channel strangers
    * cannot read. Peers prove on the socket that they hold the secret, and every later frame is
-   * encrypted and authenticated (AES-256-GCM) with keys of its connection and direction. The whole meeting, the rendezvous included, ends
-   * within the timeout of {@code waits}; a connection that does not complete its handshake
-   * within {@link StarListener#HANDSHAKE_LIMIT} is dropped without delaying the ranks.
+   * encrypted and authenticated (AES-256-GCM) with keys of its connection and direction. The
+   * whole meeting, the rendezvous included, ends within the timeout of {@code waits}; a
+   * connection that does not complete its handshake within {@link StarListener#HANDSHAKE_LIMIT}
+   * is dropped without delaying the ranks.
    *
    * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
    */

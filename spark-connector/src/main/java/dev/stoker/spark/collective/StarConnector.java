@@ -32,7 +32,8 @@ final class StarConnector {
   private StarConnector() {}
 
   /** Rank 0's side: the links to ranks 1 .. worldSize - 1, index = rank - 1. */
-  static Link[] root(int worldSize, int attempt, String host, Rendezvous rendezvous, Waits waits, long deadline, List<String> refusals) {
+  static Link[] root(int worldSize, int attempt, String host, Rendezvous rendezvous,
+      Waits waits, long deadline, List<String> refusals) {
     ServerSocketChannel server = null;
     byte[] secret = MeetingCrypto.secret();
     String address;

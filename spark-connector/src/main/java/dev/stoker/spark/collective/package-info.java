@@ -7,9 +7,9 @@
  * same bits. The secret never crosses the collective's socket: each rank proves that it holds it
  * (HMAC challenge and response, both ways), and every later frame is encrypted and
  * authenticated with AES-256-GCM under a key of its connection and direction and a sequence
- * number as nonce, so a stranger can neither join, read, forge, alter nor replay a value. Strangers and slow talkers are dropped without
- * delaying the ranks; one deadline bounds the meeting. Imports nothing from Spark or the rest of
- * the connector (the JDK's cryptography and SLF4J only): the caller hands it the rendezvous and
- * the cancellation check.
+ * number as nonce, so a stranger can neither join, read, forge, alter nor replay a value.
+ * Strangers and slow talkers are dropped without delaying the ranks; one deadline bounds the
+ * meeting. Imports nothing from Spark or the rest of the connector (the JDK's cryptography and
+ * SLF4J only): the caller hands it the rendezvous and the cancellation check.
  */
 package dev.stoker.spark.collective;

@@ -95,8 +95,9 @@ class FrameSealTest {
 
     assertThatThrownBy(() -> sender.write("one frame too many", ByteBuffer.allocate(1)))
         .isInstanceOf(CollectiveException.class)
-        .hasMessage("one frame too many: the connection to " + sender.who() + " has sent 2^63 frames, the most one key may seal without reusing a nonce; the "
-            + "connection is closed (expected: a new meeting, e.g. a new stage, before that)");
+        .hasMessage("one frame too many: the connection to " + sender.who() + " has sent 2^63 "
+            + "frames, the most one key may seal without reusing a nonce; the connection is "
+            + "closed (expected: a new meeting, e.g. a new stage, before that)");
     assertThatThrownBy(() -> receiver.read(ByteBuffer.allocate(1), "one frame too many"))
         .isInstanceOf(CollectiveException.class)
         .hasMessageStartingWith("one frame too many: the connection to rank 1 (/127.0.0.1:")
