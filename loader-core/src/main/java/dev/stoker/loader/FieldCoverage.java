@@ -35,16 +35,26 @@ final class FieldCoverage {
     }
   }
 
-  /** Elements {@code [element, element + length)} of {@code field} were written. */
+  /**
+   * Elements {@code [element, element + length)} of {@code field} were written ({@code element
+   * + length} must not overflow). Writes front to back cost two array reads and a store; the
+   * rest is out of line.
+   */
   void mark(int field, int element, int length) {
-    if (length <= 0) {
-      return;
-    }
-    if (!gapped[field]) {
-      if (element <= prefix[field]) {
-        prefix[field] = Math.max(prefix[field], element + length);
-        return;
+    int covered = prefix[field];
+    if (element <= covered && !gapped[field]) {
+      int end = element + length;
+      if (end > covered) {
+        prefix[field] = end;
       }
+    } else if (length > 0) {
+      markAfterGap(field, element, length);
+    }
+  }
+
+  /** {@link #mark} of a write that leaves a gap, or of a field that already has one. */
+  private void markAfterGap(int field, int element, int length) {
+    if (!gapped[field]) {
       long[] words = bits[field];
       if (words == null) {
         words = new long[(elements[field] + 63) >>> 6];

@@ -18,6 +18,15 @@ public final class SampleWriter {
   private final BatchLayout layout;
   private final Schema schema;
   private final FieldCoverage coverage;
+  /*
+   * Per field, read once from the schema and the layout: a put checks and places its values with
+   * these array reads alone. The put path is inlined into every dataset's write(); kept this small
+   * (the refusals out of line) it leaves the JIT's optimization of the dataset's own loops alone.
+   */
+  private final DType[] dtypes;
+  private final int[] elements;
+  private final int[] columnOffsets;
+  private final int[] rowStrides;
   private HostMemory slot;
   private int row;
   private boolean rawAccess;
@@ -26,6 +35,17 @@ public final class SampleWriter {
     this.layout = layout;
     this.schema = layout.schema();
     this.coverage = new FieldCoverage(schema);
+    int fields = schema.size();
+    this.dtypes = new DType[fields];
+    this.elements = new int[fields];
+    this.columnOffsets = new int[fields];
+    this.rowStrides = new int[fields];
+    for (int f = 0; f < fields; f++) {
+      dtypes[f] = schema.field(f).dtype();
+      elements[f] = schema.field(f).elements();
+      columnOffsets[f] = layout.columnOffset(f);
+      rowStrides[f] = layout.rowStride(f);
+    }
   }
 
   void bind(HostMemory slot, int row) {
@@ -145,19 +165,31 @@ public final class SampleWriter {
     coverage.mark(field, 0, f.elements());
   }
 
+  /**
+   * Checks one put (the field, its dtype, the range of elements) and notes the elements written;
+   * the byte offset to write at. One check per call, whatever the length.
+   */
   private int checked(int field, DType expected, int element, int length, String method) {
+    if (field < 0 || field >= dtypes.length || dtypes[field] != expected || element < 0
+        || length < 0 || length > elements[field] - element) {
+      throw refusal(field, expected, element, length, method);
+    }
+    coverage.mark(field, element, length);
+    return columnOffsets[field] + row * rowStrides[field] + element * expected.byteSize();
+  }
+
+  /** Why a put was refused, naming the field, the values and what was expected. */
+  private RuntimeException refusal(int field, DType expected, int element, int length,
+      String method) {
+    schema.checkIndex(field);
     Field f = schema.field(field);
     if (f.dtype() != expected) {
-      throw new IllegalArgumentException(String.format(
+      return new IllegalArgumentException(String.format(
           "field '%s' is %s%s: %s writes %s (expected: the put method of its dtype)",
           f.name(), f.dtype().label(), f.shapeText(), method, expected.label()));
     }
-    if (element < 0 || length < 0 || length > f.elements() - element) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
-          f.name(), row, length, element, f.elements(), f.shapeText()));
-    }
-    coverage.mark(field, element, length);
-    return layout.rowOffset(field, row) + element * expected.byteSize();
+    return new IllegalArgumentException(String.format(
+        "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
+        f.name(), row, length, element, f.elements(), f.shapeText()));
   }
 }
