@@ -78,6 +78,7 @@ class ColumnPagesTest {
     Arrays.fill(big, (byte) 7);
     big[big.length - 1] = 9;
     header.setUncompressed_page_size(big.length).setCompressed_page_size(big.length);
+    header.getData_page_header().setNum_values(big.length / 4);
     Chunk chunk = new Chunk().page(v1(first.length, first.length / 4), first).page(header, big);
     ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED,
         (first.length + big.length) / 4, false);
