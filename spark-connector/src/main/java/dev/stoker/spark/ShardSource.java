@@ -79,7 +79,8 @@ interface ShardSource {
         }
         long row = 0;
         for (SplitDecoder.Split split : input.splits(partition)) {
-          try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf())) {
+          try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf(),
+              input.verifyChecksums())) {
             for (int n = decode(decoder, blockRows, columns); n > 0;
                 n = decode(decoder, blockRows, columns)) {
               writer.write(row, n, columns);
