@@ -252,8 +252,8 @@ final class ColumnPages implements PageReader {
 
   private ByteBuffer decompress(CompressionCodecName pageCodec, int at, int length, int size)
       throws IOException {
+    byte[] out = PageDecompressor.usesOutput(pageCodec) ? pageBuffer(size) : pageBytes;
     try {
-      byte[] out = PageDecompressor.usesOutput(pageCodec) ? pageBuffer(size) : pageBytes;
       return decompressor.decompress(pageCodec, window, at, length, size, out);
     } catch (IOException e) {
       throw corrupt("a " + pageCodec + " page that does not decompress: " + e.getMessage(), e);
