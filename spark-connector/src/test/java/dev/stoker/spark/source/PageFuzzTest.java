@@ -201,13 +201,18 @@ class PageFuzzTest {
 
   /** The file's columns through the runner's decoder, or null when it reads no rows. */
   private static ByteBuffer[] splitDecode(String path, int[] picked) throws IOException {
+    return splitDecode(path, picked, true);
+  }
+
+  private static ByteBuffer[] splitDecode(String path, int[] picked, boolean verify)
+      throws IOException {
     ByteBuffer[] columns = buffers(picked);
     List<Field> fields = new ArrayList<>();
     for (int c : picked) {
       fields.add(FIELDS.get(c));
     }
     try (SplitDecoder decoder = new SplitDecoder(new SplitDecoder.Split(path, 0,
-        Files.size(Path.of(path))), fields, CONF)) {
+        Files.size(Path.of(path))), fields, CONF, verify)) {
       int row = 0;
       ByteBuffer[] views = new ByteBuffer[columns.length];
       while (row < ROWS) {
@@ -505,6 +510,10 @@ class PageFuzzTest {
         "a page whose checksum does not match its bytes in the page at byte " + page.at());
     List<Row> unchecked = read(file, false);
     assertThat(unchecked).hasSize(ROWS);
+    assertThatThrownBy(() -> splitDecode(file.toString(), ALL, true))
+        .hasMessageContaining("a page whose checksum does not match its bytes");
+    assertThat(splitDecode(file.toString(), ALL, false)).as("read, a value changed unseen")
+        .isNotNull();
   }
 
   private static List<Row> read(Path file, boolean verify) {
