@@ -53,7 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A flipped byte among the values of a page without a checksum cannot be told from a value
  * written so: pages without checksums (files written without them, and v2 pages, for which
- * Parquet 1.13 writes none) have their headers broken only.
+ * Parquet 1.13 writes none) have their headers broken only, and their files no bytes cut (the
+ * pages behind a cut shift, and a value shifted into a page without a checksum is such a
+ * flipped value).
  *
  * <p>{@code -Dstoker.fuzz.cases=N} sets the cases (default 4000), {@code -Dstoker.fuzz.seed=S} the
  * seed; a failing case prints its number and mutation, to be rerun alone.
@@ -303,7 +305,8 @@ class PageFuzzTest {
     } finally {
       runner.shutdownNow();
     }
-    System.out.printf("page fuzz: %d cases, seed %d: %s%n", CASES, SEED, outcomes);
+    System.out.printf("page fuzz: %d of %d cases run, seed %d: %s%n",
+        outcomes.values().stream().mapToInt(Integer::intValue).sum(), CASES, SEED, outcomes);
     assertThat(failures).isEmpty();
     assertThat(outcomes.getOrDefault("refused", 0)).as("cases refused").isPositive();
     assertThat(outcomes.getOrDefault("same rows", 0)).as("cases read unchanged").isPositive();
@@ -365,6 +368,9 @@ class PageFuzzTest {
     List<Page> pages = sample.pages();
     Page page = pages.get(random.nextInt(pages.size()));
     int kind = random.nextInt(6);
+    if (kind == 4 && !pages.stream().allMatch(Page::crc)) {
+      kind = 0; // bytes cut shift the pages behind them: unseen in a page without a checksum
+    }
     // Parquet 1.13 writes no checksum for v2 pages: their bodies, like those of files written
     // without checksums, are left alone (a changed value there cannot be told).
     boolean body = kind <= 2 && page.crc() && random.nextBoolean();
