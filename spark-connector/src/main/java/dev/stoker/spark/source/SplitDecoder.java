@@ -144,6 +144,9 @@ public final class SplitDecoder implements Closeable {
    *
    * @throws IllegalArgumentException for a null or a row of another length, naming the file,
    *     the column and the row
+   * @throws IOException for a page that does not hold what it declares (or whose checksum does
+   *     not match), naming the file, the column and the page's byte; never an
+   *     {@link OutOfMemoryError}, which Spark would answer by ending the executor
    */
   public int read(int max, ByteBuffer[] columns) throws IOException {
     if (groupLeft == 0 && !nextGroup()) {
