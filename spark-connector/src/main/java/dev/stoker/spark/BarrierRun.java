@@ -88,7 +88,8 @@ final class BarrierRun {
     long[] counts = null;
     boolean decoded = false;
     if (spec.run.rebalance() == Rebalance.AUTO && BarrierChain.fits(rows, worldSize)) {
-      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields());
+      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields(),
+          spec.run.verifyChecksums());
       describe("loading %d partitions in place into %d ranks%s", worldSize, worldSize,
           parquet != null ? " with Stoker's Parquet decoder" : "");
       outcomes = barrier(rows, parquet != null ? RankTask.parquet(spec, parquet)

@@ -41,14 +41,24 @@ final class ParquetInput implements Serializable {
 
   private final List<List<Split>> partitions;
   private final HadoopConf conf;
+  private final boolean verifyChecksums;
 
-  private ParquetInput(List<List<Split>> partitions, HadoopConf conf) {
+  private ParquetInput(List<List<Split>> partitions, HadoopConf conf, boolean verifyChecksums) {
     this.partitions = partitions;
     this.conf = conf;
+    this.verifyChecksums = verifyChecksums;
   }
 
-  /** The splits of {@code input}'s partitions when Stoker can decode them, else null. */
+  /** As {@link #of(Dataset, List, boolean)}, page checksums verified. */
   static ParquetInput of(Dataset<Row> input, List<Field> fields) {
+    return of(input, fields, true);
+  }
+
+  /**
+   * The splits of {@code input}'s partitions when Stoker can decode them, else null; page
+   * checksums are to be verified where the files have them if {@code verifyChecksums}.
+   */
+  static ParquetInput of(Dataset<Row> input, List<Field> fields, boolean verifyChecksums) {
     FileSourceScanExec scan = scan(input.queryExecution().executedPlan());
     if (scan == null) {
       return null;
@@ -89,7 +99,7 @@ final class ParquetInput implements Serializable {
     } catch (IOException e) {
       throw new UncheckedIOException("reading the Parquet footers of the input failed", e);
     }
-    return new ParquetInput(List.copyOf(partitions), new HadoopConf(conf));
+    return new ParquetInput(List.copyOf(partitions), new HadoopConf(conf), verifyChecksums);
   }
 
   private static FileSourceScanExec scan(SparkPlan plan) {
@@ -113,5 +123,10 @@ final class ParquetInput implements Serializable {
 
   Configuration conf() {
     return conf.get();
+  }
+
+  /** Whether page checksums are verified where the files have them. */
+  boolean verifyChecksums() {
+    return verifyChecksums;
   }
 }

@@ -81,7 +81,8 @@ interface ShardSource {
         for (SplitDecoder.Split split : input.splits(partition)) {
           long splitStart = row;
           boolean decoding = true;
-          try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf())) {
+          try (SplitDecoder decoder = new SplitDecoder(split, fields, input.conf(),
+              input.verifyChecksums())) {
             for (int n = decode(decoder, blockRows, columns); n > 0;
                 n = decode(decoder, blockRows, columns)) {
               decoding = false;
@@ -110,7 +111,7 @@ interface ShardSource {
           int blockRows, ByteBuffer[] columns) {
         long again = 0;
         try (SplitDecoder decoder = new SplitDecoder(split, layout.schema().fields(),
-            input.conf())) {
+            input.conf(), input.verifyChecksums())) {
           for (int n = decode(decoder, blockRows, columns); n > 0 && again <= rows;
               n = decode(decoder, blockRows, columns)) {
             again += n;

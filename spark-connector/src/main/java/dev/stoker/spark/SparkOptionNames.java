@@ -26,13 +26,19 @@ public final class SparkOptionNames {
    */
   public static final String COLLECTIVE_TIMEOUT = "collectiveTimeout";
 
+  /**
+   * Whether Stoker's Parquet decoder verifies page checksums where the files have them,
+   * {@code true} or {@code false} (default true).
+   */
+  public static final String VERIFY_CHECKSUMS = "verifyChecksums";
+
   /** The names a run reads besides the loader's knobs. */
   public static final List<String> RUN = List.of(WORLD_SIZE, MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS);
 
   /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */
   static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS);
 
   private SparkOptionNames() {}
 }

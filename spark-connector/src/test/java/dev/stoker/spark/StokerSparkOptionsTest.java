@@ -151,4 +151,15 @@ class StokerSparkOptionsTest {
             + "java.lang.Object (expected: a serializable function; a lambda is, unless it "
             + "captures something that is not, such as the SparkSession or a DataFrame)");
   }
+
+  @Test
+  void shouldVerifyPageChecksumsUnlessTurnedOff() {
+    assertThat(SparkRunOptions.fromMap(Map.of()).verifyChecksums()).isTrue();
+    assertThat(SparkRunOptions.fromMap(Map.of("VERIFYCHECKSUMS", "false")).verifyChecksums())
+        .isFalse();
+    assertThat(SparkRunOptions.builder().verifyChecksums(false).build().verifyChecksums())
+        .isFalse();
+    assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("verifyChecksums", "off")))
+        .hasMessage("verifyChecksums: 'off' (expected: true or false)");
+  }
 }

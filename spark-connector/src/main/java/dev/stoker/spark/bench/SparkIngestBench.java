@@ -171,6 +171,8 @@ public final class SparkIngestBench {
     TrainingResult<long[]> run = StokerSpark.on(input)
         .tensor("image", DType.FLOAT32, config.width()).scalar("label", DType.INT32)
         .options(options()).option("rebalance", shuffled ? "always" : "auto")
+        // what verifying page checksums costs: -Dstoker.bench.verifyChecksums=false turns it off
+        .option("verifyChecksums", System.getProperty("stoker.bench.verifyChecksums", "true"))
         .worldSize(config.ranks())
         .run((rank, loader) -> {
           long[] seen = new long[3];

@@ -27,6 +27,13 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * way allocates nothing per page, where Parquet's own reader holds a whole row group and
  * allocates every page. It serves {@link ChunkDecoder}, which is done with a page before it asks
  * for the next: a data page's bytes are valid until the next call. Index pages are passed over.
+ *
+ * <p>Nothing a page header declares is trusted: before a byte is allocated or read for a page,
+ * its values must fit the values its chunk has left, its compressed bytes the chunk, and its
+ * uncompressed size both what its codec can expand those bytes to and what its values can take
+ * ({@link #bytesPerValue} each, plus {@link #SLACK_BYTES}). Every failure, a memory shortage
+ * included, is an {@link IOException} naming the file, the column and the page's first byte in
+ * the file, and never carries an {@link OutOfMemoryError} (Spark ends the executor on one).
  */
 final class ColumnPages implements PageReader {
   /** Bytes read from the file at once. */
@@ -35,8 +42,8 @@ final class ColumnPages implements PageReader {
   private static final int HEADER_BYTES = 256;
   /** Room for a chunk's levels and framing beyond its values. */
   private static final int SLACK_BYTES = 64 << 10;
-  /** Snappy turns 3 bytes into at most 64: no valid page expands more. */
-  private static final int SNAPPY_MAX_RATIO = 22;
+  /** The largest array the JVM allocates. */
+  private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
   private final FileBytes file;
   private final PageDecompressor decompressor;
@@ -55,7 +62,8 @@ final class ColumnPages implements PageReader {
   private long bodyAt;
   private long totalValues;
   private long valuesLeft;
-  private long maxPageBytes;
+  /** Where the current page's header starts in the file. */
+  private long pageAt;
   /** Whether the chunk's first page is behind: a dictionary page can only come first. */
   private boolean pastFirst;
 
@@ -86,8 +94,12 @@ final class ColumnPages implements PageReader {
     totalValues = values;
     valuesLeft = totalValues;
     pastFirst = false;
-    maxPageBytes = Math.min(Integer.MAX_VALUE - 16,
-        Math.max(0, totalValues) * (long) bytesPerValue + SLACK_BYTES);
+    pageAt = start;
+  }
+
+  /** Where the header of the page read last starts in the file: the byte errors name. */
+  long pageOffset() {
+    return pageAt;
   }
 
   @Override
@@ -106,15 +118,21 @@ final class ColumnPages implements PageReader {
         return null;
       }
       pastFirst = true;
-      ByteBuffer bytes = body(header);
-      byte[] own = new byte[bytes.remaining()]; // kept for the whole chunk
-      bytes.get(own);
       DictionaryPageHeader dictionary = header.getDictionary_page_header();
-      count(dictionary.getNum_values());
-      return new DictionaryPage(BytesInput.from(own), dictionary.getNum_values(),
-          encoding(dictionary.getEncoding()));
+      int entries = dictionary.getNum_values();
+      if (entries < 0 || entries > totalValues) {
+        throw corrupt("a dictionary page of " + entries + " values in a chunk of "
+            + totalValues, null);
+      }
+      Encoding encoding = encoding(dictionary.getEncoding());
+      ByteBuffer bytes = body(header, entries);
+      byte[] own = allocate(bytes.remaining()); // kept for the whole chunk
+      bytes.get(own);
+      return new DictionaryPage(BytesInput.from(own), entries, encoding);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw new UncheckedIOException(unexpected(e));
     }
   }
 
@@ -138,22 +156,27 @@ final class ColumnPages implements PageReader {
       return null;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw new UncheckedIOException(unexpected(e));
     }
   }
 
   private DataPage v1(PageHeader header) throws IOException {
     DataPageHeader page = header.getData_page_header();
-    count(page.getNum_values());
-    ByteBuffer bytes = body(header);
-    valuesLeft -= page.getNum_values();
-    return new DataPageV1(input(bytes), page.getNum_values(), header.getUncompressed_page_size(),
-        null, encoding(page.getRepetition_level_encoding()),
-        encoding(page.getDefinition_level_encoding()), encoding(page.getEncoding()));
+    int values = count(page.getNum_values());
+    Encoding reps = encoding(page.getRepetition_level_encoding());
+    Encoding defs = encoding(page.getDefinition_level_encoding());
+    Encoding data = encoding(page.getEncoding());
+    ByteBuffer bytes = body(header, values);
+    valuesLeft -= values;
+    return new DataPageV1(input(bytes), values, header.getUncompressed_page_size(), null, reps,
+        defs, data);
   }
 
   private DataPage v2(PageHeader header) throws IOException {
     DataPageHeaderV2 page = header.getData_page_header_v2();
-    count(page.getNum_values());
+    int values = count(page.getNum_values());
+    Encoding encoding = encoding(page.getEncoding());
     int size = header.getCompressed_page_size();
     int reps = page.getRepetition_levels_byte_length();
     int defs = page.getDefinition_levels_byte_length();
@@ -162,42 +185,46 @@ final class ColumnPages implements PageReader {
       throw corrupt("a v2 page whose levels (" + reps + " + " + defs + " bytes) do not fit its "
           + size + " bytes", null);
     }
-    int at = locate(header);
+    int at = locate(header, values);
     int levels = reps + defs;
     boolean compressed = !page.isSetIs_compressed() || page.isIs_compressed();
     ByteBuffer data = decompress(compressed ? codec : CompressionCodecName.UNCOMPRESSED,
         at + levels, size - levels, uncompressed - levels);
-    valuesLeft -= page.getNum_values();
-    return DataPageV2.uncompressed(page.getNum_rows(), page.getNum_nulls(),
-        page.getNum_values(), BytesInput.from(window, at, reps),
-        BytesInput.from(window, at + reps, defs), encoding(page.getEncoding()), input(data),
-        null);
+    valuesLeft -= values;
+    return DataPageV2.uncompressed(page.getNum_rows(), page.getNum_nulls(), values,
+        BytesInput.from(window, at, reps), BytesInput.from(window, at + reps, defs), encoding,
+        input(data), null);
   }
 
-  private void count(int values) throws IOException {
-    if (values < 0) {
-      throw corrupt("a page of " + values + " values", null);
+  /** The page's number of values, once checked against the values its chunk has left. */
+  private int count(int values) throws IOException {
+    if (values < 0 || values > valuesLeft) {
+      throw corrupt("a page of " + values + " values where its chunk has " + valuesLeft
+          + " left", null);
     }
+    return values;
   }
 
-  /** The decompressed body of the page of {@code header}. */
-  private ByteBuffer body(PageHeader header) throws IOException {
-    int at = locate(header);
+  /** The decompressed body of the page of {@code header}, which holds {@code values} values. */
+  private ByteBuffer body(PageHeader header, int values) throws IOException {
+    int at = locate(header, values);
     return decompress(at, header.getCompressed_page_size(), header.getUncompressed_page_size());
   }
 
   /**
-   * Brings the body of the page of {@code header} into the window, checks its checksum, moves
-   * past it, and returns its offset in the window.
+   * Brings the body of the page of {@code header}, of {@code values} values, into the window once
+   * its sizes are checked, checks its checksum, moves past it, and returns its offset in the
+   * window.
    */
-  private int locate(PageHeader header) throws IOException {
+  private int locate(PageHeader header, int values) throws IOException {
     int size = header.getCompressed_page_size();
     int uncompressed = header.getUncompressed_page_size();
-    if (size < 0 || uncompressed < 0 || uncompressed > maxPageBytes
-        || (codec == CompressionCodecName.SNAPPY
-            && uncompressed > (long) SNAPPY_MAX_RATIO * size + 64)) {
+    long most = Math.min(Math.min(MAX_ARRAY, PageDecompressor.maxExpansion(codec, size)),
+        values * (long) bytesPerValue + SLACK_BYTES);
+    if (size < 0 || uncompressed < 0 || uncompressed > most) {
       throw corrupt("a page header of " + size + " bytes that decompress to " + uncompressed
-          + " for " + totalValues + " values in the chunk", null);
+          + " for " + values + " values (expected: at most " + most + " bytes for "
+          + codec + " and " + bytesPerValue + " bytes a value)", null);
     }
     int at = ensure(bodyAt, size);
     next = bodyAt + size;
@@ -225,23 +252,37 @@ final class ColumnPages implements PageReader {
 
   private ByteBuffer decompress(CompressionCodecName pageCodec, int at, int length, int size)
       throws IOException {
+    byte[] out = PageDecompressor.usesOutput(pageCodec) ? pageBuffer(size) : pageBytes;
     try {
-      byte[] out = PageDecompressor.usesOutput(pageCodec) ? pageBuffer(size) : pageBytes;
       return decompressor.decompress(pageCodec, window, at, length, size, out);
     } catch (IOException e) {
       throw corrupt("a " + pageCodec + " page that does not decompress: " + e.getMessage(), e);
     }
   }
 
-  private byte[] pageBuffer(int size) {
+  private byte[] pageBuffer(int size) throws IOException {
     if (pageBytes.length < size) {
-      pageBytes = new byte[size];
+      pageBytes = allocate(size);
     }
     return pageBytes;
   }
 
+  /**
+   * A new array of {@code size} bytes, sizes checked before: a JVM short of memory for it is an
+   * error of this page that does not carry the {@link OutOfMemoryError}.
+   */
+  private byte[] allocate(int size) throws IOException {
+    try {
+      return new byte[size];
+    } catch (OutOfMemoryError e) {
+      throw corrupt("a page that needs " + size + " bytes, more than the JVM has free ("
+          + e.getMessage() + ")", null);
+    }
+  }
+
   /** The header of the page at {@code next}; sets {@code bodyAt} to where its body starts. */
   private PageHeader header() throws IOException {
+    pageAt = next;
     int want = (int) Math.min(HEADER_BYTES, end - next);
     while (true) {
       int at = ensure(next, want);
@@ -254,7 +295,7 @@ final class ColumnPages implements PageReader {
         if (next + available >= end) {
           throw corrupt("a page header that cannot be read (" + e.getMessage() + ")", e);
         }
-        want = (int) Math.min(Math.min(2L * available, Integer.MAX_VALUE - 16), end - next);
+        want = (int) Math.min(Math.min(2L * available, MAX_ARRAY - WINDOW_BYTES), end - next);
         continue;
       }
       bodyAt = next + (available - bytes.available());
@@ -288,9 +329,15 @@ final class ColumnPages implements PageReader {
       throw corrupt("a page of " + length + " bytes past the end of the file ("
           + file.length() + " bytes)", null);
     }
-    int size = Math.toIntExact(stop - start);
+    if (stop - start > MAX_ARRAY) {
+      throw corrupt("a page of " + length + " bytes, more than an array holds", null);
+    }
+    int size = (int) (stop - start);
     if (window.length < size) {
-      window = new byte[size];
+      window = new byte[0]; // the old window's memory is free for the new one
+      windowLength = 0;
+      windowStart = 0;
+      window = allocate(size);
     }
     windowLength = 0;
     try {
@@ -309,13 +356,27 @@ final class ColumnPages implements PageReader {
         : BytesInput.from(bytes);
   }
 
-  private static Encoding encoding(org.apache.parquet.format.Encoding encoding) {
+  private Encoding encoding(org.apache.parquet.format.Encoding encoding) throws IOException {
+    if (encoding == null) {
+      throw corrupt("a page header without an encoding it names", null);
+    }
     return Encoding.valueOf(encoding.name());
   }
 
+  /** A failure no check foresaw, as an error of the page; an Error is not kept as its cause. */
+  private IOException unexpected(Throwable e) {
+    return corrupt("a page that cannot be read (" + e + ")", e instanceof Error ? null : e);
+  }
+
   private IOException corrupt(String what, Throwable cause) {
+    return corrupt(column, path, pageAt, what, cause);
+  }
+
+  /** The error for a corrupt page of {@code column} of file {@code path} at byte {@code at}. */
+  static IOException corrupt(String column, String path, long at, String what,
+      Throwable cause) {
     return new IOException("column '" + column + "' of file '" + path + "': " + what
-        + " at byte " + next + " (expected: a complete, uncorrupted Parquet file; rewrite it "
-        + "or read it with Spark's own reader)", cause);
+        + " in the page at byte " + at + " (expected: a complete, uncorrupted Parquet file; "
+        + "rewrite it or read it with Spark's own reader)", cause);
   }
 }

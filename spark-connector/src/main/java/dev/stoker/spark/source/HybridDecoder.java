@@ -5,7 +5,10 @@ import java.nio.ByteBuffer;
 /**
  * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a
  * run of one repeated value is taken whole, so that a page of all-equal levels costs a few
- * steps, not one per value. Bit-packed runs are read value by value.
+ * steps, not one per value. Bit-packed runs are read value by value. Every run header is checked
+ * before it is used: its count computed in {@code long} and positive, a bit-packed run's bytes
+ * and a repeated value's within the bytes given, the value within the bit width; a run that is
+ * not is a {@link PageFormatException}.
  */
 final class HybridDecoder {
   private final ByteBuffer in;
@@ -14,9 +17,9 @@ final class HybridDecoder {
   private int position;
   private boolean rle;
   private int value;
-  private int left;
+  private long left;
   private int packedStart;
-  private int packedIndex;
+  private long packedIndex;
 
   /** Decodes {@code in}'s bytes from its position to its limit, values of {@code bitWidth} bits. */
   HybridDecoder(ByteBuffer in, int bitWidth) {
@@ -34,12 +37,17 @@ final class HybridDecoder {
     return 32 - Integer.numberOfLeadingZeros(max);
   }
 
-  /** Values left in the current run, starting the next one if this one is used up; 0 at the end. */
-  int available() {
+  /**
+   * Values left in the current run (at most {@link Integer#MAX_VALUE}), starting the next one if
+   * this one is used up; 0 at the end.
+   *
+   * @throws PageFormatException if the next run's header does not fit the bytes left
+   */
+  int available() throws PageFormatException {
     if (left == 0 && position < in.limit()) {
       nextRun();
     }
-    return left;
+    return (int) Math.min(left, Integer.MAX_VALUE);
   }
 
   /** Whether the current run repeats one value, {@link #value()}. */
@@ -58,7 +66,7 @@ final class HybridDecoder {
     if (rle) {
       return value;
     }
-    long bit = (long) packedIndex++ * bitWidth;
+    long bit = packedIndex++ * bitWidth;
     int at = packedStart + (int) (bit >>> 3);
     int shift = (int) (bit & 7);
     long bits = 0;
@@ -77,29 +85,53 @@ final class HybridDecoder {
     }
   }
 
-  private void nextRun() {
-    int header = 0;
+  private void nextRun() throws PageFormatException {
+    int start = position;
+    long header = 0;
     int shift = 0;
     byte b;
     do {
+      if (position == in.limit() || shift > 28) {
+        throw bad("a run header that does not end within " + (position - start) + " bytes",
+            start);
+      }
       b = in.get(position++);
-      header |= (b & 0x7f) << shift;
+      header |= (long) (b & 0x7f) << shift;
       shift += 7;
     } while ((b & 0x80) != 0);
+    long count = header >>> 1;
     if ((header & 1) == 0) {
-      rle = true;
-      left = header >>> 1;
-      value = 0;
-      for (int i = 0; i < valueBytes; i++) {
-        value |= (in.get(position++) & 0xff) << (8 * i);
+      if (count == 0 || in.limit() - position < valueBytes) {
+        throw bad("a repeated run of " + count + " values of " + valueBytes + " bytes with "
+            + (in.limit() - position) + " bytes left", start);
       }
+      int repeated = 0;
+      for (int i = 0; i < valueBytes; i++) {
+        repeated |= (in.get(position++) & 0xff) << (8 * i);
+      }
+      if (bitWidth < 32 && repeated >>> bitWidth != 0) {
+        throw bad("a repeated value " + Integer.toUnsignedString(repeated) + " wider than "
+            + bitWidth + " bits", start);
+      }
+      rle = true;
+      value = repeated;
+      left = count;
     } else {
+      long bytes = count * bitWidth;
+      if (count == 0 || bytes > in.limit() - position) {
+        throw bad("a bit-packed run of " + count + " groups of 8 values (" + bytes
+            + " bytes) with " + (in.limit() - position) + " bytes left", start);
+      }
       rle = false;
-      int groups = header >>> 1;
-      left = groups * 8;
+      left = count * 8;
       packedStart = position;
       packedIndex = 0;
-      position += groups * bitWidth;
+      position += (int) bytes;
     }
+  }
+
+  private PageFormatException bad(String what, int at) {
+    return new PageFormatException(what + ", at byte " + (at - in.position()) + " of "
+        + (in.limit() - in.position()) + " bytes of " + bitWidth + "-bit values");
   }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.spark.source.SourceColumn.Kind;
+import java.io.IOException;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.MessageType;
 
@@ -8,13 +9,15 @@ import org.apache.parquet.schema.MessageType;
  * Checks the levels of a tensor column's values run by run: every value present (its definition
  * level the highest), and for a list a new row (repetition level 0) exactly every {@code L}
  * values. The first bad value is an error naming its row in the file: null, an empty list, a
- * null value, or a row of another length (with its length).
+ * null value, or a row of another length (with its length). A level above the column's highest
+ * or levels that end before the values are a corrupt page ({@link PageFormatException}).
  */
 final class LevelCheck {
   private final ColumnSpec column;
   private final String path;
   private final long firstRow;
   private final int maxDef;
+  private final int maxRep;
   /** Def levels below it: the column (the list) is null. */
   private final int presentDef;
   /** Def levels below it (and not null): the list is empty. */
@@ -28,6 +31,7 @@ final class LevelCheck {
     this.path = path;
     this.firstRow = firstRow;
     this.maxDef = descriptor.getMaxDefinitionLevel();
+    this.maxRep = descriptor.getMaxRepetitionLevel();
     String[] leaf = descriptor.getPath();
     this.presentDef = schema.getMaxDefinitionLevel(leaf[0]);
     this.elementsDef = leaf.length > 1 ? schema.getMaxDefinitionLevel(leaf[0], leaf[1]) : maxDef;
@@ -42,7 +46,7 @@ final class LevelCheck {
    * Checks the levels of {@code n} values from value {@code value} of the column chunk, reading
    * them from {@code reps} and {@code defs} (null where the column has none).
    */
-  void check(HybridDecoder reps, HybridDecoder defs, long value, int n) {
+  void check(HybridDecoder reps, HybridDecoder defs, long value, int n) throws IOException {
     long badDef = -1;
     int defLevel = maxDef;
     if (defs != null) {
@@ -51,6 +55,7 @@ final class LevelCheck {
         int k = Math.min(available(defs, "definition"), left);
         if (defs.rle()) {
           if (defs.value() != maxDef) {
+            checkDef(defs.value());
             badDef = v;
             defLevel = defs.value();
           }
@@ -59,6 +64,7 @@ final class LevelCheck {
           for (int i = 0; i < k && badDef < 0; i++) {
             int level = defs.next();
             if (level != maxDef) {
+              checkDef(level);
               badDef = v + i;
               defLevel = level;
             }
@@ -77,16 +83,29 @@ final class LevelCheck {
     }
   }
 
-  private int available(HybridDecoder levels, String what) {
+  private int available(HybridDecoder levels, String what) throws IOException {
     int available = levels.available();
     if (available == 0) {
-      throw new IllegalStateException("column '" + column.name() + "' of file '" + path
-          + "': the " + what + " levels of a page end before its values");
+      throw new PageFormatException("the " + what + " levels of a page end before its values");
     }
     return available;
   }
 
-  private IllegalArgumentException defError(long position, int level) {
+  private void checkDef(int level) throws PageFormatException {
+    if (level > maxDef) {
+      throw new PageFormatException("a definition level of " + level + " (expected: at most "
+          + maxDef + ")");
+    }
+  }
+
+  private void checkRep(int level) throws PageFormatException {
+    if (level > maxRep) {
+      throw new PageFormatException("a repetition level of " + level + " (expected: at most "
+          + maxRep + ")");
+    }
+  }
+
+  private RowErrors.BadRow defError(long position, int level) {
     if (level < presentDef) {
       return RowErrors.nullValue(column, "is null", row(position), path);
     }
@@ -104,13 +123,16 @@ final class LevelCheck {
    * row) at every multiple of the row length, 1 elsewhere. Returns the first row of another
    * length, or null.
    */
-  private RepCheck checkReps(HybridDecoder reps, long value, int n) {
+  private RepCheck checkReps(HybridDecoder reps, long value, int n) throws IOException {
     int length = perRow;
     long v = value;
     for (int left = n; left > 0; ) {
       int available = available(reps, "repetition");
       int k = Math.min(available, left);
       long offset = v % length;
+      if (reps.rle()) {
+        checkRep(reps.value());
+      }
       if (reps.rle() && reps.value() == 1) {
         if (offset == 0) {
           reps.skip(available);
@@ -134,6 +156,7 @@ final class LevelCheck {
         for (int i = 0; i < k; i++) {
           long p = v + i;
           int level = reps.next();
+          checkRep(level);
           if (level == 0 && p % length != 0) {
             return new RepCheck(p, p / length, Long.toString(p % length));
           }
@@ -153,7 +176,7 @@ final class LevelCheck {
    * levels from {@code p} on are already counted (and read); the rest are read up to the next
    * row start, as far as the page goes.
    */
-  private RepCheck tooLong(HybridDecoder reps, long p, long extra) {
+  private RepCheck tooLong(HybridDecoder reps, long p, long extra) throws IOException {
     boolean ended = false;
     while (!ended) {
       int available = reps.available();

@@ -8,42 +8,59 @@ import org.apache.parquet.column.page.DictionaryPage;
 /**
  * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
  * to back in one buffer, variable-length bytes as arrays. Copies entry {@code id} to a window.
+ * The entry count and every length prefix are checked against the bytes left before anything is
+ * allocated for them.
  */
 final class PageDictionary {
   private final ByteBuffer fixed;
   private final int size;
+  private final int entries;
   private final byte[][] variable;
 
-  private PageDictionary(ByteBuffer fixed, int size, byte[][] variable) {
+  private PageDictionary(ByteBuffer fixed, int size, int entries, byte[][] variable) {
     this.fixed = fixed;
     this.size = size;
+    this.entries = entries;
     this.variable = variable;
   }
 
   /**
    * Decodes {@code page} (PLAIN-encoded values): {@code size} bytes each, or length-prefixed
    * bytes when {@code size} is -1.
+   *
+   * @throws PageFormatException if the page's bytes cannot hold the entries it declares
    */
   static PageDictionary of(DictionaryPage page, int size) throws IOException {
     ByteBuffer bytes = page.getBytes().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
     int entries = page.getDictionarySize();
-    if (size >= 0) {
-      if (bytes.remaining() < (long) entries * size) {
-        throw new IllegalStateException("dictionary page of " + entries + " values of " + size
-            + " bytes holds only " + bytes.remaining() + " bytes");
-      }
-      return new PageDictionary(bytes.slice().order(ByteOrder.LITTLE_ENDIAN), size, null);
+    long least = (long) entries * (size >= 0 ? size : 4);
+    if (entries < 0 || bytes.remaining() < least) {
+      throw new PageFormatException("a dictionary page of " + entries + " values of "
+          + (size >= 0 ? size + " bytes" : "at least 4 bytes") + " that holds "
+          + bytes.remaining() + " bytes");
     }
+    if (size >= 0) {
+      return new PageDictionary(bytes.slice().order(ByteOrder.LITTLE_ENDIAN), size, entries,
+          null);
+    }
+    int start = bytes.position();
     byte[][] values = new byte[entries][];
     for (int i = 0; i < entries; i++) {
-      values[i] = new byte[bytes.getInt()];
+      int at = bytes.position() - start;
+      int length = bytes.remaining() < 4 ? -1 : bytes.getInt();
+      if (length < 0 || length > bytes.remaining()) {
+        throw new PageFormatException("dictionary entry " + i + " of " + entries + " at byte "
+            + at + " of the page: a length of " + length + " with " + bytes.remaining()
+            + " bytes left");
+      }
+      values[i] = new byte[length];
       bytes.get(values[i]);
     }
-    return new PageDictionary(null, -1, values);
+    return new PageDictionary(null, -1, entries, values);
   }
 
   int entries() {
-    return fixed != null ? fixed.capacity() / size : variable.length;
+    return entries;
   }
 
   /** The length of entry {@code id} in bytes. */

@@ -64,7 +64,7 @@ final class ParquetRunReader implements RunReader {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }
       this.pages = new FilePages(input, run.path(), reader.getRowGroups(), config.columns(),
-          descriptors, conf, options.usePageChecksumVerification());
+          descriptors, conf, config.verifyChecksums());
     } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetInputFormat;
 
 /**
  * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
@@ -43,7 +44,10 @@ final class RankStream implements ChunkStream {
     this.request = request;
     this.allocator = allocator;
     this.counters = counters;
-    this.conf = config.hadoop().get();
+    // A copy: Spark's reader verifies page checksums as Parquet's setting says, and the read's
+    // option decides it here.
+    this.conf = new Configuration(config.hadoop().get());
+    conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
     this.left = partition.rows();
     this.windowRows = (int) Math.min(config.windowRows(), partition.rows());
   }

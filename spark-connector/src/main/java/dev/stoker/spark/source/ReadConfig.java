@@ -15,9 +15,11 @@ import org.apache.spark.sql.types.StructType;
  * @param schema the columns as Spark sees them, in {@code columns}' order
  * @param windowRows rows of the shuffle buffer (or, without shuffle, of the staging buffer)
  * @param readerRows rows per batch of Spark's Parquet reader
+ * @param verifyChecksums whether page checksums are verified where the files have them
  */
 record ReadConfig(LoaderConfig loader, int epoch, StructType schema, List<ColumnSpec> columns,
-    int windowRows, int readerRows, HadoopConf hadoop) implements Serializable {
+    int windowRows, int readerRows, HadoopConf hadoop, boolean verifyChecksums)
+    implements Serializable {
 
   /** The loader's schema: one field per column. */
   Schema loaderSchema() {

@@ -29,23 +29,32 @@ public final class SourceOptions {
   public static final String SHUFFLE_BUFFER = "shuffleBuffer";
   /** Prefix of a tensor column's shape, e.g. {@code shape.image = 3,32,32}. */
   public static final String SHAPE_PREFIX = "shape.";
+  /**
+   * Whether the pages' checksums are verified where the files have them, {@code true} or
+   * {@code false} (default true): a page whose bytes changed since it was written is then an
+   * error, not values read silently.
+   */
+  public static final String VERIFY_CHECKSUMS = "verifyChecksums";
 
-  private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER);
+  private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS);
 
   private final LoaderOptions loader;
   private final int worldSize;
   private final int epoch;
   private final Integer shuffleBuffer;
+  private final boolean verifyChecksums;
   private final Map<String, int[]> shapes;
   private final Map<String, String> hadoop;
   private final List<String> paths;
 
   private SourceOptions(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
-      Map<String, int[]> shapes, Map<String, String> hadoop, List<String> paths) {
+      boolean verifyChecksums, Map<String, int[]> shapes, Map<String, String> hadoop,
+      List<String> paths) {
     this.loader = loader;
     this.worldSize = worldSize;
     this.epoch = epoch;
     this.shuffleBuffer = shuffleBuffer;
+    this.verifyChecksums = verifyChecksums;
     this.shapes = shapes;
     this.hadoop = hadoop;
     this.paths = paths;
@@ -87,7 +96,7 @@ public final class SourceOptions {
     String buffer = value(stoker, SHUFFLE_BUFFER);
     return new SourceOptions(loader, worldSize, epoch == null ? 0 : whole(EPOCH, epoch, 0),
         buffer == null ? null : whole(SHUFFLE_BUFFER, buffer, 1),
-        Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop),
+        flag(VERIFY_CHECKSUMS, value(stoker, VERIFY_CHECKSUMS), true), Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop),
         paths(stoker));
   }
 
@@ -113,6 +122,17 @@ public final class SourceOptions {
           + least + " to " + Integer.MAX_VALUE + ")");
     }
     return (int) value;
+  }
+
+  /** {@code true} or {@code false} in any case; {@code fallback} when not given. */
+  static boolean flag(String name, String text, boolean fallback) {
+    if (text == null) {
+      return fallback;
+    }
+    if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(text);
+    }
+    throw new IllegalArgumentException(name + ": '" + text + "' (expected: true or false)");
   }
 
   /** A shape such as {@code 3,32,32}, {@code [3, 32, 32]} or {@code 3x32x32}. */
@@ -180,6 +200,11 @@ public final class SourceOptions {
   /** The shuffle buffer's rows if given, else null (chosen from the row size). */
   Integer shuffleBuffer() {
     return shuffleBuffer;
+  }
+
+  /** Whether page checksums are verified where files have them. */
+  boolean verifyChecksums() {
+    return verifyChecksums;
   }
 
   /** Column name (ignoring case) to its shape option. */

@@ -47,8 +47,20 @@ public final class SplitDecoder implements Closeable {
   private long nextGroupFirstRow;
   private int groupOrdinal;
 
-  /** Opens {@code split} to read {@code fields} from it; reads its footer only. */
+  /**
+   * Opens {@code split} to read {@code fields} from it, page checksums verified where the file
+   * has them; reads its footer only.
+   */
   public SplitDecoder(Split split, List<Field> fields, Configuration conf) throws IOException {
+    this(split, fields, conf, true);
+  }
+
+  /**
+   * Opens {@code split} to read {@code fields} from it; reads its footer only. Page checksums are
+   * verified where the file has them if {@code verifyChecksums}.
+   */
+  public SplitDecoder(Split split, List<Field> fields, Configuration conf,
+      boolean verifyChecksums) throws IOException {
     this.split = split;
     Path path = new Path(split.path());
     ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
@@ -80,7 +92,7 @@ public final class SplitDecoder implements Closeable {
       this.nextGroupFirstRow =
           groups.isEmpty() ? 0 : Math.max(0, groups.get(0).getRowIndexOffset());
       this.pages = new FilePages(input, split.path(), groups, columns, descriptors, conf,
-          options.usePageChecksumVerification());
+          verifyChecksums);
     } catch (IOException | RuntimeException | Error e) { // closed however the opening fails
       reader.close();
       throw e;
@@ -132,6 +144,9 @@ public final class SplitDecoder implements Closeable {
    *
    * @throws IllegalArgumentException for a null or a row of another length, naming the file,
    *     the column and the row
+   * @throws IOException for a page that does not hold what it declares (or whose checksum does
+   *     not match), naming the file, the column and the page's byte; never an
+   *     {@link OutOfMemoryError}, which Spark would answer by ending the executor
    */
   public int read(int max, ByteBuffer[] columns) throws IOException {
     if (groupLeft == 0 && !nextGroup()) {

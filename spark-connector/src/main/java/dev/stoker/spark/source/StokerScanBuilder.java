@@ -115,7 +115,8 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
     }
     ReadConfig config = new ReadConfig(LoaderConfig.of(loader, Placement.of(0,
         options.worldSize())), options.epoch(), new StructType(fields.toArray(StructField[]::new)),
-        List.copyOf(columns), windowRows, readerRows, dataset.hadoop());
+        List.copyOf(columns), windowRows, readerRows, dataset.hadoop(),
+        options.verifyChecksums());
     StokerScan scan = new StokerScan(plan, config, dataset.files().size(), dataset.input());
     LOG.info("{}", scan.description());
     return scan;

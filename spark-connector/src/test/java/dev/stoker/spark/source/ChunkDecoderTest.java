@@ -8,6 +8,7 @@ import dev.stoker.spark.source.SourceColumn.Kind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
@@ -117,5 +118,105 @@ class ChunkDecoderTest {
     assertThatThrownBy(() -> decoder.read(2, window(16), 0)).hasMessage("column 'pixels' has 3 "
         + "bytes in row 41 of file 'f' (expected: 2 = [2], as shape.pixels says; write every row "
         + "with 2, or filter out the others before loading)");
+  }
+
+  /** A run header of the hybrid encoding: {@code count} and the kind bit, as a varint. */
+  private static byte[] runHeader(long count, boolean packed) {
+    long value = count << 1 | (packed ? 1 : 0);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    do {
+      out.write((int) (value & 0x7f) | (value >= 0x80 ? 0x80 : 0));
+      value >>>= 7;
+    } while (value != 0);
+    return out.toByteArray();
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.write(part, 0, part.length);
+    }
+    return out.toByteArray();
+  }
+
+  private static ChunkDecoder labels(DictionaryPage dictionary, DataPage page)
+      throws IOException {
+    return new ChunkDecoder(LABEL, SCHEMA.getColumnDescription(new String[] {"label"}), SCHEMA,
+        Pages.reader(dictionary, List.of(page)), "f", 0);
+  }
+
+  private static ChunkDecoder pixels(DictionaryPage dictionary) throws IOException {
+    return new ChunkDecoder(PIXELS, SCHEMA.getColumnDescription(new String[] {"pixels"}), SCHEMA,
+        Pages.reader(dictionary, List.of()), "f", 0);
+  }
+
+  @Test
+  void shouldRefuseDictionaryIdsInABitPackedRunOfTwoToThe28GroupsInsteadOfReadingZeros() {
+    // 2^28 groups of 8 made a negative run: rows 4 to 7 of 8 came back as zeros, no error
+    byte[] ids = concat(new byte[] {1}, runHeader(1L << 28, true), new byte[] {(byte) 0xff});
+    DataPage page = Pages.v1(0, null, 1, new int[] {1, 1, 1, 1, 1, 1, 1, 1}, ids,
+        Encoding.RLE_DICTIONARY);
+
+    assertThatThrownBy(() -> labels(Pages.dictionary(Pages.ints(7, 9), 2), page)
+        .read(8, window(32), 0)).isInstanceOf(IOException.class)
+        .hasMessage("column 'label' of file 'f': a bit-packed run of 268435456 groups of 8 "
+            + "values (268435456 bytes) with 1 bytes left, at byte 0 of 6 bytes of 1-bit values "
+            + "in the page at byte -1 (expected: a complete, uncorrupted Parquet file; rewrite it "
+            + "or read it with Spark's own reader)");
+  }
+
+  @Test
+  void shouldRefuseNullDefinitionLevelsInANegativeRunInsteadOfPassingThem() {
+    // the same run over definition levels let null rows pass unchecked
+    byte[] levels = concat(runHeader(1L << 28, true), new byte[] {0});
+    java.nio.ByteBuffer page = ByteBuffer.allocate(4 + levels.length + 32)
+        .order(ByteOrder.LITTLE_ENDIAN).putInt(levels.length).put(levels);
+    DataPage v1 = new org.apache.parquet.column.page.DataPageV1(
+        org.apache.parquet.bytes.BytesInput.from(page.array()), 8, page.capacity(), null,
+        Encoding.RLE, Encoding.RLE, Encoding.PLAIN);
+
+    assertThatThrownBy(() -> labels(null, v1).read(8, window(32), 0))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("a bit-packed run of 268435456 groups of 8 values");
+  }
+
+  @Test
+  void shouldRefuseADictionaryOfTwoBillionEntriesBeforeAllocatingThem() {
+    assertThatThrownBy(() -> pixels(Pages.dictionary(new byte[] {2, 0, 0, 0, 1, 2},
+        2_000_000_000))).isInstanceOf(IOException.class)
+        .hasMessageStartingWith("column 'pixels' of file 'f': a dictionary page of 2000000000 "
+            + "values of at least 4 bytes that holds 6 bytes in the page at byte -1");
+  }
+
+  @Test
+  void shouldRefuseDictionaryEntriesLongerThanTheBytesLeftOrNegative() {
+    assertThatThrownBy(() -> pixels(Pages.dictionary(Pages.ints(0x7ffffff0, 0), 2)))
+        .isInstanceOf(IOException.class).hasMessageStartingWith("column 'pixels' of file 'f': "
+            + "dictionary entry 0 of 2 at byte 0 of the page: a length of 2147483632 with 4 "
+            + "bytes left");
+    assertThatThrownBy(() -> pixels(Pages.dictionary(Pages.ints(-5, 0), 2)))
+        .isInstanceOf(IOException.class).hasMessageStartingWith("column 'pixels' of file 'f': "
+            + "dictionary entry 0 of 2 at byte 0 of the page: a length of -5 with 4 bytes left");
+  }
+
+  @Test
+  void shouldRefuseALevelLengthOfTwoToThe31AndATruncatedV2LevelSectionAsIoExceptions() {
+    ByteBuffer page = ByteBuffer.allocate(4 + 8).order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(0x7fffffff).putInt(7).putInt(9);
+    DataPage v1 = new org.apache.parquet.column.page.DataPageV1(
+        org.apache.parquet.bytes.BytesInput.from(page.array()), 2, page.capacity(), null,
+        Encoding.RLE, Encoding.RLE, Encoding.PLAIN);
+    assertThatThrownBy(() -> labels(null, v1).read(2, window(16), 0))
+        .isInstanceOf(IOException.class).hasMessageStartingWith("column 'label' of file 'f': "
+            + "the definition levels of a page say 2147483647 bytes where 8 are left");
+
+    byte[] levels = Pages.hybrid(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    DataPage v2 = org.apache.parquet.column.page.DataPageV2.uncompressed(17, 0, 17,
+        org.apache.parquet.bytes.BytesInput.empty(),
+        org.apache.parquet.bytes.BytesInput.from(Arrays.copyOf(levels, levels.length - 1)),
+        Encoding.PLAIN, org.apache.parquet.bytes.BytesInput.from(new byte[17 * 4]), null);
+    assertThatThrownBy(() -> labels(null, v2).read(17, window(80), 0))
+        .isInstanceOf(IOException.class).hasMessageStartingWith("column 'label' of file 'f': "
+            + "a repeated run of ").hasMessageContaining(" values of 1 bytes with 0 bytes left");
   }
 }

@@ -78,6 +78,7 @@ class ColumnPagesTest {
     Arrays.fill(big, (byte) 7);
     big[big.length - 1] = 9;
     header.setUncompressed_page_size(big.length).setCompressed_page_size(big.length);
+    header.getData_page_header().setNum_values(big.length / 4);
     Chunk chunk = new Chunk().page(v1(first.length, first.length / 4), first).page(header, big);
     ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED,
         (first.length + big.length) / 4, false);
@@ -300,5 +301,60 @@ class ColumnPagesTest {
     void seek(int position) {
       pos = position;
     }
+  }
+
+  private static byte[] gzip(byte[] bytes) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(out)) {
+      gzip.write(bytes);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void shouldReadAGzipPageIntoItsBuffer() throws Exception {
+    byte[] values = Pages.floats(1, 2, 3);
+    byte[] body = gzip(values);
+    ColumnPages pages = pages(new Chunk().page(v1(values.length, body.length, 3), body),
+        CompressionCodecName.GZIP, 3, false);
+    assertArrayEquals(values, ((DataPageV1) pages.readPage()).getBytes().toByteArray());
+  }
+
+  @Test
+  void shouldRefuseAGzipPageOfTwoBillionBytesInAChunkOfTwoToThe28ValuesBeforeAllocating()
+      throws Exception {
+    // "value count x width" let it through: the JVM ran out of memory and Spark ended it
+    byte[] body = gzip(Pages.floats(1, 2, 3));
+    PageHeader header = v1(2_000_000_000, body.length, 3);
+    ColumnPages pages = pages(new Chunk().page(header, body), CompressionCodecName.GZIP,
+        1L << 28, false);
+    assertMessage(pages, "a page header of " + body.length + " bytes that decompress to "
+        + "2000000000 for 3 values (expected: at most " + Math.min(1032L * body.length + 64,
+        3 * 12 + (64 << 10)) + " bytes for GZIP and 12 bytes a value) in the page at byte 4");
+  }
+
+  @Test
+  void shouldRefuseAPageOfMoreValuesThanItsChunkHasLeft() {
+    byte[] body = Pages.floats(1, 2);
+    ColumnPages pages = pages(new Chunk().page(v1(body.length, 2), body),
+        CompressionCodecName.UNCOMPRESSED, 1, false);
+    assertMessage(pages, "a page of 2 values where its chunk has 1 left");
+  }
+
+  @Test
+  void shouldTurnAPageTooLargeForTheHeapIntoAnIoExceptionWithoutTheOutOfMemoryError()
+      throws Exception {
+    String launcher = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString();
+    Process probe = new ProcessBuilder(launcher, "-Xmx96m", "-cp",
+        System.getProperty("java.class.path"), PageMemoryProbe.class.getName())
+        .redirectErrorStream(true).start();
+    String output = new String(probe.getInputStream().readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(0, probe.waitFor(), output);
+    assertEquals("java.io.IOException: column 'x' of file 'file:/data/huge.parquet': a page "
+        + "that needs " + (PageMemoryProbe.VALUES * 4) + " bytes, more than the JVM has free "
+        + "(Java heap space) in the page at byte 0 (expected: a complete, uncorrupted Parquet "
+        + "file; rewrite it or read it with Spark's own reader)", output.strip());
   }
 }

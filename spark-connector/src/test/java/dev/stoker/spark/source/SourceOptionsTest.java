@@ -82,4 +82,13 @@ class SourceOptionsTest {
     assertThatThrownBy(() -> SourceOptions.parse(options))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
   }
+
+  @Test
+  void shouldVerifyChecksumsUnlessTurnedOff() {
+    assertThat(SourceOptions.parse(Map.of("path", "/data")).verifyChecksums()).isTrue();
+    assertThat(SourceOptions.parse(Map.of("path", "/data", "VerifyChecksums", "FALSE"))
+        .verifyChecksums()).isFalse();
+    assertThatThrownBy(() -> SourceOptions.parse(Map.of("path", "/data", "verifyChecksums",
+        "no"))).hasMessage("verifyChecksums: 'no' (expected: true or false)");
+  }
 }

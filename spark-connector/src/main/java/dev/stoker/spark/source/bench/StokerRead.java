@@ -15,14 +15,20 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * The read through {@code format("stoker")}: each rank's columnar batches, as a training runner
  * takes them from the scan, touched as a consumer would (the label and first value of each row).
+ * Page checksums are verified unless the system property {@code stoker.bench.verifyChecksums} is
+ * {@code false}, to measure what verifying costs.
  */
 final class StokerRead {
+  /** The system property that sets the read's {@code verifyChecksums} (default true). */
+  static final String VERIFY_CHECKSUMS = "stoker.bench.verifyChecksums";
+
   private StokerRead() {}
 
   static BatchCount read(SparkSession spark, String data, Config config, int epoch) {
     Dataset<Row> df = spark.read().format("stoker").option("batchSize", config.batchSize())
         .option("worldSize", config.ranks()).option("shuffle", true).option("seed", 1)
-        .option("epoch", epoch).option("dropLast", true).load(data);
+        .option("epoch", epoch).option("dropLast", true)
+        .option("verifyChecksums", System.getProperty(VERIFY_CHECKSUMS, "true")).load(data);
     BatchScanExec scan = scan(df.queryExecution().executedPlan());
     StructType schema = scan.scan().readSchema();
     int label = schema.fieldIndex("label");
