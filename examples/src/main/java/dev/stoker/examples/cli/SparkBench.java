@@ -1,5 +1,6 @@
 package dev.stoker.examples.cli;
 
+import dev.stoker.loader.bench.ReferenceWorkloads;
 import dev.stoker.spark.bench.SparkIngestBench;
 import dev.stoker.spark.bench.SparkIngestResult;
 import java.io.IOException;
@@ -28,8 +29,8 @@ final class SparkBench {
     for (String option : SWEEP_ONLY) {
       if (line.getParseResult().hasMatchedOption(option)) {
         throw new ParameterException(line, option + " with --workload spark (expected: only with "
-            + "copy, normalize or stream; the spark workload times whole epochs on --ranks "
-            + "ranks)");
+            + String.join(", ", ReferenceWorkloads.NAMES) + "; the spark workload times whole "
+            + "epochs on --ranks ranks)");
       }
     }
   }

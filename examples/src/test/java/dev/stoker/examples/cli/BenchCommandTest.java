@@ -147,14 +147,14 @@ class BenchCommandTest {
     assertBad(new String[] {"bench"}, "--workload");
     assertBad(new String[] {"bench", "--workload", "spark-source", "--plot",
         dir.resolve("chart.png").toString()}, "--plot with --workload spark-source (expected: only "
-        + "with copy, normalize, stream)");
+        + "with copy, normalize, stream, typed, typed-stream)");
   }
 
   @Test
   void sparkWorkloadRefusesTheSweepsOptionsAndTheOthersRefuseItsEpochs() {
     assertBad(new String[] {"bench", "--workload", "spark", "--prefetch", "2"},
-        "--prefetch with --workload spark (expected: only with copy, normalize or stream; the "
-            + "spark workload times whole epochs on --ranks ranks)");
+        "--prefetch with --workload spark (expected: only with copy, normalize, stream, typed, "
+            + "typed-stream; the spark workload times whole epochs on --ranks ranks)");
     assertBad(tiny("copy", "--epochs", "2"),
         "--epochs: 2 with --workload copy (expected: only with --workload spark)");
   }
@@ -180,6 +180,6 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "--epochs", "--ranks", "copy|normalize|stream|spark|spark-source");
+        "--json", "--plot", "--epochs", "--ranks", "copy|normalize|stream|typed|typed-stream|spark|spark-source");
   }
 }
