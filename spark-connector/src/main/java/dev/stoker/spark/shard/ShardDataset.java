@@ -95,4 +95,14 @@ public final class ShardDataset implements MapDataset {
       throw e;
     }
   }
+
+  /**
+   * Reports a read of this batch that faulted after it returned (the JVM delivers the fault of a
+   * compiled read late), or a shard file whose size changed, as the {@link ShardChangedException}
+   * naming the file: see {@link MappedShard#check}.
+   */
+  @Override
+  public void checkBatch() throws ShardChangedException {
+    shard.check();
+  }
 }
