@@ -23,6 +23,8 @@ import java.util.List;
  */
 public final class MappedShard {
   private static final long SEGMENT_BYTES = 1L << 30;
+  /** How often {@link #check} compares the files' sizes with the mapped ones: 10 ms. */
+  private static final long SIZE_CHECK_NANOS = 10_000_000L;
   private static final sun.misc.Unsafe UNSAFE = findUnsafe();
 
   private final ShardFiles files;
@@ -33,6 +35,8 @@ public final class MappedShard {
   private final long[] fileBytes;
   private volatile ShardChangedException changed;
   private boolean released;
+  /** When {@link #check} last compared the files' sizes with the mapped ones. */
+  private volatile long sizesCheckedAt = System.nanoTime();
   /** The size of {@link #check}'s array: not final, so that no compiler knows it. */
   private static int one = 1;
   /** {@link #check}'s array: kept, so that no compiler drops it; never read. */
@@ -133,9 +137,9 @@ public final class MappedShard {
 
   /**
    * Makes the JVM report now a fault of the calling thread's earlier reads of the mapping, then
-   * checks every column file's size against the one mapped: throws the {@link #faulted} report
-   * if a read faulted or a file changed. One call per batch, not per sample (well under a
-   * microsecond, and one stat per column).
+   * checks every column file's size against the one mapped (at most every {@link
+   * #SIZE_CHECK_NANOS}: a stat costs a microsecond or two): throws the {@link #faulted} report if
+   * a read faulted or a file changed. One call per batch, not per sample.
    *
    * <p>HotSpot reports a fault in a compiled read (an intrinsic copy) not where it happened but
    * at the thread's next return from a call into the VM's runtime, which may come much later,
@@ -147,8 +151,12 @@ public final class MappedShard {
     boolean same = true;
     try {
       probe = new byte[one][0];
-      for (int c = 0; c < fileBytes.length && same; c++) {
-        same = size(files.columnFile(c, layout.name(c))) == fileBytes[c];
+      long now = System.nanoTime();
+      if (now - sizesCheckedAt >= SIZE_CHECK_NANOS) {
+        sizesCheckedAt = now;
+        for (int c = 0; c < fileBytes.length && same; c++) {
+          same = size(files.columnFile(c, layout.name(c))) == fileBytes[c];
+        }
       }
     } catch (InternalError e) {
       if (isMappedFault(e)) {
