@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A shard file truncated while worker threads read it, again and again at random moments: every
+ * A shard file truncated while worker threads read it (raw copies or normalized values, workers or
+ * the consumer's thread), again and again at random moments: every
  * time the loader's epoch ends with the {@link ShardChangedException} naming the file, and closing
  * the loader leaves no thread and no slot. The JVM reports the fault of a compiled read late, at
  * some later point of the thread; the shard's per-batch check makes that point its own. A longer
@@ -30,7 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ShardTruncationTest {
   private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("x", DType.UINT8, 1024), Field.scalar("id", DType.INT64)));
+      Field.of("x", DType.UINT8, 4, 256), Field.scalar("id", DType.INT64)));
+  private static final Normalization NORMALIZE_X = Normalization.of("x",
+      new double[] {0.5, 0.5, 0.5, 0.5}, new double[] {0.25, 0.25, 0.25, 0.25});
+  /** Each run's worker count: the consumer's own thread too. */
+  private static final int[] WORKERS = {2, 0, 2, 1};
   private static final int ROWS = 1 << 14;
 
   @TempDir
@@ -54,8 +59,11 @@ class ShardTruncationTest {
       shard = writer.map(ROWS);
     }
     Path x = files.folder().resolve("0-x.col");
-    DataLoader loader = new DataLoader(new ShardDataset(shard, ROWS), LoaderOptions.builder()
-        .batchSize(32).shuffle(true).numWorkers(2).name("truncated-" + run).build());
+    ShardDataset dataset = new ShardDataset(shard, ROWS,
+        run % 3 == 1 ? List.of(NORMALIZE_X) : List.of());
+    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(32)
+        .shuffle(true).numWorkers(WORKERS[run % WORKERS.length]).name("truncated-" + run)
+        .build());
     Throwable failure = null;
     Thread truncator = new Thread(() -> {
       try {
