@@ -18,10 +18,10 @@ import java.util.List;
  *
  * <p>A mapped file that shrinks under its mapping (another process truncating it) makes a read of
  * the lost pages fault: the JVM reports that as an {@link InternalError}, which Spark takes for a
- * dying JVM. The shard's readers turn such an error into {@link #faulted}'s {@link ShardChangedException},
- * which names the file that changed. The JVM may report the fault of a compiled read only later,
- * elsewhere in the reading thread: {@link #check}, called after each batch, makes it surface
- * there, before the batch leaves the dataset's code.
+ * dying JVM. The shard's readers turn such an error into {@link #faulted}'s {@link
+ * ShardChangedException}, which names the file that changed. The JVM may report the fault of a
+ * compiled read only later, elsewhere in the reading thread: {@link #check}, called after each
+ * batch, makes it surface there, before the batch leaves the dataset's code.
  */
 public final class MappedShard {
   private static final long SEGMENT_BYTES = 1L << 30;
@@ -130,8 +130,8 @@ public final class MappedShard {
       }
     }
     if (changed.isEmpty()) {
-      return new ShardChangedException(String.format("shard in %s: a read of its mapped files failed (%s), "
-          + "though their sizes are as mapped: a read error of the disk? (expected: a readable "
+      return new ShardChangedException(String.format("shard in %s: a read of its mapped files "
+          + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: a readable "
           + "local disk; check the disk, or set shardDir to another one)", files, fault));
     }
     return new ShardChangedException(String.join("; ", changed) + " (" + REMEDY + ")");
