@@ -131,8 +131,9 @@ public final class MappedShard {
     }
     if (changed.isEmpty()) {
       return new ShardChangedException(String.format("shard in %s: a read of its mapped files "
-          + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: a readable "
-          + "local disk; check the disk, or set shardDir to another one)", files, fault));
+          + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: "
+          + "a readable local disk; check the disk, or set shardDir to another one)", files,
+          fault));
     }
     return new ShardChangedException(String.join("; ", changed) + " (" + REMEDY + ")");
   }
