@@ -101,7 +101,7 @@ final class IndexedEpoch implements EpochSource {
    */
   private void checkDataset(Throwable failed) throws Exception {
     try {
-      dataset.checkBatch();
+      dataset.checkBatch(failed);
     } catch (Exception | Error e) {
       if (failed != null) {
         e.addSuppressed(failed);

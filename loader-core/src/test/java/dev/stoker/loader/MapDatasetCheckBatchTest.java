@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.loader.pipeline.BatchLoadException;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -25,6 +26,7 @@ class MapDatasetCheckBatchTest {
     private final boolean sampleFails;
     private final ThreadLocal<Boolean> wroteIt = ThreadLocal.withInitial(() -> false);
     final AtomicInteger checks = new AtomicInteger();
+    final AtomicReference<Throwable> failures = new AtomicReference<>();
 
     CheckedDataset(int failAt, boolean sampleFails) {
       this.failAt = failAt;
@@ -53,8 +55,11 @@ class MapDatasetCheckBatchTest {
     }
 
     @Override
-    public void checkBatch() throws IOException {
+    public void checkBatch(Throwable failure) throws IOException {
       checks.incrementAndGet();
+      if (failure != null) {
+        failures.set(failure);
+      }
       if (wroteIt.get()) {
         wroteIt.set(false);
         throw new IOException("the batch with sample " + failAt + " read a file that changed");
@@ -82,6 +87,13 @@ class MapDatasetCheckBatchTest {
           .hasMessage("the batch with sample 37 read a file that changed");
       assertThat(delivered).hasValue(3);
       assertThat(dataset.checks.get()).isGreaterThanOrEqualTo(4);
+      if (sampleFails && onBadSample == OnBadSample.FAIL) {
+        assertThat(dataset.failures.get()).as("the failure the check was given")
+            .hasMessageContaining("sample 37 (row 7 of 10): java.io.IOException: sample 37 "
+                + "unreadable");
+      } else {
+        assertThat(dataset.failures.get()).as("the failure the check was given").isNull();
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.stoker.spark.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
@@ -48,6 +49,31 @@ class ShardTruncationTest {
     for (int run = 0; run < runs; run++) {
       truncateWhileWorkersRead(run, random.nextInt(4_000));
     }
+  }
+
+  @Test
+  void shouldReportAFaultRaisedBetweenTwoSamplesAsTheShardChanged() throws Exception {
+    ShardFiles files = ShardFiles.create(temp, "shard-between");
+    MappedShard shard;
+    try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 25, "rank 0")) {
+      writer.write(0, 64, new ByteBuffer[] {ByteBuffer.allocate(64 * 1024),
+          ByteBuffer.allocate(64 * 8)});
+      shard = writer.map(64);
+    }
+    Path x = files.folder().resolve("0-x.col");
+    try (FileChannel channel = FileChannel.open(x, StandardOpenOption.WRITE)) {
+      channel.truncate(0);
+    }
+    ShardDataset dataset = new ShardDataset(shard, 64);
+    // what the JVM raises when it reports a fault at a transition of the loader's own code
+    InternalError fault = new InternalError(
+        "a fault occurred in a recent unsafe memory access operation in compiled Java code");
+    assertThatThrownBy(() -> dataset.checkBatch(new IllegalStateException("batch 3", fault)))
+        .isInstanceOf(ShardChangedException.class).hasNoCause()
+        .hasMessageStartingWith("shard file " + x + " changed while mapped: 0 bytes, "
+            + 64 * 1024 + " bytes expected");
+    assertThat(shard.changed()).isNotNull();
+    files.delete();
   }
 
   private void truncateWhileWorkersRead(int run, int delayMicros) throws Exception {
