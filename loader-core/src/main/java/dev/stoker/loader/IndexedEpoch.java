@@ -43,7 +43,7 @@ final class IndexedEpoch implements EpochSource {
   }
 
   @Override
-  public boolean write(StagedBatch target, int batch, WorkerStatus status) {
+  public boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception {
     HostMemory slot = target.host();
     SampleWriter writer = writers.get();
     int length = plan.batchLength(batch);
@@ -62,9 +62,13 @@ final class IndexedEpoch implements EpochSource {
           rows++;
         }
       }
+    } catch (RuntimeException | Error e) {
+      checkDataset(e);
+      throw e;
     } finally {
       writer.unbind();
     }
+    checkDataset(null);
     if (rows < layout.batchSize()) {
       layout.zeroRows(slot, rows);
     }
@@ -87,6 +91,22 @@ final class IndexedEpoch implements EpochSource {
           "; to skip bad samples, set onBadSample=skip");
     } catch (Throwable t) {
       throw badSample(sample, batch, row, length, t, "");
+    }
+  }
+
+  /**
+   * Lets the dataset report a failure of this batch's reads that surfaced late ({@link
+   * MapDataset#checkBatch}); its report wins over {@code failed}, the batch's own failure, which
+   * it then carries as suppressed.
+   */
+  private void checkDataset(Throwable failed) throws Exception {
+    try {
+      dataset.checkBatch(failed);
+    } catch (Exception | Error e) {
+      if (failed != null) {
+        e.addSuppressed(failed);
+      }
+      throw e;
     }
   }
 

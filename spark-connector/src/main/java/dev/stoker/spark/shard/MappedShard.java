@@ -18,11 +18,15 @@ import java.util.List;
  *
  * <p>A mapped file that shrinks under its mapping (another process truncating it) makes a read of
  * the lost pages fault: the JVM reports that as an {@link InternalError}, which Spark takes for a
- * dying JVM. The shard's readers turn such an error into {@link #faulted}'s {@link ShardChangedException},
- * which names the file that changed.
+ * dying JVM. The shard's readers turn such an error into {@link #faulted}'s {@link
+ * ShardChangedException}, which names the file that changed. The JVM may report the fault of a
+ * compiled read only later, elsewhere in the reading thread: {@link #check}, called after each
+ * batch, makes it surface there, before the batch leaves the dataset's code.
  */
 public final class MappedShard {
   private static final long SEGMENT_BYTES = 1L << 30;
+  /** How often {@link #check} compares the files' sizes with the mapped ones: 10 ms. */
+  private static final long SIZE_CHECK_NANOS = 10_000_000L;
   private static final sun.misc.Unsafe UNSAFE = findUnsafe();
 
   private final ShardFiles files;
@@ -33,6 +37,13 @@ public final class MappedShard {
   private final long[] fileBytes;
   private volatile ShardChangedException changed;
   private boolean released;
+  /** When {@link #check} last compared the files' sizes with the mapped ones. */
+  private volatile long sizesCheckedAt = System.nanoTime();
+  /** The size of {@link #check}'s array: not final, so that no compiler knows it. */
+  private static int one = 1;
+  /** {@link #check}'s array: kept, so that no compiler drops it; never read. */
+  @SuppressWarnings("unused")
+  private static Object probe;
 
   private MappedShard(ShardFiles files, ShardLayout layout, long rows, int[] rowsPerSegment,
       ByteBuffer[][] segments, long[] fileBytes) {
@@ -83,8 +94,9 @@ public final class MappedShard {
    * The error to report for {@code fault}, a read of the mapping that failed ({@code
    * InternalError: a fault occurred in a recent unsafe memory access operation}): names each
    * column file whose size is no longer the one mapped, or else the read failure of the disk.
-   * Does not keep {@code fault} as its cause: Spark ends an executor whose task failed with an
-   * {@code InternalError} anywhere in its causes.
+   * {@code fault} is null where a size check found the change. Does not keep {@code fault} as
+   * its cause: Spark ends an executor whose task failed with an {@code InternalError} anywhere in
+   * its causes.
    */
   public ShardChangedException faulted(Throwable fault) {
     ShardChangedException report = report(fault);
@@ -118,11 +130,54 @@ public final class MappedShard {
       }
     }
     if (changed.isEmpty()) {
-      return new ShardChangedException(String.format("shard in %s: a read of its mapped files failed (%s), "
-          + "though their sizes are as mapped: a read error of the disk? (expected: a readable "
-          + "local disk; check the disk, or set shardDir to another one)", files, fault));
+      return new ShardChangedException(String.format("shard in %s: a read of its mapped files "
+          + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: "
+          + "a readable local disk; check the disk, or set shardDir to another one)", files,
+          fault));
     }
     return new ShardChangedException(String.join("; ", changed) + " (" + REMEDY + ")");
+  }
+
+  /**
+   * Makes the JVM report now a fault of the calling thread's earlier reads of the mapping, then
+   * checks every column file's size against the one mapped (at most every {@link
+   * #SIZE_CHECK_NANOS}: a stat costs a microsecond or two): throws the {@link #faulted} report if
+   * a read faulted or a file changed. One call per batch, not per sample.
+   *
+   * <p>HotSpot reports a fault in a compiled read (an intrinsic copy) not where it happened but
+   * at the thread's next return from a call into the VM's runtime, which may come much later,
+   * anywhere in the loader's code (a native call is no such return on JDK 17). Making an array
+   * of two dimensions, one of them unknown to the compiler, is such a call in the interpreter
+   * and both compilers, so the fault is reported inside this method's {@code try}.
+   */
+  public void check() throws ShardChangedException {
+    boolean same = true;
+    try {
+      probe = new byte[one][0];
+      long now = System.nanoTime();
+      if (now - sizesCheckedAt >= SIZE_CHECK_NANOS) {
+        sizesCheckedAt = now;
+        for (int c = 0; c < fileBytes.length && same; c++) {
+          same = size(files.columnFile(c, layout.name(c))) == fileBytes[c];
+        }
+      }
+    } catch (InternalError e) {
+      if (isMappedFault(e)) {
+        throw faulted(e);
+      }
+      throw e;
+    }
+    if (!same) {
+      throw faulted(null);
+    }
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   /** Whether {@code t} is the JVM's report of a fault in a read of a mapped file. */

@@ -95,4 +95,20 @@ public final class ShardDataset implements MapDataset {
       throw e;
     }
   }
+
+  /**
+   * Reports a read of this batch that faulted after it returned (the JVM delivers the fault of a
+   * compiled read late: in {@link MappedShard#check}, or already between two samples, as {@code
+   * failure} or its cause), or a shard file whose size changed, as the {@link
+   * ShardChangedException} naming the file.
+   */
+  @Override
+  public void checkBatch(Throwable failure) throws ShardChangedException {
+    shard.check();
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (MappedShard.isMappedFault(t)) {
+        throw shard.faulted(t);
+      }
+    }
+  }
 }

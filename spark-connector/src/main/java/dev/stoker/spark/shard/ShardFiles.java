@@ -36,6 +36,8 @@ public final class ShardFiles {
   /** The file in a shard folder whose lock its live owner holds: the mark of Stoker's folders. */
   static final String LOCK_FILE = ".stoker-shard.lock";
   private static final String STAGING = ".staging-";
+  /** How old a staging folder must be before a sweep may remove it. */
+  static final long STAGING_GRACE_MILLIS = 60_000;
   private static final Pattern COLUMN_FILE = Pattern.compile("[0-9]+-[A-Za-z0-9_.-]*\\.col");
   /** The folders whose lock this process holds: a process must not test its own locks. */
   private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
@@ -65,6 +67,8 @@ public final class ShardFiles {
     Files.createDirectory(staging, ownerOnly(parent, "rwx------"));
     FileChannel channel = null;
     boolean held = false;
+    Path stagingKey = key(staging);
+    HELD.add(stagingKey); // this process's sweep must not open its lock file: see key()
     try {
       channel = FileChannel.open(staging.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE_NEW,
           StandardOpenOption.WRITE), ownerOnly(parent, "rw-------"));
@@ -93,6 +97,8 @@ public final class ShardFiles {
         e.addSuppressed(cleaning);
       }
       throw e;
+    } finally {
+      HELD.remove(stagingKey);
     }
   }
 
@@ -168,7 +174,10 @@ public final class ShardFiles {
 
   /**
    * Removes the shard folders in {@code parent} whose owner has died: those named {@code
-   * shard-...} holding Stoker's lock file that no process holds. Anything else is left alone: a
+   * shard-...} holding Stoker's lock file that no process holds, and the staging folders ({@code
+   * .staging-shard-...}) a process killed in {@link #create} left with their lock file, once
+   * they are older than {@link #STAGING_GRACE_MILLIS} (a live {@code create} takes its lock a
+   * moment after it made the folder). Anything else is left alone: a
    * live shard, a folder of another name or without the lock file, one this process cannot open,
    * and, in a shard folder, every file that is not Stoker's. Returns the folders removed.
    */
@@ -177,16 +186,31 @@ public final class ShardFiles {
     if (!Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
       return removed;
     }
-    try (DirectoryStream<Path> children = Files.newDirectoryStream(parent, PREFIX + "*")) {
-      for (Path child : children) {
-        if (sweepOne(key(child))) {
-          removed.add(child);
+    for (String pattern : new String[] {PREFIX + "*", STAGING + PREFIX + "*"}) {
+      try (DirectoryStream<Path> children = Files.newDirectoryStream(parent, pattern)) {
+        for (Path child : children) {
+          if (child.getFileName().toString().startsWith(STAGING) && !older(child)) {
+            continue;
+          }
+          if (sweepOne(key(child))) {
+            removed.add(child);
+          }
         }
+      } catch (IOException | UncheckedIOException e) {
+        // a folder that cannot be listed holds nothing this process could remove
       }
-    } catch (IOException | UncheckedIOException e) {
-      // a folder that cannot be listed holds nothing this process could remove
     }
     return removed;
+  }
+
+  /** Whether {@code folder} was last changed more than {@link #STAGING_GRACE_MILLIS} ago. */
+  private static boolean older(Path folder) {
+    try {
+      long changed = Files.getLastModifiedTime(folder, LinkOption.NOFOLLOW_LINKS).toMillis();
+      return System.currentTimeMillis() - changed > STAGING_GRACE_MILLIS;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static boolean sweepOne(Path folder) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -172,6 +173,56 @@ class ShardFilesTest {
     } finally {
       owner.destroyForcibly();
     }
+  }
+
+  @Test
+  void shouldRemoveTheStagingFoldersOfDeadProcessesOnceTheyAreOld() throws Exception {
+    Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "-cp", SparkClusters.testClassPath(), HoldShard.class.getName(),
+        temp.toString(), ".staging-shard-killed").redirectErrorStream(true).start();
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(owner.getInputStream(),
+          StandardCharsets.UTF_8));
+      assertThat(out.readLine()).isEqualTo("held");
+      Path killed = temp.resolve(".staging-shard-killed");
+      Path dead = staging(".staging-shard-dead", true);
+      Path fresh = staging(".staging-shard-fresh", false);
+      Path foreign = staging(".staging-shard-with-a-stranger", true);
+      Files.writeString(foreign.resolve("notes.txt"), "someone else's file");
+      Path noLock = Files.createDirectory(temp.resolve(".staging-shard-no-lock"));
+      Files.setLastModifiedTime(noLock, FileTime.fromMillis(0));
+      Files.setLastModifiedTime(killed, FileTime.fromMillis(0));
+      Files.setLastModifiedTime(foreign, FileTime.fromMillis(0));
+
+      assertThat(ShardFiles.sweep(temp)).as("removed while its owner lives").containsExactly(dead);
+      assertThat(dead).doesNotExist();
+      assertThat(killed.resolve(ShardFiles.LOCK_FILE)).exists();
+      owner.destroyForcibly(); // SIGKILL, as if inside ShardFiles.create
+      assertThat(owner.waitFor(20, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(ShardFiles.sweep(temp)).containsExactly(killed);
+      assertThat(killed).doesNotExist();
+      assertThat(fresh.resolve(ShardFiles.LOCK_FILE)).as("a create of a live process, maybe")
+          .exists();
+      assertThat(foreign.resolve("notes.txt")).exists();
+      assertThat(foreign.resolve(ShardFiles.LOCK_FILE)).doesNotExist();
+      assertThat(noLock).isDirectory();
+      ShardFiles mine = ShardFiles.create(temp, "shard-after");
+      assertThat(mine.folder()).isDirectory();
+      mine.delete();
+    } finally {
+      owner.destroyForcibly();
+    }
+  }
+
+  /** A staging folder with an unlocked lock file, changed last now or long ago. */
+  private Path staging(String name, boolean old) throws IOException {
+    Path folder = Files.createDirectory(temp.resolve(name));
+    Files.writeString(folder.resolve(ShardFiles.LOCK_FILE), "");
+    if (old) {
+      Files.setLastModifiedTime(folder, FileTime.fromMillis(0));
+    }
+    return folder;
   }
 
   @Test
