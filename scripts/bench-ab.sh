@@ -3,8 +3,8 @@
 # on each, alternating (A B A B ...), and prints the per-configuration medians side by side with
 # the ratio B/A. Run it before landing any change to the fill, transfer or source paths.
 #
-#   scripts/bench-ab.sh BASE [HEAD] [--rounds N] [--keep] -- BENCH-ARGS...
-#   scripts/bench-ab.sh 3c9b8d6 HEAD --rounds 3 -- --workload normalize --samples 20000
+#   scripts/bench-ab.sh BASE [HEAD] [--rounds N] [--keep] [--] BENCH-ARGS...
+#   scripts/bench-ab.sh 3c9b8d6 HEAD --rounds 3 --workload normalize --samples 20000
 #
 # BASE and HEAD are anything `git rev-parse` takes (HEAD is the default); WORKTREE stands for the
 # checkout as it is now, uncommitted changes included. Nothing is installed: each revision is
@@ -29,14 +29,14 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=true; shift ;;
     --) shift; break ;;
     -h | --help) usage ;;
-    -*) echo "bench-ab: $1: unknown option (the bench's own options go after --)" >&2; usage ;;
+    -*) break ;; # the bench's own options from here on (or after --)
     *) revs+=("$1"); shift ;;
   esac
 done
 bench_args=("$@")
 [[ ${#revs[@]} -ge 1 && ${#revs[@]} -le 2 ]] || usage
 [[ ${#revs[@]} -eq 2 ]] || revs+=(HEAD)
-[[ ${#bench_args[@]} -gt 0 ]] || { echo "bench-ab: no bench arguments after --" >&2; usage; }
+[[ ${#bench_args[@]} -gt 0 ]] || { echo "bench-ab: no bench arguments (e.g. --workload normalize)" >&2; usage; }
 for arg in "${bench_args[@]}"; do
   case "$arg" in --json | --json=* | --plot | --plot=*)
     echo "bench-ab: $arg: bench-ab writes the JSON itself; leave it out" >&2; exit 2 ;;
