@@ -1,16 +1,9 @@
 package dev.stoker.spark;
 
 import dev.stoker.loader.device.Device;
-import dev.stoker.spark.collective.Collective;
-import dev.stoker.spark.collective.Waits;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.BarrierTaskContext;
-import org.apache.spark.SparkEnv;
 
 /**
  * What a rank knows of itself and its peers, as {@code torch.distributed} tells a DDP process:
@@ -21,55 +14,24 @@ import org.apache.spark.SparkEnv;
  * rank must make the same exchanges in the same order. Valid while its {@link RankFunction}
  * runs, on the rank's thread.
  */
-public final class RankContext {
-  private final BarrierTaskContext task;
-  private final int rank;
-  private final int worldSize;
-  private final Device device;
-  private final List<String> gpuAddresses;
-  private final long shardRows;
-  private final String shardFolder;
-  private final Duration collectiveTimeout;
-  private Collective collective;
-  private RuntimeException collectiveFailure;
-  private boolean closed;
-
-  RankContext(BarrierTaskContext task, Device device, List<String> gpuAddresses, long shardRows,
-      String shardFolder, Duration collectiveTimeout) {
-    this.task = task;
-    this.rank = task.partitionId();
-    this.worldSize = task.numPartitions();
-    this.device = device;
-    this.gpuAddresses = List.copyOf(gpuAddresses);
-    this.shardRows = shardRows;
-    this.shardFolder = shardFolder;
-    this.collectiveTimeout = collectiveTimeout;
-  }
+public abstract class RankContext {
+  /** Made by the runner for each rank; not by users. */
+  protected RankContext() {}
 
   /** This rank: the partition id of its barrier task, 0 .. worldSize - 1. */
-  public int rank() {
-    return rank;
-  }
+  public abstract int rank();
 
   /** The number of ranks: the tasks of the barrier stage. */
-  public int worldSize() {
-    return worldSize;
-  }
+  public abstract int worldSize();
 
   /** Where the rank's loader delivers batches: its GPU's device, or the CPU. */
-  public Device device() {
-    return device;
-  }
+  public abstract Device device();
 
   /** The address of the GPU Spark gave this rank's task, if Spark schedules GPUs. */
-  public Optional<String> gpuAddress() {
-    return gpuAddresses.isEmpty() ? Optional.empty() : Optional.of(gpuAddresses.get(0));
-  }
+  public abstract Optional<String> gpuAddress();
 
   /** Every GPU address of the task (more than one with spark.task.resource.gpu.amount > 1). */
-  public List<String> gpuAddresses() {
-    return gpuAddresses;
-  }
+  public abstract List<String> gpuAddresses();
 
   /**
    * Sends {@code message} to every rank and returns every rank's message, index = rank. Waits
@@ -78,29 +40,13 @@ public final class RankContext {
    * @throws IllegalStateException on every rank, if the ranks made different calls (the message
    *     names each rank's); if not every rank called it within the timeout
    */
-  public List<String> allGather(String message) {
-    return List.of(exchange("allGather(String)", message));
-  }
+  public abstract List<String> allGather(String message);
 
   /** {@link #allGather(String)} for bytes: each rank's bytes, index = rank. */
-  public List<byte[]> allGather(byte[] message) {
-    String[] all = exchange("allGather(byte[])", Base64.getEncoder().encodeToString(message));
-    List<byte[]> bytes = new ArrayList<>(all.length);
-    for (String one : all) {
-      bytes.add(Base64.getDecoder().decode(one.getBytes(StandardCharsets.US_ASCII)));
-    }
-    return bytes;
-  }
+  public abstract List<byte[]> allGather(byte[] message);
 
   /** Waits until every rank has called it, as {@link #allGather(String)} does. */
-  public void barrier() {
-    exchange("barrier()", "");
-  }
-
-  private String[] exchange(String call, String message) {
-    return BarrierSync.of(task).allGather(call, message, collectiveTimeout,
-        SparkOptionNames.COLLECTIVE_TIMEOUT);
-  }
+  public abstract void barrier();
 
   /**
    * Replaces {@code values} with their mean over all ranks and returns it: DDP's gradient
@@ -119,82 +65,26 @@ public final class RankContext {
    *     (named with its address), or sent nothing for {@link SparkOptionNames#COLLECTIVE_TIMEOUT},
    *     which also bounds the whole meeting
    */
-  public float[] allReduceMean(float[] values) {
-    return collective().allReduceMean(values);
-  }
+  public abstract float[] allReduceMean(float[] values);
 
   /** {@link #allReduceMean(float[])}'s sum, without the division: e.g. counts as floats. */
-  public float[] allReduceSum(float[] values) {
-    return collective().allReduceSum(values);
-  }
+  public abstract float[] allReduceSum(float[] values);
 
   /** Sums {@code values} over all ranks, in place, as {@link #allReduceMean(float[])} does. */
-  public double[] allReduceSum(double[] values) {
-    return collective().allReduceSum(values);
-  }
+  public abstract double[] allReduceSum(double[] values);
 
   /** Sums {@code values} over all ranks, in place (wrapping on overflow, as Java's +). */
-  public long[] allReduceSum(long[] values) {
-    return collective().allReduceSum(values);
-  }
-
-  private synchronized Collective collective() {
-    if (collectiveFailure != null) {
-      throw new IllegalStateException("rank " + rank + ": connecting the ranks failed earlier: "
-          + collectiveFailure.getMessage(), collectiveFailure);
-    }
-    if (closed) {
-      throw new IllegalStateException("rank " + rank + ": its context is closed (expected: "
-          + "collective calls only while the rank function runs)");
-    }
-    if (collective == null) {
-      try {
-        SparkEnv env = SparkEnv.get();
-        collective = worldSize == 1 ? Collective.single()
-            : Collective.connect(rank, worldSize, task.stageAttemptNumber(),
-                CollectiveSetup.listenHost(env),
-                message -> exchange("the first all-reduce, which connects the ranks", message),
-                new Waits(collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT,
-                    task::killTaskIfInterrupted));
-      } catch (RuntimeException e) {
-        collectiveFailure = e;
-        throw e;
-      }
-    }
-    return collective;
-  }
-
-  /** Closes the rank's connections to its peers, if it made any: when the rank ends. */
-  synchronized void close() {
-    closed = true;
-    if (collective != null) {
-      collective.close();
-    }
-  }
+  public abstract long[] allReduceSum(long[] values);
 
   /** Which attempt of the barrier stage this is: 0, then 1, 2, ... when Spark retries it. */
-  public int stageAttempt() {
-    return task.stageAttemptNumber();
-  }
+  public abstract int stageAttempt();
 
   /** Rows of the input in this rank's shard. */
-  public long shardRows() {
-    return shardRows;
-  }
+  public abstract long shardRows();
 
   /** The folder on the executor's disk holding this rank's shard until the rank ends. */
-  public String shardFolder() {
-    return shardFolder;
-  }
+  public abstract String shardFolder();
 
   /** Spark's context of the rank's task, for what this class does not offer. */
-  public BarrierTaskContext taskContext() {
-    return task;
-  }
-
-  @Override
-  public String toString() {
-    return "rank " + rank + " of " + worldSize + " on " + device.name()
-        + gpuAddress().map(a -> " (gpu " + a + ")").orElse("");
-  }
+  public abstract BarrierTaskContext taskContext();
 }

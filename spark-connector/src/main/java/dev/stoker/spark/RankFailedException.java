@@ -7,7 +7,7 @@ package dev.stoker.spark;
 public final class RankFailedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  RankFailedException(String message, Throwable cause) {
+  public RankFailedException(String message, Throwable cause) {
     super(message, cause);
   }
 }

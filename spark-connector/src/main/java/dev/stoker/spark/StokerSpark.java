@@ -1,5 +1,7 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.run.BarrierRun;
+import dev.stoker.spark.run.RankSpec;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderConfig;
@@ -9,8 +11,8 @@ import dev.stoker.loader.Placement;
 import dev.stoker.loader.Schema;
 import dev.stoker.spark.rows.InputColumns;
 import dev.stoker.spark.rows.RowCopier;
-import dev.stoker.spark.shard.Normalization;
-import dev.stoker.spark.shard.ShardLayout;
+import dev.stoker.spark.run.shard.Normalization;
+import dev.stoker.spark.run.shard.ShardLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;

@@ -11,7 +11,7 @@ public final class TrainingResult<R> {
   private final List<R> results;
   private final LoadReport report;
 
-  TrainingResult(List<R> results, LoadReport report) {
+  public TrainingResult(List<R> results, LoadReport report) {
     this.results = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(results));
     this.report = report;
   }

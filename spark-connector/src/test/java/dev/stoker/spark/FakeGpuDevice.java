@@ -10,7 +10,7 @@ import dev.stoker.loader.memory.HostAllocator;
  * Stands in for a GPU device in tests where Spark schedules fake GPUs: named after the address
  * Spark gave the task, it keeps batches in host memory like the CPU.
  */
-final class FakeGpuDevice implements Device {
+public final class FakeGpuDevice implements Device {
   /** Opens one per GPU address, as a CUDA device factory would. */
   static final DeviceFactory FACTORY = FakeGpuDevice::new;
 

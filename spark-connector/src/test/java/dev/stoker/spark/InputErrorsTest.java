@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stoker.loader.DType;
-import dev.stoker.spark.balance.InputChangedException;
+import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.rows.BadRowException;
-import dev.stoker.spark.shard.ShardBudgetException;
+import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Files;
 import java.nio.file.Path;

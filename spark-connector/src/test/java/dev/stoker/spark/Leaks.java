@@ -16,7 +16,7 @@ import org.apache.spark.SparkEnv;
  * What a run must not leave behind in this JVM (where local[n] runs its ranks): a rank's threads
  * (its loader's and its watcher), or a shard folder in Spark's local directories.
  */
-final class Leaks {
+public final class Leaks {
   private Leaks() {}
 
   static List<String> rankThreads() {
@@ -29,7 +29,7 @@ final class Leaks {
     return names;
   }
 
-  static void assertNoRankThreads() throws InterruptedException {
+  public static void assertNoRankThreads() throws InterruptedException {
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (!rankThreads().isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(20);
@@ -54,7 +54,7 @@ final class Leaks {
   }
 
   /** Waits a little for tasks killed when their job failed, which end on their own time. */
-  static void assertNoShards() throws InterruptedException {
+  public static void assertNoShards() throws InterruptedException {
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (!shardFolders().isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(20);

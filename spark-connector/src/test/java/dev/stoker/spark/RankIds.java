@@ -10,15 +10,15 @@ import java.util.List;
  * What a rank of a test saw: the ids of its rows per epoch in delivery order, the size of every
  * batch, and whether every tensor value matched its row's id ({@code x[e] = id * 1000 + e}).
  */
-record RankIds(int rank, List<List<Long>> epochs, List<Integer> batchSizes, boolean consistent)
+public record RankIds(int rank, List<List<Long>> epochs, List<Integer> batchSizes, boolean consistent)
     implements Serializable {
 
   /** A rank function reading {@code epochs} epochs of a loader over {@link TestFrames}. */
-  static RankFunction<RankIds> reading(int epochs) {
+  public static RankFunction<RankIds> reading(int epochs) {
     return (rank, loader) -> read(rank.rank(), loader, epochs);
   }
 
-  static RankIds read(int rank, DataLoader loader, int epochs) {
+  public static RankIds read(int rank, DataLoader loader, int epochs) {
     List<List<Long>> all = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
     boolean consistent = true;

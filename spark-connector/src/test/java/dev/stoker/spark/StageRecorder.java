@@ -7,7 +7,7 @@ import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.StageInfo;
 
 /** Records the stages that complete while it listens: how a run used Spark. */
-final class StageRecorder extends SparkListener {
+public final class StageRecorder extends SparkListener {
   private final List<StageInfo> stages = new ArrayList<>();
 
   @Override

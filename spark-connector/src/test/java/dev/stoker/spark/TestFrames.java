@@ -19,7 +19,7 @@ import org.apache.spark.sql.types.StructType;
  * and a float tensor {@code x} whose values are {@code i * 1000 + element}, so that every
  * delivered value says where it came from.
  */
-final class TestFrames {
+public final class TestFrames {
   static final StructType SCHEMA = new StructType()
       .add("id", DataTypes.LongType, false)
       .add("x", DataTypes.createArrayType(DataTypes.FloatType, false), false);
@@ -27,7 +27,7 @@ final class TestFrames {
   private TestFrames() {}
 
   /** Rows {@code 0 .. n-1} of {@code width} floats; partition {@code p} holds {@code sizes[p]}. */
-  static Dataset<Row> frame(SparkSession spark, int width, int... sizes) {
+  public static Dataset<Row> frame(SparkSession spark, int width, int... sizes) {
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     List<Integer> partitions = IntStream.range(0, sizes.length).boxed().toList();
     JavaRDD<Row> rows = context.parallelize(partitions, sizes.length)

@@ -1,6 +1,6 @@
 package dev.stoker.spark.bench;
 
-import dev.stoker.spark.balance.ScalaSeqs;
+import dev.stoker.spark.run.balance.ScalaSeqs;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.StageInfo;

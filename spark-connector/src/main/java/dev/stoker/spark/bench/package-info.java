@@ -1,6 +1,7 @@
 /**
- * The Spark ingest benchmark behind {@code stoker bench --workload spark}: the same Parquet
- * DataFrame into batches through Stoker's row-to-column path and through Row objects. Uses the
- * connector's public API and Spark; nothing imports it.
+ * The Spark benchmarks behind {@code stoker bench}: {@code --workload spark} (the same Parquet
+ * DataFrame into rank loaders through Stoker and into batches through Row objects) and
+ * {@code --workload spark-source} ({@code format("stoker")} against Spark's own Parquet read).
+ * Uses the connector's public API, the DataSource's scan and Spark; nothing imports it.
  */
 package dev.stoker.spark.bench;

@@ -1,5 +1,9 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ShuffleWindow;
+import dev.stoker.spark.parquet.SourceCounters;
 import dev.stoker.loader.BatchIterator;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
@@ -76,7 +80,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
         + partition.rank();
     windows = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(config.columns(),
         (int) Math.min(config.windowRows(), partition.rows())));
-    loader = DataLoader.builder(new RankDataset(config, partition, windows, counters))
+    loader = DataLoader.builder(new RankDataset(config, partition.runs(), windows, counters))
         .options(given.toBuilder().name(name).build())
         .placement(Placement.of(partition.rank(), config.loader().placement().worldSize()))
         .build();

@@ -1,5 +1,6 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.loader.Batch;
 import java.nio.ByteBuffer;
 import java.util.List;

@@ -1,5 +1,9 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.RankRuns;
+import dev.stoker.spark.parquet.ReadRun;
 import java.util.List;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -20,7 +24,7 @@ final class StokerBatch implements Batch {
     List<List<ReadRun>> ranks = plan.ranks();
     InputPartition[] partitions = new InputPartition[ranks.size()];
     for (int rank = 0; rank < partitions.length; rank++) {
-      partitions[rank] = new RankPartition(rank, plan.rowsPerRank(), ranks.get(rank));
+      partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
     }
     return partitions;
   }

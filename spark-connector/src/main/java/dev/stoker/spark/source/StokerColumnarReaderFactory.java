@@ -1,5 +1,6 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ReadConfig;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;

@@ -1,5 +1,8 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.ReadRun;
 import dev.stoker.loader.LoaderOptions;
 import java.util.List;
 import java.util.Locale;

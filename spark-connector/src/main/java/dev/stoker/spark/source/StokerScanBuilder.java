@@ -1,11 +1,21 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ColumnSpec;
+import dev.stoker.spark.parquet.ParquetFile;
+import dev.stoker.spark.parquet.RankPlanner;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.ShuffleWindow;
+import dev.stoker.spark.parquet.SourceColumn;
+import dev.stoker.spark.parquet.SourceDataset;
+import dev.stoker.spark.parquet.SourceOptions;
+import dev.stoker.spark.parquet.TensorShapes;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
 import dev.stoker.loader.memory.DirectAllocator;
-import dev.stoker.spark.source.ParquetFile.ColumnStats;
-import dev.stoker.spark.source.ParquetFile.RowGroup;
+import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
+import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

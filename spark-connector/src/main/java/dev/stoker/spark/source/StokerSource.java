@@ -1,5 +1,6 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.SourceDataset;
 import java.util.Map;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;

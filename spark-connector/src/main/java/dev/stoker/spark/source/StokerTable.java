@@ -1,5 +1,6 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.SourceDataset;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;

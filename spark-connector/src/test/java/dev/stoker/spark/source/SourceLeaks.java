@@ -1,5 +1,7 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ParquetRunReader;
+import dev.stoker.spark.parquet.SparkParquet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;

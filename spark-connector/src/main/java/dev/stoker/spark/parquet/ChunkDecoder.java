@@ -1,0 +1,331 @@
+package dev.stoker.spark.parquet;
+
+import dev.stoker.spark.parquet.SourceColumn.Kind;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
+ * page: levels checked run by run by a {@link LevelCheck}, PLAIN values copied in one block per
+ * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary
+ * encodings, the encodings planning lets through (see {@link ParquetFile#decodable}).
+ *
+ * <p>Every length and run a page declares is checked against the page's bytes before it is
+ * used. A page that does not hold what it says is an {@link IOException} naming the file, the
+ * column and the page's byte in the file, whatever went wrong (no bare runtime exception and no
+ * {@link OutOfMemoryError} comes out); a row the file holds but the column cannot take (a null,
+ * another length) is a {@link RowErrors.BadRow}.
+ */
+public final class ChunkDecoder {
+  private final ColumnSpec column;
+  private final PageReader pages;
+  private final String path;
+  private final long firstRow;
+  private final int maxRep;
+  private final int maxDef;
+  private final LevelCheck levels;
+  private final int perRow;
+  private final int valueBytes;
+  private final boolean lengthPrefixed;
+  private final PageDictionary dictionary;
+  /** Index of the next value (level entry) in the column chunk. */
+  private long value;
+  private int pageLeft;
+  private HybridDecoder reps;
+  private HybridDecoder defs;
+  private HybridDecoder ids;
+  private ByteBuffer values;
+
+  /**
+   * @param firstRow the index in file {@code path} of the row group's first row
+   */
+  ChunkDecoder(ColumnSpec column, ColumnDescriptor descriptor, MessageType schema,
+      PageReader pages, String path, long firstRow) throws IOException {
+    this.column = column;
+    this.pages = pages;
+    this.path = path;
+    this.firstRow = firstRow;
+    this.maxRep = descriptor.getMaxRepetitionLevel();
+    this.maxDef = descriptor.getMaxDefinitionLevel();
+    this.perRow = column.kind() == Kind.LIST ? column.elements() : 1;
+    this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
+    this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
+    this.lengthPrefixed = descriptor.getPrimitiveType().getPrimitiveTypeName()
+        == PrimitiveTypeName.BINARY;
+    PageDictionary read = null;
+    try {
+      DictionaryPage page = pages.readDictionaryPage();
+      read = page == null ? null : PageDictionary.of(page, lengthPrefixed ? -1 : valueBytes);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    } catch (PageFormatException e) {
+      throw corrupt(e.getMessage(), e);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw unexpected(e);
+    }
+    this.dictionary = read;
+  }
+
+  /**
+   * Decodes the next {@code rows} rows into {@code dst} from byte {@code index}, {@code
+   * column.rowBytes()} per row; skips them when {@code dst} is null (levels checked all the same).
+   *
+   * @throws IOException for a page that does not hold what it says, naming the file, the column
+   *     and the page's byte
+   * @throws RowErrors.BadRow for a null or a row of another length, naming its row
+   */
+  void read(int rows, ByteBuffer dst, int index) throws IOException {
+    try {
+      decode(rows, dst, index);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    } catch (PageFormatException e) {
+      throw corrupt(e.getMessage(), e);
+    } catch (RowErrors.BadRow e) {
+      throw e;
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw unexpected(e);
+    }
+  }
+
+  /** Where errors point: the current page's first byte in the file, where it is known. */
+  private long pageOffset() {
+    return pages instanceof ColumnPages columnPages ? columnPages.pageOffset() : -1;
+  }
+
+  private IOException corrupt(String what, Throwable cause) {
+    return ColumnPages.corrupt(column.name(), path, pageOffset(), what, cause);
+  }
+
+  /** A failure no check foresaw (a bug, or memory short); an Error is not kept as the cause. */
+  private IOException unexpected(Throwable e) {
+    return corrupt("a page that cannot be decoded (" + e + ")", e instanceof Error ? null : e);
+  }
+
+  private void decode(int rows, ByteBuffer dst, int index) throws IOException {
+    long wanted = (long) rows * perRow;
+    while (wanted > 0) {
+      if (pageLeft == 0) {
+        nextPage();
+      }
+      int n = (int) Math.min(pageLeft, wanted);
+      levels.check(reps, defs, value, n);
+      copyValues(n, dst, index);
+      index += n * valueBytes;
+      value += n;
+      pageLeft -= n;
+      wanted -= n;
+    }
+  }
+
+  private long row(long valueIndex) {
+    return firstRow + valueIndex / perRow;
+  }
+
+  private void nextPage() throws IOException {
+    DataPage page;
+    try {
+      page = pages.readPage();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+    if (page == null) {
+      throw new PageFormatException("the column chunk ended after " + value + " values, before "
+          + "the rows its row group holds");
+    }
+    pageLeft = page.getValueCount();
+    try {
+      page.accept(new DataPage.Visitor<Void>() {
+        @Override
+        public Void visit(DataPageV1 v1) {
+          try {
+            readPageV1(v1);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return null;
+        }
+
+        @Override
+        public Void visit(DataPageV2 v2) {
+          try {
+            readPageV2(v2);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return null;
+        }
+      });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  private void readPageV1(DataPageV1 page) throws IOException {
+    ByteBuffer bytes = bytes(page.getBytes());
+    int at = bytes.position();
+    if (maxRep > 0) {
+      requireRle(page.getRlEncoding(), "repetition");
+      int length = levelsLength(bytes, at, "repetition");
+      reps = new HybridDecoder(range(bytes, at + 4, length), HybridDecoder.bitWidth(maxRep));
+      at += 4 + length;
+    }
+    if (maxDef > 0) {
+      requireRle(page.getDlEncoding(), "definition");
+      int length = levelsLength(bytes, at, "definition");
+      defs = new HybridDecoder(range(bytes, at + 4, length), HybridDecoder.bitWidth(maxDef));
+      at += 4 + length;
+    }
+    startValues(range(bytes, at, bytes.limit() - at), page.getValueEncoding());
+  }
+
+  /** The length of the levels at {@code at} of a v1 page, once checked against its bytes. */
+  private static int levelsLength(ByteBuffer bytes, int at, String levels)
+      throws PageFormatException {
+    long left = bytes.limit() - (long) at - 4;
+    int length = left < 0 ? -1 : bytes.getInt(at);
+    if (left < 0 || length < 0 || length > left) {
+      throw new PageFormatException("the " + levels + " levels of a page say " + length
+          + " bytes where " + Math.max(left, 0) + " are left, at byte " + (at - bytes.position())
+          + " of its " + bytes.remaining() + " bytes");
+    }
+    return length;
+  }
+
+  private void readPageV2(DataPageV2 page) throws IOException {
+    if (page.isCompressed()) {
+      throw new IllegalStateException("column '" + column.name() + "' of file '" + path
+          + "': a data page v2 came compressed from the page reader");
+    }
+    reps = maxRep > 0 ? new HybridDecoder(bytes(page.getRepetitionLevels()),
+        HybridDecoder.bitWidth(maxRep)) : null;
+    defs = maxDef > 0 ? new HybridDecoder(bytes(page.getDefinitionLevels()),
+        HybridDecoder.bitWidth(maxDef)) : null;
+    startValues(bytes(page.getData()), page.getDataEncoding());
+  }
+
+  @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
+  private void startValues(ByteBuffer data, Encoding encoding) throws IOException {
+    if (encoding == Encoding.PLAIN) {
+      values = data;
+      ids = null;
+    } else if (encoding == Encoding.PLAIN_DICTIONARY || encoding == Encoding.RLE_DICTIONARY) {
+      if (dictionary == null) {
+        throw new PageFormatException("a dictionary-encoded page without a dictionary page");
+      }
+      int bitWidth = data.hasRemaining() ? data.get(data.position()) & 0xff : -1;
+      if (bitWidth < 0 || bitWidth > 32) {
+        throw new PageFormatException("dictionary ids of " + bitWidth + " bits (expected: 0 to "
+            + "32)");
+      }
+      ids = new HybridDecoder(range(data, data.position() + 1, data.remaining() - 1), bitWidth);
+      values = null;
+    } else {
+      throw new PageFormatException("values encoded " + encoding + " (expected: PLAIN or a "
+          + "dictionary)");
+    }
+  }
+
+  private void requireRle(Encoding encoding, String levels) throws PageFormatException {
+    if (encoding != Encoding.RLE) {
+      throw new PageFormatException(levels + " levels encoded " + encoding + " (expected: RLE; "
+          + "files this old can be rewritten with Spark)");
+    }
+  }
+
+  private static ByteBuffer bytes(BytesInput input) throws IOException {
+    return input.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private static ByteBuffer range(ByteBuffer bytes, int from, int length) {
+    return bytes.duplicate().limit(from + length).position(from).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Copies (or skips) the next {@code n} values, all present. */
+  private void copyValues(int n, ByteBuffer dst, int index) throws IOException {
+    if (ids != null) {
+      copyIds(n, dst, index);
+    } else if (lengthPrefixed) {
+      copyLengthPrefixed(n, dst, index);
+    } else {
+      long bytes = (long) n * valueBytes;
+      if (values.remaining() < bytes) {
+        throw new PageFormatException("a page holds " + values.remaining() + " bytes of values, "
+            + bytes + " expected");
+      }
+      if (dst != null) {
+        dst.put(index, values, values.position(), (int) bytes);
+      }
+      values.position(values.position() + (int) bytes);
+    }
+  }
+
+  private void copyIds(int n, ByteBuffer dst, int index) throws IOException {
+    long v = value;
+    for (int left = n; left > 0; ) {
+      int k = Math.min(ids.available(), left);
+      if (k == 0) {
+        throw new PageFormatException("the dictionary ids of a page end before its values");
+      }
+      for (int i = 0; i < k; i++) {
+        int id = ids.next();
+        if (dictionary.length(check(id)) != valueBytes) {
+          throw RowErrors.wrongLength(column, Integer.toString(dictionary.length(id)),
+              row(v + i), path);
+        }
+        if (dst != null) {
+          dictionary.copy(id, dst, index);
+        }
+        index += valueBytes;
+      }
+      v += k;
+      left -= k;
+    }
+  }
+
+  private int check(int id) throws PageFormatException {
+    if (id < 0 || id >= dictionary.entries()) {
+      throw new PageFormatException("dictionary id " + Integer.toUnsignedString(id) + " of a "
+          + "dictionary of " + dictionary.entries());
+    }
+    return id;
+  }
+
+  private void copyLengthPrefixed(int n, ByteBuffer dst, int index) throws IOException {
+    for (int i = 0; i < n; i++) {
+      if (values.remaining() < 4) {
+        throw new PageFormatException("a page holds " + values.remaining() + " bytes where the "
+            + "length of value " + (value + i) + " of the chunk should be");
+      }
+      int length = values.getInt();
+      if (length != valueBytes && (length < 0 || length > values.remaining())) {
+        throw new PageFormatException("a value of " + length + " bytes where the page has "
+            + values.remaining() + " left");
+      }
+      if (length != valueBytes) {
+        throw RowErrors.wrongLength(column, Integer.toString(length), row(value + i), path);
+      }
+      if (values.remaining() < length) {
+        throw new PageFormatException("a value of " + length + " bytes where the page has "
+            + values.remaining() + " left");
+      }
+      if (dst != null) {
+        dst.put(index, values, values.position(), length);
+      }
+      values.position(values.position() + length);
+      index += length;
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.stoker.spark.parquet;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.parquet.column.page.DictionaryPage;
+
+/**
+ * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
+ * to back in one buffer, variable-length bytes as arrays. Copies entry {@code id} to a window.
+ * The entry count and every length prefix are checked against the bytes left before anything is
+ * allocated for them.
+ */
+public final class PageDictionary {
+  private final ByteBuffer fixed;
+  private final int size;
+  private final int entries;
+  private final byte[][] variable;
+
+  private PageDictionary(ByteBuffer fixed, int size, int entries, byte[][] variable) {
+    this.fixed = fixed;
+    this.size = size;
+    this.entries = entries;
+    this.variable = variable;
+  }
+
+  /**
+   * Decodes {@code page} (PLAIN-encoded values): {@code size} bytes each, or length-prefixed
+   * bytes when {@code size} is -1.
+   *
+   * @throws PageFormatException if the page's bytes cannot hold the entries it declares
+   */
+  static PageDictionary of(DictionaryPage page, int size) throws IOException {
+    ByteBuffer bytes = page.getBytes().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    int entries = page.getDictionarySize();
+    long least = (long) entries * (size >= 0 ? size : 4);
+    if (entries < 0 || bytes.remaining() < least) {
+      throw new PageFormatException("a dictionary page of " + entries + " values of "
+          + (size >= 0 ? size + " bytes" : "at least 4 bytes") + " that holds "
+          + bytes.remaining() + " bytes");
+    }
+    if (size >= 0) {
+      return new PageDictionary(bytes.slice().order(ByteOrder.LITTLE_ENDIAN), size, entries,
+          null);
+    }
+    int start = bytes.position();
+    byte[][] values = new byte[entries][];
+    for (int i = 0; i < entries; i++) {
+      int at = bytes.position() - start;
+      int length = bytes.remaining() < 4 ? -1 : bytes.getInt();
+      if (length < 0 || length > bytes.remaining()) {
+        throw new PageFormatException("dictionary entry " + i + " of " + entries + " at byte "
+            + at + " of the page: a length of " + length + " with " + bytes.remaining()
+            + " bytes left");
+      }
+      values[i] = new byte[length];
+      bytes.get(values[i]);
+    }
+    return new PageDictionary(null, -1, entries, values);
+  }
+
+  int entries() {
+    return entries;
+  }
+
+  /** The length of entry {@code id} in bytes. */
+  int length(int id) {
+    return fixed != null ? size : variable[id].length;
+  }
+
+  /**
+   * Writes entry {@code id} to {@code dst} at {@code index}; numbers little-endian, as the file
+   * holds them and PLAIN pages are copied, whatever {@code dst}'s byte order.
+   */
+  void copy(int id, ByteBuffer dst, int index) {
+    boolean little = dst.order() == ByteOrder.LITTLE_ENDIAN;
+    if (fixed == null) {
+      dst.put(index, variable[id]);
+    } else if (size == 4) {
+      int value = fixed.getInt(id * 4);
+      dst.putInt(index, little ? value : Integer.reverseBytes(value));
+    } else if (size == 8) {
+      long value = fixed.getLong(id * 8);
+      dst.putLong(index, little ? value : Long.reverseBytes(value));
+    } else {
+      dst.put(index, fixed, id * size, size);
+    }
+  }
+}

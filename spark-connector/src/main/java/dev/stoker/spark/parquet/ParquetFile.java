@@ -1,0 +1,100 @@
+package dev.stoker.spark.parquet;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.EncodingStats;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * What planning needs of one Parquet file's footer: its schema and, per row group, where it lies,
+ * its rows and, per top-level column, its values, nulls and bytes.
+ *
+ * @param path the file's full path, as Hadoop names it
+ */
+public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
+
+  /**
+   * One row group.
+   *
+   * @param ordinal its index in the file
+   * @param start the offset of its first column chunk
+   * @param bytes its compressed bytes (the column chunks back to back)
+   * @param firstRow the index in the file of its first row
+   * @param columns top-level column name to its chunk's figures
+   */
+  public record RowGroup(int ordinal, long start, long bytes, long rows, long firstRow,
+      Map<String, ColumnStats> columns) {}
+
+  /**
+   * The figures of one top-level column in a row group, over its leaves.
+   *
+   * @param values leaf values, nulls and empty lists included
+   * @param nulls null leaf values (nulls and empty lists), or -1 where the footer does not say
+   * @param bytes compressed bytes
+   * @param decodable whether Stoker's own decoder reads it (see {@link #decodable})
+   */
+  public record ColumnStats(long values, long nulls, long bytes, boolean decodable) {}
+
+  /**
+   * Whether {@link ChunkDecoder} reads a column chunk: it is not encrypted, its footer lists the
+   * encodings of its pages (writers have for a decade), and those are PLAIN or a dictionary.
+   * Others (DELTA_*, BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
+   */
+  @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
+  static boolean decodable(ColumnChunkMetaData chunk) {
+    EncodingStats stats = chunk.getEncodingStats();
+    if (stats == null || chunk.isEncrypted()) {
+      return false;
+    }
+    for (Encoding encoding : stats.getDataEncodings()) {
+      if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY
+          && encoding != Encoding.RLE_DICTIONARY) {
+        return false;
+      }
+    }
+    for (Encoding encoding : stats.getDictionaryEncodings()) {
+      if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static ParquetFile of(String path, ParquetMetadata footer) {
+    List<RowGroup> groups = new ArrayList<>();
+    long firstRow = 0;
+    List<BlockMetaData> blocks = footer.getBlocks();
+    for (int i = 0; i < blocks.size(); i++) {
+      BlockMetaData block = blocks.get(i);
+      Map<String, ColumnStats> columns = new LinkedHashMap<>();
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        Statistics<?> stats = chunk.getStatistics();
+        long nulls = stats != null && stats.isNumNullsSet() ? stats.getNumNulls() : -1;
+        columns.merge(chunk.getPath().toArray()[0],
+            new ColumnStats(chunk.getValueCount(), nulls, chunk.getTotalSize(), decodable(chunk)),
+            (a, b) -> new ColumnStats(a.values() + b.values(),
+                a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(), a.bytes() + b.bytes(),
+                a.decodable() && b.decodable()));
+      }
+      groups.add(new RowGroup(i, block.getStartingPos(), block.getCompressedSize(),
+          block.getRowCount(), firstRow, columns));
+      firstRow += block.getRowCount();
+    }
+    return new ParquetFile(path, footer.getFileMetaData().getSchema(), List.copyOf(groups));
+  }
+
+  long rows() {
+    long rows = 0;
+    for (RowGroup group : rowGroups) {
+      rows += group.rows();
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,143 @@
+package dev.stoker.spark.parquet;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads a run with Stoker's page reader ({@link FilePages}) and a {@link ChunkDecoder} per
+ * column: pages are read and decompressed into reused buffers, then decoded straight into the
+ * window. Rows before the run's first
+ * are passed over with their levels checked but their values not copied.
+ */
+public final class ParquetRunReader implements RunReader {
+  private static final AtomicInteger OPEN = new AtomicInteger();
+
+  private final ReadRun run;
+  private final ReadConfig config;
+  private final ParquetFileReader reader;
+  private final MessageType requested;
+  private final List<ColumnDescriptor> descriptors = new ArrayList<>();
+  private final FilePages pages;
+  private final ChunkDecoder[] decoders;
+  private long skip;
+  private long groupLeft;
+  private long groupFirstRow;
+  private long nextGroupFirstRow;
+  private boolean closed;
+
+  ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
+    this.run = run;
+    this.config = config;
+    Path path = new Path(run.path());
+    ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
+        .withRange(run.start(), run.start() + run.length()).build();
+    HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
+    this.reader = new ParquetFileReader(input, options);
+    OPEN.incrementAndGet();
+    try {
+      long rows = 0;
+      for (BlockMetaData block : reader.getRowGroups()) {
+        rows += block.getRowCount();
+      }
+      if (rows != run.groupRows() || reader.getRowGroups().size() != run.rowGroups()) {
+        throw RunCheck.changed(run, rows);
+      }
+      MessageType file = reader.getFileMetaData().getSchema();
+      List<Type> fields = new ArrayList<>();
+      for (ColumnSpec column : config.columns()) {
+        fields.add(file.getType(column.name()));
+      }
+      this.requested = new MessageType(file.getName(), fields);
+      for (ColumnSpec column : config.columns()) {
+        descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
+      }
+      this.pages = new FilePages(input, run.path(), reader.getRowGroups(), config.columns(),
+          descriptors, conf, config.verifyChecksums());
+    } catch (IOException | RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+    this.decoders = new ChunkDecoder[config.columns().size()];
+    this.skip = run.skipRows();
+    this.nextGroupFirstRow = run.firstRow();
+  }
+
+  /** Readers opened and not yet closed in this JVM, for tests that look for leaks. */
+  public static int openReaders() {
+    return OPEN.get();
+  }
+
+  /** The path of the one leaf of top-level column {@code name}. */
+  private static String[] leaf(MessageType schema, String name) {
+    for (ColumnDescriptor column : schema.getColumns()) {
+      if (column.getPath()[0].equals(name)) {
+        return column.getPath();
+      }
+    }
+    throw new IllegalStateException("no leaf column under '" + name + "' in " + schema);
+  }
+
+  @Override
+  public int read(ShuffleWindow window, int atRow, int rows) throws IOException {
+    while (groupLeft == 0 || skip > 0) {
+      if (groupLeft == 0) {
+        nextGroup();
+      }
+      int passed = (int) Math.min(skip, groupLeft);
+      if (passed > 0) {
+        for (ChunkDecoder decoder : decoders) {
+          decoder.read(passed, null, 0);
+        }
+        skip -= passed;
+        groupLeft -= passed;
+      }
+    }
+    int n = (int) Math.min(rows, groupLeft);
+    for (int c = 0; c < decoders.length; c++) {
+      decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+    }
+    groupLeft -= n;
+    return n;
+  }
+
+  private void nextGroup() throws IOException {
+    long groupRows = pages.nextGroup();
+    if (groupRows < 0) {
+      throw RunCheck.endedEarly(run);
+    }
+    groupFirstRow = nextGroupFirstRow;
+    groupLeft = groupRows;
+    nextGroupFirstRow = groupFirstRow + groupLeft;
+    for (int c = 0; c < decoders.length; c++) {
+      decoders[c] = new ChunkDecoder(config.columns().get(c), descriptors.get(c), requested,
+          pages.pages(c), run.path(), groupFirstRow);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!closed) {
+      closed = true;
+      OPEN.decrementAndGet();
+      try {
+        if (pages != null) {
+          pages.close();
+        }
+      } finally {
+        reader.close();
+      }
+    }
+  }
+}

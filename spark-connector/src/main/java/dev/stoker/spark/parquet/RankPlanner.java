@@ -1,0 +1,144 @@
+package dev.stoker.spark.parquet;
+
+import dev.stoker.loader.sampler.Permutations;
+import dev.stoker.spark.parquet.ParquetFile.RowGroup;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Cuts the row groups of a read into one exact row range per rank, from the footers alone. The
+ * row groups of every file are put in one order (file by file, or shuffled by {@code (seed,
+ * epoch)}), and rank {@code r} takes positions {@code [r * perRank, (r + 1) * perRank)} of it.
+ * With {@code dropLast}, {@code perRank} is the largest multiple of {@code batchSize} that every
+ * rank can have, and the tail is dropped; without it, ranks get {@code ceil(rows / worldSize)}
+ * rows each, the last ranks padded with the first rows of the order.
+ */
+public final class RankPlanner {
+  /**
+   * A row group of a file, with the compressed bytes of the columns read and whether Stoker's
+   * decoder reads them all.
+   */
+  public record Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {}
+
+  private RankPlanner() {}
+
+  public static ReadPlan plan(List<Group> fileOrder, int worldSize, int batchSize, boolean dropLast,
+      boolean shuffle, long seed, int epoch, String input) {
+    List<Group> groups = new ArrayList<>();
+    long rows = 0;
+    for (Group group : fileOrder) {
+      if (group.rowGroup().rows() > 0) {
+        groups.add(group);
+        rows += group.rowGroup().rows();
+      }
+    }
+    long step = (long) batchSize * worldSize;
+    if (step > rows) {
+      throw new IllegalArgumentException(String.format("batchSize=%d x worldSize=%d = %d rows per "
+              + "step, but %s hold(s) %d row(s) (expected: at most %d, so that every rank gets a "
+              + "full batch; lower batchSize or worldSize)", batchSize, worldSize, step, input,
+          rows, rows));
+    }
+    long perRank = dropLast ? rows / step * batchSize : (rows + worldSize - 1) / worldSize;
+    long batches = perRank / batchSize + (dropLast || perRank % batchSize == 0 ? 0 : 1);
+    if (batches > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("batchSize: " + batchSize + " gives " + batches
+          + " batches per rank (expected: at most " + Integer.MAX_VALUE + "; raise batchSize)");
+    }
+    List<Group> order = ordered(groups, shuffle, seed, epoch);
+    long[] starts = new long[order.size()];
+    for (int i = 1; i < starts.length; i++) {
+      starts[i] = starts[i - 1] + order.get(i - 1).rowGroup().rows();
+    }
+    List<List<ReadRun>> ranks = new ArrayList<>();
+    for (int rank = 0; rank < worldSize; rank++) {
+      ranks.add(runs(order, starts, rows, rank * perRank, (rank + 1) * perRank));
+    }
+    long total = perRank * worldSize;
+    return new ReadPlan(rows, groups.size(), perRank, (int) batches,
+        dropLast ? rows - total : 0, dropLast ? 0 : total - rows, List.copyOf(ranks));
+  }
+
+  private static List<Group> ordered(List<Group> groups, boolean shuffle, long seed, int epoch) {
+    if (!shuffle) {
+      return groups;
+    }
+    List<Group> order = new ArrayList<>(groups.size());
+    for (int i : Permutations.permutation(groups.size(), seed, epoch)) {
+      order.add(groups.get(i));
+    }
+    return order;
+  }
+
+  /** The runs of positions {@code [from, to)} of the order (positions past the end wrap). */
+  private static List<ReadRun> runs(List<Group> order, long[] starts, long rows, long from,
+      long to) {
+    List<ReadRun> runs = new ArrayList<>();
+    RunBuilder run = null;
+    for (long position = from; position < to; ) {
+      long at = position % rows;
+      int i = Arrays.binarySearch(starts, at);
+      i = i >= 0 ? i : -i - 2;
+      Group group = order.get(i);
+      long offset = at - starts[i];
+      long count = Math.min(to - position, group.rowGroup().rows() - offset);
+      if (run == null || !run.extend(group, offset, count)) {
+        if (run != null) {
+          runs.add(run.build());
+        }
+        run = new RunBuilder(group, offset, count);
+      }
+      position += count;
+    }
+    if (run != null) {
+      runs.add(run.build());
+    }
+    return List.copyOf(runs);
+  }
+
+  /** A run growing by whole row groups that follow each other in one file. */
+  private static final class RunBuilder {
+    private final Group first;
+    private final long skipRows;
+    private Group last;
+    private int rowGroups = 1;
+    private long groupRows;
+    private long rows;
+    private long bytes;
+    private boolean endsAtGroupEnd;
+
+    RunBuilder(Group group, long offset, long count) {
+      this.first = group;
+      this.last = group;
+      this.skipRows = offset;
+      add(group, offset, count);
+    }
+
+    private void add(Group group, long offset, long count) {
+      groupRows += group.rowGroup().rows();
+      rows += count;
+      bytes += group.bytes();
+      endsAtGroupEnd = offset + count == group.rowGroup().rows();
+    }
+
+    boolean extend(Group group, long offset, long count) {
+      if (!endsAtGroupEnd || offset != 0 || !group.path().equals(last.path())
+          || group.rowGroup().ordinal() != last.rowGroup().ordinal() + 1
+          || group.decodable() != first.decodable()) {
+        return false;
+      }
+      last = group;
+      rowGroups++;
+      add(group, offset, count);
+      return true;
+    }
+
+    ReadRun build() {
+      long start = first.rowGroup().start();
+      long end = last.rowGroup().start() + last.rowGroup().bytes();
+      return new ReadRun(first.path(), start, end - start, first.rowGroup().ordinal(), rowGroups,
+          first.rowGroup().firstRow(), groupRows, skipRows, rows, bytes, first.decodable());
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package dev.stoker.spark.parquet;
+
+import dev.stoker.loader.ChunkStream;
+import dev.stoker.loader.ColumnChunk;
+import dev.stoker.loader.ColumnTarget;
+import dev.stoker.loader.StreamRequest;
+import dev.stoker.loader.memory.HostAllocator;
+import dev.stoker.loader.sampler.Permutations;
+import dev.stoker.loader.util.Closer;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetInputFormat;
+
+/**
+ * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
+ * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column
+ * by column into one of two shuffle windows, and handed to the loader in an order shuffled per
+ * window by {@code (seed, epoch, rank, window)}.
+ * While the loader copies from one window, the next is filled; {@link #next()} waits for a window
+ * only when both hold rows still to copy.
+ */
+public final class RankStream implements ChunkStream {
+  private final ReadConfig config;
+  private final List<ReadRun> runs;
+  private final StreamRequest request;
+  private final HostAllocator allocator;
+  private final SourceCounters counters;
+  private final Configuration conf;
+  private final ShuffleWindow[] windows = new ShuffleWindow[2];
+  private final boolean[] busy = new boolean[2];
+  private final int windowRows;
+  private long left;
+  private long windowIndex;
+  private int nextRun;
+  private long runLeft;
+  private RunReader reader;
+
+  RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
+      HostAllocator allocator, SourceCounters counters) {
+    this.config = config;
+    this.runs = partition.runs();
+    this.request = request;
+    this.allocator = allocator;
+    this.counters = counters;
+    // A copy: Spark's reader verifies page checksums as Parquet's setting says, and the read's
+    // option decides it here.
+    this.conf = new Configuration(config.hadoop().get());
+    conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
+    this.left = partition.rows();
+    this.windowRows = (int) Math.min(config.windowRows(), partition.rows());
+  }
+
+  @Override
+  public ColumnChunk next() throws Exception {
+    if (left == 0) {
+      return null;
+    }
+    int w = takeWindow();
+    long started = System.nanoTime();
+    int rows;
+    try {
+      rows = fill(windows[w]);
+    } catch (Throwable t) {
+      release(w);
+      throw t;
+    }
+    counters.readNanos.add(System.nanoTime() - started);
+    counters.rowsRead.add(rows);
+    int[] order = request.shuffle() ? Permutations.permutation(rows,
+        windowSeed(request.seed(), request.rank(), windowIndex), request.epoch()) : null;
+    windowIndex++;
+    return new WindowChunk(windows[w], rows, order, () -> release(w));
+  }
+
+  /** The seed of window {@code window} of rank {@code rank}, mixed SplitMix64-style. */
+  static long windowSeed(long seed, int rank, long window) {
+    long z = seed ^ 0x9E3779B97F4A7C15L * (rank + 1L);
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z += 0x94D049BB133111EBL * (window + 1);
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  private synchronized int takeWindow() throws InterruptedException {
+    while (true) {
+      for (int w = 0; w < windows.length; w++) {
+        if (!busy[w]) {
+          if (windows[w] == null) {
+            windows[w] = new ShuffleWindow(allocator, config.columns(), windowRows);
+          }
+          busy[w] = true;
+          return w;
+        }
+      }
+      wait();
+    }
+  }
+
+  private synchronized void release(int w) {
+    busy[w] = false;
+    notifyAll();
+  }
+
+  /** Fills the window with the next rows of the range; returns how many. */
+  private int fill(ShuffleWindow window) throws IOException {
+    int filled = 0;
+    while (filled < window.capacity() && left > 0) {
+      if (runLeft == 0) {
+        openNextRun();
+      }
+      int n = reader.read(window, filled, (int) Math.min(window.capacity() - filled, runLeft));
+      filled += n;
+      runLeft -= n;
+      left -= n;
+      if (runLeft == 0) {
+        closeReader();
+      }
+    }
+    return filled;
+  }
+
+  /**
+   * Opens the next run: with Stoker's decoder where every column's encodings allow (on a
+   * little-endian machine, whose native order batches use), else with Spark's reader.
+   */
+  private void openNextRun() throws IOException {
+    closeReader();
+    ReadRun run = runs.get(nextRun++);
+    reader = run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+        ? new ParquetRunReader(run, config, conf) : new SparkRunReader(run, config, conf);
+    counters.bytesRead.add(run.bytes());
+    runLeft = run.rows();
+  }
+
+  private void closeReader() throws IOException {
+    RunReader open = reader;
+    reader = null;
+    if (open != null) {
+      open.close();
+    }
+  }
+
+  /** Closes the reader and frees both windows; the loader has closed every chunk before. */
+  @Override
+  public void close() {
+    Closer closer = new Closer();
+    closer.run(this::closeReader);
+    for (ShuffleWindow window : windows) {
+      if (window != null) {
+        closer.run(window::close);
+      }
+    }
+    closer.throwIfAny();
+  }
+
+  /** A filled window as the loader sees it; closing it frees the window for the next fill. */
+  private record WindowChunk(ShuffleWindow window, int rows, int[] order, Runnable onClose)
+      implements ColumnChunk {
+    @Override
+    public void copyTo(int field, int fromRow, ColumnTarget target) {
+      window.copyTo(field, order, fromRow, target);
+    }
+
+    @Override
+    public void close() {
+      onClose.run();
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package dev.stoker.spark.parquet;
+
+import java.util.List;
+
+/**
+ * What every rank reads in one epoch: {@code rowsPerRank} rows each, as runs of row groups, and
+ * what planning left out.
+ *
+ * @param rows the rows of the files
+ * @param rowGroups the row groups of the files
+ * @param batchesPerRank batches every rank yields
+ * @param droppedRows rows no rank reads ({@code dropLast}: the tail past the last full step)
+ * @param paddedRows rows read twice (without {@code dropLast}: ranks are padded to equal rows from
+ *     the start of the epoch's order, as PyTorch's DistributedSampler pads)
+ * @param ranks each rank's runs, in reading order
+ */
+public record ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank, long droppedRows,
+    long paddedRows, List<List<ReadRun>> ranks) {}

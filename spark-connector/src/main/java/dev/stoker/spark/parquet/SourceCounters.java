@@ -1,0 +1,11 @@
+package dev.stoker.spark.parquet;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** What one rank's read has done so far, counted from the loader's threads and the task's. */
+public final class SourceCounters {
+  public final LongAdder rowsRead = new LongAdder();
+  public final LongAdder bytesRead = new LongAdder();
+  public final LongAdder readNanos = new LongAdder();
+  public final LongAdder batches = new LongAdder();
+}

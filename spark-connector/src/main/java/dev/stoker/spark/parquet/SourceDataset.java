@@ -1,0 +1,45 @@
+package dev.stoker.spark.parquet;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The files of one read, found and checked on the driver when the DataFrame is made: the data
+ * files under the paths, their footers and the schema they agree on. Planning a scan of it reads
+ * nothing more, apart from the first value of a binary column without a shape.
+ *
+ * @param readerRows rows per batch of Spark's Parquet reader, from the session
+ */
+public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<ParquetFile> files,
+    SourceSchema schema, int readerRows) {
+
+  /** The session's setting of the Parquet reader's batch rows. */
+  static final String READER_ROWS = "spark.sql.parquet.columnarReaderBatchSize";
+
+  public static SourceDataset load(Map<String, String> given) {
+    SourceOptions options = SourceOptions.parse(given);
+    SparkSession spark = SparkSession.active();
+    Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
+    options.hadoop().forEach(conf::set);
+    SparkParquet.configure(conf);
+    List<ParquetFile> files;
+    try {
+      files = ParquetFooters.read(ParquetListing.list(options.paths(), conf), conf);
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing " + options.paths() + ": " + e.getMessage(), e);
+    }
+    int readerRows = Integer.parseInt(spark.conf().get(READER_ROWS, "4096"));
+    return new SourceDataset(options, new HadoopConf(conf), files, SourceSchema.of(files, conf),
+        readerRows);
+  }
+
+  /** The paths as given, for messages. */
+  public String input() {
+    List<String> paths = options.paths();
+    return paths.size() == 1 ? "'" + paths.get(0) + "'" : "'" + String.join("', '", paths) + "'";
+  }
+}

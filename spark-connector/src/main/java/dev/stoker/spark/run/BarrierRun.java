@@ -1,0 +1,224 @@
+package dev.stoker.spark.run;
+
+import dev.stoker.spark.LoadReport;
+import dev.stoker.spark.RankProgress;
+import dev.stoker.spark.RankReport;
+import dev.stoker.spark.Rebalance;
+import dev.stoker.spark.TrainingResult;
+import dev.stoker.spark.run.balance.BarrierChain;
+import dev.stoker.spark.run.balance.BlockMapper;
+import dev.stoker.spark.run.balance.InputChangedException;
+import dev.stoker.spark.run.balance.RankPartitioner;
+import dev.stoker.spark.run.balance.RankSizing;
+import dev.stoker.spark.run.balance.RowCounts;
+import dev.stoker.spark.rapids.RapidsStatus;
+import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.rows.InputRdd;
+import dev.stoker.spark.run.shard.ShardBlock;
+import dev.stoker.spark.run.shard.ShardBudgetException;
+import dev.stoker.spark.run.shard.Sizes;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import scala.Tuple2;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+/**
+ * The driver's side of a run. When the input has one partition per rank (and Spark may run it in a
+ * barrier stage as it is) the ranks read their partitions in place; if their counts then differ
+ * by more than one, or otherwise, the input is counted (or the counts of that first attempt are
+ * reused) and shuffled once into balanced rank partitions. The barrier stage's outcomes go through
+ * a shuffle of their own, which makes the barrier stage a map stage that Spark retries as a whole.
+ */
+public final class BarrierRun {
+  private static final ClassTag<Object> ANY = ClassTag$.MODULE$.AnyRef();
+  private static final ClassTag<Integer> INT = ClassTag$.MODULE$.apply(Integer.class);
+  private static final ClassTag<RankOutcome> OUTCOME = ClassTag$.MODULE$.apply(RankOutcome.class);
+  /** Spark's local property for the description of the jobs a thread starts. */
+  private static final String JOB_DESCRIPTION = "spark.job.description";
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static final ClassTag<Tuple2<Integer, RankOutcome>> PAIR =
+      (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class);
+
+  private final SparkSession session;
+  private final Dataset<Row> input;
+  private final RankSpec spec;
+  private final SparkContext spark;
+
+  public BarrierRun(Dataset<Row> input, RankSpec spec) {
+    this.session = input.sparkSession();
+    this.input = input;
+    this.spec = spec;
+    this.spark = session.sparkContext();
+  }
+
+  public static ProgressCounters counters(Dataset<Row> input) {
+    return ProgressCounters.register(input.sparkSession().sparkContext());
+  }
+
+  public <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
+    ProgressTracker tracker =
+        progress == null ? null : new ProgressTracker(spec.counters, progress);
+    if (tracker != null) {
+      spark.addSparkListener(tracker);
+    }
+    String description = spark.getLocalProperty(JOB_DESCRIPTION);
+    try {
+      return runStages();
+    } finally {
+      spark.setLocalProperty(JOB_DESCRIPTION, description);
+      if (tracker != null) {
+        spark.removeSparkListener(tracker);
+      }
+    }
+  }
+
+  private <R> TrainingResult<R> runStages() {
+    TaskSlots.require(TaskSlots.of(spark), spec.worldSize);
+    @SuppressWarnings("unchecked")
+    RDD<Object> rows = (RDD<Object>) InputRdd.of(input);
+    int worldSize = spec.worldSize;
+    List<RankOutcome> outcomes = null;
+    long[] counts = null;
+    boolean decoded = false;
+    if (spec.run.rebalance() == Rebalance.AUTO && BarrierChain.fits(rows, worldSize)) {
+      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields(),
+          spec.run.verifyChecksums());
+      describe("loading %d partitions in place into %d ranks%s", worldSize, worldSize,
+          parquet != null ? " with Stoker's Parquet decoder" : "");
+      outcomes = barrier(rows, parquet != null ? RankTask.parquet(spec, parquet)
+          : RankTask.inPlace(spec));
+      decoded = parquet != null;
+      if (outcomes.get(0).kind == RankOutcome.Kind.UNBALANCED) {
+        counts = new long[worldSize];
+        for (RankOutcome outcome : outcomes) {
+          counts[outcome.rank] = outcome.rows;
+        }
+        outcomes = null;
+      }
+    }
+    boolean rebalanced = outcomes == null;
+    if (rebalanced) {
+      outcomes = shuffled(rows, counts);
+    }
+    return results(outcomes, rows.getNumPartitions(), decoded && !rebalanced, rebalanced);
+  }
+
+  private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
+    int worldSize = spec.worldSize;
+    describe("counting the rows of %d partitions for %d ranks", rows.getNumPartitions(),
+        worldSize);
+    long[] counts = known != null ? known : RowCounts.count(input, rows);
+    long total = 0;
+    for (long n : counts) {
+      total += n;
+    }
+    RankSizing sizing = RankSizing.of(RankSizing.balancedRows(total, worldSize),
+        spec.options().batchSize(), spec.options().dropLast());
+    long shardBytes = sizing.rows(0) * spec.layout().rowBytes();
+    if (shardBytes > spec.run.maxShardBytes()) {
+      throw new ShardBudgetException(String.format("shard of rank 0: %d rows x %d bytes = %s "
+          + "(expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks or "
+          + "fewer columns)", sizing.rows(0), spec.layout().rowBytes(), Sizes.text(shardBytes),
+          Sizes.text(spec.run.maxShardBytes())));
+    }
+    describe("shuffling %d rows from %d partitions into %d ranks", total, counts.length,
+        worldSize);
+    BlockMapper mapper = new BlockMapper(spec.copier, counts, worldSize,
+        BlockMapper.blockBytes(worldSize));
+    JavaRDD<Tuple2<Integer, ShardBlock>> blocks =
+        JavaRDD.fromRDD(rows, ANY).mapPartitionsWithIndex(mapper, false);
+    RDD<Tuple2<Integer, ShardBlock>> ranks = JavaPairRDD.fromJavaRDD(blocks)
+        .partitionBy(new RankPartitioner(worldSize)).rdd();
+    try {
+      return barrier(ranks, RankTask.shuffled(spec, total));
+    } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
+      throw BarrierRun.<RuntimeException>rethrow(inputProblem(e));
+    }
+  }
+
+  private <T> List<RankOutcome> barrier(RDD<T> ranks, RankTask<T> task) {
+    RDD<Tuple2<Integer, RankOutcome>> outcomes =
+        ranks.barrier().mapPartitions(task, false, PAIR).setName("stoker ranks");
+    List<Tuple2<Integer, RankOutcome>> collected = JavaPairRDD.fromRDD(outcomes, INT, OUTCOME)
+        .partitionBy(new HashPartitioner(1)).collect();
+    RankOutcome[] byRank = new RankOutcome[spec.worldSize];
+    for (Tuple2<Integer, RankOutcome> one : collected) {
+      byRank[one._1()] = one._2();
+    }
+    Set<String> refusals = new LinkedHashSet<>();
+    for (RankOutcome outcome : byRank) {
+      if (outcome.kind == RankOutcome.Kind.REFUSED) {
+        refusals.add(outcome.message);
+      }
+    }
+    if (!refusals.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", refusals));
+    }
+    return List.of(byRank);
+  }
+
+  private <R> TrainingResult<R> results(List<RankOutcome> outcomes, int inputPartitions,
+      boolean decoded, boolean rebalanced) {
+    List<R> results = new ArrayList<>(outcomes.size());
+    List<RankReport> reports = new ArrayList<>(outcomes.size());
+    long rows = 0;
+    long dropped = 0;
+    long padded = 0;
+    for (RankOutcome outcome : outcomes) {
+      results.add(ResultCodec.decode(outcome.result));
+      reports.add(outcome.report);
+      rows += outcome.report.rows();
+      dropped += outcome.report.droppedRows();
+      padded += outcome.report.paddedRows();
+    }
+    RankReport first = reports.get(0);
+    LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
+        spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
+        InputRdd.columnar(input), decoded, rebalanced, RapidsStatus.of(session), reports);
+    return new TrainingResult<>(results, report);
+  }
+
+  /** The input's own problem, out of the Spark job that met it, as the exception it is. */
+  private static Exception inputProblem(Exception failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof BadRowException bad) {
+        return withCause(new BadRowException(bad.getMessage()), failure);
+      }
+      if (t instanceof InputChangedException changed) {
+        return withCause(new InputChangedException(changed.getMessage()), failure);
+      }
+      if (t == t.getCause()) {
+        break;
+      }
+    }
+    return failure;
+  }
+
+  private static RuntimeException withCause(RuntimeException exception, Throwable cause) {
+    exception.initCause(cause);
+    return exception;
+  }
+
+  /** Throws {@code failure} as it is, checked or not. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T rethrow(Throwable failure) throws T {
+    throw (T) failure;
+  }
+
+  private void describe(String format, Object... values) {
+    spark.setLocalProperty(JOB_DESCRIPTION,
+        "stoker: " + String.format(format, values));
+  }
+}

@@ -1,0 +1,313 @@
+package dev.stoker.spark.run;
+
+import dev.stoker.spark.RankContext;
+import dev.stoker.spark.RankFailedException;
+import dev.stoker.spark.RankReport;
+import dev.stoker.spark.SparkOptionNames;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.device.CpuDevice;
+import dev.stoker.loader.device.Device;
+import dev.stoker.loader.metrics.BottleneckReport;
+import dev.stoker.loader.metrics.EpochMetrics;
+import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.run.balance.RankSizing;
+import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.run.shard.MappedShard;
+import dev.stoker.spark.run.shard.ShardBudgetException;
+import dev.stoker.spark.run.shard.ShardChangedException;
+import dev.stoker.spark.run.shard.ShardDataset;
+import dev.stoker.spark.run.shard.ShardFiles;
+import dev.stoker.spark.run.shard.ShardWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.resource.ResourceInformation;
+import org.apache.spark.util.TaskCompletionListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank, in its barrier task: reads its rows into a shard on the executor's local disk, tells
+ * the other ranks what it holds, then runs the rank function with a loader over the shard and
+ * cleans up. The files go when the rank ends, whatever way (also through the task's completion
+ * listener, on failure and kill). A finished rank waits in a last barrier for the others, so that
+ * no rank's output counts unless all of them finished: Spark then retries the stage as a whole.
+ */
+public final class RankRuntime {
+  private static final Logger LOG = LoggerFactory.getLogger(RankRuntime.class);
+
+  private final RankSpec spec;
+  private final ShardSource source;
+
+  RankRuntime(RankSpec spec, ShardSource source) {
+    this.spec = spec;
+    this.source = source;
+  }
+
+  RankOutcome run() {
+    BarrierTaskContext task = BarrierTaskContext.get();
+    int rank = task.partitionId();
+    if (task.numPartitions() != spec.worldSize) {
+      throw new IllegalStateException("barrier stage of " + task.numPartitions()
+          + " tasks for worldSize " + spec.worldSize);
+    }
+    ShardFiles files = null;
+    MappedShard shard = null;
+    String status = null;
+    long start = System.nanoTime();
+    try {
+      files = createFiles(task, rank);
+    } catch (IOException e) {
+      // The same on every attempt on this host: refused at once, as a bad row is.
+      status = RankStatus.bad(String.format("rank %d of %d: creating its shard folder in %s "
+          + "failed: %s (expected: a writable folder on a local disk; set %s to one)", rank,
+          spec.worldSize, LocalDirs.forRank(spec.run.shardDir(), rank), e,
+          SparkOptionNames.SHARD_DIR));
+    }
+    if (files != null) {
+      ShardFiles owned = files;
+      task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(owned));
+      try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
+          "rank " + rank)) {
+        long rows = source.fill(writer, task, spec.counters.rowsLoaded);
+        shard = writer.map(rows);
+        status = RankStatus.ok(rows);
+      } catch (BadRowException | ShardBudgetException e) {
+        status = RankStatus.bad(e.getMessage());
+      } catch (UnreadableInputException e) {
+        status = RankStatus.bad(String.format("rank %d of %d: its input failed the same way "
+            + "when read again, so a retry cannot help: %s (expected: input files that can be "
+            + "read; replace the damaged file or leave it out of the input)", rank,
+            spec.worldSize, e.getMessage()));
+      } catch (IOException e) {
+        throw failed(task, "reading its rows into the shard in " + files + " failed", e);
+      }
+    }
+    double shardSeconds = (System.nanoTime() - start) / 1e9;
+    RankStatus all = RankStatus.of(BarrierSync.of(task).allGather("the ranks' shard status",
+        status, Duration.ZERO, ""));
+    String refusal = null;
+    if (!all.problems().isEmpty()) {
+      refusal = String.join("; ", all.problems());
+    } else if (source.inPlace() && !all.balanced()) {
+      discard(shard, files);
+      return RankOutcome.unbalanced(rank, all.rows()[rank]);
+    }
+    RankSizing sizing = null;
+    if (refusal == null) {
+      try {
+        sizing = RankSizing.of(all.rows(), spec.options().batchSize(), spec.options().dropLast());
+      } catch (IllegalArgumentException e) {
+        refusal = e.getMessage();
+      }
+    }
+    if (refusal != null) {
+      discard(shard, files);
+      return RankOutcome.refused(rank, refusal);
+    }
+    return train(task, shard, files, sizing, shardSeconds);
+  }
+
+  private RankOutcome train(BarrierTaskContext task, MappedShard shard, ShardFiles files,
+      RankSizing sizing, double shardSeconds) {
+    int rank = task.partitionId();
+    List<String> gpus = gpuAddresses(task);
+    Session session = new Session();
+    Object result = null;
+    Closer closer = new Closer();
+    try {
+      result = session.run(task, shard, files, sizing, gpus);
+    } catch (Throwable t) {
+      closer.add(t);
+    }
+    session.close(closer, shard);
+    IOException shardChanged = shardChanged(closer.failure(), shard, 0); // before the files go
+    if (shardChanged == null) {
+      shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
+    }
+    closer.run(files::delete);
+    task.killTaskIfInterrupted();
+    if (shardChanged != null) {
+      throw failed(task, "reading its shard failed", shardChanged);
+    }
+    if (closer.failure() != null) {
+      throw failed(task, "failed", closer.failure());
+    }
+    RankReport report = report(task, shard, files, sizing, shardSeconds, session.device, gpus,
+        session.watcher.totals());
+    RankOutcome outcome;
+    try {
+      outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
+    } catch (Exception e) { // the serializer may throw a checked NotSerializableException
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      outcome = RankOutcome.refused(rank, "rank " + rank + ": its result ("
+          + result.getClass().getName() + ") cannot be sent to the driver: "
+          + e.getClass().getName() + ": " + why
+          + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
+    }
+    // No rank's task ends before every rank's function has returned: had one ended and another
+    // then failed, Spark could keep the ended task's output and retry the failed one alone,
+    // whose barrier calls would then wait for a rank that never comes.
+    BarrierSync.of(task).barrier("the end of its rank function", Duration.ZERO, "");
+    return outcome;
+  }
+
+  /** The rank's device, loader and watcher while its function runs, closed in reverse order. */
+  private final class Session {
+    private Device device;
+    private DataLoader loader;
+    private ProgressWatcher watcher;
+    private BarrierRankContext context;
+
+    Object run(BarrierTaskContext task, MappedShard shard, ShardFiles files, RankSizing sizing,
+        List<String> gpus) throws Exception {
+      int rank = task.partitionId();
+      device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
+      String name = (spec.options().name() != null ? spec.options().name() : "stoker")
+          + "-rank" + rank;
+      LoaderOptions options = spec.options().toBuilder().name(name).build();
+      ShardDataset dataset = new ShardDataset(shard, sizing.samples(),
+          List.of(spec.normalizations));
+      loader = DataLoader.builder(dataset).options(options).device(device).build();
+      watcher = new ProgressWatcher(name, loader, spec.counters, task,
+          spec.run.progressInterval().toNanos());
+      context = new BarrierRankContext(task, device, gpus, shard.rows(), files.folder().toString(),
+          spec.run.collectiveTimeout());
+      return spec.function.run(context, loader);
+    }
+
+    /**
+     * Closes what was opened, the connections to the peers first; unmaps the shard only once no
+     * loader thread can read it.
+     */
+    void close(Closer closer, MappedShard shard) {
+      if (context != null) {
+        closer.run(context::close);
+      }
+      boolean readersGone = loader == null;
+      if (loader != null) {
+        try {
+          loader.close();
+          readersGone = true;
+        } catch (Throwable t) {
+          closer.add(t);
+        }
+      }
+      if (watcher != null) {
+        closer.run(watcher::close);
+      }
+      if (device != null) {
+        closer.run(device::close);
+      }
+      if (readersGone) {
+        shard.release();
+      }
+    }
+  }
+
+  private Device openDevice(String gpuAddress) {
+    try {
+      Device device = spec.devices.open(gpuAddress);
+      if (device == null) {
+        throw new IllegalStateException("the device factory returned null");
+      }
+      return device;
+    } catch (Exception e) {
+      throw new IllegalStateException("opening the device of GPU '" + gpuAddress + "' with "
+          + spec.devices.getClass().getName() + " failed: " + e, e);
+    }
+  }
+
+  private RankReport report(BarrierTaskContext task, MappedShard shard, ShardFiles files,
+      RankSizing sizing, double shardSeconds, Device device, List<String> gpus,
+      LoaderTotals totals) {
+    int rank = task.partitionId();
+    EpochMetrics last = totals.last();
+    BottleneckReport verdict = last == null ? null : BottleneckReport.of(last);
+    return new RankReport(rank, shard.rows(), sizing.samples(), sizing.droppedRows(rank),
+        sizing.paddedRows(rank), sizing.batchesPerEpoch(), totals.epochs(), totals.batches(),
+        totals.samplesPerSecond(), last == null ? 0 : last.waitFraction(),
+        verdict == null ? null : verdict.verdict().label(),
+        verdict == null ? null : verdict.summary(), device.name(),
+        gpus.isEmpty() ? null : gpus.get(0), SparkEnv.get().executorId(),
+        files.folder().toString(), shard.bytes(), shardSeconds, task.stageAttemptNumber());
+  }
+
+  private static List<String> gpuAddresses(BarrierTaskContext task) {
+    ResourceInformation gpu = task.resourcesJMap().get("gpu");
+    return gpu == null ? List.of() : List.of(gpu.addresses());
+  }
+
+  /** A new shard folder, once the shards of dead processes on this host are gone. */
+  private ShardFiles createFiles(BarrierTaskContext task, int rank) throws IOException {
+    try {
+      for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
+        LOG.info("stoker: removed {}, the shard of a process that died", stale);
+      }
+    } catch (RuntimeException e) { // cleaning up after others never stops this rank
+      LOG.warn("stoker: looking for the shards of dead processes failed", e);
+    }
+    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
+    String name = String.format("%sstage%d.%d-rank%d-task%d-%08x", ShardFiles.PREFIX,
+        task.stageId(), task.stageAttemptNumber(), rank, task.taskAttemptId(),
+        ThreadLocalRandom.current().nextInt());
+    return ShardFiles.create(parent, name);
+  }
+
+  private static void deleteQuietly(ShardFiles files) {
+    try {
+      files.delete();
+    } catch (RuntimeException e) {
+      LOG.warn("stoker: shard folder {} could not be removed", files, e);
+    }
+  }
+
+  /** Lets go of a shard no loader has read. */
+  private static void discard(MappedShard shard, ShardFiles files) {
+    if (shard != null) {
+      shard.release();
+    }
+    if (files != null) {
+      files.delete();
+    }
+  }
+
+  /**
+   * What a failed read of the mapped shard in {@code failure} (its causes or what they suppressed)
+   * says: the dataset's own report, or the JVM's fault (an {@code InternalError}, wherever the JVM
+   * delivered it: a loader thread, the rank function) turned into the shard's report. Null if
+   * there is none. Spark would end the executor for an {@code InternalError} among the causes.
+   */
+  private static IOException shardChanged(Throwable failure, MappedShard shard, int depth) {
+    if (failure == null || depth > 20) {
+      return null;
+    }
+    if (failure instanceof ShardChangedException changed) {
+      return changed;
+    }
+    if (MappedShard.isMappedFault(failure)) {
+      return shard.faulted(failure);
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      IOException changed = shardChanged(suppressed, shard, depth + 1);
+      if (changed != null) {
+        return changed;
+      }
+    }
+    return failure.getCause() == failure ? null
+        : shardChanged(failure.getCause(), shard, depth + 1);
+  }
+
+  private RuntimeException failed(BarrierTaskContext task, String what, Throwable cause) {
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new RankFailedException(String.format("rank %d of %d (stage attempt %d): %s: %s",
+        task.partitionId(), spec.worldSize, task.stageAttemptNumber(), what, cause), cause);
+  }
+}

@@ -1,0 +1,91 @@
+package dev.stoker.spark.run;
+
+import dev.stoker.spark.run.balance.RankSizing;
+import dev.stoker.spark.run.shard.ShardBlock;
+import java.io.Serializable;
+import org.apache.spark.TaskContext;
+import scala.Function1;
+import scala.Tuple2;
+import scala.collection.AbstractIterator;
+
+/**
+ * The function of the barrier stage: runs one rank over its partition and yields its outcome,
+ * keyed by rank. Two kinds, by where the rows come from: the input's own partition
+ * ({@link #inPlace}) or the blocks the balancing shuffle sent ({@link #shuffled}).
+ *
+ * @param <T> the elements of the stage's input partitions
+ */
+public abstract class RankTask<T> implements Function1<scala.collection.Iterator<T>,
+    scala.collection.Iterator<Tuple2<Integer, RankOutcome>>>, Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final RankSpec spec;
+
+  private RankTask(RankSpec spec) {
+    this.spec = spec;
+  }
+
+  /** Ranks reading their input partition (internal rows or columnar batches) themselves. */
+  static RankTask<Object> inPlace(RankSpec spec) {
+    return new RankTask<>(spec) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      ShardSource source(scala.collection.Iterator<Object> input, int rank) {
+        return ShardSource.inPlace(input, spec.copier, rank);
+      }
+    };
+  }
+
+  /** Ranks reading their partition's Parquet file splits with Stoker's page decoder. */
+  static RankTask<Object> parquet(RankSpec spec, ParquetInput input) {
+    return new RankTask<>(spec) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      ShardSource source(scala.collection.Iterator<Object> unread, int rank) {
+        return ShardSource.parquet(input, spec.layout(), rank);
+      }
+    };
+  }
+
+  /** Ranks of a balanced input of {@code totalRows} rows, as the shuffle deals them. */
+  static RankTask<Tuple2<Integer, ShardBlock>> shuffled(RankSpec spec, long totalRows) {
+    return new RankTask<>(spec) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      ShardSource source(scala.collection.Iterator<Tuple2<Integer, ShardBlock>> blocks,
+          int rank) {
+        return ShardSource.shuffled(blocks,
+            RankSizing.balancedRows(totalRows, spec.worldSize, rank), rank);
+      }
+    };
+  }
+
+  abstract ShardSource source(scala.collection.Iterator<T> input, int rank);
+
+  @Override
+  public scala.collection.Iterator<Tuple2<Integer, RankOutcome>> apply(
+      scala.collection.Iterator<T> input) {
+    int rank = TaskContext.getPartitionId();
+    RankOutcome outcome = new RankRuntime(spec, source(input, rank)).run();
+    return new AbstractIterator<>() {
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        return !done;
+      }
+
+      @Override
+      public Tuple2<Integer, RankOutcome> next() {
+        if (done) {
+          throw new java.util.NoSuchElementException();
+        }
+        done = true;
+        return new Tuple2<>(outcome.rank, outcome);
+      }
+    };
+  }
+}

@@ -1,0 +1,110 @@
+package dev.stoker.spark.parquet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The RLE / bit-packing hybrid read run by run gives what Parquet's encoder wrote. */
+class HybridDecoderTest {
+
+  private static List<Integer> decode(byte[] encoded, int bitWidth, int count, boolean skipRuns)
+      throws PageFormatException {
+    HybridDecoder decoder = new HybridDecoder(ByteBuffer.wrap(encoded), bitWidth);
+    List<Integer> values = new ArrayList<>();
+    while (values.size() < count) {
+      int available = Math.min(decoder.available(), count - values.size());
+      assertThat(available).isPositive();
+      if (decoder.rle() && skipRuns) {
+        for (int i = 0; i < available; i++) {
+          values.add(decoder.value());
+        }
+        decoder.skip(available);
+      } else {
+        for (int i = 0; i < available; i++) {
+          values.add(decoder.next());
+        }
+      }
+    }
+    return values;
+  }
+
+  @Test
+  void shouldReadRunsAndPackedValuesOfEveryWidth() throws PageFormatException {
+    Random random = new Random(3);
+    for (int bitWidth = 1; bitWidth <= 20; bitWidth++) {
+      int[] values = new int[2000];
+      for (int i = 0; i < values.length; ) {
+        int run = random.nextBoolean() ? 1 + random.nextInt(40) : 1;
+        int value = random.nextInt(1 << bitWidth);
+        for (int j = 0; j < run && i < values.length; j++) {
+          values[i++] = value;
+        }
+      }
+      byte[] encoded = Pages.hybrid(bitWidth, values);
+      List<Integer> expected = new ArrayList<>();
+      for (int value : values) {
+        expected.add(value);
+      }
+
+      assertThat(decode(encoded, bitWidth, values.length, true)).isEqualTo(expected);
+      assertThat(decode(encoded, bitWidth, values.length, false)).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void shouldTakeALongRunInOneStep() throws PageFormatException {
+    int[] levels = new int[10_000];
+    java.util.Arrays.fill(levels, 3);
+    HybridDecoder decoder = new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(2, levels)), 2);
+
+    int available = decoder.available();
+
+    assertThat(decoder.rle()).isTrue();
+    assertThat(decoder.value()).isEqualTo(3);
+    assertThat(available).isGreaterThanOrEqualTo(9_990);
+  }
+
+  /** A run header: {@code count} and the kind bit, as an unsigned varint. */
+  private static byte[] header(long count, boolean packed, int... after) {
+    long value = count << 1 | (packed ? 1 : 0);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    do {
+      out.write((int) (value & 0x7f) | (value >= 0x80 ? 0x80 : 0));
+      value >>>= 7;
+    } while (value != 0);
+    for (int b : after) {
+      out.write(b);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void shouldRefuseABitPackedRunOfMoreGroupsThanItsBytesHold() {
+    // 2^28 groups: 2^31 values, which wrapped negative in an int and ended the copy early
+    HybridDecoder decoder = new HybridDecoder(ByteBuffer.wrap(header(1L << 28, true, 0xff)), 1);
+
+    assertThatThrownBy(decoder::available).isInstanceOf(PageFormatException.class)
+        .hasMessage("a bit-packed run of 268435456 groups of 8 values (268435456 bytes) with 1 "
+            + "bytes left, at byte 0 of 6 bytes of 1-bit values");
+  }
+
+  @Test
+  void shouldRefuseEmptyRunsValuesWiderThanTheWidthAndHeadersThatDoNotEnd() {
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(0, false, 1)), 1)
+        .available()).hasMessageStartingWith("a repeated run of 0 values of 1 bytes");
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false, 5)), 2)
+        .available()).hasMessageStartingWith("a repeated value 5 wider than 2 bits");
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false)), 2)
+        .available()).hasMessageStartingWith("a repeated run of 4 values of 1 bytes with 0 "
+        + "bytes left");
+    byte[] endless = new byte[8];
+    java.util.Arrays.fill(endless, (byte) 0x81);
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(endless), 2).available())
+        .hasMessageStartingWith("a run header that does not end within 5 bytes");
+  }
+}
