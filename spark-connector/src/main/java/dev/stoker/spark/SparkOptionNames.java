@@ -32,13 +32,19 @@ public final class SparkOptionNames {
    */
   public static final String VERIFY_CHECKSUMS = "verifyChecksums";
 
+  /**
+   * Whether a rank streaming a Parquet input keeps a shard cache for later epochs: {@code auto}
+   * (default), {@code disk} or {@code none}; see {@link CacheMode}.
+   */
+  public static final String CACHE = "cache";
+
   /** The names a run reads besides the loader's knobs. */
   public static final List<String> RUN = List.of(WORLD_SIZE, MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE);
 
   /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */
-  static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS);
+  public static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE);
 
   private SparkOptionNames() {}
 }

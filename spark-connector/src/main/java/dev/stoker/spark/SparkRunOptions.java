@@ -26,6 +26,7 @@ public final class SparkRunOptions implements Serializable {
   private final Duration progressInterval;
   private final Duration collectiveTimeout;
   private final boolean verifyChecksums;
+  private final CacheMode cache;
 
   private SparkRunOptions(Builder b) {
     this.maxShardBytes = b.maxShardBytes;
@@ -34,6 +35,7 @@ public final class SparkRunOptions implements Serializable {
     this.progressInterval = b.progressInterval;
     this.collectiveTimeout = b.collectiveTimeout;
     this.verifyChecksums = b.verifyChecksums;
+    this.cache = b.cache;
   }
 
   public static Builder builder() {
@@ -86,6 +88,10 @@ public final class SparkRunOptions implements Serializable {
       }
       b.verifyChecksums(Boolean.parseBoolean(verify));
     }
+    String cache = byName.get(SparkOptionNames.CACHE);
+    if (cache != null) {
+      b.cache(CacheMode.parse(cache));
+    }
     return b.build();
   }
 
@@ -98,6 +104,11 @@ public final class SparkRunOptions implements Serializable {
       throw new IllegalArgumentException(message.startsWith(like + ":")
           ? name + message.substring(like.length()) : name + ": " + message, e);
     }
+  }
+
+  /** Whether a rank streaming Parquet keeps a shard cache for later epochs. */
+  public CacheMode cache() {
+    return cache;
   }
 
   /** The most bytes one rank's shard may take on disk. */
@@ -133,11 +144,12 @@ public final class SparkRunOptions implements Serializable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s}",
+    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s}",
         SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes, SparkOptionNames.SHARD_DIR, shardDir,
         SparkOptionNames.REBALANCE, rebalance.label(), SparkOptionNames.PROGRESS_INTERVAL,
         progressInterval, SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout,
-        SparkOptionNames.VERIFY_CHECKSUMS, verifyChecksums);
+        SparkOptionNames.VERIFY_CHECKSUMS, verifyChecksums, SparkOptionNames.CACHE,
+        cache.label());
   }
 
   /** Builds {@link SparkRunOptions}. */
@@ -148,8 +160,15 @@ public final class SparkRunOptions implements Serializable {
     private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
     private Duration collectiveTimeout = DEFAULT_COLLECTIVE_TIMEOUT;
     private boolean verifyChecksums = true;
+    private CacheMode cache = CacheMode.AUTO;
 
     private Builder() {}
+
+    /** Whether a rank streaming Parquet keeps a shard cache (default {@link CacheMode#AUTO}). */
+    public Builder cache(CacheMode value) {
+      cache = Objects.requireNonNull(value, SparkOptionNames.CACHE);
+      return this;
+    }
 
     /**
      * Whether Stoker's Parquet decoder verifies page checksums where the files have them

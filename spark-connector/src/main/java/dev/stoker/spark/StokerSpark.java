@@ -1,18 +1,13 @@
 package dev.stoker.spark;
 
-import dev.stoker.spark.run.BarrierRun;
-import dev.stoker.spark.run.RankSpec;
+import dev.stoker.spark.run.StokerRun;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
-import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.Placement;
-import dev.stoker.loader.Schema;
 import dev.stoker.spark.rows.InputColumns;
-import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.run.shard.Normalization;
-import dev.stoker.spark.run.shard.ShardLayout;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;
@@ -22,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -214,15 +210,15 @@ public final class StokerSpark {
           + "tensor(...) or scalar(...))");
     }
     LoaderOptions loader = loaderOptions();
+    Set<String> given = options != null ? StokerRun.chosen(options)
+        : StokerRun.named(strings.keySet());
     SparkRunOptions run = runOptions();
-    int ranks = worldSize();
+    Integer ranks = worldSize();
     checkSerializable("function", function);
     checkSerializable("devices", devices);
     List<Normalization> normalized = normalizations();
-    RowCopier copier = InputColumns.bind(new ShardLayout(Schema.of(fields)), input.schema());
-    RankSpec spec = new RankSpec(ranks, copier, LoaderConfig.of(loader, Placement.SINGLE), run,
-        devices, function, BarrierRun.counters(input), normalized);
-    return new BarrierRun(input, spec).run(progress);
+    return new StokerRun(input, List.copyOf(fields), normalized, loader, given, run, ranks,
+        devices).run(function, progress);
   }
 
   /** The normalizations, each checked against its declared column. */
@@ -259,7 +255,8 @@ public final class StokerSpark {
     return runOptions != null ? runOptions : SparkRunOptions.fromMap(strings);
   }
 
-  private int worldSize() {
+  /** The number of ranks given, or null (a {@code format("stoker")} read may give it). */
+  private Integer worldSize() {
     Map<String, String> given = matching(List.of(OptionNames.WORLD_SIZE));
     Integer fromString = given.isEmpty() ? null
         : Placement.fromMap(Map.of(OptionNames.WORLD_SIZE, given.values().iterator().next()))
@@ -268,12 +265,7 @@ public final class StokerSpark {
       throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": " + worldSize + " and '"
           + fromString + "' as a string (expected: one number of ranks)");
     }
-    Integer ranks = worldSize != null ? worldSize : fromString;
-    if (ranks == null) {
-      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": not set (expected: the "
-          + "number of ranks, e.g. worldSize(2) or option(\"worldSize\", \"2\"))");
-    }
-    return ranks;
+    return worldSize != null ? worldSize : fromString;
   }
 
   /** The string options whose names are among {@code names}, ignoring case. */

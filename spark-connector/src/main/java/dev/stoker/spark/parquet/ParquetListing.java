@@ -61,6 +61,16 @@ public final class ParquetListing {
   }
 
   /** Spark's rule for names that are not data. */
+  /** The status of each of {@code paths}, files as a scan already listed them. */
+  static List<FileStatus> files(List<String> paths, Configuration conf) throws IOException {
+    List<FileStatus> files = new ArrayList<>();
+    for (String given : paths) {
+      Path path = new Path(given);
+      files.add(path.getFileSystem(conf).getFileStatus(path));
+    }
+    return files;
+  }
+
   static boolean isHidden(String name) {
     return name.startsWith("_") && !name.contains("=") || name.startsWith(".")
         || name.endsWith("._COPYING_");

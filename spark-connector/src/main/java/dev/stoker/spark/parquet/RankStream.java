@@ -8,8 +8,10 @@ import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.loader.util.Closer;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 
@@ -36,9 +38,20 @@ public final class RankStream implements ChunkStream {
   private int nextRun;
   private long runLeft;
   private RunReader reader;
+  private final WindowSink sink;
 
   RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
       HostAllocator allocator, SourceCounters counters) {
+    this(config, partition, request, allocator, counters, null);
+  }
+
+  /**
+   * The stream of rank {@code partition.rank()}'s rows, each window also handed to {@code sink}
+   * (may be null) before it is shuffled.
+   */
+  public RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
+      HostAllocator allocator, SourceCounters counters, WindowSink sink) {
+    this.sink = sink;
     this.config = config;
     this.runs = partition.runs();
     this.request = request;
@@ -62,6 +75,9 @@ public final class RankStream implements ChunkStream {
     int rows;
     try {
       rows = fill(windows[w]);
+      if (sink != null) {
+        sink.filled(windows[w], rows);
+      }
     } catch (Throwable t) {
       release(w);
       throw t;
@@ -75,7 +91,7 @@ public final class RankStream implements ChunkStream {
   }
 
   /** The seed of window {@code window} of rank {@code rank}, mixed SplitMix64-style. */
-  static long windowSeed(long seed, int rank, long window) {
+  public static long windowSeed(long seed, int rank, long window) {
     long z = seed ^ 0x9E3779B97F4A7C15L * (rank + 1L);
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z += 0x94D049BB133111EBL * (window + 1);
@@ -146,6 +162,9 @@ public final class RankStream implements ChunkStream {
   @Override
   public void close() {
     Closer closer = new Closer();
+    if (sink != null) {
+      closer.run(() -> sink.closed(left == 0));
+    }
     closer.run(this::closeReader);
     for (ShuffleWindow window : windows) {
       if (window != null) {
@@ -156,8 +175,19 @@ public final class RankStream implements ChunkStream {
   }
 
   /** A filled window as the loader sees it; closing it frees the window for the next fill. */
-  private record WindowChunk(ShuffleWindow window, int rows, int[] order, Runnable onClose)
+  public record WindowChunk(ShuffleWindow window, int rows, int[] order, Runnable onClose)
       implements ColumnChunk {
+    /** The window's bytes, native order, for absolute reads at {@link #offset}. */
+    public ByteBuffer bytes() {
+      return window.buffer().duplicate().order(ByteOrder.nativeOrder());
+    }
+
+    /** Where row {@code row} of the chunk (in its shuffled order) starts, of column {@code column}. */
+    public int offset(int column, int row) {
+      Objects.checkIndex(row, rows);
+      return window.offset(column, order == null ? row : order[row], 1);
+    }
+
     @Override
     public void copyTo(int field, int fromRow, ColumnTarget target) {
       window.copyTo(field, order, fromRow, target);

@@ -22,7 +22,7 @@ public record ReadConfig(LoaderConfig loader, int epoch, StructType schema, List
     implements Serializable {
 
   /** The loader's schema: one field per column. */
-  Schema loaderSchema() {
+  public Schema loaderSchema() {
     List<dev.stoker.loader.Field> fields = new ArrayList<>();
     for (ColumnSpec column : columns) {
       fields.add(column.field());
@@ -31,7 +31,7 @@ public record ReadConfig(LoaderConfig loader, int epoch, StructType schema, List
   }
 
   /** Bytes of one row over every column. */
-  long rowBytes() {
+  public long rowBytes() {
     long bytes = 0;
     for (ColumnSpec column : columns) {
       bytes += column.rowBytes();

@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import java.io.Serializable;
 import java.util.List;
 
 /**
@@ -15,4 +16,4 @@ import java.util.List;
  * @param ranks each rank's runs, in reading order
  */
 public record ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank, long droppedRows,
-    long paddedRows, List<List<ReadRun>> ranks) {}
+    long paddedRows, List<List<ReadRun>> ranks) implements Serializable {}

@@ -94,6 +94,19 @@ public final class ShuffleWindow implements AutoCloseable {
     }
   }
 
+  /**
+   * Rows {@code [0, rows)} of every column, each from its byte 0, as read-only views: for a
+   * writer that takes a buffer per column.
+   */
+  public ByteBuffer[] columns(int rows) {
+    Objects.checkFromIndexSize(0, rows, capacity);
+    ByteBuffer[] columns = new ByteBuffer[offsets.length];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] = memory.bytes().slice(offsets[c], rows * rowBytes[c]).asReadOnlyBuffer();
+    }
+    return columns;
+  }
+
   @Override
   public void close() {
     memory.close();

@@ -37,6 +37,24 @@ public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<Parqu
         readerRows);
   }
 
+  /**
+   * The dataset of a plain Parquet scan's {@code paths} (files, as Spark listed them), read
+   * with Stoker's defaults.
+   */
+  public static SourceDataset ofFiles(List<String> paths, Configuration conf) {
+    SparkParquet.configure(conf);
+    List<ParquetFile> files;
+    try {
+      files = ParquetFooters.read(ParquetListing.files(paths, conf), conf);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the footers of " + paths.size() + " Parquet "
+          + "file(s): " + e.getMessage(), e);
+    }
+    int readerRows = Integer.parseInt(SparkSession.active().conf().get(READER_ROWS, "4096"));
+    return new SourceDataset(SourceOptions.defaults(paths), new HadoopConf(conf), files,
+        SourceSchema.of(files, conf), readerRows);
+  }
+
   /** The paths as given, for messages. */
   public String input() {
     List<String> paths = options.paths();

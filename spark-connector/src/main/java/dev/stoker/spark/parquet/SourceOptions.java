@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -46,10 +48,11 @@ public final class SourceOptions {
   private final Map<String, int[]> shapes;
   private final Map<String, String> hadoop;
   private final List<String> paths;
+  private final Set<String> given;
 
   private SourceOptions(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
       boolean verifyChecksums, Map<String, int[]> shapes, Map<String, String> hadoop,
-      List<String> paths) {
+      List<String> paths, Set<String> given) {
     this.loader = loader;
     this.worldSize = worldSize;
     this.epoch = epoch;
@@ -58,6 +61,13 @@ public final class SourceOptions {
     this.shapes = shapes;
     this.hadoop = hadoop;
     this.paths = paths;
+    this.given = given;
+  }
+
+  /** The defaults, for a read of {@code paths} that was given no options of Stoker's. */
+  public static SourceOptions defaults(List<String> paths) {
+    return new SourceOptions(LoaderOptions.builder().build(), 1, 0, null, true, Map.of(),
+        Map.of(), List.copyOf(paths), Set.of());
   }
 
   /** Parses Spark's option map; every bad name or value is an IllegalArgumentException. */
@@ -97,7 +107,31 @@ public final class SourceOptions {
     return new SourceOptions(loader, worldSize, epoch == null ? 0 : whole(EPOCH, epoch, 0),
         buffer == null ? null : whole(SHUFFLE_BUFFER, buffer, 1),
         flag(VERIFY_CHECKSUMS, value(stoker, VERIFY_CHECKSUMS), true), Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop),
-        paths(stoker));
+        paths(stoker), givenNames(stoker.keySet()));
+  }
+
+  /** The loader and placement options among {@code keys}, by their own names. */
+  private static Set<String> givenNames(Set<String> keys) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String key : keys) {
+      for (String name : OptionNames.LOADER) {
+        if (name.equalsIgnoreCase(key)) {
+          names.add(name);
+        }
+      }
+      if (OptionNames.WORLD_SIZE.equalsIgnoreCase(key)) {
+        names.add(OptionNames.WORLD_SIZE);
+      }
+    }
+    return Collections.unmodifiableSet(names);
+  }
+
+  /**
+   * The names of the loader's knobs (and {@code worldSize}) the read was given, as
+   * {@link OptionNames} spells them: the rest are defaults.
+   */
+  public Set<String> given() {
+    return given;
   }
 
   /** The value of {@code name} in {@code values}, matched ignoring case, stripped; or null. */
@@ -217,7 +251,7 @@ public final class SourceOptions {
     return hadoop;
   }
 
-  List<String> paths() {
+  public List<String> paths() {
     return paths;
   }
 }

@@ -92,6 +92,17 @@ public final class TensorShapes {
     return new ColumnSpec(column.name(), column.kind(), column.dtype(), shape.clone(), option);
   }
 
+  /**
+   * Checks from the footers that no column of {@code selected} holds a null.
+   *
+   * @throws IllegalArgumentException naming the column, the row group and the file
+   */
+  public static void checkNulls(List<SourceColumn> selected, List<ParquetFile> files) {
+    for (SourceColumn column : selected) {
+      checkNulls(column, files);
+    }
+  }
+
   private static void checkNulls(SourceColumn column, List<ParquetFile> files) {
     for (ParquetFile file : files) {
       for (RowGroup group : file.rowGroups()) {

@@ -5,6 +5,12 @@ import dev.stoker.spark.RankProgress;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.TrainingResult;
+import dev.stoker.spark.CacheMode;
+import dev.stoker.spark.parquet.ParquetRead;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.RowErrors;
+import dev.stoker.spark.parquet.SourceOptions;
 import dev.stoker.spark.run.balance.BarrierChain;
 import dev.stoker.spark.run.balance.BlockMapper;
 import dev.stoker.spark.run.balance.InputChangedException;
@@ -26,6 +32,7 @@ import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -55,19 +62,22 @@ public final class BarrierRun {
   private final Dataset<Row> input;
   private final RankSpec spec;
   private final SparkContext spark;
+  private final PlannedInput planned;
 
-  public BarrierRun(Dataset<Row> input, RankSpec spec) {
+  /** A run of {@code spec} over {@code input}, streamed from its files if {@code planned}. */
+  BarrierRun(Dataset<Row> input, RankSpec spec, PlannedInput planned) {
     this.session = input.sparkSession();
     this.input = input;
     this.spec = spec;
     this.spark = session.sparkContext();
+    this.planned = planned;
   }
 
-  public static ProgressCounters counters(Dataset<Row> input) {
+  static ProgressCounters counters(Dataset<Row> input) {
     return ProgressCounters.register(input.sparkSession().sparkContext());
   }
 
-  public <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
+  <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
     ProgressTracker tracker =
         progress == null ? null : new ProgressTracker(spec.counters, progress);
     if (tracker != null) {
@@ -86,20 +96,17 @@ public final class BarrierRun {
 
   private <R> TrainingResult<R> runStages() {
     TaskSlots.require(TaskSlots.of(spark), spec.worldSize);
+    if (planned != null) {
+      return streamed();
+    }
     @SuppressWarnings("unchecked")
     RDD<Object> rows = (RDD<Object>) InputRdd.of(input);
     int worldSize = spec.worldSize;
     List<RankOutcome> outcomes = null;
     long[] counts = null;
-    boolean decoded = false;
     if (spec.run.rebalance() == Rebalance.AUTO && BarrierChain.fits(rows, worldSize)) {
-      ParquetInput parquet = ParquetInput.of(input, spec.layout().schema().fields(),
-          spec.run.verifyChecksums());
-      describe("loading %d partitions in place into %d ranks%s", worldSize, worldSize,
-          parquet != null ? " with Stoker's Parquet decoder" : "");
-      outcomes = barrier(rows, parquet != null ? RankTask.parquet(spec, parquet)
-          : RankTask.inPlace(spec));
-      decoded = parquet != null;
+      describe("loading %d partitions in place into %d ranks", worldSize, worldSize);
+      outcomes = barrier(rows, RankTask.inPlace(spec));
       if (outcomes.get(0).kind == RankOutcome.Kind.UNBALANCED) {
         counts = new long[worldSize];
         for (RankOutcome outcome : outcomes) {
@@ -112,7 +119,44 @@ public final class BarrierRun {
     if (rebalanced) {
       outcomes = shuffled(rows, counts);
     }
-    return results(outcomes, rows.getNumPartitions(), decoded && !rebalanced, rebalanced);
+    return results(outcomes, -1, rows.getNumPartitions(), false, rebalanced);
+  }
+
+  /**
+   * The ranks stream their planned row ranges of the input's Parquet files into their loaders:
+   * the plan comes from the footers (no Spark job), and a barrier stage of one task per rank
+   * reads it.
+   */
+  private <R> TrainingResult<R> streamed() {
+    ParquetRead read = planned.read();
+    SourceOptions given = planned.readOptions();
+    int epoch = given == null ? 0 : given.epoch();
+    boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
+    ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
+    ReadConfig config = read.config(spec.options(), spec.worldSize, epoch,
+        given == null ? null : given.shuffleBuffer(), verify);
+    long shardBytes = plan.rowsPerRank() * config.rowBytes();
+    if (spec.run.cache() == CacheMode.DISK && shardBytes > spec.run.maxShardBytes()) {
+      throw new ShardBudgetException(String.format("shard cache of rank 0: %d rows x %d bytes = "
+          + "%s (expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks, "
+          + "fewer columns, or cache=auto, which streams every epoch when the cache does not "
+          + "fit)", plan.rowsPerRank(), config.rowBytes(), Sizes.text(shardBytes),
+          Sizes.text(spec.run.maxShardBytes())));
+    }
+    describe("streaming %d rows of %s into %d ranks", plan.rowsPerRank() * spec.worldSize,
+        read.dataset().input(), spec.worldSize);
+    List<Integer> ids = new ArrayList<>();
+    for (int r = 0; r < spec.worldSize; r++) {
+      ids.add(r);
+    }
+    RDD<Integer> ranks = new JavaSparkContext(spark).parallelize(ids, spec.worldSize).rdd();
+    List<RankOutcome> outcomes;
+    try {
+      outcomes = barrier(ranks, RankTask.planned(spec, config, plan));
+    } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
+      throw BarrierRun.<RuntimeException>rethrow(inputProblem(e));
+    }
+    return results(outcomes, plan.rows(), read.dataset().files().size(), true, false);
   }
 
   private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
@@ -169,8 +213,9 @@ public final class BarrierRun {
     return List.of(byRank);
   }
 
-  private <R> TrainingResult<R> results(List<RankOutcome> outcomes, int inputPartitions,
-      boolean decoded, boolean rebalanced) {
+  /** The results and the report; {@code inputRows} -1: the ranks' rows add up to them. */
+  private <R> TrainingResult<R> results(List<RankOutcome> outcomes, long inputRows,
+      int inputPartitions, boolean streamed, boolean rebalanced) {
     List<R> results = new ArrayList<>(outcomes.size());
     List<RankReport> reports = new ArrayList<>(outcomes.size());
     long rows = 0;
@@ -184,9 +229,12 @@ public final class BarrierRun {
       padded += outcome.report.paddedRows();
     }
     RankReport first = reports.get(0);
+    if (inputRows >= 0) {
+      rows = inputRows;
+    }
     LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
         spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
-        InputRdd.columnar(input), decoded, rebalanced, RapidsStatus.of(session), reports);
+        InputRdd.columnar(input), streamed, rebalanced, RapidsStatus.of(session), reports);
     return new TrainingResult<>(results, report);
   }
 
@@ -194,6 +242,9 @@ public final class BarrierRun {
   private static Exception inputProblem(Exception failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof BadRowException bad) {
+        return withCause(new BadRowException(bad.getMessage()), failure);
+      }
+      if (t instanceof RowErrors.BadRow bad) {
         return withCause(new BadRowException(bad.getMessage()), failure);
       }
       if (t instanceof InputChangedException changed) {

@@ -13,7 +13,10 @@ import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.run.shard.MappedShard;
+import dev.stoker.spark.run.shard.ShardLayout;
 import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.run.shard.ShardChangedException;
 import dev.stoker.spark.run.shard.ShardDataset;
@@ -49,6 +52,33 @@ public final class RankRuntime {
     this.source = source;
   }
 
+  /**
+   * A streaming rank: its loader reads rank {@code rank}'s runs of {@code plan} straight from
+   * the Parquet files, writing the shard cache as {@code spec}'s {@code cache} option says. The
+   * ranks agree first that each could start (a cache folder that {@code cache=disk} needs and
+   * cannot make stops every rank alike).
+   */
+  RankOutcome runPlanned(ReadConfig config, ReadPlan plan) {
+    BarrierTaskContext task = BarrierTaskContext.get();
+    int rank = task.partitionId();
+    if (task.numPartitions() != spec.worldSize || plan.ranks().size() != spec.worldSize) {
+      throw new IllegalStateException("barrier stage of " + task.numPartitions()
+          + " tasks for worldSize " + spec.worldSize + " and a plan of " + plan.ranks().size()
+          + " ranks");
+    }
+    PlannedDataset.Parts parts;
+    try {
+      parts = PlannedDataset.Parts.of(config.columns(), spec.normalizations);
+    } catch (IllegalArgumentException e) {
+      return RankOutcome.refused(rank, e.getMessage());
+    }
+    RankCache cache = new RankCache(spec.run.cache(), plan.rowsPerRank(),
+        new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
+        () -> createFiles(task, rank));
+    task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));
+    return train(task, RankData.planned(config, plan, rank, parts, cache));
+  }
+
   RankOutcome run() {
     BarrierTaskContext task = BarrierTaskContext.get();
     int rank = task.partitionId();
@@ -79,11 +109,6 @@ public final class RankRuntime {
         status = RankStatus.ok(rows);
       } catch (BadRowException | ShardBudgetException e) {
         status = RankStatus.bad(e.getMessage());
-      } catch (UnreadableInputException e) {
-        status = RankStatus.bad(String.format("rank %d of %d: its input failed the same way "
-            + "when read again, so a retry cannot help: %s (expected: input files that can be "
-            + "read; replace the damaged file or leave it out of the input)", rank,
-            spec.worldSize, e.getMessage()));
       } catch (IOException e) {
         throw failed(task, "reading its rows into the shard in " + files + " failed", e);
       }
@@ -110,27 +135,28 @@ public final class RankRuntime {
       discard(shard, files);
       return RankOutcome.refused(rank, refusal);
     }
-    return train(task, shard, files, sizing, shardSeconds);
+    return train(task, RankData.shard(shard, files, sizing, rank, spec.normalizations,
+        shardSeconds));
   }
 
-  private RankOutcome train(BarrierTaskContext task, MappedShard shard, ShardFiles files,
-      RankSizing sizing, double shardSeconds) {
+  private RankOutcome train(BarrierTaskContext task, RankData data) {
     int rank = task.partitionId();
     List<String> gpus = gpuAddresses(task);
     Session session = new Session();
     Object result = null;
     Closer closer = new Closer();
     try {
-      result = session.run(task, shard, files, sizing, gpus);
+      result = session.run(task, data, gpus);
     } catch (Throwable t) {
       closer.add(t);
     }
-    session.close(closer, shard);
-    IOException shardChanged = shardChanged(closer.failure(), shard, 0); // before the files go
-    if (shardChanged == null) {
+    session.close(closer, data);
+    MappedShard shard = data.shard();
+    IOException shardChanged = shard == null ? null : shardChanged(closer.failure(), shard, 0);
+    if (shardChanged == null && shard != null) {
       shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
     }
-    closer.run(files::delete);
+    closer.run(data::delete);
     task.killTaskIfInterrupted();
     if (shardChanged != null) {
       throw failed(task, "reading its shard failed", shardChanged);
@@ -138,8 +164,7 @@ public final class RankRuntime {
     if (closer.failure() != null) {
       throw failed(task, "failed", closer.failure());
     }
-    RankReport report = report(task, shard, files, sizing, shardSeconds, session.device, gpus,
-        session.watcher.totals());
+    RankReport report = report(task, data, session.device, gpus, session.watcher.totals());
     RankOutcome outcome;
     try {
       outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
@@ -164,28 +189,25 @@ public final class RankRuntime {
     private ProgressWatcher watcher;
     private BarrierRankContext context;
 
-    Object run(BarrierTaskContext task, MappedShard shard, ShardFiles files, RankSizing sizing,
-        List<String> gpus) throws Exception {
+    Object run(BarrierTaskContext task, RankData data, List<String> gpus) throws Exception {
       int rank = task.partitionId();
       device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
       String name = (spec.options().name() != null ? spec.options().name() : "stoker")
           + "-rank" + rank;
       LoaderOptions options = spec.options().toBuilder().name(name).build();
-      ShardDataset dataset = new ShardDataset(shard, sizing.samples(),
-          List.of(spec.normalizations));
-      loader = DataLoader.builder(dataset).options(options).device(device).build();
+      loader = data.loader(options, device);
       watcher = new ProgressWatcher(name, loader, spec.counters, task,
           spec.run.progressInterval().toNanos());
-      context = new BarrierRankContext(task, device, gpus, shard.rows(), files.folder().toString(),
+      context = new BarrierRankContext(task, device, gpus, data.rows(), data.folder(),
           spec.run.collectiveTimeout());
       return spec.function.run(context, loader);
     }
 
     /**
-     * Closes what was opened, the connections to the peers first; unmaps the shard only once no
-     * loader thread can read it.
+     * Closes what was opened, the connections to the peers first; lets go of the rank's data
+     * only once no loader thread can read it.
      */
-    void close(Closer closer, MappedShard shard) {
+    void close(Closer closer, RankData data) {
       if (context != null) {
         closer.run(context::close);
       }
@@ -205,7 +227,7 @@ public final class RankRuntime {
         closer.run(device::close);
       }
       if (readersGone) {
-        shard.release();
+        closer.run(data::release);
       }
     }
   }
@@ -223,19 +245,18 @@ public final class RankRuntime {
     }
   }
 
-  private RankReport report(BarrierTaskContext task, MappedShard shard, ShardFiles files,
-      RankSizing sizing, double shardSeconds, Device device, List<String> gpus,
-      LoaderTotals totals) {
+  private RankReport report(BarrierTaskContext task, RankData data, Device device,
+      List<String> gpus, LoaderTotals totals) {
     int rank = task.partitionId();
     EpochMetrics last = totals.last();
     BottleneckReport verdict = last == null ? null : BottleneckReport.of(last);
-    return new RankReport(rank, shard.rows(), sizing.samples(), sizing.droppedRows(rank),
-        sizing.paddedRows(rank), sizing.batchesPerEpoch(), totals.epochs(), totals.batches(),
+    return new RankReport(rank, data.rows(), data.samples(), data.droppedRows(),
+        data.paddedRows(), data.batchesPerEpoch(), totals.epochs(), totals.batches(),
         totals.samplesPerSecond(), last == null ? 0 : last.waitFraction(),
         verdict == null ? null : verdict.verdict().label(),
         verdict == null ? null : verdict.summary(), device.name(),
         gpus.isEmpty() ? null : gpus.get(0), SparkEnv.get().executorId(),
-        files.folder().toString(), shard.bytes(), shardSeconds, task.stageAttemptNumber());
+        data.folder(), data.bytes(), data.seconds(), task.stageAttemptNumber());
   }
 
   private static List<String> gpuAddresses(BarrierTaskContext task) {
@@ -264,6 +285,14 @@ public final class RankRuntime {
       files.delete();
     } catch (RuntimeException e) {
       LOG.warn("stoker: shard folder {} could not be removed", files, e);
+    }
+  }
+
+  private static void closeQuietly(RankCache cache) {
+    try {
+      cache.deleteFiles();
+    } catch (RuntimeException e) {
+      LOG.warn("stoker: shard cache could not be removed", e);
     }
   }
 

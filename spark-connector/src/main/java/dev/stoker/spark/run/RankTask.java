@@ -1,5 +1,7 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.run.shard.ShardBlock;
 import java.io.Serializable;
@@ -37,14 +39,22 @@ public abstract class RankTask<T> implements Function1<scala.collection.Iterator
     };
   }
 
-  /** Ranks reading their partition's Parquet file splits with Stoker's page decoder. */
-  static RankTask<Object> parquet(RankSpec spec, ParquetInput input) {
+  /**
+   * Ranks streaming their runs of {@code plan} from the Parquet files; the stage's input is one
+   * element per rank, its rank.
+   */
+  static RankTask<Integer> planned(RankSpec spec, ReadConfig config, ReadPlan plan) {
     return new RankTask<>(spec) {
       private static final long serialVersionUID = 1L;
 
       @Override
-      ShardSource source(scala.collection.Iterator<Object> unread, int rank) {
-        return ShardSource.parquet(input, spec.layout(), rank);
+      ShardSource source(scala.collection.Iterator<Integer> input, int rank) {
+        throw new IllegalStateException("a streaming rank has no shard source");
+      }
+
+      @Override
+      RankOutcome outcome(scala.collection.Iterator<Integer> input) {
+        return new RankRuntime(spec, null).runPlanned(config, plan);
       }
     };
   }
@@ -65,11 +75,16 @@ public abstract class RankTask<T> implements Function1<scala.collection.Iterator
 
   abstract ShardSource source(scala.collection.Iterator<T> input, int rank);
 
+  /** Runs the rank over its input partition. */
+  RankOutcome outcome(scala.collection.Iterator<T> input) {
+    int rank = TaskContext.getPartitionId();
+    return new RankRuntime(spec, source(input, rank)).run();
+  }
+
   @Override
   public scala.collection.Iterator<Tuple2<Integer, RankOutcome>> apply(
       scala.collection.Iterator<T> input) {
-    int rank = TaskContext.getPartitionId();
-    RankOutcome outcome = new RankRuntime(spec, source(input, rank)).run();
+    RankOutcome outcome = outcome(input);
     return new AbstractIterator<>() {
       private boolean done;
 

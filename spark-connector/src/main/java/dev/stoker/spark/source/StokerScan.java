@@ -1,5 +1,6 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ReadRun;
@@ -19,14 +20,20 @@ import org.apache.spark.sql.types.StructType;
 public final class StokerScan implements Scan {
   private final ReadPlan plan;
   private final ReadConfig config;
-  private final int files;
-  private final String input;
+  private final ParquetRead read;
 
-  StokerScan(ReadPlan plan, ReadConfig config, int files, String input) {
+  StokerScan(ReadPlan plan, ReadConfig config, ParquetRead read) {
     this.plan = plan;
     this.config = config;
-    this.files = files;
-    this.input = input;
+    this.read = read;
+  }
+
+  /**
+   * The read behind the scan, for the runner, which plans it again for its own ranks with the
+   * options both sides were given.
+   */
+  public ParquetRead read() {
+    return read;
   }
 
   @Override
@@ -97,8 +104,8 @@ public final class StokerScan implements Scan {
     int runs = plan.ranks().stream().mapToInt(List::size).sum();
     return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
             + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d, "
-            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader]", input,
-        files, plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
+            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader]",
+        read.dataset().input(), read.dataset().files().size(), plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
         options.batchSize(), plan.droppedRows(), plan.paddedRows(),
         options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),
         config.windowRows(), sparkReaderRuns(), runs);

@@ -3,6 +3,7 @@ package dev.stoker.spark.source;
 import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.spark.parquet.ParquetFile;
 import dev.stoker.spark.parquet.RankPlanner;
+import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ShuffleWindow;
@@ -48,11 +49,6 @@ import org.slf4j.LoggerFactory;
 final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
     SupportsPushDownV2Filters, SupportsPushDownTableSample {
   private static final Logger LOG = LoggerFactory.getLogger(StokerScanBuilder.class);
-  /** Most rows of the default shuffle buffer. */
-  static final int WINDOW_ROWS = 8192;
-  /** Most bytes of the default shuffle buffer, and of the Parquet reader's batch. */
-  static final long WINDOW_BYTES = 32L << 20;
-
   private final SourceDataset dataset;
   private StructType required;
 
@@ -111,56 +107,12 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
   public Scan build() {
     SourceOptions options = dataset.options();
     LoaderOptions loader = options.loader();
-    List<SourceColumn> selected = dataset.schema().select(required);
-    List<ColumnSpec> columns = TensorShapes.resolve(selected, dataset.schema(), dataset.files(),
-        options.shapes(), dataset.hadoop().get());
-    ReadPlan plan = RankPlanner.plan(groups(selected), options.worldSize(), loader.batchSize(),
-        loader.dropLast(), loader.shuffle(), loader.seed(), options.epoch(), dataset.input());
-    long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::rowBytes).sum());
-    int windowRows = windowRows(options.shuffleBuffer(), rowBytes, columns);
-    int readerRows = (int) Math.max(1, Math.min(dataset.readerRows(), WINDOW_BYTES / rowBytes));
-    List<StructField> fields = new ArrayList<>();
-    for (SourceColumn column : selected) {
-      fields.add(column.sparkField());
-    }
-    ReadConfig config = new ReadConfig(LoaderConfig.of(loader, Placement.of(0,
-        options.worldSize())), options.epoch(), new StructType(fields.toArray(StructField[]::new)),
-        List.copyOf(columns), windowRows, readerRows, dataset.hadoop(),
-        options.verifyChecksums());
-    StokerScan scan = new StokerScan(plan, config, dataset.files().size(), dataset.input());
+    ParquetRead read = ParquetRead.of(dataset, required);
+    ReadPlan plan = read.plan(loader, options.worldSize(), options.epoch());
+    ReadConfig config = read.config(loader, options.worldSize(), options.epoch(),
+        options.shuffleBuffer(), options.verifyChecksums());
+    StokerScan scan = new StokerScan(plan, config, read);
     LOG.info("{}", scan.description());
     return scan;
-  }
-
-  /** Every row group of every file, file by file, with the bytes of the selected columns. */
-  private List<RankPlanner.Group> groups(List<SourceColumn> selected) {
-    List<RankPlanner.Group> groups = new ArrayList<>();
-    for (ParquetFile file : dataset.files()) {
-      for (RowGroup group : file.rowGroups()) {
-        long bytes = 0;
-        boolean decodable = true;
-        for (SourceColumn column : selected) {
-          ColumnStats stats = group.columns().get(column.name());
-          bytes += stats == null ? 0 : stats.bytes();
-          decodable &= stats != null && stats.decodable();
-        }
-        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable));
-      }
-    }
-    return groups;
-  }
-
-  private static int windowRows(Integer given, long rowBytes, List<ColumnSpec> columns) {
-    if (given == null) {
-      return (int) Math.max(1, Math.min(WINDOW_ROWS, WINDOW_BYTES / rowBytes));
-    }
-    long bytes = ShuffleWindow.bytes(columns, given);
-    if (bytes > DirectAllocator.MAX_BLOCK) {
-      throw new IllegalArgumentException(String.format("%s: %d rows of %d bytes make %d bytes "
-              + "(expected: at most %d bytes, the largest block; lower %s)",
-          SourceOptions.SHUFFLE_BUFFER, given, rowBytes, bytes, DirectAllocator.MAX_BLOCK,
-          SourceOptions.SHUFFLE_BUFFER));
-    }
-    return given;
   }
 }

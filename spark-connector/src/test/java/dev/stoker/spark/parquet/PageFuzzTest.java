@@ -45,8 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Files written by Spark (PLAIN and dictionary pages, v1 and v2, uncompressed, Snappy and GZIP,
  * with page checksums and without), broken by a seeded mutator in their page headers,
  * dictionaries, levels and values, their chunks cut short and their footers' value counts raised,
- * then read by both of Stoker's decoders: the runner's ({@link SplitDecoder}) and the
- * DataSource's ({@link ParquetRunReader}). Every value is a function of its row id, so every case
+ * then read by Stoker's one decoder ({@link ParquetRunReader}), as the DataSource's ranks and the
+ * runner's read their runs. Every value is a function of its row id, so every case
  * must give exactly the rows written or an {@link IOException} naming the file, the column and
  * the byte (or a bad row naming its row), within a time bound: never another exception, an
  * {@link Error}, a hang or a silently different value.
@@ -137,15 +137,11 @@ class PageFuzzTest {
     Path copy = dir.resolve(name + ".parquet"); // without Hadoop's checksum file
     Files.write(copy, bytes);
     int[] columns = version.equals("v2") ? V2 : ALL;
-    ByteBuffer[] decoded = splitDecode(copy.toString(), columns);
-    assertThat(decoded).as(name + " reads back").isNotNull();
-    checkValues(name, decoded, columns);
     int groups = Util.readFileMetaData(new ByteArrayInputStream(bytes, footerAt(bytes),
         bytes.length - footerAt(bytes))).getRow_groupsSize();
-    ByteBuffer[] viaRuns = runDecode(copy.toString(), bytes.length, groups, columns);
-    for (int c = 0; c < decoded.length; c++) {
-      assertThat(viaRuns[c]).as(name + " through the DataSource's decoder").isEqualTo(decoded[c]);
-    }
+    ByteBuffer[] decoded = runDecode(copy.toString(), bytes.length, groups, columns);
+    assertThat(decoded).as(name + " reads back").isNotNull();
+    checkValues(name, decoded, columns);
     SAMPLES.add(new Sample(name, columns, bytes, pages(bytes), footerAt(bytes), groups,
         decoded));
   }
@@ -201,43 +197,14 @@ class PageFuzzTest {
     return pages;
   }
 
-  /** The file's columns through the runner's decoder, or null when it reads no rows. */
-  private static ByteBuffer[] splitDecode(String path, int[] picked) throws IOException {
-    return splitDecode(path, picked, true);
-  }
-
-  private static ByteBuffer[] splitDecode(String path, int[] picked, boolean verify)
-      throws IOException {
-    ByteBuffer[] columns = buffers(picked);
-    List<Field> fields = new ArrayList<>();
-    for (int c : picked) {
-      fields.add(FIELDS.get(c));
-    }
-    try (SplitDecoder decoder = new SplitDecoder(new SplitDecoder.Split(path, 0,
-        Files.size(Path.of(path))), fields, CONF, verify)) {
-      int row = 0;
-      ByteBuffer[] views = new ByteBuffer[columns.length];
-      while (row < ROWS) {
-        for (int c = 0; c < columns.length; c++) {
-          views[c] = columns[c].duplicate().position(row * SPECS.get(picked[c]).rowBytes()).slice()
-              .order(ByteOrder.LITTLE_ENDIAN);
-        }
-        int n = decoder.read(ROWS - row, views);
-        if (n == 0) {
-          break;
-        }
-        row += n;
-      }
-      if (decoder.read(1, views) != 0 || row != ROWS) {
-        return null;
-      }
-    }
-    return columns;
-  }
-
   /** The file's columns through the DataSource's decoder, as a rank reads one whole run. */
   private static ByteBuffer[] runDecode(String path, long length, int groups, int[] picked)
       throws IOException {
+    return runDecode(path, length, groups, picked, true);
+  }
+
+  private static ByteBuffer[] runDecode(String path, long length, int groups, int[] picked,
+      boolean verify) throws IOException {
     List<ColumnSpec> specs = new ArrayList<>();
     for (int c : picked) {
       specs.add(SPECS.get(c));
@@ -245,7 +212,7 @@ class PageFuzzTest {
     long rows = ROWS;
     ReadRun run = new ReadRun(path, 0, length, 0, groups, 0, rows, 0, rows, length, true);
     ReadConfig config = new ReadConfig(null, 0, null, specs, ROWS, ROWS,
-        new HadoopConf(CONF), true);
+        new HadoopConf(CONF), verify);
     ByteBuffer[] columns = buffers(picked);
     try (DirectAllocator allocator = new DirectAllocator("fuzz", 1 << 20);
         ShuffleWindow window = new ShuffleWindow(allocator, specs, ROWS);
@@ -312,18 +279,9 @@ class PageFuzzTest {
     assertThat(outcomes.getOrDefault("same rows", 0)).as("cases read unchanged").isPositive();
   }
 
-  /** What both decoders make of the broken file: "same rows", "refused", "bad row" or FAIL. */
+  /** What the decoder makes of the broken file: "same rows", "refused", "bad row" or FAIL. */
   private static String outcome(Sample sample, String path, long length) {
-    String split = judge(sample, path, () -> splitDecode(path, sample.columns()));
-    String run = judge(sample, path,
-        () -> runDecode(path, length, sample.groups(), sample.columns()));
-    if (split.startsWith("FAIL")) {
-      return split + " (the runner's decoder)";
-    }
-    if (run.startsWith("FAIL")) {
-      return run + " (the DataSource's decoder)";
-    }
-    return split.equals("same rows") ? run : split;
+    return judge(sample, path, () -> runDecode(path, length, sample.groups(), sample.columns()));
   }
 
   private interface Decode {
@@ -516,10 +474,10 @@ class PageFuzzTest {
         "a page whose checksum does not match its bytes in the page at byte " + page.at());
     List<Row> unchecked = read(file, false);
     assertThat(unchecked).hasSize(ROWS);
-    assertThatThrownBy(() -> splitDecode(file.toString(), ALL, true))
-        .hasMessageContaining("a page whose checksum does not match its bytes");
-    assertThat(splitDecode(file.toString(), ALL, false)).as("read, a value changed unseen")
-        .isNotNull();
+    assertThatThrownBy(() -> runDecode(file.toString(), broken.length, sample.groups(), ALL,
+        true)).hasMessageContaining("a page whose checksum does not match its bytes");
+    assertThat(runDecode(file.toString(), broken.length, sample.groups(), ALL, false))
+        .as("read, a value changed unseen").isNotNull();
   }
 
   private static List<Row> read(Path file, boolean verify) {

@@ -204,22 +204,22 @@ public final class MappedShard {
   }
 
   /** The segment holding {@code row} of {@code column}. */
-  ByteBuffer segment(int column, long row) {
+  public ByteBuffer segment(int column, long row) {
     return segments[column][(int) (row / rowsPerSegment[column])];
   }
 
   /** Every segment of {@code column}, in row order (not a copy: read-only buffers). */
-  ByteBuffer[] segments(int column) {
+  public ByteBuffer[] segments(int column) {
     return segments[column];
   }
 
   /** The index in {@link #segments} of the segment holding {@code row} of {@code column}. */
-  int segmentIndex(int column, long row) {
+  public int segmentIndex(int column, long row) {
     return (int) (row / rowsPerSegment[column]);
   }
 
   /** The byte offset of {@code row} of {@code column} in its {@link #segment}. */
-  int offset(int column, long row) {
+  public int offset(int column, long row) {
     return (int) (row % rowsPerSegment[column]) * layout.rowBytes(column);
   }
 

@@ -1,11 +1,10 @@
 package dev.stoker.spark.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.stoker.loader.DType;
-import dev.stoker.loader.Field;
+import dev.stoker.loader.memory.DirectAllocator;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,16 +30,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Files written by Parquet's own writer in every codec Spark writes, with data pages v1 and v2,
  * dictionaries that fall back to plain pages midway, many pages and row groups, and page
- * checksums: Stoker's page reader and decoder give back exactly the values written.
+ * checksums: Stoker's run reader (page reader and decoder) gives back exactly the values written.
  */
-class SplitDecoderFormatsTest {
+class RunReaderFormatsTest {
   private static final int ROWS = 3000;
   private static final int WIDTH = 8;
   private static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
       "message spark_schema { optional group image (LIST) { repeated group list { "
           + "optional float element; } } optional int32 label; }");
-  private static final List<Field> FIELDS =
-      List.of(Field.of("image", DType.FLOAT32, WIDTH), Field.scalar("label", DType.INT32));
 
   @TempDir
   Path folder;
@@ -61,35 +58,41 @@ class SplitDecoderFormatsTest {
 
   private void check(String path) throws IOException {
     Configuration conf = new Configuration();
-    conf.setBoolean("parquet.page.verify-checksum.enabled", true);
-    assertNull(SplitDecoder.whyNot(List.of(path), FIELDS, conf));
+    List<BlockMetaData> groups;
     try (ParquetFileReader reader = ParquetFileReader.open(
         HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), conf))) {
-      List<BlockMetaData> groups = reader.getFooter().getBlocks();
+      groups = reader.getFooter().getBlocks();
       assertTrue(groups.size() > 1, "row groups: " + groups.size());
       assertTrue(groups.get(0).getColumns().get(0).getEncodingStats().hasDictionaryPages(),
           "the image column starts with a dictionary");
     }
-    ByteBuffer images = ByteBuffer.allocateDirect(ROWS * WIDTH * 4).order(ByteOrder.nativeOrder());
-    ByteBuffer labels = ByteBuffer.allocateDirect(ROWS * 4).order(ByteOrder.nativeOrder());
-    int rows = 0;
-    try (SplitDecoder decoder = new SplitDecoder(
-        new SplitDecoder.Split(path, 0, new File(path.substring(5)).length()), FIELDS, conf)) {
-      assertEquals(ROWS, decoder.rows());
-      ByteBuffer[] block = {ByteBuffer.allocateDirect(500 * WIDTH * 4),
-          ByteBuffer.allocateDirect(500 * 4)};
-      for (int n = decoder.read(500, block); n > 0; n = decoder.read(500, block)) {
-        images.put(rows * WIDTH * 4, block[0], 0, n * WIDTH * 4);
-        labels.put(rows * 4, block[1], 0, n * 4);
-        rows += n;
+    List<ColumnSpec> specs = List.of(
+        new ColumnSpec("image", SourceColumn.Kind.LIST, DType.FLOAT32, new int[] {WIDTH}, "test"),
+        new ColumnSpec("label", SourceColumn.Kind.SCALAR, DType.INT32, new int[0], "test"));
+    long length = new File(path.substring(5)).length();
+    ReadRun run = new ReadRun(path, 0, length, 0, groups.size(), 0, ROWS, 0, ROWS, length, true);
+    ReadConfig config = new ReadConfig(null, 0, null, specs, ROWS, ROWS, new HadoopConf(conf),
+        true);
+    ByteBuffer images;
+    ByteBuffer labels;
+    try (DirectAllocator allocator = new DirectAllocator("formats", 1 << 20);
+        ShuffleWindow window = new ShuffleWindow(allocator, specs, ROWS);
+        ParquetRunReader reader = new ParquetRunReader(run, config, conf)) {
+      for (int row = 0; row < ROWS; ) {
+        int n = reader.read(window, row, Math.min(500, ROWS - row));
+        assertTrue(n > 0, "rows read at row " + row);
+        row += n;
       }
-    }
-    assertEquals(ROWS, rows);
-    for (int row = 0; row < ROWS; row++) {
-      assertEquals(row % 10, labels.getInt(row * 4), "label of row " + row);
-      for (int e = 0; e < WIDTH; e++) {
-        assertEquals(value(row, e), images.getFloat((row * WIDTH + e) * 4),
-            "element " + e + " of row " + row + " in " + path);
+      ByteBuffer bytes = window.buffer().duplicate().order(ByteOrder.nativeOrder());
+      images = bytes.slice(window.offset(0, 0, ROWS), ROWS * WIDTH * 4)
+          .order(ByteOrder.nativeOrder());
+      labels = bytes.slice(window.offset(1, 0, ROWS), ROWS * 4).order(ByteOrder.nativeOrder());
+      for (int row = 0; row < ROWS; row++) {
+        assertEquals(row % 10, labels.getInt(row * 4), "label of row " + row);
+        for (int e = 0; e < WIDTH; e++) {
+          assertEquals(value(row, e), images.getFloat((row * WIDTH + e) * 4),
+              "element " + e + " of row " + row + " in " + path);
+        }
       }
     }
   }

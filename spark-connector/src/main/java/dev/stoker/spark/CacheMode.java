@@ -1,0 +1,39 @@
+package dev.stoker.spark;
+
+import java.util.Locale;
+
+/**
+ * Whether a rank that streams its planned Parquet rows also keeps them in a shard cache on its
+ * executor's local disk, for the epochs after the one that wrote it. Only a run whose input is a
+ * Parquet scan or a {@code format("stoker")} read streams; any other DataFrame's rows always go
+ * to the shard first.
+ */
+public enum CacheMode {
+  /**
+   * Writes the cache while the second epoch streams, when one fits the budget and the disk: a
+   * run of one epoch writes nothing, and later epochs read the cache (default).
+   */
+  AUTO,
+  /**
+   * Writes the cache while the first epoch streams; a cache that does not fit the budget or the
+   * disk is an error.
+   */
+  DISK,
+  /** Never writes a cache: every epoch streams from the Parquet files. */
+  NONE;
+
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** {@code auto}, {@code disk} or {@code none}, any case. */
+  public static CacheMode parse(String text) {
+    for (CacheMode value : values()) {
+      if (value.label().equalsIgnoreCase(text.strip())) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException(SparkOptionNames.CACHE + ": '" + text
+        + "' (expected: auto, disk or none)");
+  }
+}

@@ -1,0 +1,166 @@
+package dev.stoker.spark.parquet;
+
+import dev.stoker.loader.Field;
+import dev.stoker.loader.LoaderConfig;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
+import dev.stoker.spark.parquet.ParquetFile.RowGroup;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The columns of a dataset that a read loads, ready to be planned for any number of ranks: what
+ * {@code format("stoker")}'s scan and the runner both plan from, so that both cut the same rows
+ * into the same ranks for the same options.
+ */
+public final class ParquetRead {
+  /** Most rows of the default shuffle buffer. */
+  public static final int WINDOW_ROWS = 8192;
+  /** Most bytes of the default shuffle buffer, and of the Parquet reader's batch. */
+  public static final long WINDOW_BYTES = 32L << 20;
+
+  private final SourceDataset dataset;
+  private final List<SourceColumn> selected;
+  private final List<ColumnSpec> columns;
+
+  private ParquetRead(SourceDataset dataset, List<SourceColumn> selected,
+      List<ColumnSpec> columns) {
+    this.dataset = dataset;
+    this.selected = List.copyOf(selected);
+    this.columns = List.copyOf(columns);
+  }
+
+  /** The columns of {@code required}, shaped by the read's {@code shape.*} options. */
+  public static ParquetRead of(SourceDataset dataset, StructType required) {
+    List<SourceColumn> selected = dataset.schema().select(required);
+    return new ParquetRead(dataset, selected, TensorShapes.resolve(selected, dataset.schema(),
+        dataset.files(), dataset.options().shapes(), dataset.hadoop().get()));
+  }
+
+  /**
+   * The columns {@code fields} declare, in their order and with their shapes, if every one is
+   * stored as its field's dtype with as many values per row; else null, with the reason given to
+   * {@code why}.
+   *
+   * @throws IllegalArgumentException if the footers say that a column holds nulls
+   */
+  public static ParquetRead declared(SourceDataset dataset, List<Field> fields,
+      StringBuilder why) {
+    StructType sparkSchema = dataset.schema().sparkSchema();
+    List<StructField> wanted = new ArrayList<>();
+    for (Field field : fields) {
+      if (!Arrays.asList(sparkSchema.fieldNames()).contains(field.name())) {
+        why.append("column '").append(field.name()).append("' is not in the files");
+        return null;
+      }
+      wanted.add(new StructField(field.name(), DataTypes.NullType, true, Metadata.empty()));
+    }
+    List<SourceColumn> selected;
+    List<ColumnSpec> stored;
+    try {
+      selected = dataset.schema().select(new StructType(wanted.toArray(StructField[]::new)));
+    } catch (IllegalArgumentException e) {
+      why.append(e.getMessage());
+      return null;
+    }
+    TensorShapes.checkNulls(selected, dataset.files());
+    try {
+      stored = TensorShapes.resolve(selected, dataset.schema(), dataset.files(),
+          dataset.options().shapes(), dataset.hadoop().get());
+    } catch (IllegalArgumentException e) {
+      why.append(e.getMessage());
+      return null;
+    }
+    List<ColumnSpec> columns = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Field field = fields.get(i);
+      ColumnSpec column = stored.get(i);
+      if (field.dtype() != column.dtype() || field.elements() != column.elements()) {
+        why.append(String.format("column '%s' is stored as %d %s value(s) per row, declared as "
+            + "%s", field.name(), column.elements(), column.dtype().label(), field));
+        return null;
+      }
+      columns.add(new ColumnSpec(field.name(), column.kind(), field.dtype(),
+          field.shape().clone(), column.lengthSource()));
+    }
+    return new ParquetRead(dataset, selected, columns);
+  }
+
+  public SourceDataset dataset() {
+    return dataset;
+  }
+
+  /** The columns read, in the batch's order. */
+  public List<ColumnSpec> columns() {
+    return columns;
+  }
+
+  /** The columns as Spark sees them. */
+  public StructType sparkSchema() {
+    List<StructField> fields = new ArrayList<>();
+    for (SourceColumn column : selected) {
+      fields.add(column.sparkField());
+    }
+    return new StructType(fields.toArray(StructField[]::new));
+  }
+
+  /** Every rank's rows for {@code loader}'s batches on {@code worldSize} ranks in epoch {@code epoch}. */
+  public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
+    return RankPlanner.plan(groups(), worldSize, loader.batchSize(), loader.dropLast(),
+        loader.shuffle(), loader.seed(), epoch, dataset.input());
+  }
+
+  /**
+   * What every rank reads with: {@code shuffleBuffer} rows of shuffle buffer (null: as many as
+   * fit {@link #WINDOW_BYTES}, at most {@link #WINDOW_ROWS}).
+   *
+   * @throws IllegalArgumentException if {@code shuffleBuffer} rows take more than one block
+   */
+  public ReadConfig config(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
+      boolean verifyChecksums) {
+    long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::rowBytes).sum());
+    int windowRows = windowRows(shuffleBuffer, rowBytes);
+    int readerRows = (int) Math.max(1, Math.min(dataset.readerRows(), WINDOW_BYTES / rowBytes));
+    return new ReadConfig(LoaderConfig.of(loader, Placement.of(0, worldSize)), epoch,
+        sparkSchema(), columns, windowRows, readerRows, dataset.hadoop(), verifyChecksums);
+  }
+
+  /** Every row group of every file, file by file, with the bytes of the selected columns. */
+  private List<RankPlanner.Group> groups() {
+    List<RankPlanner.Group> groups = new ArrayList<>();
+    for (ParquetFile file : dataset.files()) {
+      for (RowGroup group : file.rowGroups()) {
+        long bytes = 0;
+        boolean decodable = true;
+        for (SourceColumn column : selected) {
+          ColumnStats stats = group.columns().get(column.name());
+          bytes += stats == null ? 0 : stats.bytes();
+          decodable &= stats != null && stats.decodable();
+        }
+        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable));
+      }
+    }
+    return groups;
+  }
+
+  private int windowRows(Integer given, long rowBytes) {
+    if (given == null) {
+      return (int) Math.max(1, Math.min(WINDOW_ROWS, WINDOW_BYTES / rowBytes));
+    }
+    long bytes = ShuffleWindow.bytes(columns, given);
+    if (bytes > DirectAllocator.MAX_BLOCK) {
+      throw new IllegalArgumentException(String.format("%s: %d rows of %d bytes make %d bytes "
+              + "(expected: at most %d bytes, the largest block; lower %s)",
+          SourceOptions.SHUFFLE_BUFFER, given, rowBytes, bytes, DirectAllocator.MAX_BLOCK,
+          SourceOptions.SHUFFLE_BUFFER));
+    }
+    return given;
+  }
+}

@@ -1,0 +1,135 @@
+package dev.stoker.spark.run;
+
+import dev.stoker.loader.Field;
+import dev.stoker.spark.parquet.ParquetRead;
+import dev.stoker.spark.parquet.SourceDataset;
+import dev.stoker.spark.parquet.SourceOptions;
+import dev.stoker.spark.run.balance.ScalaSeqs;
+import dev.stoker.spark.source.StokerScan;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.Partition;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.InputAdapter;
+import org.apache.spark.sql.execution.ProjectExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.WholeStageCodegenExec;
+import org.apache.spark.sql.execution.datasources.FilePartition;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An input the ranks read straight from its Parquet files: a {@code format("stoker")} read or a
+ * plain {@code spark.read.parquet} scan (at most a choice of columns over it: no filter, no
+ * computed column), whose declared columns are stored as the dtypes they are declared with. Both
+ * are planned by the one planner into exact row ranges per rank, which each rank streams into its
+ * loader.
+ *
+ * @param read the declared columns of the files
+ * @param readOptions the {@code format("stoker")} read's options; null for a plain Parquet scan
+ */
+public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
+  private static final Logger LOG = LoggerFactory.getLogger(PlannedInput.class);
+
+  /**
+   * The planned input of {@code input} for {@code fields}, or null when its rows must take the
+   * rows path (the reason is logged).
+   */
+  public static PlannedInput of(Dataset<Row> input, List<Field> fields) {
+    SparkPlan scan = scanOf(input.queryExecution().executedPlan());
+    if (scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker) {
+      return declared(stoker.read().dataset(), fields, stoker.read().dataset().options());
+    }
+    if (scan instanceof FileSourceScanExec files) {
+      SourceDataset dataset = parquetFiles(input, files, fields);
+      return dataset == null ? null : declared(dataset, fields, null);
+    }
+    return null;
+  }
+
+  /** Whether this is a {@code format("stoker")} read (else a plain Parquet scan). */
+  public boolean stokerRead() {
+    return readOptions != null;
+  }
+
+  private static PlannedInput declared(SourceDataset dataset, List<Field> fields,
+      SourceOptions options) {
+    StringBuilder why = new StringBuilder();
+    ParquetRead read = ParquetRead.declared(dataset, fields, why);
+    if (read == null) {
+      LOG.info("stoker: the ranks read {} through Spark's rows: {}", dataset.input(), why);
+      return null;
+    }
+    return new PlannedInput(read, options);
+  }
+
+  /** The files of a plain Parquet scan, or null if the scan is more than that. */
+  private static SourceDataset parquetFiles(Dataset<Row> input, FileSourceScanExec scan,
+      List<Field> fields) {
+    HadoopFsRelation relation = scan.relation();
+    if (!(relation.fileFormat() instanceof ParquetFileFormat)) {
+      return null;
+    }
+    Set<String> partitionColumns =
+        new LinkedHashSet<>(Arrays.asList(relation.partitionSchema().fieldNames()));
+    for (Field field : fields) {
+      if (partitionColumns.contains(field.name())) {
+        LOG.info("stoker: column '{}' is a partition column of the Parquet scan; the ranks read "
+            + "it through Spark's rows", field.name());
+        return null;
+      }
+    }
+    Set<String> paths = new LinkedHashSet<>();
+    for (Partition partition : scan.inputRDD().partitions()) {
+      if (!(partition instanceof FilePartition filePartition)) {
+        return null;
+      }
+      for (PartitionedFile file : filePartition.files()) {
+        paths.add(file.toPath().toString());
+      }
+    }
+    if (paths.isEmpty()) {
+      return null;
+    }
+    Configuration conf = input.sparkSession().sessionState()
+        .newHadoopConfWithOptions(relation.options());
+    return SourceDataset.ofFiles(new ArrayList<>(paths), conf);
+  }
+
+  /** The scan under {@code plan}, if nothing but a choice of its columns lies above it. */
+  private static SparkPlan scanOf(SparkPlan plan) {
+    if (plan instanceof WholeStageCodegenExec codegen) {
+      plan = codegen.child();
+    }
+    if (plan instanceof ProjectExec project) {
+      for (Object expression : ScalaSeqs.elements(project.projectList())) {
+        if (!(expression instanceof Attribute)) {
+          return null;
+        }
+      }
+      plan = project.child();
+    }
+    if (plan instanceof InputAdapter adapter) {
+      plan = adapter.child();
+    }
+    if (plan instanceof ColumnarToRowExec transition) {
+      plan = transition.child();
+    }
+    if (plan instanceof InputAdapter adapter) {
+      plan = adapter.child();
+    }
+    return plan instanceof BatchScanExec || plan instanceof FileSourceScanExec ? plan : null;
+  }
+}

@@ -1,0 +1,103 @@
+package dev.stoker.spark.run.shard;
+
+import dev.stoker.loader.ColumnTarget;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.Field;
+import java.nio.ByteBuffer;
+
+/**
+ * Writes stored rows of one tensor column into a batch's column as normalized float32, with the
+ * arithmetic of {@link Normalization}: the path of rows that reach the loader as column chunks
+ * (streamed from Parquet or from the shard cache), as {@code NormalizedColumn} is that of
+ * samples. Works a piece of a channel at a time through per-thread scratch arrays; uint8 values
+ * go through a table of the 256 results per channel.
+ */
+public final class RowNormalizer {
+  private static final int PIECE = 8192;
+
+  private final DType dtype;
+  private final int channels;
+  private final int plane;
+  private final float[][] table;
+  private final float[] meanF;
+  private final float[] stdF;
+  private final double[] mean;
+  private final double[] std;
+  private final ThreadLocal<float[]> out;
+  private final ThreadLocal<double[]> in;
+
+  /**
+   * @throws IllegalArgumentException if {@code normalization} does not apply to {@code stored}
+   */
+  public RowNormalizer(Field stored, Normalization normalization) {
+    normalization.check(stored);
+    this.dtype = stored.dtype();
+    this.channels = stored.shape()[0];
+    this.plane = stored.elements() / channels;
+    this.mean = new double[channels];
+    this.std = new double[channels];
+    this.meanF = new float[channels];
+    this.stdF = new float[channels];
+    for (int c = 0; c < channels; c++) {
+      mean[c] = normalization.mean(c);
+      std[c] = normalization.std(c);
+      meanF[c] = (float) mean[c];
+      stdF[c] = (float) std[c];
+    }
+    this.table = dtype == DType.UINT8 ? new float[channels][256] : null;
+    if (table != null) {
+      for (int c = 0; c < channels; c++) {
+        for (int x = 0; x < 256; x++) {
+          table[c][x] = ((float) x / 255f - meanF[c]) / stdF[c];
+        }
+      }
+    }
+    int piece = Math.min(PIECE, plane);
+    this.out = ThreadLocal.withInitial(() -> new float[piece]);
+    this.in = ThreadLocal.withInitial(() -> new double[piece]);
+  }
+
+  /**
+   * Writes the row stored at byte {@code offset} of {@code src} (native order, read with
+   * absolute access) to {@code target}, normalized.
+   */
+  public void write(ByteBuffer src, int offset, ColumnTarget target) {
+    float[] values = out.get();
+    for (int c = 0; c < channels; c++) {
+      for (int from = 0; from < plane; from += values.length) {
+        int count = Math.min(values.length, plane - from);
+        int element = c * plane + from;
+        convert(src, offset, c, element, count, values);
+        target.putFloats(values, 0, count);
+      }
+    }
+  }
+
+  private void convert(ByteBuffer src, int offset, int c, int element, int count,
+      float[] values) {
+    if (dtype == DType.UINT8) {
+      float[] results = table[c];
+      for (int i = 0; i < count; i++) {
+        values[i] = results[src.get(offset + element + i) & 0xff];
+      }
+    } else if (dtype == DType.FLOAT32) {
+      float m = meanF[c];
+      float d = stdF[c];
+      int at = offset + element * Float.BYTES;
+      for (int i = 0; i < count; i++) {
+        values[i] = (src.getFloat(at + i * Float.BYTES) - m) / d;
+      }
+    } else {
+      double[] doubles = in.get();
+      int at = offset + element * Double.BYTES;
+      for (int i = 0; i < count; i++) {
+        doubles[i] = src.getDouble(at + i * Double.BYTES);
+      }
+      double m = mean[c];
+      double d = std[c];
+      for (int i = 0; i < count; i++) {
+        values[i] = (float) ((doubles[i] - m) / d);
+      }
+    }
+  }
+}
