@@ -172,18 +172,19 @@ class EqualBatchesTest {
   }
 
   @Test
-  void shouldReadParquetAsColumnarBatchesInPlaceOrShuffled(@TempDir Path folder) {
+  void shouldStreamAParquetScanAndShuffleAFilteredOne(@TempDir Path folder) {
     String parquet = folder.resolve("frame.parquet").toString();
     TestFrames.frame(spark, 3, 10, 10).write().parquet(parquet);
     Dataset<Row> input = spark.read().parquet(parquet);
     assertThat(input.queryExecution().executedPlan().toString()).contains("ColumnarToRow");
 
-    TrainingResult<RankIds> inPlace = run(input, 2, 4, true, 1);
-    assertThat(inPlace.report().rebalanced()).isFalse();
-    assertThat(inPlace.report().columnar()).isTrue();
-    TrainingResult<RankIds> shuffled = run(input, 3, 2, true, 1);
-    assertThat(shuffled.report().rebalanced()).isTrue();
-    for (TrainingResult<RankIds> run : List.of(inPlace, shuffled)) {
+    TrainingResult<RankIds> streamed = run(input, 2, 4, true, 1);
+    assertThat(streamed.report().streamed()).isTrue();
+    assertThat(streamed.report().rebalanced()).isFalse();
+    TrainingResult<RankIds> filtered = run(input.where("id >= 0"), 3, 2, true, 1);
+    assertThat(filtered.report().streamed()).as("a filter above the scan").isFalse();
+    assertThat(filtered.report().rebalanced()).isTrue();
+    for (TrainingResult<RankIds> run : List.of(streamed, filtered)) {
       Set<Long> delivered = new HashSet<>();
       for (RankIds rank : run.results()) {
         assertThat(rank.consistent()).isTrue();

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stoker.loader.DType;
+import dev.stoker.spark.run.PlannedInput;
+import dev.stoker.loader.Field;
+import dev.stoker.loader.Batch;
 import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.run.shard.ShardBudgetException;
@@ -39,6 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class InputErrorsTest {
   static final AtomicInteger CALLS = new AtomicInteger();
+  private static final List<Field> FIELDS =
+      List.of(Field.of("x", DType.FLOAT32, 4), Field.scalar("id", DType.INT64));
   private static SparkSession spark;
 
   @BeforeAll
@@ -69,6 +74,17 @@ class InputErrorsTest {
         .option("batchSize", "2").worldSize(2);
   }
 
+  /** A rank function that reads one epoch, as training does; it streams the rank's rows. */
+  private static RankFunction<Integer> reading() {
+    return (rank, loader) -> {
+      int batches = 0;
+      for (Batch batch : loader.epoch(0)) {
+        batches += batch.size() > 0 ? 1 : 0;
+      }
+      return batches;
+    };
+  }
+
   private static RankFunction<Integer> counted() {
     return (rank, loader) -> CALLS.incrementAndGet();
   }
@@ -88,22 +104,39 @@ class InputErrorsTest {
   }
 
   @Test
-  void shouldNameTheRowOfAWrongLengthInParquetReadInPlaceOrShuffled(@TempDir Path folder) {
+  void shouldNameTheRowOfAWrongLengthInParquetStreamedOrShuffled(@TempDir Path folder) {
     String parquet = folder.resolve("short.parquet").toString();
     withShortRow(6, 4, 4).write().parquet(parquet);
     Dataset<Row> input = spark.read().parquet(parquet);
     int partition = input.withColumn("p", functions.spark_partition_id())
         .filter(functions.col("id").equalTo(6)).first().getInt(2);
-    String message = "column 'x' row 2 of partition " + partition + ": 3 values (expected: 4 = "
-        + "[4])";
-    // In place, the ranks decode the files themselves and name the file's row.
+    // The footers count one value less than 4 a row: the files cannot be streamed as declared,
+    // and the rows path names the row.
+    assertThat(PlannedInput.of(input, FIELDS)).isNull();
     assertThatThrownBy(() -> declared(input).run(counted()))
         .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("column 'x' row 2 of partition " + partition + ": 3 values (expected: 4 = "
+            + "[4])");
+  }
+
+  @Test
+  void shouldNameTheRowOfAWrongLengthMetWhileStreamingWithoutRetries(@TempDir Path folder) {
+    String parquet = folder.resolve("uneven.parquet").toString();
+    // Rows 2 and 3 hold 3 and 5 values: the footers count 4 a row, the pages tell.
+    TestFrames.frame(spark, 4, 8).map((MapFunction<Row, Row>) row -> row.getLong(0) == 2
+            ? TestFrames.row(2, 3) : row.getLong(0) == 3 ? TestFrames.row(3, 5) : row,
+        Encoders.row(TestFrames.SCHEMA)).coalesce(1).write().parquet(parquet);
+    Dataset<Row> input = spark.read().parquet(parquet);
+    assertThat(PlannedInput.of(input, FIELDS)).isNotNull();
+
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    int retries = retriesOf(() -> thrown.set(catchThrowable(
+        () -> declared(input).run(reading()))));
+    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("column 'x' has 3 values in row 2 of file '")
-        .hasMessageContaining("short.parquet/part-")
+        .hasMessageContaining("uneven.parquet/part-")
         .hasMessageContaining("(expected: 4 = [4], as the declared shape says;");
-    assertThatThrownBy(() -> declared(input).option("rebalance", "always").run(counted()))
-        .isInstanceOf(BadRowException.class).hasMessage(message);
+    assertThat(retries).as("stage attempts retried").isZero();
   }
 
   @Test
@@ -191,7 +224,7 @@ class InputErrorsTest {
     Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     int retries = retriesOf(() -> thrown.set(catchThrowable(
-        () -> declared(spark.read().parquet(parquet)).run(counted()))));
+        () -> declared(spark.read().parquet(parquet)).run(reading()))));
     assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("rank ")
         .hasMessageContaining(" of 2: its input failed the same way when read again, so a retry "

@@ -88,7 +88,7 @@ public final class ParquetRead {
         return null;
       }
       columns.add(new ColumnSpec(field.name(), column.kind(), field.dtype(),
-          field.shape().clone(), column.lengthSource()));
+          field.shape().clone(), "the declared shape"));
     }
     return new ParquetRead(dataset, selected, columns);
   }

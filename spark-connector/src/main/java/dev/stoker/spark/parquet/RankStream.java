@@ -126,7 +126,12 @@ public final class RankStream implements ChunkStream {
       if (runLeft == 0) {
         openNextRun();
       }
-      int n = reader.read(window, filled, (int) Math.min(window.capacity() - filled, runLeft));
+      int n;
+      try {
+        n = reader.read(window, filled, (int) Math.min(window.capacity() - filled, runLeft));
+      } catch (IOException e) {
+        throw confirmed(window, e);
+      }
       filled += n;
       runLeft -= n;
       left -= n;
@@ -138,14 +143,46 @@ public final class RankStream implements ChunkStream {
   }
 
   /**
+   * {@code failure}, met in the current run, as an {@link UnreadableInputException} if reading
+   * the run again from its start fails alike before as many rows (the file's fault, which a retry
+   * would meet again); else as it is. Reads into {@code window}, whose rows are lost anyway.
+   */
+  private IOException confirmed(ShuffleWindow window, IOException failure) {
+    ReadRun run = runs.get(nextRun - 1);
+    long done = run.rows() - runLeft;
+    long again = 0;
+    try (RunReader second = open(run)) {
+      while (again <= done) {
+        int n = second.read(window, 0, (int) Math.min(window.capacity(), run.rows() - again));
+        if (n <= 0) {
+          break;
+        }
+        again += n;
+      }
+    } catch (IOException e) {
+      if (String.valueOf(e.getMessage()).equals(failure.getMessage())) {
+        return new UnreadableInputException(failure.getMessage(), failure);
+      }
+      failure.addSuppressed(e);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+    return failure;
+  }
+
+  private RunReader open(ReadRun run) throws IOException {
+    return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+        ? new ParquetRunReader(run, config, conf) : new SparkRunReader(run, config, conf);
+  }
+
+  /**
    * Opens the next run: with Stoker's decoder where every column's encodings allow (on a
    * little-endian machine, whose native order batches use), else with Spark's reader.
    */
   private void openNextRun() throws IOException {
     closeReader();
     ReadRun run = runs.get(nextRun++);
-    reader = run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        ? new ParquetRunReader(run, config, conf) : new SparkRunReader(run, config, conf);
+    reader = open(run);
     counters.bytesRead.add(run.bytes());
     runLeft = run.rows();
   }

@@ -54,6 +54,8 @@ public final class BarrierRun {
   private static final ClassTag<RankOutcome> OUTCOME = ClassTag$.MODULE$.apply(RankOutcome.class);
   /** Spark's local property for the description of the jobs a thread starts. */
   private static final String JOB_DESCRIPTION = "spark.job.description";
+  /** Spark's local property that has a cancelled job's tasks interrupted. */
+  private static final String INTERRUPT_ON_CANCEL = "spark.job.interruptOnCancel";
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static final ClassTag<Tuple2<Integer, RankOutcome>> PAIR =
       (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class);
@@ -151,10 +153,21 @@ public final class BarrierRun {
     }
     RDD<Integer> ranks = new JavaSparkContext(spark).parallelize(ids, spec.worldSize).rdd();
     List<RankOutcome> outcomes;
+    InputFaultWatch watch = new InputFaultWatch(spark);
+    spark.addSparkListener(watch);
+    String interrupt = spark.getLocalProperty(INTERRUPT_ON_CANCEL);
+    spark.setLocalProperty(INTERRUPT_ON_CANCEL, "true");
     try {
       outcomes = barrier(ranks, RankTask.planned(spec, config, plan));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
+      String fault = watch.fault();
+      if (fault != null) {
+        throw withCause(new IllegalArgumentException(fault), e);
+      }
       throw BarrierRun.<RuntimeException>rethrow(inputProblem(e));
+    } finally {
+      spark.removeSparkListener(watch);
+      spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
     }
     return results(outcomes, plan.rows(), read.dataset().files().size(), true, false);
   }

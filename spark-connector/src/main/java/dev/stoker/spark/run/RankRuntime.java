@@ -15,6 +15,8 @@ import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.RowErrors;
+import dev.stoker.spark.parquet.UnreadableInputException;
 import dev.stoker.spark.run.shard.MappedShard;
 import dev.stoker.spark.run.shard.ShardLayout;
 import dev.stoker.spark.run.shard.ShardBudgetException;
@@ -162,6 +164,10 @@ public final class RankRuntime {
       throw failed(task, "reading its shard failed", shardChanged);
     }
     if (closer.failure() != null) {
+      InputFaultException fault = inputFault(task, closer.failure());
+      if (fault != null) {
+        throw fault;
+      }
       throw failed(task, "failed", closer.failure());
     }
     RankReport report = report(task, data, session.device, gpus, session.watcher.totals());
@@ -330,6 +336,41 @@ public final class RankRuntime {
     }
     return failure.getCause() == failure ? null
         : shardChanged(failure.getCause(), shard, depth + 1);
+  }
+
+  /**
+   * The input's own fault in {@code failure} (its causes or what they suppressed), which a retry
+   * would meet again: a bad row, or a file that failed to decode the same way twice; else null.
+   */
+  private InputFaultException inputFault(BarrierTaskContext task, Throwable failure) {
+    Throwable found = find(failure, 0);
+    if (found == null) {
+      return null;
+    }
+    String message = found instanceof UnreadableInputException
+        ? String.format("rank %d of %d: its input failed the same way when read again, so a "
+            + "retry cannot help: %s (expected: input files that can be read; replace the "
+            + "damaged file or leave it out of the input)", task.partitionId(), spec.worldSize,
+            found.getMessage())
+        : found.getMessage();
+    return new InputFaultException(message, failure);
+  }
+
+  private static Throwable find(Throwable failure, int depth) {
+    if (failure == null || depth > 20) {
+      return null;
+    }
+    if (failure instanceof UnreadableInputException || failure instanceof RowErrors.BadRow
+        || failure instanceof BadRowException) {
+      return failure;
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      Throwable found = find(suppressed, depth + 1);
+      if (found != null) {
+        return found;
+      }
+    }
+    return failure.getCause() == failure ? null : find(failure.getCause(), depth + 1);
   }
 
   private RuntimeException failed(BarrierTaskContext task, String what, Throwable cause) {
