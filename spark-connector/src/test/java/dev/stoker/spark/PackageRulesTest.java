@@ -12,13 +12,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -91,6 +100,17 @@ class PackageRulesTest {
         .should().bePublic()
         .because("the root package holds only the public API and its data model; what users "
             + "need not see lives in the packages below it")
+        .check(CLASSES);
+  }
+
+  @Test
+  void apiShouldExposeOnlyApiTypes() {
+    classes()
+        .that().resideInAPackage(API)
+        .and().arePublic()
+        .should(exposeNoTypeThat(connectorOutside(API)))
+        .because("what a user sees of the connector is the root package: a type of the packages "
+            + "below it in a public signature would make that package API too")
         .check(CLASSES);
   }
 
@@ -297,6 +317,55 @@ class PackageRulesTest {
 
   private static Path packageInfo(Path sources, String pkg) {
     return sources.resolve(pkg.replace('.', '/')).resolve("package-info.java");
+  }
+
+  /**
+   * The class's supertypes and type parameters, and the signatures of its public and protected
+   * constructors, methods and fields (parameters, results, type arguments and bounds, declared
+   * exceptions), use none of {@code types}.
+   */
+  private static ArchCondition<JavaClass> exposeNoTypeThat(DescribedPredicate<JavaClass> types) {
+    return new ArchCondition<>("expose no type that " + types.getDescription()) {
+      @Override
+      public void check(JavaClass type, ConditionEvents events) {
+        Set<String> seen = new TreeSet<>();
+        List<JavaType> declaration = new ArrayList<>();
+        type.getSuperclass().ifPresent(declaration::add);
+        declaration.addAll(type.getInterfaces());
+        declaration.addAll(type.getTypeParameters());
+        expose(type, type.getName(), declaration, types, seen);
+        for (JavaMember member : type.getMembers()) {
+          Set<JavaModifier> modifiers = member.getModifiers();
+          if (!modifiers.contains(JavaModifier.PUBLIC)
+              && !modifiers.contains(JavaModifier.PROTECTED)) {
+            continue;
+          }
+          List<JavaType> signature = new ArrayList<>();
+          if (member instanceof JavaField field) {
+            signature.add(field.getType());
+          } else if (member instanceof JavaCodeUnit code) {
+            signature.add(code.getReturnType());
+            signature.addAll(code.getParameterTypes());
+            signature.addAll(code.getTypeParameters());
+            signature.addAll(code.getExceptionTypes());
+          }
+          expose(type, member.getFullName(), signature, types, seen);
+        }
+        seen.forEach(message -> events.add(SimpleConditionEvent.violated(type, message)));
+      }
+    };
+  }
+
+  private static void expose(JavaClass owner, String where, List<JavaType> parts,
+      DescribedPredicate<JavaClass> types, Set<String> seen) {
+    for (JavaType part : parts) {
+      for (JavaClass used : part.getAllInvolvedRawTypes()) {
+        JavaClass base = used.isArray() ? used.getBaseComponentType() : used;
+        if (types.test(base)) {
+          seen.add(owner.getName() + ": " + where + " exposes " + base.getName());
+        }
+      }
+    }
   }
 
   /** Classes of the connector (the root package and all below it) outside the given packages. */
