@@ -1,5 +1,8 @@
 /**
  * Runnable jobs built on Stoker. The {@code bin/stoker} command line lives in
- * {@link dev.stoker.examples.cli}; this module may use every other module, and none uses it.
+ * {@link dev.stoker.examples.cli}; this module may use every other module, and none uses it. Jobs
+ * use the public APIs as users do: the connector's root package, and the loader's root package
+ * with the memory, device, metrics, stats and bench packages; only the command line runs the
+ * benchmarks of either.
  */
 package dev.stoker.examples;

@@ -1,6 +1,6 @@
 package dev.stoker.spark.bench;
 
-import dev.stoker.spark.run.balance.ScalaSeqs;
+import java.lang.reflect.InvocationTargetException;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.StageInfo;
@@ -26,13 +26,32 @@ final class StageClock extends SparkListener {
     nanos += millis * 1_000_000;
   }
 
-  private static boolean isRanks(StageInfo stage) {
-    for (Object rdd : ScalaSeqs.call(stage, "rddInfos")) {
-      if (RANKS.equals(((RDDInfo) rdd).name())) {
+  static boolean isRanks(StageInfo stage) {
+    scala.collection.Iterator<?> rdds = rddInfos(stage).iterator();
+    while (rdds.hasNext()) {
+      if (RANKS.equals(((RDDInfo) rdds.next()).name())) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The stage's RDDs, read through reflection and the {@code scala.collection.Iterable} that
+   * both Scala versions' {@code Seq} extend: {@code rddInfos()} returns
+   * {@code scala.collection.Seq} on Scala 2.12 and {@code scala.collection.immutable.Seq} on
+   * 2.13, and a direct call would bind to one of them.
+   */
+  private static scala.collection.Iterable<?> rddInfos(StageInfo stage) {
+    try {
+      return (scala.collection.Iterable<?>) StageInfo.class.getMethod("rddInfos").invoke(stage);
+    } catch (InvocationTargetException e) {
+      throw new IllegalStateException("StageInfo.rddInfos() failed: " + e.getCause(),
+          e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("StageInfo.rddInfos() is not there: " + e
+          + " (expected: a Spark 3.5 or 4 class)", e);
+    }
   }
 
   synchronized double seconds() {

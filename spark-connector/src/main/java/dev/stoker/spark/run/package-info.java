@@ -6,6 +6,6 @@
  * and streamed into the ranks' loaders; any other DataFrame goes through the rows path
  * ({@code dev.stoker.spark.rows}, {@code balance}, {@code shard}). Implements the API's
  * {@link dev.stoker.spark.RankContext}; nothing in the connector imports it but the API's builder
- * and the benchmarks.
+ * and the benchmarks, and of its subpackages the rows path uses {@code shard}'s blocks.
  */
 package dev.stoker.spark.run;
