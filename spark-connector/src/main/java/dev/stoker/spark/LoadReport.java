@@ -1,6 +1,5 @@
 package dev.stoker.spark;
 
-import dev.stoker.spark.rapids.RapidsStatus;
 import java.io.Serializable;
 import java.util.List;
 

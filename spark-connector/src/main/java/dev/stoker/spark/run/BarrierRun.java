@@ -17,7 +17,8 @@ import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.run.balance.RankPartitioner;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.run.balance.RowCounts;
-import dev.stoker.spark.rapids.RapidsStatus;
+import dev.stoker.spark.RapidsStatus;
+import dev.stoker.spark.rapids.RapidsDetection;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.rows.InputRdd;
 import dev.stoker.spark.run.shard.ShardBlock;
@@ -247,8 +248,14 @@ public final class BarrierRun {
     }
     LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
         spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
-        InputRdd.columnar(input), streamed, rebalanced, RapidsStatus.of(session), reports);
+        InputRdd.columnar(input), streamed, rebalanced, rapids(), reports);
     return new TrainingResult<>(results, report);
+  }
+
+  /** Whether the RAPIDS Accelerator runs the session's SQL. */
+  private RapidsStatus rapids() {
+    RapidsDetection.Found found = RapidsDetection.of(session);
+    return new RapidsStatus(found.configured(), found.loadable(), found.sqlEnabled());
   }
 
   /** The input's own problem, out of the Spark job that met it, as the exception it is. */

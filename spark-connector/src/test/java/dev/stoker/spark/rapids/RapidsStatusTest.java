@@ -1,5 +1,6 @@
 package dev.stoker.spark.rapids;
 
+import dev.stoker.spark.RapidsStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.DType;
@@ -15,30 +16,30 @@ class RapidsStatusTest {
 
   @Test
   void shouldBeActiveOnlyWhenThePluginIsNamedLoadableAndEnabled() {
-    Map<String, String> named = Map.of(RapidsStatus.PLUGINS, "a.B, com.nvidia.spark.SQLPlugin");
-    assertThat(RapidsStatus.of(named, name -> true).active()).isTrue();
-    assertThat(RapidsStatus.of(named, name -> false).summary())
+    Map<String, String> named = Map.of(RapidsDetection.PLUGINS, "a.B, com.nvidia.spark.SQLPlugin");
+    assertThat(status(RapidsDetection.of(named, name -> true)).active()).isTrue();
+    assertThat(status(RapidsDetection.of(named, name -> false)).summary())
         .isEqualTo("configured but not loadable (com.nvidia.spark.SQLPlugin is not on the "
             + "driver's class path)");
-    assertThat(RapidsStatus.of(Map.of(RapidsStatus.PLUGINS, "com.nvidia.spark.SQLPlugin",
-        RapidsStatus.SQL_ENABLED, "FALSE"), name -> true).summary())
+    assertThat(status(RapidsDetection.of(Map.of(RapidsDetection.PLUGINS, "com.nvidia.spark.SQLPlugin",
+        RapidsDetection.SQL_ENABLED, "FALSE"), name -> true)).summary())
         .isEqualTo("configured but off (spark.rapids.sql.enabled=false or "
             + "spark.rapids.sql.mode=explainOnly)");
-    assertThat(RapidsStatus.of(Map.of(RapidsStatus.PLUGINS, "com.nvidia.spark.SQLPlugin",
-        RapidsStatus.SQL_MODE, "explainOnly"), name -> true).active()).isFalse();
-    assertThat(RapidsStatus.of(Map.of(), name -> true).summary())
+    assertThat(status(RapidsDetection.of(Map.of(RapidsDetection.PLUGINS, "com.nvidia.spark.SQLPlugin",
+        RapidsDetection.SQL_MODE, "explainOnly"), name -> true)).active()).isFalse();
+    assertThat(status(RapidsDetection.of(Map.of(), name -> true)).summary())
         .isEqualTo("not in use (spark.plugins does not name com.nvidia.spark.SQLPlugin)");
   }
 
   @Test
   void shouldSayInTheLoadReportWhenTheSessionRunsThePlugin() {
     SparkSession spark = SparkClusters.local(2,
-        Map.of(RapidsStatus.PLUGINS, RapidsStatus.PLUGIN_CLASS));
+        Map.of(RapidsDetection.PLUGINS, RapidsDetection.PLUGIN_CLASS));
     try {
-      assertThat(RapidsStatus.of(spark).active()).isTrue();
-      spark.conf().set(RapidsStatus.SQL_ENABLED, "false");
-      assertThat(RapidsStatus.of(spark).active()).isFalse();
-      spark.conf().unset(RapidsStatus.SQL_ENABLED);
+      assertThat(status(RapidsDetection.of(spark)).active()).isTrue();
+      spark.conf().set(RapidsDetection.SQL_ENABLED, "false");
+      assertThat(status(RapidsDetection.of(spark)).active()).isFalse();
+      spark.conf().unset(RapidsDetection.SQL_ENABLED);
       TrainingResult<Integer> run = StokerSpark.on(spark.range(0, 8, 1, 2).toDF())
           .scalar("id", DType.INT64).option("batchSize", "2").worldSize(2)
           .run((rank, loader) -> rank.rank());
@@ -49,5 +50,9 @@ class RapidsStatusTest {
     } finally {
       spark.stop();
     }
+  }
+
+  private static RapidsStatus status(RapidsDetection.Found found) {
+    return new RapidsStatus(found.configured(), found.loadable(), found.sqlEnabled());
   }
 }
