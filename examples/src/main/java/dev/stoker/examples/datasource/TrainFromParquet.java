@@ -4,7 +4,6 @@ import dev.stoker.examples.JobEnd;
 import dev.stoker.examples.demo.Mlp;
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.StokerSpark;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +15,9 @@ import org.apache.spark.sql.SparkSession;
  * The DataSource read API in a few lines: Parquet of 28x28 images ({@code pixels}, 784 bytes) and
  * labels ({@code label}) read with {@code format("stoker")} as 2 ranks of 64-row batches, and a
  * softmax regression trained on them data-parallel, its gradients averaged across the ranks at
- * every step.
+ * every step. The batch options are given once, to the read: {@code StokerSpark} recognises the
+ * read and streams each rank's planned row groups straight into that rank's one loader, which
+ * keeps a shard cache for the epochs after the second.
  *
  * <pre>{@code
  * spark-submit --class dev.stoker.examples.datasource.TrainFromParquet \
@@ -41,9 +42,6 @@ public final class TrainFromParquet {
         .tensor("pixels", DType.UINT8, 784)
         .scalar("label", DType.INT64)
         .normalize("pixels", new double[] {0.2860}, new double[] {0.3530}) // Fashion-MNIST's
-        .options(LoaderOptions.builder().batchSize(BATCH).shuffle(true).seed(42).dropLast(true)
-            .build())
-        .worldSize(RANKS)
         .run((rank, loader) -> {
           Mlp model = new Mlp(784, 0, 10, 42); // the same start on every rank
           float[] x = new float[BATCH * 784];

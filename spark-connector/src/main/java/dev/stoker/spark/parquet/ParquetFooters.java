@@ -1,7 +1,9 @@
 package dev.stoker.spark.parquet;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,11 +16,29 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /**
  * Reads the footers of a read's files on the driver, a few at once (remote file systems answer
- * slowly, one file at a time). A file that is not Parquet, or is cut short, is an error naming it.
+ * slowly, one file at a time), and keeps them by path, length and modification time, so that the
+ * runner's planning of a read the DataSource planned before, or a read planned again for the next
+ * epoch, reads no footer twice. A file that is not Parquet, or is cut short, is an error naming it.
  */
 public final class ParquetFooters {
   /** Footers read at once. */
   private static final int THREADS = 8;
+  /** Most footers kept. */
+  private static final int CACHED = 4096;
+
+  /**
+   * A file as its listing describes it: a file rewritten in place has another length or
+   * modification time, so its old footer is never used for it.
+   */
+  private record Key(String path, long length, long modified) {}
+
+  /** Footers read, the least recently used dropped first beyond {@link #CACHED}. */
+  private static final Map<Key, ParquetFile> CACHE = new LinkedHashMap<>(64, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Key, ParquetFile> eldest) {
+      return size() > CACHED;
+    }
+  };
 
   private ParquetFooters() {}
 
@@ -57,6 +77,25 @@ public final class ParquetFooters {
 
   static ParquetFile read(FileStatus file, Configuration conf) {
     String path = file.getPath().toString();
+    Key key = new Key(path, file.getLen(), file.getModificationTime());
+    ParquetFile cached = cached(key);
+    if (cached != null) {
+      return cached;
+    }
+    ParquetFile read = readFooter(file, conf, path);
+    synchronized (CACHE) {
+      CACHE.put(key, read);
+    }
+    return read;
+  }
+
+  private static ParquetFile cached(Key key) {
+    synchronized (CACHE) {
+      return CACHE.get(key);
+    }
+  }
+
+  private static ParquetFile readFooter(FileStatus file, Configuration conf, String path) {
     try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))) {
       return ParquetFile.of(path, reader.getFooter());
     } catch (Exception e) {

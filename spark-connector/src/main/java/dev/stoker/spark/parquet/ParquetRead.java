@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
@@ -45,9 +46,10 @@ public final class ParquetRead {
   }
 
   /**
-   * The columns {@code fields} declare, in their order and with their shapes, if every one is
-   * stored as its field's dtype with as many values per row; else null, with the reason given to
-   * {@code why}.
+   * The columns {@code fields} declare, in their order and with their shapes, as stored: if every
+   * one holds as many values per row as its field, of its field's dtype or one that widens to it
+   * exactly (int32 to int64, float32 to float64, which the reader's caller converts); else null,
+   * with the reason given to {@code why}.
    *
    * @throws IllegalArgumentException if the footers say that a column holds nulls
    */
@@ -82,15 +84,22 @@ public final class ParquetRead {
     for (int i = 0; i < fields.size(); i++) {
       Field field = fields.get(i);
       ColumnSpec column = stored.get(i);
-      if (field.dtype() != column.dtype() || field.elements() != column.elements()) {
+      if (!(field.dtype() == column.dtype() || widens(column.dtype(), field.dtype()))
+          || field.elements() != column.elements()) {
         why.append(String.format("column '%s' is stored as %d %s value(s) per row, declared as "
             + "%s", field.name(), column.elements(), column.dtype().label(), field));
         return null;
       }
-      columns.add(new ColumnSpec(field.name(), column.kind(), field.dtype(),
+      columns.add(new ColumnSpec(field.name(), column.kind(), column.dtype(),
           field.shape().clone(), "the declared shape"));
     }
     return new ParquetRead(dataset, selected, columns);
+  }
+
+  /** Whether stored values of {@code stored} become {@code declared} exactly. */
+  private static boolean widens(DType stored, DType declared) {
+    return stored == DType.INT32 && declared == DType.INT64
+        || stored == DType.FLOAT32 && declared == DType.FLOAT64;
   }
 
   public SourceDataset dataset() {

@@ -7,7 +7,7 @@ import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.spark.parquet.RankStream;
 import dev.stoker.spark.run.shard.MappedShard;
-import dev.stoker.spark.run.shard.RowNormalizer;
+import dev.stoker.spark.run.shard.RowConverter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -19,17 +19,17 @@ import java.nio.ByteOrder;
  */
 final class CacheStream implements ChunkStream {
   private final MappedShard shard;
-  private final RowNormalizer[] normalizers;
+  private final RowConverter[] converters;
   private final ByteBuffer[][] segments;
   private final int[] order;
   private final int rows;
   private final int chunkRows;
   private int next;
 
-  CacheStream(MappedShard shard, RowNormalizer[] normalizers, StreamRequest request,
+  CacheStream(MappedShard shard, RowConverter[] converters, StreamRequest request,
       int chunkRows) {
     this.shard = shard;
-    this.normalizers = normalizers;
+    this.converters = converters;
     this.rows = Math.toIntExact(shard.rows());
     this.chunkRows = chunkRows;
     this.order = request.shuffle() ? Permutations.permutation(rows,
@@ -77,17 +77,17 @@ final class CacheStream implements ChunkStream {
 
     @Override
     public void copyTo(int field, int fromRow, ColumnTarget target) {
-      RowNormalizer normalizer = normalizers[field];
+      RowConverter converter = converters[field];
       int rowBytes = shard.layout().rowBytes(field);
       for (int i = 0; i < target.rows(); i++) {
         int position = first + fromRow + i;
         long row = order == null ? position : order[position];
         ByteBuffer segment = segments[field][shard.segmentIndex(field, row)];
         int offset = shard.offset(field, row);
-        if (normalizer == null) {
+        if (converter == null) {
           target.put(segment, offset, rowBytes);
         } else {
-          normalizer.write(segment, offset, target);
+          converter.write(segment, offset, target);
         }
       }
     }

@@ -13,7 +13,9 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.SourceCounters;
 import dev.stoker.spark.parquet.WindowSink;
 import dev.stoker.spark.run.shard.MappedShard;
+import dev.stoker.spark.run.shard.RowConverter;
 import dev.stoker.spark.run.shard.RowNormalizer;
+import dev.stoker.spark.run.shard.RowWidener;
 import dev.stoker.loader.Field;
 import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.spark.run.shard.Normalization;
@@ -25,64 +27,69 @@ import java.util.List;
  * A streaming rank's rows as its loader's one source: an epoch streams the rank's planned
  * Parquet runs (shuffled per window), writing the shard cache on the way when {@link RankCache}
  * says so, and once the cache is complete every later epoch reads it (shuffled over the whole
- * rank). Columns with a normalization are written to the batch as normalized float32.
+ * rank). Columns with a normalization are written to the batch as normalized float32, columns
+ * declared wider than stored (int32 as int64, float32 as float64) widened.
  */
 final class PlannedDataset implements StreamedDataset {
   /**
-   * The batch's fields of a read's columns, and per field the normalizer of a normalized column
-   * (else null).
+   * The batch's fields, and per field the converter of a column stored as another dtype
+   * (normalized, or widened), else null.
    */
-  record Parts(Schema schema, RowNormalizer[] normalizers) {
+  record Parts(Schema schema, RowConverter[] converters) {
     /**
+     * The parts for the read's {@code stored} columns, {@code declared} as the run's fields
+     * (in the same order), some {@code normalized}.
+     *
      * @throws IllegalArgumentException if a normalization names no column, or one it cannot
-     *     apply to
+     *     apply to, or a column is stored as a dtype its declaration cannot take exactly
      */
-    static Parts of(List<ColumnSpec> columns, Normalization[] normalizations) {
+    static Parts of(List<ColumnSpec> stored, List<Field> declared, Normalization[] normalized) {
       List<Field> fields = new ArrayList<>();
-      RowNormalizer[] normalizers = new RowNormalizer[columns.size()];
-      for (ColumnSpec column : columns) {
-        fields.add(Field.of(column.name(), column.dtype(), column.shape()));
-      }
-      for (Normalization normalization : normalizations) {
-        int c = 0;
-        while (c < fields.size() && !fields.get(c).name().equals(normalization.column())) {
-          c++;
+      RowConverter[] converters = new RowConverter[stored.size()];
+      for (int c = 0; c < stored.size(); c++) {
+        ColumnSpec column = stored.get(c);
+        Field raw = Field.of(column.name(), column.dtype(), column.shape());
+        Field field = declared.get(c);
+        Normalization normalization = null;
+        for (Normalization n : normalized) {
+          normalization = n.column().equals(field.name()) ? n : normalization;
         }
-        if (c == fields.size()) {
-          throw new IllegalArgumentException(normalization + ": no column '"
-              + normalization.column() + "' among " + fields);
+        if (normalization != null) {
+          converters[c] = new RowNormalizer(raw, normalization);
+          field = normalization.output(raw);
+        } else if (raw.dtype() != field.dtype()) {
+          converters[c] = RowWidener.of(raw, field);
         }
-        normalizers[c] = new RowNormalizer(fields.get(c), normalization);
-        fields.set(c, normalization.output(fields.get(c)));
+        fields.add(field);
       }
-      return new Parts(Schema.of(fields), normalizers);
+      return new Parts(Schema.of(fields), converters);
     }
   }
 
   private final ReadConfig config;
   private final RankRuns runs;
   private final Schema schema;
-  private final RowNormalizer[] normalizers;
-  private final boolean normalizes;
+  private final RowConverter[] converters;
+  private final boolean converts;
   private final RankCache cache;
   private final HostAllocator windows;
   private final SourceCounters counters;
 
   /**
    * @param schema the batch's fields: the read's, a normalized column as float32
-   * @param normalizers per field, the normalizer of a normalized column, else null
+   * @param converters per field, the converter of a column stored as another dtype, else null
    */
-  PlannedDataset(ReadConfig config, RankRuns runs, Schema schema, RowNormalizer[] normalizers,
+  PlannedDataset(ReadConfig config, RankRuns runs, Schema schema, RowConverter[] converters,
       RankCache cache, HostAllocator windows, SourceCounters counters) {
     this.config = config;
     this.runs = runs;
     this.schema = schema;
-    this.normalizers = normalizers.clone();
+    this.converters = converters.clone();
     boolean any = false;
-    for (RowNormalizer normalizer : normalizers) {
-      any |= normalizer != null;
+    for (RowConverter converter : converters) {
+      any |= converter != null;
     }
-    this.normalizes = any;
+    this.converts = any;
     this.cache = cache;
     this.windows = windows;
     this.counters = counters;
@@ -103,25 +110,25 @@ final class PlannedDataset implements StreamedDataset {
     MappedShard mapped = cache.mapped();
     if (mapped != null) {
       cache.openCachedEpoch();
-      return new CacheStream(mapped, normalizers, request, config.windowRows());
+      return new CacheStream(mapped, converters, request, config.windowRows());
     }
     WindowSink sink = cache.openEpoch();
     RankStream stream = new RankStream(config, runs, request, windows, counters, sink);
-    return normalizes ? new NormalizingStream(stream) : stream;
+    return converts ? new ConvertingStream(stream) : stream;
   }
 
-  /** The Parquet stream, with the normalized columns converted as they are copied. */
-  private final class NormalizingStream implements ChunkStream {
+  /** The Parquet stream, with the columns stored as another dtype converted as they are copied. */
+  private final class ConvertingStream implements ChunkStream {
     private final RankStream stream;
 
-    NormalizingStream(RankStream stream) {
+    ConvertingStream(RankStream stream) {
       this.stream = stream;
     }
 
     @Override
     public ColumnChunk next() throws Exception {
       ColumnChunk chunk = stream.next();
-      return chunk == null ? null : new NormalizingChunk((RankStream.WindowChunk) chunk);
+      return chunk == null ? null : new ConvertingChunk((RankStream.WindowChunk) chunk);
     }
 
     @Override
@@ -130,10 +137,10 @@ final class PlannedDataset implements StreamedDataset {
     }
   }
 
-  private final class NormalizingChunk implements ColumnChunk {
+  private final class ConvertingChunk implements ColumnChunk {
     private final RankStream.WindowChunk chunk;
 
-    NormalizingChunk(RankStream.WindowChunk chunk) {
+    ConvertingChunk(RankStream.WindowChunk chunk) {
       this.chunk = chunk;
     }
 
@@ -144,14 +151,14 @@ final class PlannedDataset implements StreamedDataset {
 
     @Override
     public void copyTo(int field, int fromRow, ColumnTarget target) throws Exception {
-      RowNormalizer normalizer = normalizers[field];
-      if (normalizer == null) {
+      RowConverter converter = converters[field];
+      if (converter == null) {
         chunk.copyTo(field, fromRow, target);
         return;
       }
       ByteBuffer bytes = chunk.bytes();
       for (int i = 0; i < target.rows(); i++) {
-        normalizer.write(bytes, chunk.offset(field, fromRow + i), target);
+        converter.write(bytes, chunk.offset(field, fromRow + i), target);
       }
     }
 

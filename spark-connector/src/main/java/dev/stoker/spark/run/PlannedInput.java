@@ -59,6 +59,16 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     return null;
   }
 
+  /**
+   * The options of the {@code format("stoker")} read that {@code input} is (at most a choice of
+   * its columns), or null: they hold for a run over it whichever path its rows take.
+   */
+  public static SourceOptions stokerRead(Dataset<Row> input) {
+    SparkPlan scan = scanOf(input.queryExecution().executedPlan());
+    return scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
+        ? stoker.read().dataset().options() : null;
+  }
+
   /** Whether this is a {@code format("stoker")} read (else a plain Parquet scan). */
   public boolean stokerRead() {
     return readOptions != null;

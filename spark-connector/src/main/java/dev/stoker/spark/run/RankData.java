@@ -139,7 +139,7 @@ interface RankData {
         windows = new DirectAllocator(options.name() + "-windows", 2 * ShuffleWindow.bytes(
             config.columns(), (int) Math.min(config.windowRows(), Math.max(1, runs.rows()))));
         PlannedDataset dataset = new PlannedDataset(config, runs, parts.schema(),
-            parts.normalizers(), cache, windows, new SourceCounters());
+            parts.converters(), cache, windows, new SourceCounters());
         return DataLoader.builder(dataset).options(options)
             .placement(Placement.of(rank, worldSize)).device(device).build();
       }

@@ -70,7 +70,8 @@ public final class RankRuntime {
     }
     PlannedDataset.Parts parts;
     try {
-      parts = PlannedDataset.Parts.of(config.columns(), spec.normalizations);
+      parts = PlannedDataset.Parts.of(config.columns(), spec.layout().schema().fields(),
+          spec.normalizations);
     } catch (IllegalArgumentException e) {
       return RankOutcome.refused(rank, e.getMessage());
     }

@@ -55,10 +55,10 @@ public record StokerRun(Dataset<Row> input, List<Field> fields, List<Normalizati
    */
   public <R> TrainingResult<R> run(RankFunction<R> function, Consumer<RankProgress> progress) {
     PlannedInput planned = PlannedInput.of(input, fields);
+    SourceOptions read = PlannedInput.stokerRead(input);
     LoaderOptions options = loader;
     int ranks;
-    if (planned != null && planned.stokerRead()) {
-      SourceOptions read = planned.readOptions();
+    if (read != null) {
       options = OptionsMerge.merge(loader, loaderGiven, read.loader(), read.given());
       ranks = OptionsMerge.worldSize(worldSize, read.worldSize(),
           read.given().contains(OptionNames.WORLD_SIZE));

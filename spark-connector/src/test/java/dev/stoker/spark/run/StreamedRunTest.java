@@ -9,9 +9,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.DType;
+import dev.stoker.loader.Batch;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.CacheMode;
+import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.SparkRunOptions;
 import java.util.HashSet;
 import java.util.Set;
@@ -187,16 +189,63 @@ class StreamedRunTest {
   }
 
   @Test
-  void shouldLeaveColumnsStoredAsAnotherTypeToTheRowsPath(@TempDir Path folder) {
-    String parquet = folder.resolve("ints.parquet").toString();
+  void shouldWidenInt32ToInt64AndLeaveOtherTypesToTheRowsPath(@TempDir Path folder) {
+    String ints = folder.resolve("ints.parquet").toString();
     TestFrames.frame(spark, 3, 10, 10).selectExpr("cast(id as int) as id", "x").write()
-        .parquet(parquet);
-    Dataset<Row> scan = spark.read().parquet(parquet);
-    assertThat(PlannedInput.of(scan, FIELDS)).as("int32 in the files, int64 declared").isNull();
+        .parquet(ints);
+    Dataset<Row> scan = spark.read().parquet(ints);
+    assertThat(PlannedInput.of(scan, FIELDS)).as("int32 in the files, int64 declared")
+        .isNotNull();
+    TrainingResult<RankIds> widened = run(scan, 2, CacheMode.DISK);
+    assertThat(widened.report().streamed()).isTrue();
+    assertThat(widened.results()).allMatch(RankIds::consistent);
+    assertThat(idsOf(widened, 1)).as("the cache keeps int32, the batches int64")
+        .isEqualTo(idsOf(widened, 0));
 
-    TrainingResult<RankIds> run = run(scan, 1, CacheMode.AUTO);
-    assertThat(run.report().streamed()).isFalse();
-    assertThat(run.results()).allMatch(RankIds::consistent);
+    String shorts = folder.resolve("shorts.parquet").toString();
+    TestFrames.frame(spark, 3, 10, 10).selectExpr("cast(id as short) as id", "x").write()
+        .parquet(shorts);
+    Dataset<Row> other = spark.read().parquet(shorts);
+    assertThat(PlannedInput.of(other, FIELDS)).as("smallint in the files").isNull();
+    TrainingResult<RankIds> rows = run(other, 1, CacheMode.AUTO);
+    assertThat(rows.report().streamed()).isFalse();
+    assertThat(rows.results()).allMatch(RankIds::consistent);
+  }
+
+  @Test
+  void shouldNormalizePixelsAsTheyAreCopiedFromTheFilesAndFromTheCache(@TempDir Path folder) {
+    String parquet = folder.resolve("pixels.parquet").toString();
+    spark.range(0, 24, 1, 2).selectExpr("id",
+            "unhex(concat(lpad(hex(id), 2, '0'), lpad(hex(id * 2), 2, '0'))) as pixels")
+        .write().option("parquet.block.size", "1024").parquet(parquet);
+    double[] mean = {0.25, 0.5};
+    double[] std = {0.5, 0.25};
+
+    TrainingResult<List<String>> run = StokerSpark.on(spark.read().parquet(parquet))
+        .tensor("pixels", DType.UINT8, 2, 1).scalar("id", DType.INT64)
+        .normalize("pixels", mean, std).option("batchSize", "4").option("shuffle", "true")
+        .option("dropLast", "true").option(SparkOptionNames.CACHE, "disk").worldSize(2)
+        .run((rank, loader) -> {
+          List<String> wrong = new ArrayList<>();
+          for (int epoch = 0; epoch < 2; epoch++) {
+            for (Batch batch : loader.epoch(epoch)) {
+              for (int r = 0; r < batch.size(); r++) {
+                long id = batch.getLong(1, r, 0);
+                float c0 = ((float) id / 255f - 0.25f) / 0.5f;
+                float c1 = ((float) (id * 2) / 255f - 0.5f) / 0.25f;
+                if (batch.getFloat(0, r, 0) != c0 || batch.getFloat(0, r, 1) != c1) {
+                  wrong.add("epoch " + epoch + " id " + id);
+                }
+              }
+            }
+          }
+          return wrong;
+        });
+
+    assertThat(run.report().streamed()).isTrue();
+    assertThat(run.report().rank(0).shardBytes()).as("the cache holds the raw bytes")
+        .isEqualTo(12 * (2 + 8));
+    assertThat(run.results()).allSatisfy(wrong -> assertThat(wrong).isEmpty());
   }
 
   @Test

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * samples. Works a piece of a channel at a time through per-thread scratch arrays; uint8 values
  * go through a table of the 256 results per channel.
  */
-public final class RowNormalizer {
+public final class RowNormalizer implements RowConverter {
   private static final int PIECE = 8192;
 
   private final DType dtype;
@@ -61,6 +61,7 @@ public final class RowNormalizer {
    * Writes the row stored at byte {@code offset} of {@code src} (native order, read with
    * absolute access) to {@code target}, normalized.
    */
+  @Override
   public void write(ByteBuffer src, int offset, ColumnTarget target) {
     float[] values = out.get();
     for (int c = 0; c < channels; c++) {
