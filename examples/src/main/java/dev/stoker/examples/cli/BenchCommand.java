@@ -9,8 +9,8 @@ import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
+import dev.stoker.spark.bench.DeviceBench;
 import dev.stoker.spark.bench.SourceBench;
-import dev.stoker.spark.bench.SourceBenchResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
  * memcpy bandwidth of the workload's gather with one thread and with all cores before every round
  * of the grid, and prints one row per configuration against both.
  */
-@Command(name = "bench", sortOptions = false,
+@Command(name = "bench", sortOptions = false, usageHelpWidth = 100,
     description = {
         "Measures the loader on a reference workload across workers, prefetch and pinning.",
         "",
@@ -45,34 +45,39 @@ final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
   /** Workloads that run on an embedded Spark instead of the sweep. */
-  static final List<String> SPARK_WORKLOADS = List.of("spark", SourceBench.WORKLOAD);
-  /** Rows of --workload spark-source unless --samples says otherwise. */
-  private static final int SPARK_SOURCE_ROWS = 200_000;
-  /** Floats per row of --workload spark-source (28 x 28). */
-  private static final int SPARK_SOURCE_ELEMENTS = 784;
+  static final List<String> SPARK_WORKLOADS = SparkBench.WORKLOADS;
 
   @Spec
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
           + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
           + "epoch), rows in order within a chunk; typed: one field of each dtype (float32, "
           + "float64, int32, int64, uint8), each written with its typed bulk put; typed-stream: "
-          + "typed's data streamed in chunks of --chunk-rows rows; spark: a Parquet DataFrame (--samples rows, "
-          + "default 200000, of 784 floats and a label) into batches on --ranks ranks of an "
-          + "embedded Spark, through Stoker's runner and through Row objects; spark-source: the "
-          + "same Parquet read into batches per rank through format(\"stoker\") and through "
-          + "parquet + repartition + batching rows.")
+          + "typed's data streamed in chunks of --chunk-rows rows; spark: a Parquet DataFrame "
+          + "(--rows rows of 784 floats and a label) into batches on --ranks ranks of an "
+          + "embedded Spark, through Stoker's runner and through Row objects, with the time to "
+          + "the first batch; spark-source: the same Parquet read into batches per rank through "
+          + "format(\"stoker\") and through parquet + repartition + batching rows; "
+          + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
+          + "runner into loaders with a device (the CPU here), consumed as a training step "
+          + "would, against the format(\"stoker\") read alone.")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Ranks of --workload spark and spark-source (default: ${DEFAULT-VALUE}).")
+      description = "Ranks of the spark workloads (default: ${DEFAULT-VALUE}).")
   int ranks;
+
+  @Option(names = "--rows", paramLabel = "N", converter = Converters.Positive.class,
+      description = "Rows of the Parquet the spark workloads generate, at least --ranks x "
+          + "--batch-size (default: " + SparkBench.DEFAULT_ROWS + "; --samples, the older name, "
+          + "also works with them).")
+  Integer rows;
 
   @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
       converter = Converters.Positive.class, description = "Samples in memory (default: ${DEFAULT-VALUE}).")
@@ -84,7 +89,8 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workers", defaultValue = "0,1,2", split = ",", paramLabel = "W",
       converter = Converters.NonNegative.class,
-      description = "Worker counts to try; 0 loads in the caller's thread (default: ${DEFAULT-VALUE}).")
+      description = "Worker counts to try; 0 loads in the caller's thread; the spark and "
+          + "spark-device workloads take the first (default: ${DEFAULT-VALUE}).")
   List<Integer> workers;
 
   @Option(names = "--prefetch", defaultValue = "2,4", split = ",", paramLabel = "P",
@@ -140,12 +146,15 @@ final class BenchCommand implements Callable<Integer> {
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    SparkBench spark = new SparkBench(json, out, err);
     if ("spark".equals(workload)) {
-      return new SparkBench(json).run(samples, batchSize, epochs, workers.get(0), ranks, repeats,
-          out, err);
+      return spark.ingest(rows, batchSize, epochs, workers.get(0), ranks, repeats);
     }
     if (SourceBench.WORKLOAD.equals(workload)) {
-      return runSparkSource(out, err);
+      return spark.source(rows, batchSize, ranks, repeats);
+    }
+    if (DeviceBench.WORKLOAD.equals(workload)) {
+      return spark.device(rows, batchSize, workers.get(0), ranks, repeats);
     }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
@@ -180,32 +189,21 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** --workload spark-source: both reads, median seconds of --repeats runs each. */
-  private int runSparkSource(PrintWriter out, PrintWriter err) throws IOException {
-    boolean given = spec.commandLine().getParseResult().hasMatchedOption("--samples");
-    SourceBenchResult result = SourceBench.run(new SourceBench.Config(
-        given ? samples : SPARK_SOURCE_ROWS, SPARK_SOURCE_ELEMENTS, ranks, batchSize, repeats),
-        err);
-    result.print(out);
-    if (json != null) {
-      Files.writeString(json, result.json());
-      out.println("json: " + json);
-    }
-    out.flush();
-    return 0;
-  }
-
   private void checkOptions() {
-    if ("spark".equals(workload)) {
-      SparkBench.checkOptions(spec.commandLine());
-      if (!spec.commandLine().getParseResult().hasMatchedOption("--samples")) {
-        samples = SparkBench.DEFAULT_ROWS;
-      }
-    } else if (spec.commandLine().getParseResult().hasMatchedOption("--epochs")) {
+    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)) {
+      SparkBench.checkOptions(spec.commandLine(), workload);
+    }
+    if (!"spark".equals(workload) && given("--epochs")) {
       throw new ParameterException(spec.commandLine(), "--epochs: " + epochs + " with --workload "
           + workload + " (expected: only with --workload spark)");
     }
-    if (samples < batchSize) {
+    if (SPARK_WORKLOADS.contains(workload)) {
+      checkRows();
+    } else if (rows != null) {
+      throw new ParameterException(spec.commandLine(), "--rows: " + rows + " with --workload "
+          + workload + " (expected: only with --workload " + String.join(", ", SPARK_WORKLOADS)
+          + "; the in-memory workloads take --samples)");
+    } else if (samples < batchSize) {
       throw new ParameterException(spec.commandLine(), String.format(
           "--samples: %d (expected: at least --batch-size = %d, for one full batch)", samples,
           batchSize));
@@ -229,6 +227,32 @@ final class BenchCommand implements Callable<Integer> {
     }
     checkFolder("--json", json);
     checkFolder("--plot", plot);
+  }
+
+  /**
+   * Resolves the rows of a spark workload: --rows, else --samples (the older name), else the
+   * default; at least one full batch on every rank.
+   */
+  private void checkRows() {
+    if (rows != null && given("--samples")) {
+      throw new ParameterException(spec.commandLine(), "--samples: " + samples + " and --rows: "
+          + rows + " with --workload " + workload + " (expected: one of them; --rows is the "
+          + "spark workloads' name for the rows)");
+    }
+    if (rows == null) {
+      rows = given("--samples") ? samples : SparkBench.DEFAULT_ROWS;
+    }
+    long least = (long) ranks * batchSize;
+    if (rows < least) {
+      throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT,
+          "--rows: %d (expected: at least --ranks x --batch-size = %d x %d = %d, a full batch "
+              + "on every rank; raise --rows, or lower --ranks or --batch-size)", rows, ranks,
+          batchSize, least));
+    }
+  }
+
+  private boolean given(String option) {
+    return spec.commandLine().getParseResult().hasMatchedOption(option);
   }
 
   private boolean isStream() {

@@ -1,6 +1,11 @@
 package dev.stoker.examples.cli;
 
 import dev.stoker.loader.bench.ReferenceWorkloads;
+import dev.stoker.spark.DeviceFactory;
+import dev.stoker.spark.bench.DeviceBench;
+import dev.stoker.spark.bench.DeviceBenchResult;
+import dev.stoker.spark.bench.SourceBench;
+import dev.stoker.spark.bench.SourceBenchResult;
 import dev.stoker.spark.bench.SparkIngestBench;
 import dev.stoker.spark.bench.SparkIngestResult;
 import java.io.IOException;
@@ -11,32 +16,46 @@ import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
-/** {@code stoker bench --workload spark}: runs {@link SparkIngestBench} and prints its figures. */
+/**
+ * {@code stoker bench --workload spark|spark-source|spark-device}: runs
+ * {@link SparkIngestBench}, {@link SourceBench} or {@link DeviceBench} on an embedded Spark and
+ * prints their figures, and their JSON with {@code --json}.
+ */
 final class SparkBench {
+  /** Workloads that run on an embedded Spark instead of the sweep. */
+  static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
+      DeviceBench.WORKLOAD);
+  /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
+  /** Floats per row (28 x 28). */
   private static final int WIDTH = 784;
-  /** Options of the sweep that mean nothing to this workload. */
+  /** Options of the sweep that mean nothing to the spark and spark-device workloads. */
   private static final List<String> SWEEP_ONLY = List.of("--prefetch", "--pin-memory",
       "--batches", "--warmup", "--plot");
 
   private final Path json;
+  private final PrintWriter out;
+  private final PrintWriter err;
 
-  SparkBench(Path json) {
+  SparkBench(Path json, PrintWriter out, PrintWriter err) {
     this.json = json;
+    this.out = out;
+    this.err = err;
   }
 
-  static void checkOptions(CommandLine line) {
+  static void checkOptions(CommandLine line, String workload) {
     for (String option : SWEEP_ONLY) {
       if (line.getParseResult().hasMatchedOption(option)) {
-        throw new ParameterException(line, option + " with --workload spark (expected: only with "
-            + String.join(", ", ReferenceWorkloads.NAMES) + "; the spark workload times whole "
-            + "epochs on --ranks ranks)");
+        throw new ParameterException(line, option + " with --workload " + workload
+            + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + "; the "
+            + workload + " workload times whole epochs on --ranks ranks)");
       }
     }
   }
 
-  int run(int rows, int batchSize, int epochs, int workers, int ranks, int repeats,
-      PrintWriter out, PrintWriter err) throws IOException {
+  /** --workload spark: the runner against batching Row objects. */
+  int ingest(int rows, int batchSize, int epochs, int workers, int ranks, int repeats)
+      throws IOException {
     SparkIngestBench.Config config = new SparkIngestBench.Config(rows, WIDTH, batchSize, ranks,
         epochs, repeats, workers);
     SparkIngestResult result = new SparkIngestBench(config, line -> {
@@ -44,8 +63,32 @@ final class SparkBench {
       err.flush();
     }).run();
     out.print(result.text());
+    return json(result.json());
+  }
+
+  /** --workload spark-source: both reads, median seconds of --repeats runs each. */
+  int source(int rows, int batchSize, int ranks, int repeats) throws IOException {
+    SourceBenchResult result = SourceBench.run(new SourceBench.Config(rows, WIDTH, ranks,
+        batchSize, repeats), err);
+    result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload spark-device: format("stoker") through the runner into loaders on the CPU device
+   * ({@link DeviceFactory#CPU}; a GPU cluster would pass loader-core's
+   * {@code CudaDevice::forAddress}) against the read alone, median seconds of --repeats runs.
+   */
+  int device(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
+    DeviceBenchResult result = DeviceBench.run(new DeviceBench.Config(rows, WIDTH, ranks,
+        batchSize, repeats, workers), DeviceFactory.CPU, err);
+    result.print(out);
+    return json(result.json());
+  }
+
+  private int json(String text) throws IOException {
     if (json != null) {
-      Files.writeString(json, result.json());
+      Files.writeString(json, text);
       out.println("json: " + json);
     }
     out.flush();

@@ -151,6 +151,52 @@ class BenchCommandTest {
   }
 
   @Test
+  void sparkWorkloadsTakeRowsOfAtLeastOneFullBatchPerRank() {
+    assertBad(new String[] {"bench", "--workload", "spark", "--rows", "0"}, "--rows",
+        "0 (expected: >= 1)");
+    assertBad(new String[] {"bench", "--workload", "spark", "--rows", "100"},
+        "--rows: 100 (expected: at least --ranks x --batch-size = 2 x 64 = 128, a full batch on "
+            + "every rank; raise --rows, or lower --ranks or --batch-size)");
+    assertBad(new String[] {"bench", "--workload", "spark-device", "--rows", "1000", "--ranks",
+        "4", "--batch-size", "256"}, "--rows: 1000 (expected: at least --ranks x --batch-size = "
+        + "4 x 256 = 1024");
+    assertBad(new String[] {"bench", "--workload", "spark-source", "--samples", "100"},
+        "--rows: 100 (expected: at least --ranks x --batch-size = 2 x 64 = 128");
+    assertBad(new String[] {"bench", "--workload", "spark", "--samples", "1000", "--rows",
+        "2000"}, "--samples: 1000 and --rows: 2000 with --workload spark (expected: one of them; "
+        + "--rows is the spark workloads' name for the rows)");
+    assertBad(tiny("copy", "--rows", "1000"), "--rows: 1000 with --workload copy (expected: only "
+        + "with --workload spark, spark-source, spark-device; the in-memory workloads take "
+        + "--samples)");
+    assertBad(new String[] {"bench", "--workload", "spark-device", "--warmup", "3"},
+        "--warmup with --workload spark-device (expected: only with copy, normalize, stream, "
+            + "typed, typed-stream; the spark-device workload times whole epochs on --ranks "
+            + "ranks)");
+    assertBad(new String[] {"bench", "--workload", "spark-device", "--epochs", "2"},
+        "--epochs: 2 with --workload spark-device (expected: only with --workload spark)");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void sparkDeviceWritesBothPathsRowsPerSecondAndTheFirstBatch() throws IOException {
+    Path json = dir.resolve("device.json");
+
+    Run run = stoker("bench", "--workload", "spark-device", "--rows", "3000", "--repeats", "1",
+        "--json", json.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload spark-device: 3,000 rows",
+        "device path / read alone: ");
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "spark-device").containsEntry("rows", 3000.0)
+        .containsEntry("ranks", 2.0).containsEntry("device", "cpu");
+    assertThat((Double) doc.get("stoker_rows_per_s")).isPositive();
+    assertThat((Double) doc.get("read_rows_per_s")).isPositive();
+    double seconds = ((List<Double>) doc.get("stoker_seconds")).get(0);
+    assertThat((Double) doc.get("first_batch_s")).isPositive().isLessThan(seconds);
+  }
+
+  @Test
   void sparkWorkloadRefusesTheSweepsOptionsAndTheOthersRefuseItsEpochs() {
     assertBad(new String[] {"bench", "--workload", "spark", "--prefetch", "2"},
         "--prefetch with --workload spark (expected: only with copy, normalize, stream, typed, "
@@ -180,6 +226,7 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).contains("--workload", "--samples", "--batch-size", "--workers",
         "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--warmup", "--repeats",
-        "--json", "--plot", "--epochs", "--ranks", "copy|normalize|stream|typed|typed-stream|spark|spark-source");
+        "--json", "--plot", "--epochs", "--ranks", "--rows",
+        "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device");
   }
 }

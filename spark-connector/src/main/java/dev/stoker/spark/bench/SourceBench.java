@@ -27,10 +27,21 @@ public final class SourceBench {
   /** What to run. */
   public record Config(long rows, int elements, int ranks, int batchSize, int repeats) {
     public Config {
+      if (elements <= 0 || ranks <= 0 || batchSize <= 0 || repeats <= 0) {
+        throw new IllegalArgumentException(String.format("elements %d, ranks %d, batchSize %d, "
+            + "repeats %d (expected: each > 0)", elements, ranks, batchSize, repeats));
+      }
       if (rows < (long) ranks * batchSize) {
         throw new IllegalArgumentException("rows: " + rows + " (expected: at least ranks x "
-            + "batchSize = " + (long) ranks * batchSize + ")");
+            + "batchSize = " + (long) ranks * batchSize + ", for a full batch on every rank; "
+            + "give more rows, or fewer ranks or a smaller batch)");
       }
+    }
+
+    /** What a read hands out per run: the same full batches on every rank (dropLast). */
+    BatchCount expected() {
+      long perRank = rows / ((long) ranks * batchSize);
+      return new BatchCount(perRank * batchSize * ranks, perRank * ranks);
     }
   }
 
@@ -38,26 +49,11 @@ public final class SourceBench {
 
   /** Runs the benchmark, telling each run on {@code progress}; the data lives in a temp folder. */
   public static SourceBenchResult run(Config config, PrintWriter progress) {
-    Path dir;
-    try {
-      dir = Files.createTempDirectory("stoker-spark-source-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    SparkSession spark = SparkSession.builder().master("local[" + config.ranks() + "]")
-        .appName("stoker-bench-" + WORKLOAD).config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", Integer.toString(config.ranks()))
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    Path dir = tempFolder("stoker-spark-source-");
+    SparkSession spark = session(config.ranks(), WORKLOAD);
     try {
       String data = dir.resolve("data").toString();
-      long started = System.nanoTime();
-      BenchData.write(data, config.rows(), config.elements());
-      double writeSeconds = (System.nanoTime() - started) / 1e9;
-      progress.printf(Locale.ROOT, "stoker: wrote %,d rows of %d floats + label in %.1f s%n",
-          config.rows(), config.elements(), writeSeconds);
-      progress.flush();
+      double writeSeconds = write(data, config.rows(), config.elements(), progress);
       List<Double> stoker = new ArrayList<>();
       List<Double> baseline = new ArrayList<>();
       BatchCount expected = null;
@@ -84,26 +80,55 @@ public final class SourceBench {
     }
   }
 
+  static Path tempFolder(String prefix) {
+    try {
+      return Files.createTempDirectory(prefix);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not make a temporary folder " + prefix + "*: "
+          + e.getMessage() + " (set java.io.tmpdir to a writable folder)", e);
+    }
+  }
+
+  /** An embedded Spark of {@code ranks} threads, quiet, on the loopback address. */
+  static SparkSession session(int ranks, String workload) {
+    SparkSession spark = SparkSession.builder().master("local[" + ranks + "]")
+        .appName("stoker-bench-" + workload).config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", Integer.toString(ranks))
+        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+    return spark;
+  }
+
+  /** Writes the data, telling how long it took; returns the seconds. */
+  static double write(String data, long rows, int elements, PrintWriter progress) {
+    long started = System.nanoTime();
+    BenchData.write(data, rows, elements);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    progress.printf(Locale.ROOT, "stoker: wrote %,d rows of %d floats + label in %.1f s%n",
+        rows, elements, seconds);
+    progress.flush();
+    return seconds;
+  }
+
   /** Both ways must give every rank the same full batches. */
   private static void check(Config config, BatchCount stoker, BatchCount baseline) {
-    long perRank = config.rows() / ((long) config.ranks() * config.batchSize());
-    BatchCount want = new BatchCount(perRank * config.batchSize() * config.ranks(),
-        perRank * config.ranks());
+    BatchCount want = config.expected();
     if (!stoker.equals(want) || !baseline.equals(want)) {
       throw new IllegalStateException("the reads disagree: format(\"stoker\") gave " + stoker
           + ", the baseline " + baseline + " (expected: " + want + ")");
     }
   }
 
-  private record Timed<T>(T value, double seconds) {}
+  record Timed<T>(T value, double seconds) {}
 
-  private static <T> Timed<T> time(java.util.function.Supplier<T> work) {
+  static <T> Timed<T> time(java.util.function.Supplier<T> work) {
     long started = System.nanoTime();
     T value = work.get();
     return new Timed<>(value, (System.nanoTime() - started) / 1e9);
   }
 
-  private static void delete(Path dir) {
+  static void delete(Path dir) {
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(file);

@@ -1,6 +1,7 @@
 package dev.stoker.spark.bench;
 
 import dev.stoker.loader.Batch;
+import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.RankReport;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -36,15 +38,26 @@ import org.apache.spark.sql.functions;
  * figures time the whole call on the driver, Spark's scheduling included, and for Stoker the
  * barrier stage's synchronizations. A full collection before each pass keeps one pass from
  * paying for another's garbage.
+ *
+ * <p>The time to the first batch: from the submission of the ranks' stage (Spark's listener) to
+ * the moment the slowest rank's {@code loader.epoch(0).iterator().next()} returned, both read
+ * from the wall clock in milliseconds ({@code System.currentTimeMillis()}), which is one clock
+ * on {@code local[N]}, where ranks and driver share a JVM; and the same moment from the call to
+ * {@code run} on the driver, which adds the planning and any stage before the ranks'.
  */
 public final class SparkIngestBench {
   /** What to run. */
   public record Config(long rows, int width, int batchSize, int ranks, int epochs,
       int repeats, int numWorkers) {
     public Config {
+      if (width <= 0 || batchSize <= 0 || ranks <= 0) {
+        throw new IllegalArgumentException(String.format("width %d, batchSize %d, ranks %d "
+            + "(expected: each > 0)", width, batchSize, ranks));
+      }
       if (rows < (long) ranks * batchSize) {
         throw new IllegalArgumentException(String.format("rows: %d (expected: at least ranks x "
-            + "batchSize = %d, for a full batch on every rank)", rows, (long) ranks * batchSize));
+            + "batchSize = %d, for a full batch on every rank; give more rows, or fewer ranks or "
+            + "a smaller batch)", rows, (long) ranks * batchSize));
       }
       if (epochs <= 0 || repeats <= 0 || numWorkers < 0) {
         throw new IllegalArgumentException(String.format("epochs %d, repeats %d, numWorkers %d "
@@ -102,7 +115,7 @@ public final class SparkIngestBench {
 
   private SparkIngestResult measure(SparkSession spark, Dataset<Row> input, long parquetBytes) {
     int rounds = config.repeats() + 1;
-    double[][] figures = new double[6][config.repeats()];
+    double[][] figures = new double[9][config.repeats()];
     for (int round = 0; round < rounds; round++) {
       String label = round == 0 ? "warm-up" : "round " + round + "/" + config.repeats();
       startOnAnEmptyHeap();
@@ -112,8 +125,9 @@ public final class SparkIngestBench {
       startOnAnEmptyHeap();
       double[] shuffled = stoker(input, true);
       progress.accept(String.format("%s: stoker %,.0f rows/s (wall %,.0f), baseline %,.0f rows/s "
-              + "(wall %,.0f), stoker shuffled %,.0f rows/s, cached epoch %,.0f rows/s", label,
-          stoker[0], stoker[1], baseline[0], baseline[1], shuffled[0], stoker[2]));
+              + "(wall %,.0f), stoker shuffled %,.0f rows/s, cached epoch %,.0f rows/s, first "
+              + "batch %.2f s", label, stoker[0], stoker[1], baseline[0], baseline[1], shuffled[0],
+          stoker[2], stoker[3]));
       if (round > 0) {
         figures[0][round - 1] = stoker[0];
         figures[1][round - 1] = stoker[1];
@@ -121,10 +135,14 @@ public final class SparkIngestBench {
         figures[3][round - 1] = baseline[1];
         figures[4][round - 1] = shuffled[0];
         figures[5][round - 1] = stoker[2];
+        figures[6][round - 1] = stoker[3];
+        figures[7][round - 1] = stoker[4];
+        figures[8][round - 1] = stoker[5];
       }
     }
     return new SparkIngestResult(config, spark.version(), input.rdd().getNumPartitions(),
-        parquetBytes, figures[0], figures[1], figures[2], figures[3], figures[4], figures[5]);
+        parquetBytes, figures[0], figures[1], figures[2], figures[3], figures[4], figures[5],
+        figures[6], figures[7], figures[8]);
   }
 
   /**
@@ -160,52 +178,85 @@ public final class SparkIngestBench {
   }
 
   /**
-   * Rows/s of the ranks' work and of the wall clock over {@code epochs} epochs, and of one more
-   * epoch served from the shard cache (timed apart, left out of the other two).
+   * Rows/s of the ranks' work and of the wall clock over {@code epochs} epochs, of one more epoch
+   * served from the shard cache (timed apart, left out of the other two), the seconds to the
+   * first batch (see {@link #firstBatch}) from the ranks' stage and from the call, and the whole
+   * call's seconds.
    */
   private double[] stoker(Dataset<Row> input, boolean shuffled) {
     StageClock stages = new StageClock();
-    input.sparkSession().sparkContext().addSparkListener(stages);
+    SparkSession spark = input.sparkSession();
+    spark.sparkContext().addSparkListener(stages);
     int epochs = config.epochs();
+    TrainingResult<long[]> run;
+    long wall;
+    long called = System.currentTimeMillis();
     long start = System.nanoTime();
-    TrainingResult<long[]> run = StokerSpark.on(input)
-        .tensor("image", DType.FLOAT32, config.width()).scalar("label", DType.INT32)
-        .options(options()).option("rebalance", shuffled ? "always" : "auto")
-        // what verifying page checksums costs: -Dstoker.bench.verifyChecksums=false turns it off
-        .option("verifyChecksums", System.getProperty("stoker.bench.verifyChecksums", "true"))
-        .worldSize(config.ranks())
-        .run((rank, loader) -> {
-          long[] seen = new long[3];
-          double checksum = 0;
-          for (int epoch = 0; epoch <= epochs; epoch++) {
-            long begin = System.nanoTime();
-            long rows = 0;
-            for (Batch batch : loader.epoch(epoch)) {
-              checksum += batch.getFloat(0, 0, 0) + batch.getInt(1, 0, 0);
-              rows += batch.size();
-            }
-            long nanos = System.nanoTime() - begin + (checksum == -1 ? 1 : 0);
-            seen[epoch < epochs ? 0 : 2] += epoch < epochs ? rows : nanos;
-            seen[1] += epoch < epochs ? nanos : 0;
-          }
-          return seen;
-        });
-    long wall = System.nanoTime() - start;
-    waitForListeners(input.sparkSession());
-    input.sparkSession().sparkContext().removeSparkListener(stages);
+    try {
+      run = StokerSpark.on(input)
+          .tensor("image", DType.FLOAT32, config.width()).scalar("label", DType.INT32)
+          .options(options()).option("rebalance", shuffled ? "always" : "auto")
+          // what verifying page checksums costs: -Dstoker.bench.verifyChecksums=false turns it off
+          .option("verifyChecksums", System.getProperty(StokerRead.VERIFY_CHECKSUMS, "true"))
+          .worldSize(config.ranks())
+          .run((rank, loader) -> epochs(loader, epochs));
+      wall = System.nanoTime() - start;
+      waitForListeners(spark);
+    } finally {
+      spark.sparkContext().removeSparkListener(stages);
+    }
     long rows = 0;
     double ranks = 0;
     double cached = 0;
+    long firstBatch = Long.MIN_VALUE;
     for (int r = 0; r < config.ranks(); r++) {
       long[] seen = run.result(r);
       RankReport report = run.report().rank(r);
       rows += seen[0];
       ranks = Math.max(ranks, report.shardSeconds() + seen[1] / 1e9);
       cached = Math.max(cached, seen[2] / 1e9);
+      firstBatch = Math.max(firstBatch, seen[3]);
     }
     double work = stages.seconds() + ranks;
     double epochsWall = wall / 1e9 - cached;
-    return new double[] {rows / work, rows / epochsWall, rows / epochs / cached};
+    return new double[] {rows / work, rows / epochsWall, rows / epochs / cached,
+        stages.secondsToFirstBatch(firstBatch), (firstBatch - called) / 1e3, wall / 1e9};
+  }
+
+  /**
+   * A rank's part: {@code epochs} epochs, then one more timed apart (from the shard cache).
+   * Returns rows of the epochs, their nanoseconds, the extra epoch's nanoseconds, and
+   * {@link #firstBatch} of epoch 0.
+   */
+  private static long[] epochs(DataLoader loader, int epochs) {
+    long[] seen = new long[4];
+    double checksum = 0;
+    for (int epoch = 0; epoch <= epochs; epoch++) {
+      long begin = System.nanoTime();
+      long rows = 0;
+      Iterator<Batch> batches = loader.epoch(epoch).iterator();
+      while (batches.hasNext()) {
+        Batch batch = batches.next();
+        if (epoch == 0 && rows == 0) {
+          seen[3] = firstBatch();
+        }
+        checksum += batch.getFloat(0, 0, 0) + batch.getInt(1, 0, 0);
+        rows += batch.size();
+      }
+      long nanos = System.nanoTime() - begin + (checksum == -1 ? 1 : 0);
+      seen[epoch < epochs ? 0 : 2] += epoch < epochs ? rows : nanos;
+      seen[1] += epoch < epochs ? nanos : 0;
+    }
+    return seen;
+  }
+
+  /**
+   * When a rank got its first batch: {@code System.currentTimeMillis()}, read as soon as
+   * {@code loader.epoch(0).iterator().next()} returns. The wall clock, not {@code nanoTime}, so
+   * that it compares with Spark's stage submission time (see {@link StageClock}).
+   */
+  static long firstBatch() {
+    return System.currentTimeMillis();
   }
 
   /** Lets the listener bus deliver the run's last stage events. */

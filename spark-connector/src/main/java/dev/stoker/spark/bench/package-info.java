@@ -1,7 +1,10 @@
 /**
  * The Spark benchmarks behind {@code stoker bench}: {@code --workload spark} (the same Parquet
- * DataFrame into rank loaders through Stoker and into batches through Row objects) and
- * {@code --workload spark-source} ({@code format("stoker")} against Spark's own Parquet read).
- * Uses the connector's public API, the DataSource's scan and Spark; nothing imports it.
+ * DataFrame into rank loaders through Stoker and into batches through Row objects, with the time
+ * to the first batch), {@code --workload spark-source} ({@code format("stoker")} against Spark's
+ * own Parquet read) and {@code --workload spark-device} ({@code format("stoker")} through the
+ * runner into loaders with a device, against the read alone). Uses the connector's public API
+ * ({@code dev.stoker.spark}), the DataSource's scan and Spark, never the runner's internals
+ * ({@code dev.stoker.spark.run}); nothing imports it.
  */
 package dev.stoker.spark.bench;

@@ -33,6 +33,7 @@ class SourceBenchTest {
   @Test
   void shouldRefuseFewerRowsThanOneStep() {
     assertThatThrownBy(() -> new SourceBench.Config(100, 16, 2, 64, 1))
-        .hasMessage("rows: 100 (expected: at least ranks x batchSize = 128)");
+        .hasMessage("rows: 100 (expected: at least ranks x batchSize = 128, for a full batch on "
+            + "every rank; give more rows, or fewer ranks or a smaller batch)");
   }
 }
