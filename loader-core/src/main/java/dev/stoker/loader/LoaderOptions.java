@@ -83,8 +83,7 @@ public final class LoaderOptions {
   /**
    * Options from string values, e.g. Spark's {@code .option(...)} map. Names match ignoring case;
    * the same name twice in different case is an error. Placement names ({@code rank},
-   * {@code worldSize}) and Spark's own keys ({@code path}, {@code paths}) are accepted and left to
-   * their readers; any other name is an error that suggests the closest known name. Sizes take a
+   * {@code worldSize}) are accepted and left to their reader; any other name is an error that suggests the closest known name. Sizes take a
    * binary unit ({@code 512m}), durations a unit of time ({@code 30s}; plain digits are ms).
    */
   public static LoaderOptions fromMap(Map<String, String> values) {

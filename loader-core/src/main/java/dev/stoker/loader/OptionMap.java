@@ -1,5 +1,6 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.util.ClosestName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -3,10 +3,10 @@ package dev.stoker.loader;
 import java.util.List;
 
 /**
- * The names of every Stoker option, as written in code, Spark's {@code .option(...)} and SQL, in
- * three groups: the loader's knobs ({@link #LOADER}), where a loader sits among its peers
- * ({@link #PLACEMENT}) and Spark's own keys that pass through ({@link #SPARK}). Names match
- * ignoring case, as Spark's options do.
+ * The names of the loader's options, as written in code, Spark's {@code .option(...)} and SQL, in
+ * two groups: the loader's knobs ({@link #LOADER}) and where a loader sits among its peers
+ * ({@link #PLACEMENT}). Names match ignoring case, as Spark's options do. The Spark connector
+ * keeps the registry of every option, its own included.
  */
 public final class OptionNames {
   public static final String BATCH_SIZE = "batchSize";
@@ -24,8 +24,6 @@ public final class OptionNames {
   public static final String NAME = "name";
   public static final String RANK = "rank";
   public static final String WORLD_SIZE = "worldSize";
-  public static final String PATH = "path";
-  public static final String PATHS = "paths";
 
   /**
    * The loader's knobs, the same on every rank, in the order of the documentation: what
@@ -37,12 +35,6 @@ public final class OptionNames {
 
   /** Which shard a loader serves, what differs between ranks: what {@link Placement} holds. */
   public static final List<String> PLACEMENT = List.of(RANK, WORLD_SIZE);
-
-  /**
-   * Keys Spark itself puts among a source's options ({@code load(path)}, {@code load(paths...)}):
-   * accepted by Stoker's readers and left to the source.
-   */
-  public static final List<String> SPARK = List.of(PATH, PATHS);
 
   private OptionNames() {}
 }

@@ -10,12 +10,11 @@ final class OptionParser {
   private OptionParser() {}
 
   /**
-   * The loader's knobs from {@code values}. Placement names, Spark's own keys and
-   * {@code alsoAccepted} are accepted and left to their readers; any other name is an error.
+   * The loader's knobs from {@code values}. Placement names and {@code alsoAccepted} are
+   * accepted and left to their readers; any other name is an error.
    */
   static LoaderOptions parse(Map<String, String> values, Collection<String> alsoAccepted) {
     List<String> accepted = new ArrayList<>(OptionNames.PLACEMENT);
-    accepted.addAll(OptionNames.SPARK);
     accepted.addAll(alsoAccepted);
     OptionMap map = OptionMap.strict(values, OptionNames.LOADER, accepted);
     LoaderOptions.Builder b = LoaderOptions.builder();

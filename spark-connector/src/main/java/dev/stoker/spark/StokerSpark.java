@@ -1,5 +1,7 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.options.OptionLayer;
+import dev.stoker.spark.options.OptionRegistry;
 import dev.stoker.spark.run.StokerRun;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
@@ -12,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,18 +46,27 @@ import org.apache.spark.sql.Row;
  * }</pre>
  *
  * <p>Rank {@code r} is partition {@code r} of the barrier stage; the stage fails and is retried
- * as a whole, and a retried rank sees the same batches. Rows reach the ranks in one shuffle that
- * leaves their counts at most one apart (none when the input already has one partition per rank
- * with such counts); each rank reads its rows once into a shard on its executor's local disk and
- * its loader serves epochs from there. With {@code dropLast} every rank yields the same number of
- * full batches. Options come typed ({@link #options(LoaderOptions)}) or as Spark-style strings
- * ({@link #option(String, String)}) with the loader's names and errors, plus those of
- * {@link SparkOptionNames}. Columns are checked against the DataFrame where they are declared,
- * string options when the run starts, before any Spark job.
+ * as a whole, and a retried rank sees the same batches. A plain Parquet scan or a
+ * {@code format("stoker")} read is planned by row group from its footers, and each rank streams
+ * its exact share from the files into its one loader (keeping a shard cache for later epochs as
+ * {@link SparkOptionNames#CACHE} says); the rows of any other DataFrame reach the ranks in one
+ * shuffle that leaves their counts at most one apart (none when the input already has one
+ * partition per rank with such counts), and each rank reads them once into a shard on its
+ * executor's local disk, from which its loader serves the epochs. With {@code dropLast} every rank
+ * yields the same number of full batches. Options come typed ({@link #options(LoaderOptions)})
+ * or as Spark-style strings ({@link #option(String, String)}) with the loader's names and errors,
+ * plus those of {@link SparkOptionNames}; the session's {@code spark.stoker.<name>} settings stand
+ * in for string options not given, and a {@code format("stoker")} read's options for those the
+ * run was not given. Columns are checked against the DataFrame where they are declared, string
+ * options when the run starts, before any Spark job.
  *
  * @see dev.stoker.loader.DataLoader
  */
 public final class StokerSpark {
+  /** The layers of the options a run takes. */
+  private static final Set<OptionLayer> LAYERS =
+      EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT, OptionLayer.RUN);
+
   private final Dataset<Row> input;
   private final List<Field> fields = new ArrayList<>();
   private final Map<String, String> strings = new LinkedHashMap<>();
@@ -209,11 +221,13 @@ public final class StokerSpark {
       throw new IllegalArgumentException("columns: none declared (expected: at least one "
           + "tensor(...) or scalar(...))");
     }
-    LoaderOptions loader = loaderOptions();
+    Map<String, String> resolved = OptionRegistry.resolve(strings,
+        OptionRegistry.stokerSettings(input.sparkSession()), LAYERS);
+    LoaderOptions loader = loaderOptions(resolved);
     Set<String> given = options != null ? StokerRun.chosen(options)
         : StokerRun.named(strings.keySet());
-    SparkRunOptions run = runOptions();
-    Integer ranks = worldSize();
+    SparkRunOptions run = runOptions(resolved);
+    Integer ranks = worldSize(resolved);
     checkSerializable("function", function);
     checkSerializable("devices", devices);
     List<Normalization> normalized = normalizations();
@@ -236,8 +250,9 @@ public final class StokerSpark {
     return checked;
   }
 
-  private LoaderOptions loaderOptions() {
-    LoaderOptions fromStrings = LoaderOptions.fromMap(strings, SparkOptionNames.ACCEPTED);
+  /** The loader's knobs: typed, or from the strings over the session's settings. */
+  private LoaderOptions loaderOptions(Map<String, String> resolved) {
+    LoaderOptions fromStrings = LoaderOptions.fromMap(resolved, SparkOptionNames.ACCEPTED);
     Map<String, String> knobs = matching(OptionNames.LOADER);
     if (options != null && !knobs.isEmpty()) {
       throw new IllegalArgumentException("options: " + knobs.keySet() + " as strings and "
@@ -246,18 +261,22 @@ public final class StokerSpark {
     return options != null ? options : fromStrings;
   }
 
-  private SparkRunOptions runOptions() {
+  /** The run's options: typed, or from the strings over the session's settings. */
+  private SparkRunOptions runOptions(Map<String, String> resolved) {
     Map<String, String> own = matching(SparkOptionNames.ACCEPTED);
     if (runOptions != null && !own.isEmpty()) {
       throw new IllegalArgumentException("options: " + own.keySet() + " as strings and "
           + "SparkRunOptions too (expected: the run's options one way only)");
     }
-    return runOptions != null ? runOptions : SparkRunOptions.fromMap(strings);
+    return runOptions != null ? runOptions : SparkRunOptions.fromMap(resolved);
   }
 
-  /** The number of ranks given, or null (a {@code format("stoker")} read may give it). */
-  private Integer worldSize() {
-    Map<String, String> given = matching(List.of(OptionNames.WORLD_SIZE));
+  /**
+   * The number of ranks given (or set for the session), or null (a {@code format("stoker")} read
+   * may give it).
+   */
+  private Integer worldSize(Map<String, String> resolved) {
+    Map<String, String> given = matching(resolved, List.of(OptionNames.WORLD_SIZE));
     Integer fromString = given.isEmpty() ? null
         : Placement.fromMap(Map.of(OptionNames.WORLD_SIZE, given.values().iterator().next()))
             .worldSize();
@@ -270,8 +289,12 @@ public final class StokerSpark {
 
   /** The string options whose names are among {@code names}, ignoring case. */
   private Map<String, String> matching(List<String> names) {
+    return matching(strings, names);
+  }
+
+  private static Map<String, String> matching(Map<String, String> values, List<String> names) {
     Map<String, String> found = new LinkedHashMap<>();
-    strings.forEach((key, value) -> {
+    values.forEach((key, value) -> {
       for (String name : names) {
         if (name.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT))) {
           found.put(key, value);

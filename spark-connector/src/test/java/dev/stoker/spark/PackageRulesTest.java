@@ -57,6 +57,7 @@ class PackageRulesTest {
   private static final String COLLECTIVE = SPARK + ".collective..";
   private static final String RAPIDS = SPARK + ".rapids..";
   private static final String BENCH = SPARK + ".bench..";
+  private static final String OPTIONS = SPARK + ".options..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -185,7 +186,7 @@ class PackageRulesTest {
   void parquetShouldUseNothingElseOfTheConnector() {
     noClasses()
         .that().resideInAPackage(PARQUET)
-        .should().dependOnClassesThat(connectorOutside(PARQUET))
+        .should().dependOnClassesThat(connectorOutside(PARQUET, OPTIONS))
         .because("the Parquet stack is shared by the DataSource and the runner, which consume "
             + "it; it imports Spark, Parquet, Hadoop and loader-core only")
         .check(CLASSES);
@@ -250,6 +251,16 @@ class PackageRulesTest {
         .resideInAnyPackage(COLLECTIVE, "java..", "javax..", "org.slf4j..")
         .because("the all-reduce imports nothing from Spark, loader-core or the rest of the "
             + "connector: the caller hands it the rendezvous and the cancellation check")
+        .check(CLASSES);
+  }
+
+  @Test
+  void optionsShouldUseNothingElseOfTheConnector() {
+    noClasses()
+        .that().resideInAPackage(OPTIONS)
+        .should().dependOnClassesThat(connectorOutside(OPTIONS))
+        .because("the registry of options sits below every reader of options: the loader's, "
+            + "the DataSource's and the runner's")
         .check(CLASSES);
   }
 

@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.spark.options.OptionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -20,9 +21,13 @@ public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<Parqu
   /** The session's setting of the Parquet reader's batch rows. */
   static final String READER_ROWS = "spark.sql.parquet.columnarReaderBatchSize";
 
+  /**
+   * The dataset of a read given {@code given}, the session's {@code spark.stoker.*} settings
+   * standing in for the options not given.
+   */
   public static SourceDataset load(Map<String, String> given) {
-    SourceOptions options = SourceOptions.parse(given);
     SparkSession spark = SparkSession.active();
+    SourceOptions options = SourceOptions.parse(given, OptionRegistry.stokerSettings(spark));
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
     options.hadoop().forEach(conf::set);
     SparkParquet.configure(conf);

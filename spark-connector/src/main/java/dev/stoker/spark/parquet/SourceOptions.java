@@ -8,7 +8,10 @@ import dev.stoker.loader.Placement;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import dev.stoker.spark.options.OptionLayer;
+import dev.stoker.spark.options.OptionRegistry;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,7 +41,12 @@ public final class SourceOptions {
    */
   public static final String VERIFY_CHECKSUMS = "verifyChecksums";
 
-  private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS);
+  /** Spark's own key for {@code load(path)}. */
+  public static final String PATH = "path";
+  /** Spark's own key for {@code load(paths...)}, a JSON array. */
+  public static final String PATHS = "paths";
+  private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS, PATH,
+      PATHS);
 
   private final LoaderOptions loader;
   private final int worldSize;
@@ -70,8 +78,30 @@ public final class SourceOptions {
         Map.of(), List.copyOf(paths), Set.of());
   }
 
-  /** Parses Spark's option map; every bad name or value is an IllegalArgumentException. */
+  /** The layers of the options a read takes. */
+  public static final Set<OptionLayer> LAYERS =
+      Collections.unmodifiableSet(EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT,
+          OptionLayer.SOURCE));
+
+  /** As {@link #parse(Map, Map)}, without session settings. */
   static SourceOptions parse(Map<String, String> given) {
+    return parse(given, Map.of());
+  }
+
+  /**
+   * Parses Spark's option map, the session's {@code spark.stoker.*} settings ({@code session})
+   * standing in for the options not given; every bad name or value is an
+   * IllegalArgumentException.
+   */
+  static SourceOptions parse(Map<String, String> given, Map<String, String> session) {
+    Set<String> explicit = givenNames(given.keySet());
+    SourceOptions options = parseAll(OptionRegistry.resolve(given, session, LAYERS));
+    return new SourceOptions(options.loader, options.worldSize, options.epoch,
+        options.shuffleBuffer, options.verifyChecksums, options.shapes, options.hadoop,
+        options.paths, explicit);
+  }
+
+  private static SourceOptions parseAll(Map<String, String> given) {
     Map<String, String> stoker = new LinkedHashMap<>();
     Map<String, int[]> shapes = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     Map<String, String> hadoop = new TreeMap<>();
@@ -199,16 +229,16 @@ public final class SourceOptions {
   /** Spark's {@code path} and {@code paths} (a JSON array, from {@code load(p1, p2, ...)}). */
   private static List<String> paths(Map<String, String> values) {
     List<String> paths = new ArrayList<>();
-    String path = value(values, OptionNames.PATH);
+    String path = value(values, PATH);
     if (path != null && !path.isEmpty()) {
       paths.add(path);
     }
-    String json = value(values, OptionNames.PATHS);
+    String json = value(values, PATHS);
     if (json != null && !json.isEmpty()) {
       try {
         paths.addAll(Arrays.asList(new ObjectMapper().readValue(json, String[].class)));
       } catch (IOException e) {
-        throw new IllegalArgumentException(OptionNames.PATHS + ": '" + json + "' (expected: a "
+        throw new IllegalArgumentException(PATHS + ": '" + json + "' (expected: a "
             + "JSON array of paths, as load(path, ...) sets it)", e);
       }
     }

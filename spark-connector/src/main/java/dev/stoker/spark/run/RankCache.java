@@ -10,18 +10,20 @@ import dev.stoker.spark.run.shard.ShardLayout;
 import dev.stoker.spark.run.shard.ShardWriter;
 import dev.stoker.loader.util.Closer;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A streaming rank's shard cache: written from the windows of the epoch that {@link CacheMode}
- * picks (the first with {@code disk}, the second with {@code auto}), mapped once that epoch has
- * streamed every row of the rank, and read by every later epoch. With {@code auto}, a cache that
- * does not fit (the budget, the disk) or fails to write is given up with a warning and the epochs
- * keep streaming from Parquet; with {@code disk}, that fails the rank. An epoch that ends early
- * leaves no cache behind; the next epoch writes it again. Used by the loader's one stream at a
- * time.
+ * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}), from the
+ * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, the second with
+ * {@code auto}), mapped once every row of the rank is written, and read by every epoch that
+ * starts after that. The stream waits for the disk when its writer is two windows behind. With
+ * {@code auto}, a cache that does not fit (the budget, the disk) or fails to write is given up
+ * with a warning and the epochs keep streaming from Parquet; with {@code disk}, that fails the
+ * rank. An epoch that ends early leaves no cache behind; the next epoch writes it again.
+ * Used by the loader's one stream at a time.
  */
 final class RankCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankCache.class);
@@ -33,29 +35,37 @@ final class RankCache implements AutoCloseable {
 
   private final CacheMode mode;
   private final long rows;
+  private final int windowRows;
   private final ShardLayout layout;
   private final long budget;
   private final String owner;
   private final Folders folders;
   private ShardFiles files;
+  private String folder;
   private ShardWriter writer;
+  private CacheWrites writes;
   private MappedShard mapped;
   private int epochsOpened;
   private boolean givenUp;
+  private long startedAt;
   private long writeNanos;
   private boolean closed;
 
-  RankCache(CacheMode mode, long rows, ShardLayout layout, long budget, String owner,
-      Folders folders) {
+  /**
+   * @param windowRows rows of the stream's largest window
+   */
+  RankCache(CacheMode mode, long rows, int windowRows, ShardLayout layout, long budget,
+      String owner, Folders folders) {
     this.mode = mode;
     this.rows = rows;
+    this.windowRows = windowRows;
     this.layout = layout;
     this.budget = budget;
     this.owner = owner;
     this.folders = folders;
   }
 
-  /** The mapped cache, once an epoch has written it; else null. */
+  /** The mapped cache, once every row of it is written; else null. */
   synchronized MappedShard mapped() {
     return mapped;
   }
@@ -68,23 +78,42 @@ final class RankCache implements AutoCloseable {
    */
   synchronized WindowSink openEpoch() throws IOException {
     epochsOpened++;
-    if (closed || mapped != null || givenUp || mode == CacheMode.NONE
-        || mode == CacheMode.AUTO && epochsOpened < 2) {
+    if (closed || mapped != null || writes != null || givenUp || mode == CacheMode.NONE
+        || mode == CacheMode.AUTO && epochsOpened < 2 || rows == 0) {
       return null;
     }
     try {
       files = folders.create();
+      folder = files.folder().toString();
       writer = new ShardWriter(files, layout, budget, owner);
       writer.reserve(rows);
-    } catch (IOException | RuntimeException e) {
+      startedAt = System.nanoTime();
+      writes = new CacheWrites(writer, layout, rows, windowRows, "stoker-" + owner.replace(' ',
+          '-') + "-cache", this::written);
+    } catch (IOException | RuntimeException | OutOfMemoryError e) {
       discard();
       if (mode == CacheMode.DISK) {
-        throw e;
+        throw e instanceof IOException io ? io
+            : new IOException("starting the shard cache of " + owner + " failed: " + e, e);
       }
       giveUp("it cannot be written", e);
       return null;
     }
-    return new Sink();
+    return new Sink(writes);
+  }
+
+  /** Maps the written files: on the writer's thread, once every row is written. */
+  private void written(ShardWriter done) throws IOException {
+    MappedShard shard = done.map(rows);
+    synchronized (this) {
+      writeNanos = System.nanoTime() - startedAt;
+      writer = null;
+      if (closed) {
+        shard.release();
+      } else {
+        mapped = shard;
+      }
+    }
   }
 
   /** Counts an epoch read from the cache. */
@@ -92,9 +121,9 @@ final class RankCache implements AutoCloseable {
     epochsOpened++;
   }
 
-  /** The folder of the cache while there is one, else null. */
+  /** The folder of the cache last written, or null if none was. */
   synchronized String folder() {
-    return files == null ? null : files.folder().toString();
+    return folder;
   }
 
   /** Bytes of the mapped cache, 0 without one. */
@@ -102,7 +131,7 @@ final class RankCache implements AutoCloseable {
     return mapped == null ? 0 : mapped.bytes();
   }
 
-  /** Seconds spent writing the cache. */
+  /** Seconds from the start of the cache's writing to its last row written. */
   synchronized double writeSeconds() {
     return writeNanos / 1e9;
   }
@@ -111,28 +140,53 @@ final class RankCache implements AutoCloseable {
    * Deletes the cache's files, and nothing more: for when the task ends, however it ends. A
    * mapping stays readable until {@link #close()}.
    */
-  synchronized void deleteFiles() {
-    closed = true;
-    Closer closer = new Closer();
-    if (writer != null) {
-      closer.run(writer::close);
-      writer = null;
+  void deleteFiles() {
+    CacheWrites stopping;
+    synchronized (this) {
+      closed = true;
+      stopping = writes;
     }
-    if (files != null) {
-      closer.run(files::delete);
+    Closer closer = new Closer();
+    if (stopping != null) {
+      closer.run(stopping::close);
+    }
+    synchronized (this) {
+      if (writer != null) {
+        closer.run(writer::close);
+        writer = null;
+      }
+      if (files != null) {
+        closer.run(files::delete);
+      }
     }
     closer.throwIfAny();
   }
 
   /** Unmaps and deletes the cache; only once no loader thread reads it. */
   @Override
-  public synchronized void close() {
-    closed = true;
-    Closer closer = new Closer();
-    if (mapped != null) {
-      closer.run(mapped::release);
+  public void close() {
+    CacheWrites stopping;
+    synchronized (this) {
+      closed = true;
+      stopping = writes;
     }
-    closer.run(this::discard);
+    Closer closer = new Closer();
+    if (stopping != null) {
+      closer.run(stopping::close);
+    }
+    synchronized (this) {
+      if (mapped != null) {
+        closer.run(mapped::release);
+      }
+      if (writer != null) {
+        closer.run(writer::close);
+        writer = null;
+      }
+      if (files != null) {
+        closer.run(files::delete);
+        files = null;
+      }
+    }
     closer.throwIfAny();
   }
 
@@ -140,6 +194,19 @@ final class RankCache implements AutoCloseable {
     givenUp = true;
     LOG.warn("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}", owner,
         why, cause);
+  }
+
+  /** Stops the writes in progress, outside the lock their completion takes, and discards them. */
+  private void abandon(CacheWrites stopping) {
+    stopping.close();
+    synchronized (this) {
+      if (writes == stopping) {
+        writes = null;
+        if (mapped == null) {
+          discard();
+        }
+      }
+    }
   }
 
   /** Closes the writer and deletes the files of a cache not mapped. */
@@ -156,52 +223,63 @@ final class RankCache implements AutoCloseable {
     closer.throwIfAny();
   }
 
-  /** Writes one epoch's windows in reading order, and maps them once all rows came. */
+  /** Hands one epoch's windows, in reading order, to the cache's writer. */
   private final class Sink implements WindowSink {
-    private long written;
+    private final CacheWrites writes;
+
+    Sink(CacheWrites writes) {
+      this.writes = writes;
+    }
 
     @Override
     public void filled(ShuffleWindow window, int count) throws IOException {
       synchronized (RankCache.this) {
-        if (writer == null) {
+        if (RankCache.this.writes != writes) {
           return; // given up
         }
-        long start = System.nanoTime();
-        try {
-          writer.write(written, count, window.columns(count));
-          written += count;
-        } catch (IOException | ShardBudgetException e) {
-          discard();
-          if (mode == CacheMode.DISK) {
-            throw e;
-          }
+      }
+      try {
+        writes.offer(window, count, true);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for the shard cache's disk");
+      } catch (IOException e) {
+        if (mode == CacheMode.DISK) {
+          throw e;
+        }
+        abandon(writes);
+        synchronized (RankCache.this) {
           giveUp("writing it failed", e);
-        } finally {
-          writeNanos += System.nanoTime() - start;
         }
       }
     }
 
     @Override
     public void closed(boolean complete) {
+      boolean current;
       synchronized (RankCache.this) {
-        if (writer == null) {
-          return;
+        current = RankCache.this.writes == writes;
+      }
+      if (!current) {
+        return; // given up
+      }
+      if (!complete || !writes.allOffered()) {
+        abandon(writes); // an epoch that stopped early: the next one writes the cache again
+        return;
+      }
+      try {
+        writes.awaitDone();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        abandon(writes);
+        throw new IllegalStateException("interrupted while the shard cache was written", e);
+      } catch (IOException e) {
+        abandon(writes);
+        if (mode == CacheMode.DISK) {
+          throw new UncheckedIOException(e);
         }
-        if (!complete || written != rows || closed) {
-          discard(); // an epoch that stopped early: the next one writes the cache again
-          return;
-        }
-        try {
-          mapped = writer.map(rows);
-          writer = null;
-        } catch (IOException | RuntimeException e) {
-          discard();
-          if (mode == CacheMode.DISK) {
-            throw e instanceof IOException io ? new UncheckedIOException(io)
-                : (RuntimeException) e;
-          }
-          giveUp("mapping it failed", e);
+        synchronized (RankCache.this) {
+          giveUp("writing it failed", e);
         }
       }
     }

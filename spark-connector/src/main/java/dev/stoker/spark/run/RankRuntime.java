@@ -76,6 +76,7 @@ public final class RankRuntime {
       return RankOutcome.refused(rank, e.getMessage());
     }
     RankCache cache = new RankCache(spec.run.cache(), plan.rowsPerRank(),
+        (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
         new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
         () -> createFiles(task, rank));
     task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));

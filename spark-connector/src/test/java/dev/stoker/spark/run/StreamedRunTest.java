@@ -249,6 +249,40 @@ class StreamedRunTest {
   }
 
   @Test
+  void shouldTakeTheSessionsSettingsForOptionsNotGiven(@TempDir Path folder) {
+    String parquet = folder.resolve("session.parquet").toString();
+    TestFrames.frame(spark, 3, 16, 16).write().parquet(parquet);
+    spark.conf().set("spark.stoker.batchSize", "4");
+    spark.conf().set("spark.stoker.worldSize", "2");
+    spark.conf().set("spark.stoker.dropLast", "true");
+    try {
+      TrainingResult<RankIds> plain = StokerSpark.on(spark.read().parquet(parquet))
+          .tensor("x", DType.FLOAT32, 3).scalar("id", DType.INT64).run(RankIds.reading(1));
+      assertThat(plain.report().worldSize()).isEqualTo(2);
+      assertThat(plain.report().batchSize()).isEqualTo(4);
+
+      Dataset<Row> read = spark.read().format("stoker").option("batchSize", "8").load(parquet);
+      TrainingResult<RankIds> stoker = StokerSpark.on(read).tensor("x", DType.FLOAT32, 3)
+          .scalar("id", DType.INT64).run(RankIds.reading(1));
+      assertThat(stoker.report().batchSize()).as("the read's own beats the session's")
+          .isEqualTo(8);
+      assertThat(stoker.results()).allSatisfy(rank -> assertThat(rank.batchSizes())
+          .containsExactly(8, 8));
+
+      spark.conf().set("spark.stoker.numWorker", "2");
+      assertThatThrownBy(() -> StokerSpark.on(spark.read().parquet(parquet))
+          .tensor("x", DType.FLOAT32, 3).scalar("id", DType.INT64).run(RankIds.reading(1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("spark.stoker.numWorker: a session setting that names no option of "
+              + "Stoker's (expected: did you mean 'spark.stoker.numWorkers'?)");
+    } finally {
+      for (String name : List.of("batchSize", "worldSize", "dropLast", "numWorker")) {
+        spark.conf().unset("spark.stoker." + name);
+      }
+    }
+  }
+
+  @Test
   void shouldNotStreamAFilteredScan(@TempDir Path folder) {
     String parquet = folder.resolve("filtered.parquet").toString();
     TestFrames.frame(spark, 3, 10, 10).write().parquet(parquet);

@@ -1,4 +1,4 @@
-package dev.stoker.loader;
+package dev.stoker.loader.util;
 
 import java.util.List;
 import java.util.Locale;
@@ -8,11 +8,11 @@ import java.util.Locale;
  * case, {@code _} and {@code -}, by edit distance (insertions, deletions, substitutions and swaps
  * of neighbours); a known name of {@code n} letters is close within {@code min(2, n / 3)} edits.
  */
-final class ClosestName {
+public final class ClosestName {
   private ClosestName() {}
 
   /** Closest of {@code known} to {@code given}, first of equals, or null if none is close. */
-  static String of(String given, List<String> known) {
+  public static String of(String given, List<String> known) {
     String target = normalize(given);
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
@@ -35,7 +35,7 @@ final class ClosestName {
   }
 
   /** Optimal string alignment distance: Levenshtein plus swaps of two neighbours. */
-  static int distance(String a, String b) {
+  public static int distance(String a, String b) {
     int[][] d = new int[a.length() + 1][b.length() + 1];
     for (int i = 0; i <= a.length(); i++) {
       d[i][0] = i;
