@@ -10,13 +10,14 @@ import java.util.Locale;
  */
 public enum CacheMode {
   /**
-   * Writes the cache while the second epoch streams, when one fits the budget and the disk: a
-   * run of one epoch writes nothing, and later epochs read the cache (default).
+   * Writes the cache while the second epoch streams, when it fits the budget and the disk and
+   * the disk keeps pace with the stream (else every epoch streams from the files): a run of one
+   * epoch writes nothing, and later epochs read the cache (default).
    */
   AUTO,
   /**
-   * Writes the cache while the first epoch streams; a cache that does not fit the budget or the
-   * disk is an error.
+   * Writes the cache while the first epoch streams, the stream waiting for the disk where it
+   * must; a cache that does not fit the budget or the disk is an error.
    */
   DISK,
   /** Never writes a cache: every epoch streams from the Parquet files. */

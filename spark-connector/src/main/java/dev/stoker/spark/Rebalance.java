@@ -2,7 +2,10 @@ package dev.stoker.spark;
 
 import java.util.Locale;
 
-/** Whether a run shuffles its input into one partition per rank. */
+/**
+ * Whether a run's rows path shuffles its input into one partition per rank. A Parquet input that
+ * the ranks stream from its files is planned per rank from its footers and needs no shuffle.
+ */
 public enum Rebalance {
   /**
    * Uses the input as it is when it already has one partition per rank whose row counts differ

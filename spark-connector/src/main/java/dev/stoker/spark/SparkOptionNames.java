@@ -14,7 +14,10 @@ public final class SparkOptionNames {
   public static final String MAX_SHARD_BYTES = "maxShardBytes";
   /** The folder shards are cached in (default: the executor's Spark local directories). */
   public static final String SHARD_DIR = "shardDir";
-  /** {@code auto}: no shuffle when the input is already balanced (default); {@code always}. */
+  /**
+   * The rows path's shuffle: {@code auto}, none when the input is already balanced (default);
+   * {@code always}. A streamed Parquet input needs none.
+   */
   public static final String REBALANCE = "rebalance";
   /** How often each rank updates its progress accumulators (default 1s). */
   public static final String PROGRESS_INTERVAL = "progressInterval";

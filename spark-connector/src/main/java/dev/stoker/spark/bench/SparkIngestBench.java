@@ -47,6 +47,9 @@ import org.apache.spark.sql.functions;
  * {@code run} on the driver, which adds the planning and any stage before the ranks'.
  */
 public final class SparkIngestBench {
+  /** The system property that sets the streamed run's {@code cache} option (default auto). */
+  public static final String CACHE = "stoker.bench.cache";
+
   /** What to run. */
   public record Config(long rows, int width, int batchSize, int ranks, int epochs,
       int repeats, int numWorkers) {
@@ -202,6 +205,8 @@ public final class SparkIngestBench {
           .options(options()).option("rebalance", shuffled ? "always" : "auto")
           // what verifying page checksums costs: -Dstoker.bench.verifyChecksums=false turns it off
           .option("verifyChecksums", System.getProperty(StokerRead.VERIFY_CHECKSUMS, "true"))
+          // the shard cache of a streamed run: -Dstoker.bench.cache=none|disk|auto
+          .option("cache", System.getProperty(CACHE, "auto"))
           .worldSize(config.ranks())
           .run((rank, loader) -> epochs(loader, epochs));
       wall = System.nanoTime() - start;

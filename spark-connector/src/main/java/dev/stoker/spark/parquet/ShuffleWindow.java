@@ -20,7 +20,7 @@ public final class ShuffleWindow implements AutoCloseable {
   private final int[] offsets;
   private final int[] rowBytes;
 
-  ShuffleWindow(HostAllocator allocator, List<ColumnSpec> columns, int capacity) {
+  public ShuffleWindow(HostAllocator allocator, List<ColumnSpec> columns, int capacity) {
     this.capacity = capacity;
     this.offsets = new int[columns.size()];
     this.rowBytes = new int[columns.size()];
@@ -63,7 +63,7 @@ public final class ShuffleWindow implements AutoCloseable {
    * The window's own buffer, for decoders that write rows into it with absolute access (at
    * {@link #offset}); never handed further.
    */
-  ByteBuffer buffer() {
+  public ByteBuffer buffer() {
     return memory.bytes();
   }
 
@@ -71,7 +71,7 @@ public final class ShuffleWindow implements AutoCloseable {
    * The byte offset of row {@code row} of column {@code column} in {@link #buffer()}, checking
    * that {@code rows} rows from there fit in the window.
    */
-  int offset(int column, int row, int rows) {
+  public int offset(int column, int row, int rows) {
     Objects.checkFromIndexSize(row, rows, capacity);
     return offsets[column] + row * rowBytes[column];
   }

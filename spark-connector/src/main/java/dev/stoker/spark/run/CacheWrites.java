@@ -2,7 +2,6 @@ package dev.stoker.spark.run;
 
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.run.shard.ShardLayout;
-import dev.stoker.spark.run.shard.ShardWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -12,19 +11,25 @@ import java.util.Deque;
  * Writes a shard cache on a thread of its own while the rank's stream goes on: each window the
  * stream reads is copied into one of a few staging blocks and written from there, in order, so
  * that decoding and writing overlap. When every block is still being written, {@link #offer}
- * waits for the disk (or, asked not to wait, says so). Once the rank's last row is written the
- * files are handed to {@code whenComplete}.
+ * waits for the disk ({@code cache=disk}) or says so ({@code cache=auto}, which then gives the
+ * cache up rather than hold the stream to the disk's pace). Once the rank's last row is written,
+ * {@code whenComplete} runs on the writer's thread.
  */
 final class CacheWrites implements AutoCloseable {
   /** Staging blocks: one being written, one being filled. */
   private static final int BLOCKS = 2;
 
-  /** What to do with the written files: map them. */
-  interface Completion {
-    void complete(ShardWriter writer) throws IOException;
+  /** Where the blocks go: {@link ShardWriter#write(long, int, ByteBuffer[])}. */
+  interface BlockWriter {
+    void write(long firstRow, int rows, ByteBuffer[] columns) throws IOException;
   }
 
-  private final ShardWriter writer;
+  /** What to do once every row is written: map the files. */
+  interface Completion {
+    void complete() throws IOException;
+  }
+
+  private final BlockWriter writer;
   private final long rows;
   private final Completion whenComplete;
   private final Deque<Block> free = new ArrayDeque<>();
@@ -54,7 +59,7 @@ final class CacheWrites implements AutoCloseable {
    * @param name the writer thread's name
    * @throws OutOfMemoryError if the staging blocks do not fit the direct memory
    */
-  CacheWrites(ShardWriter writer, ShardLayout layout, long rows, int capacity, String name,
+  CacheWrites(BlockWriter writer, ShardLayout layout, long rows, int capacity, String name,
       Completion whenComplete) {
     this.writer = writer;
     this.rows = rows;
@@ -170,7 +175,7 @@ final class CacheWrites implements AutoCloseable {
           notifyAll();
         }
       }
-      whenComplete.complete(writer);
+      whenComplete.complete();
       synchronized (this) {
         done = true;
         notifyAll();

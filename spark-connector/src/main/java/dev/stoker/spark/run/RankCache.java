@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}), from the
  * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, the second with
  * {@code auto}), mapped once every row of the rank is written, and read by every epoch that
- * starts after that. The stream waits for the disk when its writer is two windows behind. With
- * {@code auto}, a cache that does not fit (the budget, the disk) or fails to write is given up
- * with a warning and the epochs keep streaming from Parquet; with {@code disk}, that fails the
- * rank. An epoch that ends early leaves no cache behind; the next epoch writes it again.
+ * starts after that. With {@code auto}, a cache that does not fit (the budget, the disk), fails
+ * to write, or whose writer falls two windows behind the stream is given up with a warning, and
+ * the epochs keep streaming from Parquet: the cache is kept only where it costs the stream
+ * nothing. With {@code disk}, the stream waits for the disk, and a failure fails the rank. An epoch that ends early leaves no cache behind; the next epoch writes it again.
  * Used by the loader's one stream at a time.
  */
 final class RankCache implements AutoCloseable {
@@ -88,8 +88,9 @@ final class RankCache implements AutoCloseable {
       writer = new ShardWriter(files, layout, budget, owner);
       writer.reserve(rows);
       startedAt = System.nanoTime();
-      writes = new CacheWrites(writer, layout, rows, windowRows, "stoker-" + owner.replace(' ',
-          '-') + "-cache", this::written);
+      ShardWriter out = writer;
+      writes = new CacheWrites(out::write, layout, rows, windowRows, "stoker-"
+          + owner.replace(' ', '-') + "-cache", () -> written(out));
     } catch (IOException | RuntimeException | OutOfMemoryError e) {
       discard();
       if (mode == CacheMode.DISK) {
@@ -192,8 +193,13 @@ final class RankCache implements AutoCloseable {
 
   private void giveUp(String why, Throwable cause) {
     givenUp = true;
-    LOG.warn("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}", owner,
-        why, cause);
+    if (cause == null) {
+      LOG.info("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}",
+          owner, why);
+    } else {
+      LOG.warn("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}",
+          owner, why, cause);
+    }
   }
 
   /** Stops the writes in progress, outside the lock their completion takes, and discards them. */
@@ -238,8 +244,9 @@ final class RankCache implements AutoCloseable {
           return; // given up
         }
       }
+      boolean taken;
       try {
-        writes.offer(window, count, true);
+        taken = writes.offer(window, count, mode == CacheMode.DISK);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for the shard cache's disk");

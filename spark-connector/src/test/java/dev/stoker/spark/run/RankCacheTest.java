@@ -77,11 +77,15 @@ class RankCacheTest {
     }
     String path = file.toUri().toString();
     long length = Files.size(file);
-    config = new ReadConfig(null, 0, null, COLUMNS, WINDOW, WINDOW,
-        new HadoopConf(new Configuration()), true);
+    config = config(WINDOW);
     runs = new RankRuns(0, ROWS, List.of(new ReadRun(path, 0, length, 0, 1, 0, ROWS, 0, ROWS,
         length, true)));
-    windows = new DirectAllocator("windows", 2 * 8L * WINDOW);
+    windows = new DirectAllocator("windows", 2 * 8L * ROWS);
+  }
+
+  private static ReadConfig config(int windowRows) {
+    return new ReadConfig(null, 0, null, COLUMNS, windowRows, windowRows,
+        new HadoopConf(new Configuration()), true);
   }
 
   @AfterEach
@@ -90,7 +94,7 @@ class RankCacheTest {
   }
 
   private RankCache cache(CacheMode mode) {
-    return new RankCache(mode, ROWS, WINDOW, LAYOUT, 1L << 30, "rank 0",
+    return new RankCache(mode, ROWS, config.windowRows(), LAYOUT, 1L << 30, "rank 0",
         () -> ShardFiles.create(folder.resolve("shards"), ShardFiles.PREFIX + "test-"
             + folders.incrementAndGet()));
   }
@@ -122,6 +126,7 @@ class RankCacheTest {
 
   @Test
   void shouldWriteWhileTheSecondEpochStreamsWithAuto() throws Exception {
+    config = config(ROWS); // one window: the writer cannot fall behind
     try (RankCache cache = cache(CacheMode.AUTO)) {
       stream(cache, 0, -1);
       assertThat(cache.mapped()).as("one epoch writes nothing").isNull();
