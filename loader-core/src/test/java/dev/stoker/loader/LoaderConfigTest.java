@@ -77,7 +77,7 @@ class LoaderConfigTest {
   @Test
   void shouldReadBothLayersFromOneMapIntoCanonicalForm() {
     LoaderConfig config = LoaderConfig.fromMap(Map.of("BATCHSIZE", "8", "timeout", "2m",
-        "RANK", "1", "worldsize", "3", "path", "/data", "shuffle", "false"));
+        "RANK", "1", "worldsize", "3", "shuffle", "false"));
     assertThat(config.toMap()).containsExactly(Map.entry("batchSize", "8"),
         Map.entry("rank", "1"), Map.entry("timeout", "120000ms"), Map.entry("worldSize", "3"));
     assertThat(config.options())
