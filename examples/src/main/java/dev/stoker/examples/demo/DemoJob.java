@@ -180,8 +180,9 @@ public final class DemoJob {
     LoadReport report = run.report();
     List<Long> dropped = report.ranks().stream().map(RankReport::droppedRows).toList();
     double rate = report.ranks().stream().mapToDouble(RankReport::samplesPerSecond).sum();
-    // format("stoker") drops the tail of the epoch's order; each rank's loader drops the rest
-    long droppedAtRead = rows - report.rows();
+    // the read's plan leaves out the tail of the epoch's order; each rank's loader drops the rest
+    long droppedAtRead = rows - report.rows() + report.droppedRows()
+        - dropped.stream().mapToLong(Long::longValue).sum();
     return new DemoSummary.Epoch(epoch + 1, loss / Math.max(batches, 1), accuracy, rate,
         report.rank(0).verdict(), droppedAtRead, dropped, seconds);
   }

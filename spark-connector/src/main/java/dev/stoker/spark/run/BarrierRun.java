@@ -122,7 +122,7 @@ public final class BarrierRun {
     if (rebalanced) {
       outcomes = shuffled(rows, counts);
     }
-    return results(outcomes, -1, rows.getNumPartitions(), false, rebalanced);
+    return results(outcomes, -1, 0, rows.getNumPartitions(), false, rebalanced);
   }
 
   /**
@@ -170,7 +170,8 @@ public final class BarrierRun {
       spark.removeSparkListener(watch);
       spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
     }
-    return results(outcomes, plan.rows(), read.dataset().files().size(), true, false);
+    return results(outcomes, plan.rows(), plan.droppedRows(), read.dataset().files().size(), true,
+        false);
   }
 
   private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
@@ -227,9 +228,12 @@ public final class BarrierRun {
     return List.of(byRank);
   }
 
-  /** The results and the report; {@code inputRows} -1: the ranks' rows add up to them. */
+  /**
+   * The results and the report; {@code inputRows} -1: the ranks' rows add up to them.
+   * {@code plannedOut} rows no rank reads, beside those the ranks drop.
+   */
   private <R> TrainingResult<R> results(List<RankOutcome> outcomes, long inputRows,
-      int inputPartitions, boolean streamed, boolean rebalanced) {
+      long plannedOut, int inputPartitions, boolean streamed, boolean rebalanced) {
     List<R> results = new ArrayList<>(outcomes.size());
     List<RankReport> reports = new ArrayList<>(outcomes.size());
     long rows = 0;
@@ -246,6 +250,7 @@ public final class BarrierRun {
     if (inputRows >= 0) {
       rows = inputRows;
     }
+    dropped += plannedOut;
     LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
         spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
         InputRdd.columnar(input), streamed, rebalanced, rapids(), reports);
