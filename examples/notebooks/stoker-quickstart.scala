@@ -142,8 +142,10 @@ display(trainBatches.groupBy(spark_partition_id().as("rank")).count().orderBy("r
 // MAGIC ## 3. Throughput per configuration
 // MAGIC
 // MAGIC `StokerSpark.on(df)` runs a function on every rank, in a barrier stage, with a `DataLoader`
-// MAGIC over the rank's rows: each rank reads its rows once into a shard on its executor's local
-// MAGIC disk, and serves every epoch from there. Below, each rank reads every pixel of every batch
+// MAGIC over the rank's rows. Over a `format("stoker")` read, each rank streams its planned row
+// MAGIC groups from the files into its loader (the first batch waits for one shuffle window, not
+// MAGIC the whole rank), and keeps a shard cache on its executor's local disk for the epochs after
+// MAGIC the second when the disk keeps pace. Below, each rank reads every pixel of every batch
 // MAGIC for two epochs, once per number of loader worker threads (`numWorkers`, 0 = the rank's own
 // MAGIC thread). The load report gives, per rank, samples per second and the bottleneck verdict of
 // MAGIC the last epoch: `pipeline-bound` means the consumer waited for data (here it does almost

@@ -10,9 +10,12 @@ import java.util.Locale;
  */
 public enum CacheMode {
   /**
-   * Writes the cache while the second epoch streams, when it fits the budget and the disk and
-   * the disk keeps pace with the stream (else every epoch streams from the files): a run of one
-   * epoch writes nothing, and later epochs read the cache (default).
+   * Keeps a cache where it pays (default). Told the run's epochs ({@link
+   * SparkOptionNames#EPOCHS}): none for one epoch; for more, written while the first epoch
+   * streams, the stream waiting for the disk. Not told: written while the second epoch streams,
+   * and given up if the disk does not keep pace with the stream. Either way, a cache that does
+   * not fit the budget or the disk, or fails to write, is given up and every epoch streams from
+   * the files.
    */
   AUTO,
   /**

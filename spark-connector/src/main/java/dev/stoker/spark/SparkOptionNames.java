@@ -41,13 +41,20 @@ public final class SparkOptionNames {
    */
   public static final String CACHE = "cache";
 
+  /**
+   * How many epochs the rank function runs, when known ({@code 0}, the default: not known). With
+   * {@code cache=auto}, a run of one epoch writes no cache, and a run of more writes it while the
+   * first epoch streams (else while the second does).
+   */
+  public static final String EPOCHS = "epochs";
+
   /** The names a run reads besides the loader's knobs. */
   public static final List<String> RUN = List.of(WORLD_SIZE, MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE, EPOCHS);
 
   /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */
   public static final List<String> ACCEPTED = List.of(MAX_SHARD_BYTES, SHARD_DIR, REBALANCE,
-      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE);
+      PROGRESS_INTERVAL, COLLECTIVE_TIMEOUT, VERIFY_CHECKSUMS, CACHE, EPOCHS);
 
   private SparkOptionNames() {}
 }

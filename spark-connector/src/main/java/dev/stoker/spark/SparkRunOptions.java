@@ -27,6 +27,7 @@ public final class SparkRunOptions implements Serializable {
   private final Duration collectiveTimeout;
   private final boolean verifyChecksums;
   private final CacheMode cache;
+  private final int epochs;
 
   private SparkRunOptions(Builder b) {
     this.maxShardBytes = b.maxShardBytes;
@@ -36,6 +37,7 @@ public final class SparkRunOptions implements Serializable {
     this.collectiveTimeout = b.collectiveTimeout;
     this.verifyChecksums = b.verifyChecksums;
     this.cache = b.cache;
+    this.epochs = b.epochs;
   }
 
   public static Builder builder() {
@@ -92,6 +94,21 @@ public final class SparkRunOptions implements Serializable {
     if (cache != null) {
       b.cache(CacheMode.parse(cache));
     }
+    String epochs = byName.get(SparkOptionNames.EPOCHS);
+    if (epochs != null) {
+      int value;
+      try {
+        value = Integer.parseInt(epochs);
+      } catch (NumberFormatException e) {
+        value = -1;
+      }
+      if (value < 0) {
+        throw new IllegalArgumentException(SparkOptionNames.EPOCHS + ": '" + epochs
+            + "' (expected: a whole number from 0, the epochs the rank function runs; 0 when "
+            + "not known)");
+      }
+      b.epochs(value);
+    }
     return b.build();
   }
 
@@ -109,6 +126,11 @@ public final class SparkRunOptions implements Serializable {
   /** Whether a rank streaming Parquet keeps a shard cache for later epochs. */
   public CacheMode cache() {
     return cache;
+  }
+
+  /** The epochs the rank function runs, or 0 when not known. */
+  public int epochs() {
+    return epochs;
   }
 
   /** The most bytes one rank's shard may take on disk. */
@@ -144,12 +166,12 @@ public final class SparkRunOptions implements Serializable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s}",
+    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%d}",
         SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes, SparkOptionNames.SHARD_DIR, shardDir,
         SparkOptionNames.REBALANCE, rebalance.label(), SparkOptionNames.PROGRESS_INTERVAL,
         progressInterval, SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout,
         SparkOptionNames.VERIFY_CHECKSUMS, verifyChecksums, SparkOptionNames.CACHE,
-        cache.label());
+        cache.label(), SparkOptionNames.EPOCHS, epochs);
   }
 
   /** Builds {@link SparkRunOptions}. */
@@ -161,8 +183,22 @@ public final class SparkRunOptions implements Serializable {
     private Duration collectiveTimeout = DEFAULT_COLLECTIVE_TIMEOUT;
     private boolean verifyChecksums = true;
     private CacheMode cache = CacheMode.AUTO;
+    private int epochs;
 
     private Builder() {}
+
+    /**
+     * The epochs the rank function runs, >= 0 (default 0: not known): {@code cache=auto} writes
+     * no cache for one, and writes it while the first epoch streams for more.
+     */
+    public Builder epochs(int value) {
+      if (value < 0) {
+        throw new IllegalArgumentException(SparkOptionNames.EPOCHS + ": " + value
+            + " (expected: >= 0; 0 when not known)");
+      }
+      epochs = value;
+      return this;
+    }
 
     /** Whether a rank streaming Parquet keeps a shard cache (default {@link CacheMode#AUTO}). */
     public Builder cache(CacheMode value) {

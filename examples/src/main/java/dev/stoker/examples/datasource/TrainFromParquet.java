@@ -42,6 +42,7 @@ public final class TrainFromParquet {
         .tensor("pixels", DType.UINT8, 784)
         .scalar("label", DType.INT64)
         .normalize("pixels", new double[] {0.2860}, new double[] {0.3530}) // Fashion-MNIST's
+        .option("epochs", Integer.toString(epochs)) // the cache, if any, while epoch 0 streams
         .run((rank, loader) -> {
           Mlp model = new Mlp(784, 0, 10, 42); // the same start on every rank
           float[] x = new float[BATCH * 784];

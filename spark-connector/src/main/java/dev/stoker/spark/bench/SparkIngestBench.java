@@ -207,6 +207,10 @@ public final class SparkIngestBench {
           .option("verifyChecksums", System.getProperty(StokerRead.VERIFY_CHECKSUMS, "true"))
           // the shard cache of a streamed run: -Dstoker.bench.cache=none|disk|auto
           .option("cache", System.getProperty(CACHE, "auto"))
+          // with more than one measured epoch, the runner is told how many its function runs
+          // (the measured ones and those after them); with one, it is not told, so that the
+          // measured epoch writes no cache
+          .option("epochs", Integer.toString(epochs > 1 ? epochs + 1 : 0))
           .worldSize(config.ranks())
           .run((rank, loader) -> epochs(loader, epochs));
       wall = System.nanoTime() - start;

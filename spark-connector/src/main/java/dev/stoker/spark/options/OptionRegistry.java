@@ -55,6 +55,7 @@ public final class OptionRegistry {
       new OptionSpec("shardDir", "a local folder", "(Spark's local directories)",
           EnumSet.of(RUN)),
       new OptionSpec("cache", "auto|disk|none", "auto", EnumSet.of(RUN)),
+      new OptionSpec("epochs", "int >= 0, 0 = not known", "0", EnumSet.of(RUN)),
       new OptionSpec("rebalance", "auto|always", "auto", EnumSet.of(RUN)),
       new OptionSpec("progressInterval", "duration > 0", "1s", EnumSet.of(RUN)),
       new OptionSpec("collectiveTimeout", "duration, 0 = forever", "10m", EnumSet.of(RUN)));

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}), from the
- * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, the second with
- * {@code auto}), mapped once every row of the rank is written, and read by every epoch that
+ * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, or with
+ * {@code auto} told of more epochs; the second with {@code auto} not told), mapped once every row of the rank is written, and read by every epoch that
  * starts after that. With {@code auto}, a cache that does not fit (the budget, the disk), fails
  * to write, or whose writer falls two windows behind the stream is given up with a warning, and
  * the epochs keep streaming from Parquet: the cache is kept only where it costs the stream
@@ -34,6 +34,7 @@ final class RankCache implements AutoCloseable {
   }
 
   private final CacheMode mode;
+  private final int epochs;
   private final long rows;
   private final int windowRows;
   private final ShardLayout layout;
@@ -52,11 +53,13 @@ final class RankCache implements AutoCloseable {
   private boolean closed;
 
   /**
+   * @param epochs the epochs the rank function runs, 0 when not known
    * @param windowRows rows of the stream's largest window
    */
-  RankCache(CacheMode mode, long rows, int windowRows, ShardLayout layout, long budget,
-      String owner, Folders folders) {
+  RankCache(CacheMode mode, int epochs, long rows, int windowRows, ShardLayout layout,
+      long budget, String owner, Folders folders) {
     this.mode = mode;
+    this.epochs = epochs;
     this.rows = rows;
     this.windowRows = windowRows;
     this.layout = layout;
@@ -79,7 +82,17 @@ final class RankCache implements AutoCloseable {
   synchronized WindowSink openEpoch() throws IOException {
     epochsOpened++;
     if (closed || mapped != null || writes != null || givenUp || mode == CacheMode.NONE
-        || mode == CacheMode.AUTO && epochsOpened < 2 || rows == 0) {
+        || mode == CacheMode.AUTO && (epochs == 1 || epochs == 0 && epochsOpened < 2)
+        || rows == 0) {
+      return null;
+    }
+    if (rows > Integer.MAX_VALUE) { // a cache epoch's order is a permutation of ints
+      if (mode == CacheMode.DISK) {
+        throw new IOException(String.format("shard cache of %s: %d rows (expected: at most %d "
+            + "rows per rank for cache=disk; use more ranks, or cache=auto or none, which "
+            + "stream every epoch)", owner, rows, Integer.MAX_VALUE));
+      }
+      giveUp("its " + rows + " rows are more than a cache epoch can order", null);
       return null;
     }
     try {
@@ -101,6 +114,14 @@ final class RankCache implements AutoCloseable {
       return null;
     }
     return new Sink(writes);
+  }
+
+  /**
+   * Whether the stream waits for a slow disk: with {@code disk}, and with {@code auto} told that
+   * more epochs follow; else a writer two windows behind gives the cache up.
+   */
+  private boolean waitsForDisk() {
+    return mode == CacheMode.DISK || epochs > 1;
   }
 
   /** Maps the written files: on the writer's thread, once every row is written. */
@@ -246,7 +267,7 @@ final class RankCache implements AutoCloseable {
       }
       boolean taken;
       try {
-        taken = writes.offer(window, count, mode == CacheMode.DISK);
+        taken = writes.offer(window, count, waitsForDisk());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for the shard cache's disk");

@@ -151,7 +151,7 @@ interface RankData {
 
       @Override
       public int samples() {
-        return Math.toIntExact(runs.rows());
+        return (int) Math.min(Integer.MAX_VALUE, runs.rows());
       }
 
       /** None: the rows the plan leaves out are no rank's (the load report counts them). */

@@ -75,7 +75,7 @@ public final class RankRuntime {
     } catch (IllegalArgumentException e) {
       return RankOutcome.refused(rank, e.getMessage());
     }
-    RankCache cache = new RankCache(spec.run.cache(), plan.rowsPerRank(),
+    RankCache cache = new RankCache(spec.run.cache(), spec.run.epochs(), plan.rowsPerRank(),
         (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
         new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
         () -> createFiles(task, rank));

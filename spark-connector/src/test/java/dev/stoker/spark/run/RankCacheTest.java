@@ -94,7 +94,11 @@ class RankCacheTest {
   }
 
   private RankCache cache(CacheMode mode) {
-    return new RankCache(mode, ROWS, config.windowRows(), LAYOUT, 1L << 30, "rank 0",
+    return cache(mode, 0);
+  }
+
+  private RankCache cache(CacheMode mode, int epochs) {
+    return new RankCache(mode, epochs, ROWS, config.windowRows(), LAYOUT, 1L << 30, "rank 0",
         () -> ShardFiles.create(folder.resolve("shards"), ShardFiles.PREFIX + "test-"
             + folders.incrementAndGet()));
   }
@@ -159,6 +163,20 @@ class RankCacheTest {
         stream(none, epoch, -1);
       }
       assertThat(none.mapped()).isNull();
+      assertThat(shardFolders()).isZero();
+    }
+  }
+
+  @Test
+  void shouldWriteTheFirstEpochWithAutoToldOfMoreEpochsAndNothingForOne() throws Exception {
+    try (RankCache more = cache(CacheMode.AUTO, 3)) {
+      stream(more, 0, -1);
+      assertThat(more.mapped()).as("auto, 3 epochs: mapped when the first ends").isNotNull();
+    }
+    try (RankCache one = cache(CacheMode.AUTO, 1)) {
+      stream(one, 0, -1);
+      stream(one, 1, -1);
+      assertThat(one.mapped()).as("auto, told of one epoch: no cache").isNull();
       assertThat(shardFolders()).isZero();
     }
   }
