@@ -61,6 +61,33 @@ class LocalClusterRunTest {
   }
 
   @Test
+  void shouldStreamAParquetInputIntoEachExecutorsRankWithItsDeviceAndCache(@TempDir Path dir) {
+    String parquet = dir.resolve("frame.parquet").toString();
+    input.write().option("parquet.block.size", "2048").parquet(parquet);
+
+    TrainingResult<RankIds> run = StokerSpark.on(spark.read().parquet(parquet))
+        .tensor("x", DType.FLOAT32, 2, 4).scalar("id", DType.INT64)
+        .options(LoaderOptions.builder().batchSize(5).dropLast(true).shuffle(true).seed(11)
+            .numWorkers(1).build())
+        .option("cache", "disk").worldSize(2).devices(FakeGpuDevice.FACTORY)
+        .run(RankIds.reading(2));
+
+    assertThat(run.report().streamed()).isTrue();
+    assertThat(run.report().rank(0).executorId()).isNotEqualTo(run.report().rank(1).executorId());
+    assertThat(run.report().ranks()).extracting(RankReport::device).containsOnly("fake-gpu:0");
+    assertThat(run.results()).allMatch(RankIds::consistent);
+    java.util.Set<Long> seen = new HashSet<>();
+    for (RankIds rank : run.results()) {
+      assertThat(new HashSet<>(rank.epochs().get(1))).as("rank %d: epoch 1 from the cache",
+          rank.rank()).isEqualTo(new HashSet<>(rank.epochs().get(0)));
+      for (long id : rank.epochs().get(0)) {
+        assertThat(seen.add(id)).as("id %d on one rank only", id).isTrue();
+      }
+    }
+    assertThat(seen).hasSize((int) (49 - run.report().droppedRows()));
+  }
+
+  @Test
   void shouldAllReduceAcrossExecutorJvmsToTheSameBits() {
     TrainingResult<String> run = declared().run((rank, loader) -> {
       float[] values = new float[50_000];

@@ -7,6 +7,7 @@ import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.parquet.ParquetRead;
+import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
@@ -148,18 +149,21 @@ public final class BarrierRun {
     }
     describe("streaming %d rows of %s into %d ranks", plan.rowsPerRank() * spec.worldSize,
         read.dataset().input(), spec.worldSize);
-    List<Integer> ids = new ArrayList<>();
+    List<RankRuns> runs = new ArrayList<>();
     for (int r = 0; r < spec.worldSize; r++) {
-      ids.add(r);
+      runs.add(new RankRuns(r, plan.rowsPerRank(), plan.ranks().get(r)));
     }
-    RDD<Integer> ranks = new JavaSparkContext(spark).parallelize(ids, spec.worldSize).rdd();
+    // One element per partition: each task carries its own rank's runs, not the whole plan.
+    RDD<RankRuns> ranks = new JavaSparkContext(spark).parallelize(runs, spec.worldSize).rdd();
+    ReadPlan figures = new ReadPlan(plan.rows(), plan.rowGroups(), plan.rowsPerRank(),
+        plan.batchesPerRank(), plan.droppedRows(), plan.paddedRows(), List.of());
     List<RankOutcome> outcomes;
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
     String interrupt = spark.getLocalProperty(INTERRUPT_ON_CANCEL);
     spark.setLocalProperty(INTERRUPT_ON_CANCEL, "true");
     try {
-      outcomes = barrier(ranks, RankTask.planned(spec, config, plan));
+      outcomes = barrier(ranks, RankTask.planned(spec, config, figures));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
       String fault = watch.fault();
       if (fault != null) {

@@ -124,13 +124,13 @@ interface RankData {
   }
 
   /**
-   * A streaming rank: rank {@code rank}'s runs of {@code plan}, read with {@code config} into a
+   * A streaming rank: its {@code runs} of {@code plan} (whose figures only are used), read with
+   * {@code config} into a
    * loader whose shuffle windows are allocated here and freed on {@link #release()}.
    */
-  static RankData planned(ReadConfig config, ReadPlan plan, int rank, PlannedDataset.Parts parts,
-      RankCache cache) {
-    RankRuns runs = new RankRuns(rank, plan.rowsPerRank(), plan.ranks().get(rank));
-    int worldSize = plan.ranks().size();
+  static RankData planned(ReadConfig config, ReadPlan plan, RankRuns runs, int worldSize,
+      PlannedDataset.Parts parts, RankCache cache) {
+    int rank = runs.rank();
     return new RankData() {
       private DirectAllocator windows;
 

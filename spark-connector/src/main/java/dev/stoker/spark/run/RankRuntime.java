@@ -14,6 +14,7 @@ import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
 import dev.stoker.spark.parquet.UnreadableInputException;
@@ -55,18 +56,18 @@ public final class RankRuntime {
   }
 
   /**
-   * A streaming rank: its loader reads rank {@code rank}'s runs of {@code plan} straight from
+   * A streaming rank: its loader reads its {@code runs} of {@code plan} straight from
    * the Parquet files, writing the shard cache as {@code spec}'s {@code cache} option says. The
    * ranks agree first that each could start (a cache folder that {@code cache=disk} needs and
    * cannot make stops every rank alike).
    */
-  RankOutcome runPlanned(ReadConfig config, ReadPlan plan) {
+  RankOutcome runPlanned(ReadConfig config, ReadPlan plan, RankRuns runs) {
     BarrierTaskContext task = BarrierTaskContext.get();
     int rank = task.partitionId();
-    if (task.numPartitions() != spec.worldSize || plan.ranks().size() != spec.worldSize) {
+    if (task.numPartitions() != spec.worldSize || runs.rank() != rank) {
       throw new IllegalStateException("barrier stage of " + task.numPartitions()
-          + " tasks for worldSize " + spec.worldSize + " and a plan of " + plan.ranks().size()
-          + " ranks");
+          + " tasks for worldSize " + spec.worldSize + ": task " + rank + " was given the runs "
+          + "of rank " + runs.rank());
     }
     PlannedDataset.Parts parts;
     try {
@@ -80,7 +81,7 @@ public final class RankRuntime {
         new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
         () -> createFiles(task, rank));
     task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));
-    return train(task, RankData.planned(config, plan, rank, parts, cache));
+    return train(task, RankData.planned(config, plan, runs, spec.worldSize, parts, cache));
   }
 
   RankOutcome run() {

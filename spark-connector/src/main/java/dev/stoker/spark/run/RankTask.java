@@ -1,5 +1,6 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.run.balance.RankSizing;
@@ -40,21 +41,26 @@ public abstract class RankTask<T> implements Function1<scala.collection.Iterator
   }
 
   /**
-   * Ranks streaming their runs of {@code plan} from the Parquet files; the stage's input is one
-   * element per rank, its rank.
+   * Ranks streaming their runs from the Parquet files; the stage's input is one element per rank,
+   * its runs, so that each task carries its own share of the plan only. {@code plan} holds the
+   * plan's figures, without the runs.
    */
-  static RankTask<Integer> planned(RankSpec spec, ReadConfig config, ReadPlan plan) {
+  static RankTask<RankRuns> planned(RankSpec spec, ReadConfig config, ReadPlan plan) {
     return new RankTask<>(spec) {
       private static final long serialVersionUID = 1L;
 
       @Override
-      ShardSource source(scala.collection.Iterator<Integer> input, int rank) {
+      ShardSource source(scala.collection.Iterator<RankRuns> input, int rank) {
         throw new IllegalStateException("a streaming rank has no shard source");
       }
 
       @Override
-      RankOutcome outcome(scala.collection.Iterator<Integer> input) {
-        return new RankRuntime(spec, null).runPlanned(config, plan);
+      RankOutcome outcome(scala.collection.Iterator<RankRuns> input) {
+        if (!input.hasNext()) {
+          throw new IllegalStateException("rank " + TaskContext.getPartitionId()
+              + ": no runs in its partition");
+        }
+        return new RankRuntime(spec, null).runPlanned(config, plan, input.next());
       }
     };
   }
