@@ -163,30 +163,20 @@ final class RankCache implements AutoCloseable {
    * mapping stays readable until {@link #close()}.
    */
   void deleteFiles() {
-    CacheWrites stopping;
-    synchronized (this) {
-      closed = true;
-      stopping = writes;
-    }
-    Closer closer = new Closer();
-    if (stopping != null) {
-      closer.run(stopping::close);
-    }
-    synchronized (this) {
-      if (writer != null) {
-        closer.run(writer::close);
-        writer = null;
-      }
-      if (files != null) {
-        closer.run(files::delete);
-      }
-    }
-    closer.throwIfAny();
+    end(false);
   }
 
   /** Unmaps and deletes the cache; only once no loader thread reads it. */
   @Override
   public void close() {
+    end(true);
+  }
+
+  /**
+   * Stops the writes in progress (outside the lock their completion takes), then deletes the
+   * files and, if {@code unmap}, releases the mapping.
+   */
+  private void end(boolean unmap) {
     CacheWrites stopping;
     synchronized (this) {
       closed = true;
@@ -197,7 +187,7 @@ final class RankCache implements AutoCloseable {
       closer.run(stopping::close);
     }
     synchronized (this) {
-      if (mapped != null) {
+      if (unmap && mapped != null) {
         closer.run(mapped::release);
       }
       if (writer != null) {

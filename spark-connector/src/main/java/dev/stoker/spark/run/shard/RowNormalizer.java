@@ -15,14 +15,7 @@ import java.nio.ByteBuffer;
 public final class RowNormalizer implements RowConverter {
   private static final int PIECE = 8192;
 
-  private final DType dtype;
-  private final int channels;
-  private final int plane;
-  private final float[][] table;
-  private final float[] meanF;
-  private final float[] stdF;
-  private final double[] mean;
-  private final double[] std;
+  private final NormalizedChannels norm;
   private final ThreadLocal<float[]> out;
   private final ThreadLocal<double[]> in;
 
@@ -30,29 +23,8 @@ public final class RowNormalizer implements RowConverter {
    * @throws IllegalArgumentException if {@code normalization} does not apply to {@code stored}
    */
   public RowNormalizer(Field stored, Normalization normalization) {
-    normalization.check(stored);
-    this.dtype = stored.dtype();
-    this.channels = stored.shape()[0];
-    this.plane = stored.elements() / channels;
-    this.mean = new double[channels];
-    this.std = new double[channels];
-    this.meanF = new float[channels];
-    this.stdF = new float[channels];
-    for (int c = 0; c < channels; c++) {
-      mean[c] = normalization.mean(c);
-      std[c] = normalization.std(c);
-      meanF[c] = (float) mean[c];
-      stdF[c] = (float) std[c];
-    }
-    this.table = dtype == DType.UINT8 ? new float[channels][256] : null;
-    if (table != null) {
-      for (int c = 0; c < channels; c++) {
-        for (int x = 0; x < 256; x++) {
-          table[c][x] = ((float) x / 255f - meanF[c]) / stdF[c];
-        }
-      }
-    }
-    int piece = Math.min(PIECE, plane);
+    this.norm = new NormalizedChannels(stored, normalization);
+    int piece = Math.min(PIECE, norm.plane);
     this.out = ThreadLocal.withInitial(() -> new float[piece]);
     this.in = ThreadLocal.withInitial(() -> new double[piece]);
   }
@@ -64,10 +36,10 @@ public final class RowNormalizer implements RowConverter {
   @Override
   public void write(ByteBuffer src, int offset, ColumnTarget target) {
     float[] values = out.get();
-    for (int c = 0; c < channels; c++) {
-      for (int from = 0; from < plane; from += values.length) {
-        int count = Math.min(values.length, plane - from);
-        int element = c * plane + from;
+    for (int c = 0; c < norm.channels; c++) {
+      for (int from = 0; from < norm.plane; from += values.length) {
+        int count = Math.min(values.length, norm.plane - from);
+        int element = c * norm.plane + from;
         convert(src, offset, c, element, count, values);
         target.putFloats(values, 0, count);
       }
@@ -76,14 +48,14 @@ public final class RowNormalizer implements RowConverter {
 
   private void convert(ByteBuffer src, int offset, int c, int element, int count,
       float[] values) {
-    if (dtype == DType.UINT8) {
-      float[] results = table[c];
+    if (norm.dtype == DType.UINT8) {
+      float[] results = norm.table[c];
       for (int i = 0; i < count; i++) {
         values[i] = results[src.get(offset + element + i) & 0xff];
       }
-    } else if (dtype == DType.FLOAT32) {
-      float m = meanF[c];
-      float d = stdF[c];
+    } else if (norm.dtype == DType.FLOAT32) {
+      float m = norm.meanF[c];
+      float d = norm.stdF[c];
       int at = offset + element * Float.BYTES;
       for (int i = 0; i < count; i++) {
         values[i] = (src.getFloat(at + i * Float.BYTES) - m) / d;
@@ -94,8 +66,8 @@ public final class RowNormalizer implements RowConverter {
       for (int i = 0; i < count; i++) {
         doubles[i] = src.getDouble(at + i * Double.BYTES);
       }
-      double m = mean[c];
-      double d = std[c];
+      double m = norm.mean[c];
+      double d = norm.std[c];
       for (int i = 0; i < count; i++) {
         values[i] = (float) ((doubles[i] - m) / d);
       }
