@@ -4,7 +4,6 @@ import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.WindowSink;
 import dev.stoker.spark.run.shard.MappedShard;
-import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.run.shard.ShardFiles;
 import dev.stoker.spark.run.shard.ShardLayout;
 import dev.stoker.spark.run.shard.ShardWriter;

@@ -1,6 +1,5 @@
 package dev.stoker.spark.run;
 
-import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFailedException;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.SparkOptionNames;
@@ -22,7 +21,6 @@ import dev.stoker.spark.run.shard.MappedShard;
 import dev.stoker.spark.run.shard.ShardLayout;
 import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.run.shard.ShardChangedException;
-import dev.stoker.spark.run.shard.ShardDataset;
 import dev.stoker.spark.run.shard.ShardFiles;
 import dev.stoker.spark.run.shard.ShardWriter;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package dev.stoker.spark.run;
 
-import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.run.shard.ShardBlock;
