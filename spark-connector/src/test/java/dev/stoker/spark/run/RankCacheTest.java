@@ -1,6 +1,7 @@
 package dev.stoker.spark.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.ChunkStream;
 import dev.stoker.loader.ColumnChunk;
@@ -98,7 +99,11 @@ class RankCacheTest {
   }
 
   private RankCache cache(CacheMode mode, int epochs) {
-    return new RankCache(mode, epochs, ROWS, config.windowRows(), LAYOUT, 1L << 30, "rank 0",
+    return cache(mode, epochs, 1L << 30);
+  }
+
+  private RankCache cache(CacheMode mode, int epochs, long budget) {
+    return new RankCache(mode, epochs, ROWS, config.windowRows(), LAYOUT, budget, "rank 0",
         () -> ShardFiles.create(folder.resolve("shards"), ShardFiles.PREFIX + "test-"
             + folders.incrementAndGet()));
   }
@@ -193,6 +198,23 @@ class RankCacheTest {
       assertThat(shardFolders()).isEqualTo(1);
     }
     assertThat(shardFolders()).isZero();
+  }
+
+  @Test
+  void shouldStreamEveryEpochWithAutoAndFailWithDiskWhenTheCacheDoesNotFitItsBudget()
+      throws Exception {
+    try (RankCache auto = cache(CacheMode.AUTO, 3, ROWS * 8L - 1)) {
+      for (int epoch = 0; epoch < 3; epoch++) {
+        stream(auto, epoch, -1); // every epoch streams, none fails
+      }
+      assertThat(auto.mapped()).isNull();
+      assertThat(shardFolders()).isZero();
+    }
+    try (RankCache disk = cache(CacheMode.DISK, 0, ROWS * 8L - 1)) {
+      assertThatThrownBy(() -> stream(disk, 0, -1))
+          .hasMessageContaining("(expected: at most maxShardBytes = ");
+      assertThat(shardFolders()).isZero();
+    }
   }
 
   @Test
