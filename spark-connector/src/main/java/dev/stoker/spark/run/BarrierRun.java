@@ -25,10 +25,14 @@ import dev.stoker.spark.rows.InputRdd;
 import dev.stoker.spark.run.shard.ShardBlock;
 import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.run.shard.Sizes;
+import dev.stoker.spark.ui.RunEvents;
+import dev.stoker.spark.ui.StokerRunStart;
+import dev.stoker.spark.ui.StokerUi;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkContext;
@@ -67,6 +71,9 @@ public final class BarrierRun {
   private final RankSpec spec;
   private final SparkContext spark;
   private final PlannedInput planned;
+  /** The run's Stoker events and progress listener, while {@link #run} runs. */
+  private RunEvents events;
+  private ProgressTracker tracker;
 
   /** A run of {@code spec} over {@code input}, streamed from its files if {@code planned}. */
   BarrierRun(Dataset<Row> input, RankSpec spec, PlannedInput planned) {
@@ -82,20 +89,32 @@ public final class BarrierRun {
   }
 
   <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
-    ProgressTracker tracker =
-        progress == null ? null : new ProgressTracker(spec.counters, progress);
-    if (tracker != null) {
-      spark.addSparkListener(tracker);
-    }
+    events = StokerUi.of(spark).run(spark, new StokerRunStart(
+        UUID.randomUUID().toString().substring(0, 8), System.currentTimeMillis(), inputText(),
+        spec.worldSize, spec.options().batchSize(), spec.options().numWorkers(),
+        spec.options().prefetchFactor()));
+    tracker = new ProgressTracker(spec.counters, progress, events);
+    spark.addSparkListener(tracker);
     String description = spark.getLocalProperty(JOB_DESCRIPTION);
+    String failure = "stopped";
     try {
-      return runStages();
+      TrainingResult<R> result = runStages();
+      failure = null;
+      return result;
+    } catch (RuntimeException | Error e) {
+      failure = e.toString();
+      throw e;
     } finally {
       spark.setLocalProperty(JOB_DESCRIPTION, description);
-      if (tracker != null) {
-        spark.removeSparkListener(tracker);
-      }
+      spark.removeSparkListener(tracker);
+      events.ended(failure);
     }
+  }
+
+  /** What the run reads, for the Stoker page. */
+  private String inputText() {
+    return planned != null ? "Parquet " + planned.read().dataset().input()
+        : "a DataFrame of " + input.columns().length + " columns";
   }
 
   private <R> TrainingResult<R> runStages() {
@@ -219,6 +238,9 @@ public final class BarrierRun {
     RankOutcome[] byRank = new RankOutcome[spec.worldSize];
     for (Tuple2<Integer, RankOutcome> one : collected) {
       byRank[one._1()] = one._2();
+      if (one._2().figures != null) { // the rank's last figures, which a heartbeat may miss
+        events.rank(tracker.placed(one._2().figures));
+      }
     }
     Set<String> refusals = new LinkedHashSet<>();
     for (RankOutcome outcome : byRank) {

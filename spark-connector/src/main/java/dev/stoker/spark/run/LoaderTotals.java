@@ -19,6 +19,7 @@ public final class LoaderTotals {
   private long batches;
   private long samples;
   private long waitNanos;
+  private long holdNanos;
   private long wallNanos;
   private EpochMetrics last;
   /** The last listed epoch while it may still run (not counted yet), else null. */
@@ -48,6 +49,7 @@ public final class LoaderTotals {
     batches += epoch.batches();
     samples += epoch.samples();
     waitNanos += epoch.consumerWaitNanos();
+    holdNanos += epoch.consumerHoldNanos();
     wallNanos += epoch.wallNanos();
   }
 
@@ -61,6 +63,15 @@ public final class LoaderTotals {
 
   synchronized long waitMillis() {
     return (waitNanos + (running == null ? 0 : running.consumerWaitNanos())) / 1_000_000;
+  }
+
+  /** Time the consumer spent with its batches (its step), in ms. */
+  synchronized long holdMillis() {
+    return (holdNanos + (running == null ? 0 : running.consumerHoldNanos())) / 1_000_000;
+  }
+
+  synchronized long samples() {
+    return samples + (running == null ? 0 : running.samples());
   }
 
   /** Samples per second over the epochs' wall time. */

@@ -2,6 +2,8 @@ package dev.stoker.spark.run;
 
 import dev.stoker.spark.RankProgress;
 import dev.stoker.spark.run.balance.ScalaSeqs;
+import dev.stoker.spark.ui.RankFigures;
+import dev.stoker.spark.ui.RunEvents;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,6 +14,7 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
+import org.apache.spark.scheduler.TaskInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Tuple4;
@@ -19,26 +22,42 @@ import scala.Tuple4;
 /**
  * The driver's view of the ranks' progress while they run: a listener that reads the run's
  * accumulators in the executors' heartbeats and at each task's end, and hands them to the user's
- * callback per rank, on Spark's listener thread. A failing callback is logged, never rethrown.
+ * callback per rank, on Spark's listener thread, and the ranks' figures to the run's Stoker
+ * events. A failing callback is logged, never rethrown.
  */
 public final class ProgressTracker extends SparkListener {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressTracker.class);
 
   private final ProgressCounters counters;
   private final Set<Long> ids;
+  /** Null when the run has none. */
   private final Consumer<RankProgress> callback;
+  private final RunEvents events;
   /** Task id to partition, for the tasks running now. */
   private final Map<Long, Integer> partitions = new ConcurrentHashMap<>();
+  /** Task id to the task's executor and host, for the tasks running now. */
+  private final Map<Long, TaskInfo> places = new ConcurrentHashMap<>();
+  /** Rank to the last task that ran it. */
+  private final Map<Integer, TaskInfo> ranks = new ConcurrentHashMap<>();
 
-  ProgressTracker(ProgressCounters counters, Consumer<RankProgress> callback) {
+  ProgressTracker(ProgressCounters counters, Consumer<RankProgress> callback, RunEvents events) {
     this.counters = counters;
     this.ids = counters.ids();
     this.callback = callback;
+    this.events = events;
   }
 
   @Override
   public void onTaskStart(SparkListenerTaskStart start) {
     partitions.put(start.taskInfo().taskId(), start.taskInfo().partitionId());
+    places.put(start.taskInfo().taskId(), start.taskInfo());
+    ranks.put(start.taskInfo().partitionId(), start.taskInfo());
+  }
+
+  /** {@code figures} with the executor and host of the last task that ran the rank. */
+  RankFigures placed(RankFigures figures) {
+    TaskInfo place = ranks.get(figures.rank());
+    return place == null ? figures : figures.at(place.executorId(), place.host());
   }
 
   @Override
@@ -47,7 +66,7 @@ public final class ProgressTracker extends SparkListener {
       Tuple4<?, ?, ?, ?> task = (Tuple4<?, ?, ?, ?>) update;
       Integer partition = partitions.get((Long) task._1());
       if (partition != null) {
-        report(partition, ScalaSeqs.elements(task._4()), false);
+        report(partition, places.get((Long) task._1()), ScalaSeqs.elements(task._4()), false);
       }
     }
   }
@@ -55,18 +74,24 @@ public final class ProgressTracker extends SparkListener {
   @Override
   public void onTaskEnd(SparkListenerTaskEnd end) {
     Integer partition = partitions.remove(end.taskInfo().taskId());
+    places.remove(end.taskInfo().taskId());
     if (partition != null) {
-      report(partition, ScalaSeqs.call(end.taskInfo(), "accumulables"), true);
+      report(partition, end.taskInfo(), ScalaSeqs.call(end.taskInfo(), "accumulables"), true);
     }
   }
 
-  private void report(int partition, List<Object> infos, boolean finished) {
+  private void report(int partition, TaskInfo place, List<Object> infos, boolean finished) {
     long rows = -1;
     long batches = -1;
     long wait = -1;
+    RankFigures figures = null;
     for (Object each : infos) {
       AccumulableInfo info = (AccumulableInfo) each;
       if (!ids.contains(info.id()) || info.update().isEmpty()) {
+        continue;
+      }
+      if (info.id() == counters.figures.id()) {
+        figures = (RankFigures) info.update().get();
         continue;
       }
       long value = ((Number) info.update().get()).longValue();
@@ -74,11 +99,14 @@ public final class ProgressTracker extends SparkListener {
         rows = value;
       } else if (info.id() == counters.batchesDelivered.id()) {
         batches = value;
-      } else {
+      } else if (info.id() == counters.waitMillis.id()) {
         wait = value;
       }
     }
-    if (rows < 0 && batches < 0 && wait < 0) {
+    if (figures != null && events != null) {
+      events.rank(place == null ? figures : figures.at(place.executorId(), place.host()));
+    }
+    if (callback == null || (rows < 0 && batches < 0 && wait < 0)) {
       return; // not a task of this run, or nothing counted yet
     }
     try {

@@ -1,6 +1,9 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.metrics.BottleneckReport;
+import dev.stoker.loader.metrics.EpochMetrics;
+import dev.stoker.spark.ui.RankFigures;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.TaskContext;
 import org.slf4j.Logger;
@@ -21,6 +24,9 @@ public final class ProgressWatcher implements AutoCloseable {
   private final ProgressCounters counters;
   private final TaskContext task;
   private final long intervalNanos;
+  /** The rank's place and sizes, the figures this watcher fills in. */
+  private final RankFigures place;
+  private RankFigures last;
   private final LoaderTotals totals = new LoaderTotals();
   private final Thread thread;
   private long batchesAdded;
@@ -29,7 +35,8 @@ public final class ProgressWatcher implements AutoCloseable {
   private volatile boolean killed;
 
   ProgressWatcher(String name, DataLoader loader, ProgressCounters counters, TaskContext task,
-      long intervalNanos) {
+      long intervalNanos, RankFigures place) {
+    this.place = place;
     this.loader = loader;
     this.counters = counters;
     this.task = task;
@@ -76,6 +83,32 @@ public final class ProgressWatcher implements AutoCloseable {
       counters.waitMillis.add(wait - waitAdded);
       waitAdded = wait;
     }
+    last = figures(ended);
+    counters.figures.add(last);
+  }
+
+  /** The rank's figures now; {@code ended}: its last. */
+  private RankFigures figures(boolean ended) {
+    EpochMetrics epoch = totals.last();
+    String verdict = null;
+    String summary = null;
+    if (epoch != null && epoch.batches() > 0) {
+      BottleneckReport report = BottleneckReport.of(epoch);
+      verdict = report.verdict().label();
+      summary = report.summary();
+    }
+    RankFigures p = place;
+    return new RankFigures(p.rank(), p.executorId(), p.host(), p.device(), p.gpu(),
+        epoch == null ? 0 : epoch.epoch(), totals.batches(), p.batchesPerEpoch(), p.epochs(),
+        totals.samples(), totals.samplesPerSecond(), totals.waitMillis(), totals.holdMillis(),
+        epoch == null ? 0 : epoch.meanFillMillis(), epoch == null ? 0 : epoch.meanTransferMillis(),
+        epoch == null ? 0 : epoch.slotWaitFraction(), p.numWorkers(), p.droppedRows(), verdict,
+        summary, ended);
+  }
+
+  /** The rank's last figures, final once {@link #close()} has returned; null before any. */
+  synchronized RankFigures figures() {
+    return last;
   }
 
   /** Whether the watcher closed the loader because Spark killed the task. */

@@ -1,6 +1,7 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.spark.RankReport;
+import dev.stoker.spark.ui.RankFigures;
 import java.io.Serializable;
 
 /**
@@ -19,6 +20,8 @@ public final class RankOutcome implements Serializable {
   final String message;
   final byte[] result;
   final RankReport report;
+  /** The rank's last figures for the Stoker page (DONE only), or null. */
+  RankFigures figures;
 
   private RankOutcome(int rank, Kind kind, long rows, String message, byte[] result,
       RankReport report) {

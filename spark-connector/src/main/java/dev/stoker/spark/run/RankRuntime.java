@@ -23,6 +23,7 @@ import dev.stoker.spark.run.shard.ShardBudgetException;
 import dev.stoker.spark.run.shard.ShardChangedException;
 import dev.stoker.spark.run.shard.ShardFiles;
 import dev.stoker.spark.run.shard.ShardWriter;
+import dev.stoker.spark.ui.RankFigures;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -182,6 +183,7 @@ public final class RankRuntime {
           + e.getClass().getName() + ": " + why
           + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
     }
+    outcome.figures = session.watcher.figures();
     // No rank's task ends before every rank's function has returned: had one ended and another
     // then failed, Spark could keep the ended task's output and retry the failed one alone,
     // whose barrier calls would then wait for a rank that never comes.
@@ -204,7 +206,10 @@ public final class RankRuntime {
       LoaderOptions options = spec.options().toBuilder().name(name).build();
       loader = data.loader(options, device);
       watcher = new ProgressWatcher(name, loader, spec.counters, task,
-          spec.run.progressInterval().toNanos());
+          spec.run.progressInterval().toNanos(), new RankFigures(rank, null, null, device.name(),
+              gpus.isEmpty() ? null : gpus.get(0), 0, 0, data.batchesPerEpoch(),
+              spec.run.epochs(), 0, 0, 0, 0, 0, 0, 0, options.numWorkers(), data.droppedRows(),
+              null, null, false));
       context = new BarrierRankContext(task, device, gpus, data.rows(), data.folder(),
           spec.run.collectiveTimeout());
       return spec.function.run(context, loader);
