@@ -14,7 +14,6 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
-import org.apache.spark.scheduler.TaskInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Tuple4;
@@ -35,10 +34,8 @@ public final class ProgressTracker extends SparkListener {
   private final RunEvents events;
   /** Task id to partition, for the tasks running now. */
   private final Map<Long, Integer> partitions = new ConcurrentHashMap<>();
-  /** Task id to the task's executor and host, for the tasks running now. */
-  private final Map<Long, TaskInfo> places = new ConcurrentHashMap<>();
-  /** Rank to the last task that ran it. */
-  private final Map<Integer, TaskInfo> ranks = new ConcurrentHashMap<>();
+  /** Executor id to its host, from the tasks seen. */
+  private final Map<String, String> hosts = new ConcurrentHashMap<>();
 
   ProgressTracker(ProgressCounters counters, Consumer<RankProgress> callback, RunEvents events) {
     this.counters = counters;
@@ -50,14 +47,13 @@ public final class ProgressTracker extends SparkListener {
   @Override
   public void onTaskStart(SparkListenerTaskStart start) {
     partitions.put(start.taskInfo().taskId(), start.taskInfo().partitionId());
-    places.put(start.taskInfo().taskId(), start.taskInfo());
-    ranks.put(start.taskInfo().partitionId(), start.taskInfo());
+    hosts.put(start.taskInfo().executorId(), start.taskInfo().host());
   }
 
-  /** {@code figures} with the executor and host of the last task that ran the rank. */
+  /** {@code figures} with the host of the executor the rank ran on. */
   RankFigures placed(RankFigures figures) {
-    TaskInfo place = ranks.get(figures.rank());
-    return place == null ? figures : figures.at(place.executorId(), place.host());
+    return figures.executorId() == null ? figures
+        : figures.at(figures.executorId(), hosts.get(figures.executorId()));
   }
 
   @Override
@@ -66,7 +62,7 @@ public final class ProgressTracker extends SparkListener {
       Tuple4<?, ?, ?, ?> task = (Tuple4<?, ?, ?, ?>) update;
       Integer partition = partitions.get((Long) task._1());
       if (partition != null) {
-        report(partition, places.get((Long) task._1()), ScalaSeqs.elements(task._4()), false);
+        report(partition, ScalaSeqs.elements(task._4()), false);
       }
     }
   }
@@ -74,13 +70,12 @@ public final class ProgressTracker extends SparkListener {
   @Override
   public void onTaskEnd(SparkListenerTaskEnd end) {
     Integer partition = partitions.remove(end.taskInfo().taskId());
-    places.remove(end.taskInfo().taskId());
     if (partition != null) {
-      report(partition, end.taskInfo(), ScalaSeqs.call(end.taskInfo(), "accumulables"), true);
+      report(partition, ScalaSeqs.call(end.taskInfo(), "accumulables"), true);
     }
   }
 
-  private void report(int partition, TaskInfo place, List<Object> infos, boolean finished) {
+  private void report(int partition, List<Object> infos, boolean finished) {
     long rows = -1;
     long batches = -1;
     long wait = -1;
@@ -104,7 +99,7 @@ public final class ProgressTracker extends SparkListener {
       }
     }
     if (figures != null && events != null) {
-      events.rank(place == null ? figures : figures.at(place.executorId(), place.host()));
+      events.rank(placed(figures));
     }
     if (callback == null || (rows < 0 && batches < 0 && wait < 0)) {
       return; // not a task of this run, or nothing counted yet

@@ -206,7 +206,7 @@ public final class RankRuntime {
       LoaderOptions options = spec.options().toBuilder().name(name).build();
       loader = data.loader(options, device);
       watcher = new ProgressWatcher(name, loader, spec.counters, task,
-          spec.run.progressInterval().toNanos(), new RankFigures(rank, null, null, device.name(),
+          spec.run.progressInterval().toNanos(), new RankFigures(rank, SparkEnv.get().executorId(), null, device.name(),
               gpus.isEmpty() ? null : gpus.get(0), 0, 0, data.batchesPerEpoch(),
               spec.run.epochs(), 0, 0, 0, 0, 0, 0, 0, options.numWorkers(), data.droppedRows(),
               null, null, false));

@@ -19,6 +19,9 @@ import org.apache.spark.util.kvstore.KVStore;
 public final class StokerPage {
   /** Seconds between reloads of the live page while a run goes. */
   static final int REFRESH_SECONDS = 5;
+  /** The comments around the runs, the part that is the same live and replayed. */
+  public static final String BEGIN = "<!-- stoker runs -->";
+  public static final String END = "<!-- /stoker runs -->";
   private static final Set<String> INPUT_BOUND =
       Set.of("pipeline-bound", "memory-bound", "one-worker-saturated");
   private static final DateTimeFormatter CLOCK =
@@ -46,7 +49,7 @@ public final class StokerPage {
     for (RankView rank : store.view(RankView.class)) {
       ranks.add(rank);
     }
-    StringBuilder html = new StringBuilder("<div id=\"stoker-runs\">\n");
+    StringBuilder html = new StringBuilder(BEGIN + "\n<div id=\"stoker-runs\">\n");
     html.append("<p>Is the GPU waiting for data, on which rank, and why? <i>Exposed wait</i> is "
         + "the time a rank's training step waited for its next batch; a rank that waits holds "
         + "every other rank back at the next all-reduce. Figures arrive with the executors' "
@@ -70,7 +73,7 @@ public final class StokerPage {
       going |= run.running();
       run(html, run, views, figures);
     }
-    html.append("</div>\n");
+    html.append("</div>\n").append(END).append('\n');
     if (live && going) {
       html.append("<p class=\"stoker-refresh\">This page reloads every ").append(REFRESH_SECONDS)
           .append(" s while a run goes.</p>\n<script>setTimeout(function () { "
@@ -98,7 +101,7 @@ public final class StokerPage {
     answer(html, figures);
     html.append("<p class=\"stoker-straggler\"><b>Straggler:</b> ").append(esc(straggler.reason()))
         .append("</p>\n");
-    table(html, figures, straggler.rank());
+    table(html, figures, straggler.rank(), run.running());
     WaitChart.svg(html, run.runId, start.time(), now, views);
     html.append("</div>\n");
   }
@@ -111,16 +114,16 @@ public final class StokerPage {
       return;
     }
     RankFigures worst = figures.get(0);
+    RankFigures shown = null;
     List<String> bound = new ArrayList<>();
     for (RankFigures r : figures) {
       worst = r.waitShare() > worst.waitShare() ? r : worst;
-      if (INPUT_BOUND.contains(r.verdict())) {
+      if (inputBound(r.verdict())) {
         bound.add(String.valueOf(r.rank()));
+        shown = shown == null || r.waitShare() > shown.waitShare() ? r : shown;
       }
     }
     if (!bound.isEmpty()) {
-      RankFigures shown = INPUT_BOUND.contains(worst.verdict()) ? worst
-          : figures.get(Integer.parseInt(bound.get(0)));
       html.append(String.format(Locale.ROOT, "<b>the bottleneck</b> on rank%s %s: rank %d "
               + "waited %.0f%% of its step for data (%s). %s. <b>Turn:</b> %s.</p>\n",
           bound.size() > 1 ? "s" : "", String.join(", ", bound), shown.rank(),
@@ -134,7 +137,12 @@ public final class StokerPage {
     }
   }
 
-  private static void table(StringBuilder html, List<RankFigures> figures, int straggler) {
+  private static boolean inputBound(String verdict) {
+    return verdict != null && INPUT_BOUND.contains(verdict);
+  }
+
+  private static void table(StringBuilder html, List<RankFigures> figures, int straggler,
+      boolean running) {
     html.append("<table class=\"table table-bordered table-sm stoker-ranks\">\n<thead><tr>"
         + "<th>Rank</th><th>Executor</th><th>Host</th><th>Device</th>"
         + "<th>Batches delivered</th><th>Samples/s</th><th>Exposed wait</th>"
@@ -146,7 +154,7 @@ public final class StokerPage {
       html.append("<tr id=\"stoker-rank-").append(r.rank()).append("\"")
           .append(r.rank() == straggler ? " class=\"stoker-straggler\"" : "").append("><td>")
           .append(r.rank()).append(r.rank() == straggler ? " (straggler)" : "")
-          .append(r.finished() ? "" : " &#9654;").append("</td><td>")
+          .append(running && !r.finished() ? " &#9654;" : "").append("</td><td>")
           .append(esc(r.executorId())).append("</td><td>").append(esc(r.host()))
           .append("</td><td>").append(esc(r.device()))
           .append(r.gpu() == null ? "" : " (gpu " + esc(r.gpu()) + ")").append("</td><td>")

@@ -2,6 +2,7 @@ package dev.stoker.spark.ui;
 
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListenerEvent;
 import org.apache.spark.util.kvstore.KVStore;
@@ -21,6 +22,7 @@ public final class StokerUi {
   /** Null when there is no page and no events. */
   private final UiHooks hooks;
   private final String address;
+  private final AtomicBoolean postFailed = new AtomicBoolean();
 
   private StokerUi(UiHooks hooks, String address) {
     this.hooks = hooks;
@@ -88,7 +90,10 @@ public final class StokerUi {
     try {
       hooks.post(spark, event);
     } catch (LinkageError | RuntimeException e) {
-      LOG.warn("stoker: posting {} failed", event.getClass().getSimpleName(), e);
+      if (!postFailed.getAndSet(true)) {
+        LOG.warn("stoker: posting Stoker events failed ({}); the Stoker page and the event log "
+            + "miss them, runs go on", e.toString());
+      }
     }
   }
 
