@@ -1,0 +1,104 @@
+package dev.stoker.spark.ui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.RankIds;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TestFrames;
+import dev.stoker.spark.TrainingResult;
+import dev.stoker.spark.testing.SparkClusters;
+import java.util.Map;
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListenerEvent;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.kvstore.KVStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Without the page's classes, or with classes that no longer fit Spark (every call a
+ * {@code NoSuchMethodError}, as a changed internal API gives), a run still trains and reports;
+ * there is just no page.
+ */
+@Timeout(120)
+class StokerPageMissingTest {
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkClusters.local(2, Map.of("spark.ui.enabled", "true", "spark.ui.port", "0"));
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  private static TrainingResult<RankIds> train() {
+    return StokerSpark.on(TestFrames.frame(spark, 4, 10, 10)).tensor("x", DType.FLOAT32, 4)
+        .scalar("id", DType.INT64)
+        .options(LoaderOptions.builder().batchSize(3).dropLast(true).build())
+        .worldSize(2).run(RankIds.reading(2));
+  }
+
+  @Test
+  void shouldTrainAndReportWithoutThePagesClasses() {
+    StokerUi ui = StokerUi.replace(spark.sparkContext(), "dev.stoker.spark.ui.NoSuchHooks");
+
+    TrainingResult<RankIds> run = train();
+
+    assertThat(ui.address()).isNull();
+    assertThat(ui.posting()).isFalse();
+    assertThat(StokerUi.of(spark.sparkContext())).isSameAs(ui);
+    assertThat(run.results()).allMatch(RankIds::consistent);
+    assertThat(run.report().rank(1).batches()).isEqualTo(6);
+    assertThat(run.report().toString()).contains("rank 1: 10 rows, 1 dropped");
+  }
+
+  @Test
+  void shouldTrainAndReportWhenThePagesClassesNoLongerFitSpark() {
+    StokerUi ui = StokerUi.replace(spark.sparkContext(), BrokenHooks.class.getName());
+
+    TrainingResult<RankIds> run = train();
+
+    assertThat(ui.address()).isNull();
+    assertThat(BrokenHooks.posts).isPositive();
+    assertThat(run.results()).allMatch(RankIds::consistent);
+    assertThat(run.report().rank(0).batches()).isEqualTo(6);
+  }
+
+  @Test
+  void shouldGiveTheLivePageItsAddressWhenTheClassesFit() {
+    StokerUi ui = StokerUi.replace(spark.sparkContext(), StokerUi.HOOKS);
+
+    assertThat(ui.address()).isEqualTo(spark.sparkContext().uiWebUrl().get() + "/stoker/");
+    assertThat(ui.posting()).isTrue();
+  }
+
+  /** Hooks whose calls into Spark fail as against a Spark whose internals changed. */
+  static final class BrokenHooks implements UiHooks {
+    static volatile int posts;
+
+    @Override
+    public KVStore liveStore(SparkContext context) {
+      return new org.apache.spark.util.kvstore.InMemoryStore();
+    }
+
+    @Override
+    public void post(SparkContext context, SparkListenerEvent event) {
+      posts++;
+      throw new NoSuchMethodError("'org.apache.spark.scheduler.LiveListenerBus "
+          + "org.apache.spark.SparkContext.listenerBus()'");
+    }
+
+    @Override
+    public boolean attachLive(SparkContext context, KVStore store) {
+      throw new NoSuchMethodError("'void org.apache.spark.ui.SparkUI.attachTab("
+          + "org.apache.spark.ui.WebUITab)'");
+    }
+  }
+}
