@@ -58,6 +58,7 @@ class PackageRulesTest {
   private static final String RAPIDS = SPARK + ".rapids..";
   private static final String BENCH = SPARK + ".bench..";
   private static final String OPTIONS = SPARK + ".options..";
+  private static final String UI = SPARK + ".ui..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -377,6 +378,29 @@ class PackageRulesTest {
         }
       }
     }
+  }
+
+  @Test
+  void uiShouldUseNothingElseOfTheConnector() {
+    noClasses()
+        .that().resideInAPackage(UI)
+        .should().dependOnClassesThat(connectorOutside(UI))
+        .because("the Stoker page draws the events the runner posts; the runner and the API "
+            + "call it, never the other way")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheUiHooksShouldUseSparksUiInternals() {
+    noClasses()
+        .that().haveNameNotMatching("dev\\.stoker\\.spark\\.ui\\.(SparkUiHooks|StokerHistoryPlugin)"
+            + "(\\$.*)?")
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark.ui..",
+            "org.apache.spark.status..", "javax.servlet..", "jakarta.servlet..", "scala.xml..")
+        .because("Spark keeps its UI classes internal and they differ between 3.5 and 4: one "
+            + "class (and the History Server's plugin) holds every use, so that a mismatch "
+            + "costs the page, never a run")
+        .check(CLASSES);
   }
 
   /** Classes of the connector (the root package and all below it) outside the given packages. */

@@ -6,6 +6,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.LoadReport;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.StokerUiPage;
 import dev.stoker.spark.TrainingResult;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -61,6 +62,7 @@ public final class DemoJob {
     out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, MLP 784-%d-10, %d ranks x %d rows per "
         + "batch, %d epoch%s, Spark master %s%n", options.hidden, ranks, options.batchSize,
         options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
+    out.println("Stoker page: " + StokerUiPage.address(spark).orElse("none (no Spark UI)"));
     FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache,
         options.installDataset, out);
     String tables = options.trainRows > 0 ? "fashion-mnist-parquet-" + options.trainRows

@@ -4,19 +4,33 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadRun;
+import dev.stoker.spark.ui.StokerRead;
+import dev.stoker.spark.ui.StokerUi;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.spark.SparkContext;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 
-/** A planned scan as Spark runs it: one partition per rank, in rank order. */
+/**
+ * A planned scan as Spark runs it: one partition per rank, in rank order. Planning its
+ * partitions tells the Stoker page, once, which query runs it.
+ */
 final class StokerBatch implements Batch {
+  /** Spark's local property with the running query's SQL execution id. */
+  private static final String EXECUTION_ID = "spark.sql.execution.id";
+
   private final ReadPlan plan;
   private final ReadConfig config;
+  private final String input;
+  private final AtomicBoolean told = new AtomicBoolean();
 
-  StokerBatch(ReadPlan plan, ReadConfig config) {
+  StokerBatch(ReadPlan plan, ReadConfig config, String input) {
     this.plan = plan;
     this.config = config;
+    this.input = input;
   }
 
   @Override
@@ -25,6 +39,13 @@ final class StokerBatch implements Batch {
     InputPartition[] partitions = new InputPartition[ranks.size()];
     for (int rank = 0; rank < partitions.length; rank++) {
       partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
+    }
+    if (!told.getAndSet(true)) {
+      SparkContext spark = SparkContext.getOrCreate();
+      StokerUi.of(spark).read(spark, new StokerRead(UUID.randomUUID().toString(),
+          System.currentTimeMillis(), spark.getLocalProperty(EXECUTION_ID), input, ranks.size(),
+          plan.rows(), plan.batchesPerRank(), config.loader().options().batchSize(),
+          plan.droppedRows()));
     }
     return partitions;
   }

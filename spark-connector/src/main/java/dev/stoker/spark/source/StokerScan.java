@@ -48,7 +48,7 @@ public final class StokerScan implements Scan {
 
   @Override
   public Batch toBatch() {
-    return new StokerBatch(plan, config);
+    return new StokerBatch(plan, config, read.dataset().input());
   }
 
   @Override
@@ -104,7 +104,8 @@ public final class StokerScan implements Scan {
     int runs = plan.ranks().stream().mapToInt(List::size).sum();
     return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
             + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d, "
-            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader]",
+            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader; the "
+            + "Stoker tab lists this read]",
         read.dataset().input(), read.dataset().files().size(), plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
         options.batchSize(), plan.droppedRows(), plan.paddedRows(),
         options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),

@@ -55,7 +55,8 @@ public final class StokerPage {
         + "every other rank back at the next all-reduce. Figures arrive with the executors' "
         + "heartbeats (<code>spark.executor.heartbeatInterval</code>) and when a rank ends.</p>\n");
     if (runs.isEmpty()) {
-      html.append("<p>No Stoker run yet.</p>\n");
+      html.append("<p>No Stoker run yet: the ranks of <code>StokerSpark.run</code> show here "
+          + "while they train.</p>\n");
     }
     boolean going = false;
     for (RunView run : runs) {
@@ -73,6 +74,7 @@ public final class StokerPage {
       going |= run.running();
       run(html, run, views, figures);
     }
+    reads(html, store);
     html.append("</div>\n").append(END).append('\n');
     if (live && going) {
       html.append("<p class=\"stoker-refresh\">This page reloads every ").append(REFRESH_SECONDS)
@@ -81,6 +83,38 @@ public final class StokerPage {
           .append(");</script>\n");
     }
     return html.toString();
+  }
+
+  /** The {@code format("stoker")} scans, each with a link to its query in the SQL tab. */
+  private static void reads(StringBuilder html, KVStore store) throws Exception {
+    List<StokerRead> reads = new ArrayList<>();
+    for (ReadView view : store.view(ReadView.class)) {
+      reads.add(view.read);
+    }
+    if (reads.isEmpty()) {
+      return;
+    }
+    reads.sort(Comparator.comparingLong(StokerRead::time).reversed());
+    html.append("<h4>format(\"stoker\") reads</h4>\n<p>Each scan's per-task metrics (rows, "
+        + "bytes, read time, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
+        + "<table class=\"table table-bordered table-sm stoker-reads\">\n<thead><tr>"
+        + "<th>Planned</th><th>Query</th><th>Input</th><th>Ranks</th><th>Batches per rank</th>"
+        + "<th>Rows</th><th>Rows dropped</th></tr></thead>\n<tbody>\n");
+    for (StokerRead read : reads) {
+      html.append("<tr><td>").append(CLOCK.format(Instant.ofEpochMilli(read.time())))
+          .append("</td><td>");
+      if (read.executionId() == null) {
+        html.append("&ndash;");
+      } else {
+        html.append("<a href=\"../SQL/execution/?id=").append(esc(read.executionId()))
+            .append("\">SQL query ").append(esc(read.executionId())).append("</a>");
+      }
+      html.append("</td><td>").append(esc(read.input())).append("</td><td>")
+          .append(read.ranks()).append("</td><td>").append(read.batchesPerRank()).append(" of ")
+          .append(read.batchSize()).append(" rows</td><td>").append(read.rows())
+          .append("</td><td>").append(read.droppedRows()).append("</td></tr>\n");
+    }
+    html.append("</tbody></table>\n");
   }
 
   private static void run(StringBuilder html, RunView run, List<RankView> views,

@@ -32,6 +32,8 @@ public final class StokerStoreListener extends SparkListener {
         RankView view = read(RankView.class, RankView.id(update.runId(), figures.rank()));
         store.write(view == null ? RankView.first(update.runId(), update.time(), figures)
             : view.next(update.time(), figures));
+      } else if (event instanceof StokerRead read) {
+        store.write(new ReadView(read.readId(), read));
       } else if (event instanceof StokerRunEnd end) {
         RunView run = read(RunView.class, end.runId());
         if (run != null) {

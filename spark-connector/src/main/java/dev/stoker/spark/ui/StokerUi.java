@@ -97,6 +97,11 @@ public final class StokerUi {
     }
   }
 
+  /** Posts that a {@code format("stoker")} scan was planned; a failure is logged, never thrown. */
+  public void read(SparkContext spark, StokerRead read) {
+    post(spark, read);
+  }
+
   /** The events of one run, posted as it goes. */
   public RunEvents run(SparkContext spark, StokerRunStart start) {
     post(spark, start);

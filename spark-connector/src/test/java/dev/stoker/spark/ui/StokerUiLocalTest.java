@@ -9,6 +9,7 @@ import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.TestFrames;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Path;
 import java.util.Map;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListenerEvent;
@@ -18,14 +19,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Without the page's classes, or with classes that no longer fit Spark (every call a
- * {@code NoSuchMethodError}, as a changed internal API gives), a run still trains and reports;
- * there is just no page.
+ * The Stoker page of a {@code local[2]} session: without the page's classes, or with classes that
+ * no longer fit Spark (every call a {@code NoSuchMethodError}, as a changed internal API gives),
+ * a run still trains and reports, there is just no page; a {@code format("stoker")} read is
+ * listed on the page with a link to its query in the SQL tab.
  */
 @Timeout(120)
-class StokerPageMissingTest {
+class StokerUiLocalTest {
   private static SparkSession spark;
 
   @BeforeAll
@@ -77,6 +80,22 @@ class StokerPageMissingTest {
 
     assertThat(ui.address()).isEqualTo(spark.sparkContext().uiWebUrl().get() + "/stoker/");
     assertThat(ui.posting()).isTrue();
+  }
+
+  @Test
+  void shouldListAStokerReadWithALinkToItsQueryInTheSqlTab(@TempDir Path dir) throws Exception {
+    StokerUi.replace(spark.sparkContext(), StokerUi.HOOKS);
+    String path = dir.resolve("t.parquet").toString();
+    spark.range(100).selectExpr("id", "cast(id as float) as y").write().parquet(path);
+
+    long rows = spark.read().format("stoker").option("batchSize", 8).option("worldSize", 2)
+        .option("dropLast", true).load(path).collectAsList().size();
+
+    assertThat(rows).isEqualTo(96);
+    String page = StokerPage.content(new SparkUiHooks().liveStore(spark.sparkContext()), true);
+    assertThat(page).containsPattern("<a href=\"../SQL/execution/\\?id=\\d+\">SQL query \\d+</a>"
+        + "</td><td>&#39;" + java.util.regex.Pattern.quote(path) + "&#39;</td><td>2</td><td>6 of 8 rows</td>"
+        + "<td>100</td><td>4</td></tr>");
   }
 
   /** Hooks whose calls into Spark fail as against a Spark whose internals changed. */
