@@ -33,7 +33,7 @@ final class DemoCommand implements Callable<Integer> {
     SparkSession spark = SparkSession.builder()
         .master("local[" + Math.max(2, options.ranks) + "]")
         .appName("stoker-demo")
-        .config("spark.ui.enabled", "false")
+        .config("spark.ui.enabled", "true") // the Stoker page, whose address the demo prints
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")

@@ -59,6 +59,7 @@ public final class StokerPage {
           + "while they train.</p>\n");
     }
     boolean going = false;
+    boolean newest = true;
     for (RunView run : runs) {
       List<RankFigures> figures = new ArrayList<>();
       List<RankView> views = new ArrayList<>();
@@ -72,7 +73,8 @@ public final class StokerPage {
         figures.add(view.figures);
       }
       going |= run.running();
-      run(html, run, views, figures);
+      run(html, run, views, figures, newest || run.running());
+      newest = false;
     }
     reads(html, store);
     html.append("</div>\n").append(END).append('\n');
@@ -117,16 +119,18 @@ public final class StokerPage {
     html.append("</tbody></table>\n");
   }
 
+  /** One run; {@code open}: unfolded (the newest run and those still going). */
   private static void run(StringBuilder html, RunView run, List<RankView> views,
-      List<RankFigures> figures) {
+      List<RankFigures> figures, boolean open) {
     StokerRunStart start = run.start;
     long now = run.running() ? System.currentTimeMillis() : run.end;
     String state = run.running() ? "running for " + seconds(now - start.time())
         : run.failure == null ? "finished in " + seconds(run.end - start.time())
         : "failed after " + seconds(run.end - start.time()) + ": " + run.failure;
-    html.append("<div class=\"stoker-run\" id=\"stoker-run-").append(esc(run.runId))
-        .append("\">\n<h4>Run ").append(esc(run.runId)).append(" &mdash; ")
-        .append(esc(start.description())).append("</h4>\n<p>Started ")
+    html.append("<details class=\"stoker-run\" id=\"stoker-run-").append(esc(run.runId))
+        .append(open ? "\" open>" : "\">").append("\n<summary><h4 style=\"display:inline\">Run ")
+        .append(esc(run.runId)).append(" &mdash; ").append(esc(start.description()))
+        .append("</h4></summary>\n<p>Started ")
         .append(CLOCK.format(Instant.ofEpochMilli(start.time()))).append(", ").append(esc(state))
         .append("; ").append(start.worldSize()).append(" ranks, batchSize ")
         .append(start.batchSize()).append(", numWorkers ").append(start.numWorkers())
@@ -137,7 +141,7 @@ public final class StokerPage {
         .append("</p>\n");
     table(html, figures, straggler.rank(), run.running());
     WaitChart.svg(html, run.runId, start.time(), now, views);
-    html.append("</div>\n");
+    html.append("</details>\n");
   }
 
   /** The one-sentence answer: is the input pipeline the bottleneck, where, and the knob. */
@@ -158,13 +162,15 @@ public final class StokerPage {
       }
     }
     if (!bound.isEmpty()) {
-      html.append(String.format(Locale.ROOT, "<b>the bottleneck</b> on rank%s %s: rank %d "
+      html.append(String.format(Locale.ROOT, "<b style=\"color:#c00\">the bottleneck</b> on "
+              + "rank%s %s: rank %d "
               + "waited %.0f%% of its step for data (%s). %s. <b>Turn:</b> %s.</p>\n",
           bound.size() > 1 ? "s" : "", String.join(", ", bound), shown.rank(),
           shown.waitShare() * 100, seconds(shown.waitMillis()), esc(shown.verdictSummary()),
           knob(shown.verdict())));
     } else {
-      html.append(String.format(Locale.ROOT, "<b>not the bottleneck</b>: the most any rank "
+      html.append(String.format(Locale.ROOT, "<b style=\"color:#080\">not the bottleneck</b>: "
+              + "the most any rank "
               + "waited for data is %.0f%% of its step (rank %d, %s); %s.</p>\n",
           worst.waitShare() * 100, worst.rank(), seconds(worst.waitMillis()),
           worst.verdictSummary() == null ? "no verdict yet" : esc(worst.verdictSummary())));

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The rank that holds the others back, if one does: a rank batches behind the leader, else the
+ * The rank that holds the others back, if one does: a rank clearly behind the leader, else the
  * rank that waits for data a clearly larger share of its step than the others (in synchronous
  * training every rank then waits for it in the all-reduce).
  *
@@ -29,7 +29,9 @@ record Straggler(int rank, String reason) {
       waits = r.waitShare() > waits.waitShare() ? r : waits;
     }
     double others = medianShare(ranks, waits.rank());
-    if (leader.batches() - last.batches() >= 2 && !last.finished()) {
+    // Ranks report at different moments: a gap within a tenth of the leader's count is noise.
+    if (leader.batches() - last.batches() >= Math.max(2, leader.batches() / 10)
+        && !last.finished()) {
       return new Straggler(last.rank(), String.format(Locale.ROOT,
           "rank %d is %d batches behind rank %d and waited %.0f%% of its step for data",
           last.rank(), leader.batches() - last.batches(), leader.rank(), last.waitShare() * 100));

@@ -62,7 +62,7 @@ class StokerPageTest {
     assertThat(row(html, 1)).contains("|1 (straggler)|", "|exec-1|", "|40 of 80|",
         "|1.60 s (40% of step)|", "|60.00|", "|8|", "|pipeline-bound|",
         "|raise numWorkers or prefetchFactor|");
-    assertThat(html).contains("<b>Input pipeline:</b> <b>the bottleneck</b> on rank 1: rank 1 "
+    assertThat(html).contains("<b>Input pipeline:</b> <b style=\"color:#c00\">the bottleneck</b> on rank 1: rank 1 "
         + "waited 40% of its step for data (1.60 s). pipeline-bound: the consumer waited 40% of "
         + "its time for data (3.25 ms per batch to fill); raise numWorkers (now 4, cores 16) or "
         + "prefetchFactor. <b>Turn:</b> raise numWorkers or prefetchFactor.");
@@ -84,11 +84,37 @@ class StokerPageTest {
 
     String html = page(events);
 
-    assertThat(html).contains("<b>Input pipeline:</b> <b>not the bottleneck</b>: the most any "
-        + "rank waited for data is 0% of its step (rank 1, 0.00 s); compute-bound: ready.");
+    assertThat(html).contains("<b>Input pipeline:</b> <b style=\"color:#080\">not the bottleneck</b>: "
+        + "the most any rank waited for data is 0% of its step (rank 1, 0.00 s); compute-bound: ready.");
     assertThat(html).contains("<b>Straggler:</b> none: the ranks wait alike for data (at most "
         + "0% of the step, rank 1)");
     assertThat(html).contains("running for");
+  }
+
+  @Test
+  void shouldNameARankClearlyBehindAsTheStragglerButNotOneThatReportedAMomentEarlier() {
+    assertThat(Straggler.of(List.of(figures(0, 109, 10, 500, null, null, false),
+        figures(1, 100, 10, 500, null, null, false))).rank()).isEqualTo(-1);
+
+    Straggler behind = Straggler.of(List.of(figures(0, 100, 10, 500, null, null, false),
+        figures(1, 60, 10, 500, null, null, false), figures(2, 98, 10, 500, null, null, false)));
+
+    assertThat(behind.rank()).isEqualTo(1);
+    assertThat(behind.reason()).isEqualTo("rank 1 is 40 batches behind rank 0 and waited 2% of "
+        + "its step for data");
+  }
+
+  @Test
+  void shouldUnfoldOnlyTheNewestRunAndThoseStillGoing() throws Exception {
+    List<SparkListenerEvent> events = new ArrayList<>(run());
+    events.add(new StokerRunStart("r0", T0 - 60_000, "older", 1, 8, 0, 1));
+    events.add(new StokerRunEnd("r0", T0 - 50_000, null));
+
+    String html = page(events);
+
+    assertThat(html).contains("<details class=\"stoker-run\" id=\"stoker-run-r1\" open>",
+        "<details class=\"stoker-run\" id=\"stoker-run-r0\">");
+    assertThat(html.indexOf("stoker-run-r1")).isLessThan(html.indexOf("stoker-run-r0"));
   }
 
   @Test
