@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.SparkContext;
+import org.slf4j.LoggerFactory;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -41,13 +42,23 @@ final class StokerBatch implements Batch {
       partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
     }
     if (!told.getAndSet(true)) {
-      SparkContext spark = SparkContext.getOrCreate();
-      StokerUi.of(spark).read(spark, new StokerRead(UUID.randomUUID().toString(),
-          System.currentTimeMillis(), spark.getLocalProperty(EXECUTION_ID), input, ranks.size(),
-          plan.rows(), plan.batchesPerRank(), config.loader().options().batchSize(),
-          plan.droppedRows()));
+      tellThePage(ranks.size());
     }
     return partitions;
+  }
+
+  /** Lists this scan on the Stoker page; the page's failure never fails the read. */
+  private void tellThePage(int ranks) {
+    try {
+      SparkContext spark = SparkContext.getOrCreate();
+      StokerUi.of(spark).read(spark, new StokerRead(UUID.randomUUID().toString(),
+          System.currentTimeMillis(), spark.getLocalProperty(EXECUTION_ID), input, ranks,
+          plan.rows(), plan.batchesPerRank(), config.loader().options().batchSize(),
+          plan.droppedRows()));
+    } catch (RuntimeException | LinkageError e) {
+      LoggerFactory.getLogger(StokerBatch.class).warn("stoker: the Stoker page cannot list the "
+          + "read of {}: {}", input, e.toString());
+    }
   }
 
   @Override

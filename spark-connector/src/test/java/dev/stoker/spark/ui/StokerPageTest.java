@@ -118,6 +118,38 @@ class StokerPageTest {
   }
 
   @Test
+  void shouldKeepTheLatestRunsOnly() throws Exception {
+    InMemoryStore store = new InMemoryStore();
+    StokerStoreListener listener = new StokerStoreListener(store);
+    for (int run = 0; run <= StokerStoreListener.MAX_RUNS; run++) {
+      listener.onOtherEvent(new StokerRunStart("r" + run, T0 + run, "x", 2, 8, 0, 1));
+      listener.onOtherEvent(new StokerRankUpdate("r" + run, T0 + run, figures(1, 1, 1, 1, null,
+          null, true)));
+    }
+
+    assertThat(store.count(RunView.class)).isEqualTo(StokerStoreListener.MAX_RUNS);
+    assertThat(store.count(RankView.class)).isEqualTo(StokerStoreListener.MAX_RUNS);
+    assertThat(StokerPage.content(store, false)).doesNotContain("stoker-run-r0\"")
+        .contains("stoker-run-r1\"", "stoker-run-r100\"");
+  }
+
+  @Test
+  void shouldGoOnWhenTheStoreFailsEvenWithAnError() throws Exception {
+    InMemoryStore store = new InMemoryStore() {
+      @Override
+      public void write(Object value) {
+        throw new NoSuchMethodError("KVStore.write");
+      }
+    };
+    StokerStoreListener listener = new StokerStoreListener(store);
+
+    listener.onOtherEvent(new StokerRunStart("r", T0, "x", 1, 8, 0, 1));
+    listener.onOtherEvent(new StokerRunEnd("r", T0, null));
+
+    assertThat(StokerPage.content(store, true)).contains("No Stoker run yet");
+  }
+
+  @Test
   void shouldReloadTheLivePageOnlyWhileARunGoes() throws Exception {
     InMemoryStore store = new InMemoryStore();
     StokerStoreListener listener = new StokerStoreListener(store);
