@@ -94,36 +94,45 @@ class StokerPageClusterTest {
     }
     assertThat(run.results()).containsExactly((long) BATCHES_PER_EPOCH, (long) BATCHES_PER_EPOCH);
 
-    try (HistoryServerProcess history = HistoryServerProcess.start(events, dir.resolve("hs.log"),
-        entry -> false).awaitApplication(appId)) {
-      HttpResponse<String> page = history.get("/history/" + appId + "/stoker/");
-      assertThat(page.statusCode()).as(history.tail()).isEqualTo(200);
-      assertThat(runs(page.body())).isEqualTo(runs(finalPage));
-      if (Chromium.find() != null) {
-        String dom = Chromium.dumpDom(history.address + "/history/" + appId + "/stoker/");
-        for (RankReport rank : run.report().ranks()) {
-          assertThat(StokerPageTest.row(dom, rank.rank())).contains(
-              "|" + rank.batches() + " of " + BATCHES_PER_EPOCH + "|",
-              "|" + rank.executorId() + "|", "|" + rank.verdict() + "|");
-        }
-        assertThat(dom).doesNotContain("window.location.reload()");
-      }
-    }
-
+    // Both History Servers start at once: one with Stoker on its class path, one without.
     Predicate<String> stoker = entry -> entry.contains(File.separator + "spark-connector"
         + File.separator + "target" + File.separator);
-    try (HistoryServerProcess plain = HistoryServerProcess.start(events,
-        dir.resolve("plain.log"), stoker).awaitApplication(appId)) {
-      HttpResponse<String> jobs = plain.get("/api/v1/applications/" + appId + "/jobs");
-      assertThat(jobs.statusCode()).isEqualTo(200);
-      assertThat(jobs.body()).contains("stoker: loading 2 partitions in place into 2 ranks")
-          .contains("\"status\" : \"SUCCEEDED\"");
-      assertThat(plain.get("/history/" + appId + "/jobs/").statusCode()).isEqualTo(200);
-      assertThat(plain.get("/history/" + appId + "/stoker/").body())
-          .doesNotContain(StokerPage.BEGIN);
-      assertThat(plain.tail()).as("the plain History Server's log")
-          .contains("Drop unrecognized event: " + StokerRunStart.class.getName());
+    try (HistoryServerProcess history = HistoryServerProcess.start(events, dir.resolve("hs.log"),
+        entry -> false);
+        HistoryServerProcess plain = HistoryServerProcess.start(events, dir.resolve("plain.log"),
+            stoker)) {
+      shouldShowTheSamePage(history.awaitApplication(appId), appId, finalPage, run);
+      shouldReadTheLogUnharmedWithoutStoker(plain.awaitApplication(appId), appId);
     }
+  }
+
+  private static void shouldShowTheSamePage(HistoryServerProcess history, String appId,
+      String finalPage, TrainingResult<Long> run) {
+    HttpResponse<String> page = history.get("/history/" + appId + "/stoker/");
+    assertThat(page.statusCode()).as(history.tail()).isEqualTo(200);
+    assertThat(runs(page.body())).isEqualTo(runs(finalPage));
+    if (Chromium.find() != null) {
+      String dom = Chromium.dumpDom(history.address + "/history/" + appId + "/stoker/");
+      for (RankReport rank : run.report().ranks()) {
+        assertThat(StokerPageTest.row(dom, rank.rank())).contains(
+            "|" + rank.batches() + " of " + BATCHES_PER_EPOCH + "|",
+            "|" + rank.executorId() + "|", "|" + rank.verdict() + "|");
+      }
+      assertThat(dom).doesNotContain("window.location.reload()");
+    }
+  }
+
+  private static void shouldReadTheLogUnharmedWithoutStoker(HistoryServerProcess plain,
+      String appId) {
+    HttpResponse<String> jobs = plain.get("/api/v1/applications/" + appId + "/jobs");
+    assertThat(jobs.statusCode()).isEqualTo(200);
+    assertThat(jobs.body()).contains("stoker: loading 2 partitions in place into 2 ranks")
+        .contains("\"status\" : \"SUCCEEDED\"");
+    assertThat(plain.get("/history/" + appId + "/jobs/").statusCode()).isEqualTo(200);
+    assertThat(plain.get("/history/" + appId + "/stoker/").body())
+        .doesNotContain(StokerPage.BEGIN);
+    assertThat(plain.tail()).as("the plain History Server's log")
+        .contains("Drop unrecognized event: " + StokerRunStart.class.getName());
   }
 
   /** Reads {@link #HELD} batches, waits for the gate file, reads the rest. */
