@@ -16,6 +16,7 @@ import dev.stoker.loader.pipeline.PipelineConfig;
 import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.state.Segment;
 import dev.stoker.loader.util.Closer;
 import java.util.ArrayList;
 import java.util.List;
@@ -199,8 +200,13 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       epoch++; // a resumed epoch with nothing left on any rank
       start = 0;
     }
-    return new LoaderState(options.seed(), options.shuffle(), epoch, start, batches,
-        placement.worldSize(), options.batchSize(), options.dropLast(), input);
+    List<Segment> segments = new ArrayList<>();
+    if (start > 0) {
+      segments.add(new Segment(1, start)); // for an indexed order, only their sum matters
+    }
+    segments.add(new Segment(placement.worldSize(), (long) batches * options.batchSize()));
+    return new LoaderState(options.seed(), options.shuffle(), epoch, options.batchSize(),
+        options.dropLast(), 0, segments, input);
   }
 
   /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.loader.state.InputChangedException;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.state.Segment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -215,14 +216,14 @@ class DataLoaderResumeTest {
   void shouldTakeTheStateOfTheNextEpochAfterTheLastBatch() {
     DataLoader loader = new DataLoader(new IndexDataset(20), options(1, true, true, 5));
     try {
-      assertThat(loader.state()).isEqualTo(LoaderState.startOf(11, true, 0, 1, 5, true,
+      assertThat(loader.state()).isEqualTo(LoaderState.startOf(11, true, 0, 1, 5, true, 0,
           InputFingerprint.ofRows(20)));
       Iterator<Batch> epoch = loader.iterator();
       take(epoch, 3);
-      assertThat(loader.state().describe()).isEqualTo("epoch 0, 15 row(s) of its order consumed "
+      assertThat(loader.state().describe()).isEqualTo("epoch 0, 15 row(s) consumed "
           + "(3 batch(es) x 5 x 1 rank(s))");
       take(epoch, 1);
-      assertThat(loader.state().describe()).isEqualTo("epoch 1, 0 row(s) of its order consumed "
+      assertThat(loader.state().describe()).isEqualTo("epoch 1, 0 row(s) consumed "
           + "(0 batch(es) x 5 x 1 rank(s))");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
@@ -231,11 +232,12 @@ class DataLoaderResumeTest {
 
   @Test
   void shouldCarryTheRowsConsumedBeforeIntoTheStatesOfAResumedLoader() {
-    LoaderState cut = new LoaderState(11, true, 1, 0, 2, 3, 5, true, InputFingerprint.ofRows(100));
+    LoaderState cut = new LoaderState(11, true, 1, 5, true, 0, List.of(new Segment(3, 10)),
+        InputFingerprint.ofRows(100));
     DataLoader loader = DataLoader.builder(new IndexDataset(100)).options(options(0, true, true,
         5)).placement(Placement.of(0, 2)).resumeFrom(cut).build();
     try {
-      assertThat(loader.state().describe()).isEqualTo("epoch 1, 30 row(s) of its order consumed "
+      assertThat(loader.state().describe()).isEqualTo("epoch 1, 30 row(s) consumed "
           + "(30 before, then 0 batch(es) x 5 x 2 rank(s))");
       Iterator<Batch> epoch = loader.iterator();
       take(epoch, 2);
@@ -249,7 +251,7 @@ class DataLoaderResumeTest {
 
   @Test
   void shouldRefuseAStateOfAnotherOrderOrOtherInput() {
-    LoaderState state = new LoaderState(11, true, 1, 0, 2, 1, 5, true,
+    LoaderState state = new LoaderState(11, true, 1, 5, true, 0, List.of(new Segment(1, 10)),
         InputFingerprint.ofRows(100));
     assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100))
         .options(LoaderOptions.builder().batchSize(5).shuffle(true).seed(12).build())

@@ -1,15 +1,18 @@
 package dev.stoker.loader.state;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Where a run of a loader stands, as a value: in epoch {@code epoch} of the order keyed by {@code
- * (seed, shuffle)}, the first {@code startRow} positions of the epoch's order were consumed before
- * the loader that took the state started, and it has since handed out {@code batches} batches of
- * {@code batchSize} on each of {@code worldSize} ranks. A loader's ranks move in step (data-parallel
- * training takes one batch per rank per step), so the rows consumed are always positions {@code [0,
- * consumedRows())} of the epoch's order, and a resume on any number of ranks splits the rest.
+ * (seed, shuffle)}, the epoch ran in {@code segments}, each on some number of ranks that each
+ * consumed some rows of their share (a run stopped and resumed on another number of ranks adds a
+ * segment); the last segment is the one in progress. Ranks move in step (data-parallel training
+ * takes one batch per rank per step), so a segment's ranks all consumed the same rows, and the
+ * epoch's remaining rows are a pure function of the input, the options and the segments: a resume
+ * on any number of ranks splits exactly them.
  *
  * <p>{@link #toString()} prints it as a short string ({@code stoker1:} and URL-safe base64 of a
  * compact binary with a CRC32) that {@link #parse} reads back; store it next to a model checkpoint.
@@ -18,16 +21,14 @@ import java.util.Objects;
  * @param shuffle whether the order is shuffled
  * @param epoch the epoch in progress (the state after an epoch's last batch is the next epoch's
  *     start)
- * @param startRow positions of the epoch's order consumed before this loader started
- * @param batches batches each rank has handed out since
- * @param worldSize the ranks that took them
  * @param batchSize rows per batch
  * @param dropLast whether the short tail is dropped
+ * @param windowRows rows of a streamed read's shuffle window (0: an indexed source, which has none)
+ * @param segments the stretches of the epoch so far, the current one last
  * @param input the fingerprint of the input the order was computed from
  */
-public record LoaderState(long seed, boolean shuffle, int epoch, long startRow, int batches,
-    int worldSize, int batchSize, boolean dropLast, InputFingerprint input)
-    implements Serializable {
+public record LoaderState(long seed, boolean shuffle, int epoch, int batchSize, boolean dropLast,
+    int windowRows, List<Segment> segments, InputFingerprint input) implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The format version this Stoker writes and reads. */
@@ -37,29 +38,75 @@ public record LoaderState(long seed, boolean shuffle, int epoch, long startRow, 
 
   public LoaderState {
     nonNegative("epoch", epoch);
-    nonNegative("startRow", startRow);
-    nonNegative("batches", batches);
-    positive("worldSize", worldSize);
     positive("batchSize", batchSize);
+    nonNegative("windowRows", windowRows);
+    segments = List.copyOf(segments);
+    if (segments.isEmpty()) {
+      throw new IllegalArgumentException("segments: none (expected: at least the current one)");
+    }
     Objects.requireNonNull(input, "input");
   }
 
-  /** The start of epoch {@code epoch}: nothing of it consumed yet. */
+  /** The start of epoch {@code epoch} on {@code worldSize} ranks: nothing of it consumed yet. */
   public static LoaderState startOf(long seed, boolean shuffle, int epoch, int worldSize,
-      int batchSize, boolean dropLast, InputFingerprint input) {
-    return new LoaderState(seed, shuffle, epoch, 0, 0, worldSize, batchSize, dropLast, input);
+      int batchSize, boolean dropLast, int windowRows, InputFingerprint input) {
+    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows,
+        List.of(new Segment(worldSize, 0)), input);
   }
 
-  /** Positions of the epoch's order consumed on every rank together. */
+  /** The current segment: the ranks that took the state. */
+  public Segment current() {
+    return segments.get(segments.size() - 1);
+  }
+
+  /** The world size the state was taken at. */
+  public int worldSize() {
+    return current().worldSize();
+  }
+
+  /** Batches each rank of the current segment has handed out. */
+  public long batches() {
+    return current().rows() / batchSize;
+  }
+
+  /** Rows consumed on all ranks before the current segment began. */
+  public long startRow() {
+    long rows = 0;
+    for (Segment segment : segments.subList(0, segments.size() - 1)) {
+      rows += segment.allRanks();
+    }
+    return rows;
+  }
+
+  /** Rows of the epoch consumed on every rank together. */
   public long consumedRows() {
-    return startRow + (long) batches * batchSize * worldSize;
+    return startRow() + current().allRanks();
   }
 
-  /** This state after {@code more} more batches on each rank. */
-  public LoaderState plusBatches(int more) {
+  /** This state after {@code more} more batches on each rank of the current segment. */
+  public LoaderState plusBatches(long more) {
     nonNegative("more", more);
-    return new LoaderState(seed, shuffle, epoch, startRow, Math.addExact(batches, more), worldSize,
-        batchSize, dropLast, input);
+    return withCurrent(new Segment(worldSize(),
+        Math.addExact(current().rows(), Math.multiplyExact(more, (long) batchSize))));
+  }
+
+  /**
+   * This state resumed on {@code worldSize} ranks: a new segment, nothing of it consumed yet (the
+   * current one kept if it consumed nothing).
+   */
+  public LoaderState resumedOn(int worldSize) {
+    List<Segment> all = new ArrayList<>(segments);
+    if (current().rows() == 0) {
+      all.remove(all.size() - 1);
+    }
+    all.add(new Segment(worldSize, 0));
+    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows, all, input);
+  }
+
+  private LoaderState withCurrent(Segment segment) {
+    List<Segment> all = new ArrayList<>(segments);
+    all.set(all.size() - 1, segment);
+    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows, all, input);
   }
 
   /**
@@ -72,11 +119,12 @@ public record LoaderState(long seed, boolean shuffle, int epoch, long startRow, 
     return StateCodec.decode(text);
   }
 
-  /** E.g. {@code epoch 3, 12800 of the order's rows consumed (200 batches x 64 x 1 rank)}. */
+  /** E.g. {@code epoch 3, 11520 row(s) consumed (1280 before, then 40 batch(es) x 64 x 4 rank(s))}. */
   public String describe() {
-    return "epoch " + epoch + ", " + consumedRows() + " row(s) of its order consumed ("
-        + (startRow > 0 ? startRow + " before, then " : "") + batches + " batch(es) x "
-        + batchSize + " x " + worldSize + " rank(s))";
+    long before = startRow();
+    return "epoch " + epoch + ", " + consumedRows() + " row(s) consumed ("
+        + (before > 0 ? before + " before, then " : "") + batches() + " batch(es) x "
+        + batchSize + " x " + worldSize() + " rank(s))";
   }
 
   /** The state as a short string, {@code stoker1:...}, that {@link #parse} reads back. */

@@ -36,10 +36,13 @@ final class StateCodec {
       out.writeLong(state.seed());
       out.writeByte((state.shuffle() ? FLAG_SHUFFLE : 0) | (state.dropLast() ? FLAG_DROP_LAST : 0));
       out.writeInt(state.epoch());
-      out.writeLong(state.startRow());
-      out.writeInt(state.batches());
-      out.writeInt(state.worldSize());
       out.writeInt(state.batchSize());
+      out.writeInt(state.windowRows());
+      out.writeInt(state.segments().size());
+      for (Segment segment : state.segments()) {
+        out.writeInt(segment.worldSize());
+        out.writeLong(segment.rows());
+      }
       List<InputFingerprint.Entry> entries = state.input().entries();
       out.writeInt(entries.size());
       for (InputFingerprint.Entry entry : entries) {
@@ -93,10 +96,17 @@ final class StateCodec {
       long seed = in.readLong();
       int flags = in.readUnsignedByte();
       int epoch = in.readInt();
-      long startRow = in.readLong();
-      int batches = in.readInt();
-      int worldSize = in.readInt();
       int batchSize = in.readInt();
+      int windowRows = in.readInt();
+      int segmentCount = in.readInt();
+      if (segmentCount < 0 || segmentCount > raw.length / 12) {
+        throw corrupted("it declares " + segmentCount + " segments in " + raw.length + " bytes",
+            null);
+      }
+      List<Segment> segments = new ArrayList<>(segmentCount);
+      for (int i = 0; i < segmentCount; i++) {
+        segments.add(new Segment(in.readInt(), in.readLong()));
+      }
       int count = in.readInt();
       if (count < 0 || count > raw.length / 18) {
         throw corrupted("it declares " + count + " input entries in " + raw.length + " bytes",
@@ -109,9 +119,8 @@ final class StateCodec {
       if (in.available() > 0) {
         throw corrupted(in.available() + " byte(s) follow its last field", null);
       }
-      return new LoaderState(seed, (flags & FLAG_SHUFFLE) != 0, epoch, startRow, batches,
-          worldSize, batchSize, (flags & FLAG_DROP_LAST) != 0,
-          new InputFingerprint(entries));
+      return new LoaderState(seed, (flags & FLAG_SHUFFLE) != 0, epoch, batchSize,
+          (flags & FLAG_DROP_LAST) != 0, windowRows, segments, new InputFingerprint(entries));
     } catch (EOFException e) {
       throw corrupted("it ends before its last field", e);
     } catch (IOException e) {

@@ -18,8 +18,8 @@ class LoaderStateTest {
   private static final InputFingerprint FILES = new InputFingerprint(List.of(
       new InputFingerprint.Entry("file:/data/train/part-0.parquet", 1000, 1_700_000_000_000L),
       new InputFingerprint.Entry("file:/data/train/part-1.parquet", 2000, 1_700_000_000_001L)));
-  private static final LoaderState STATE = new LoaderState(-7, true, 3, 1280, 40, 4, 64, true,
-      FILES);
+  private static final LoaderState STATE = new LoaderState(-7, true, 3, 64, true, 8192,
+      List.of(new Segment(2, 640), new Segment(4, 40 * 64)), FILES);
 
   @Test
   void shouldPrintAShortStringThatParsesBackToTheSameState() {
@@ -29,7 +29,8 @@ class LoaderStateTest {
         .matches("stoker1:[A-Za-z0-9_-]+");
     assertThat(LoaderState.parse(text)).isEqualTo(STATE);
     assertThat(LoaderState.parse(" " + text + "\n")).isEqualTo(STATE);
-    LoaderState small = LoaderState.startOf(1, false, 0, 1, 8, false, InputFingerprint.ofRows(10));
+    LoaderState small = LoaderState.startOf(1, false, 0, 1, 8, false, 0,
+        InputFingerprint.ofRows(10));
     assertThat(LoaderState.parse(small.toString())).isEqualTo(small);
     assertThat(small.toString()).hasSizeLessThan(80);
   }
@@ -38,8 +39,12 @@ class LoaderStateTest {
   void shouldCountTheRowsConsumedOnEveryRank() {
     assertThat(STATE.consumedRows()).isEqualTo(1280 + 40 * 64 * 4);
     assertThat(STATE.plusBatches(2).consumedRows()).isEqualTo(1280 + 42 * 64 * 4);
-    assertThat(STATE.describe()).isEqualTo("epoch 3, 11520 row(s) of its order consumed (1280 "
-        + "before, then 40 batch(es) x 64 x 4 rank(s))");
+    assertThat(STATE.describe()).isEqualTo("epoch 3, 11520 row(s) consumed (1280 before, then 40 "
+        + "batch(es) x 64 x 4 rank(s))");
+    assertThat(STATE.resumedOn(3).segments()).containsExactly(new Segment(2, 640),
+        new Segment(4, 2560), new Segment(3, 0));
+    assertThat(STATE.resumedOn(3).resumedOn(5).segments()).containsExactly(new Segment(2, 640),
+        new Segment(4, 2560), new Segment(5, 0));
   }
 
   @Test
@@ -137,10 +142,12 @@ class LoaderStateTest {
 
   @Test
   void shouldRefuseBadFields() {
-    assertThatThrownBy(() -> new LoaderState(0, false, -1, 0, 0, 1, 1, false, FILES))
+    assertThatThrownBy(() -> new LoaderState(0, false, -1, 1, false, 0,
+        List.of(new Segment(1, 0)), FILES))
         .hasMessage("epoch: -1 (expected: >= 0)");
-    assertThatThrownBy(() -> new LoaderState(0, false, 0, 0, 0, 0, 1, false, FILES))
-        .hasMessage("worldSize: 0 (expected: > 0)");
+    assertThatThrownBy(() -> new Segment(0, 1)).hasMessage("worldSize: 0 (expected: > 0)");
+    assertThatThrownBy(() -> new LoaderState(0, false, 0, 1, false, 0, List.of(), FILES))
+        .hasMessage("segments: none (expected: at least the current one)");
     assertThatThrownBy(() -> new InputFingerprint(List.of(new InputFingerprint.Entry("a", 1, 1),
         new InputFingerprint.Entry("a", 1, 1))))
         .hasMessage("input fingerprint: 'a' twice (expected: each file once)");
