@@ -137,7 +137,7 @@ interface RankData {
       @Override
       public DataLoader loader(LoaderOptions options, Device device) {
         windows = new DirectAllocator(options.name() + "-windows", 2 * ShuffleWindow.bytes(
-            config.columns(), (int) Math.min(config.windowRows(), Math.max(1, runs.rows()))));
+            config.columns(), runs.windowRows(config.windowRows())));
         PlannedDataset dataset = new PlannedDataset(config, runs, parts.schema(),
             parts.converters(), cache, windows, new SourceCounters());
         return DataLoader.builder(dataset).options(options)

@@ -24,7 +24,7 @@ final class StokerBatch implements Batch {
     List<List<ReadRun>> ranks = plan.ranks();
     InputPartition[] partitions = new InputPartition[ranks.size()];
     for (int rank = 0; rank < partitions.length; rank++) {
-      partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
+      partitions[rank] = new RankPartition(plan.rank(rank));
     }
     return partitions;
   }
