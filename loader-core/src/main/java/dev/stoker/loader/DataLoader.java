@@ -103,7 +103,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     this.input = b.input != null ? b.input
         : b.map != null ? InputFingerprint.ofRows(b.map.size()) : null;
     if (b.resumeFrom != null) {
-      Resume.check(b.resumeFrom, options, input, b.acceptChangedInput, b.map != null);
+      Resume.check(b.resumeFrom, options, input, b.acceptChangedInput);
       this.nextEpoch = b.resumeFrom.epoch();
     }
     this.source = b.map != null
@@ -185,16 +185,9 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
           + "is its reader's (expected: a loader of a MapDataset; a format(\"stoker\") read or a "
           + "StokerSpark run keeps a stream's state itself)");
     }
-    int epoch = nextEpoch;
-    int batches = 0;
-    if (current != null) {
-      epoch = current.epoch();
-      batches = current.delivered();
-      if (batches == current.batchCount()) {
-        epoch++;
-        batches = 0;
-      }
-    }
+    Position position = position();
+    int epoch = position.epoch();
+    int batches = position.batches();
     long start = source.startRow(epoch);
     if (batches == 0 && start > 0 && source.batchCount(epoch) == 0) {
       epoch++; // a resumed epoch with nothing left on any rank
@@ -205,8 +198,28 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       segments.add(new Segment(1, start)); // for an indexed order, only their sum matters
     }
     segments.add(new Segment(placement.worldSize(), (long) batches * options.batchSize()));
-    return new LoaderState(options.seed(), options.shuffle(), epoch, options.batchSize(),
+    return new LoaderState(options.seed(), options.shuffle(), epoch, epoch, options.batchSize(),
         options.dropLast(), 0, segments, input);
+  }
+
+  /**
+   * Where iteration stands: the epoch of the iterator opened last and the batches it has handed
+   * out, or the next epoch's start once it has handed out its last batch (before any epoch: the
+   * epoch plain iteration starts with).
+   *
+   * @param epoch the epoch
+   * @param batches the batches of it handed out
+   */
+  public record Position(int epoch, int batches) {}
+
+  /** Where iteration stands now (see {@link Position}). */
+  public synchronized Position position() {
+    if (current == null) {
+      return new Position(nextEpoch, 0);
+    }
+    int delivered = current.delivered();
+    return delivered == current.batchCount() ? new Position(current.epoch() + 1, 0)
+        : new Position(current.epoch(), delivered);
   }
 
   /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */
@@ -442,7 +455,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
      * iteration runs, and that epoch yields only the rows its order has left, split across this
      * loader's ranks (with the state's world size: exactly the batches an uninterrupted run would
      * have yielded from there on). Skipped rows are never read. Other epochs run as in a fresh
-     * loader.
+     * loader. A stream must itself start that epoch where the state says (its {@link
+     * StreamedDataset#rowCount(int)} tells the rows left): the loader only starts there.
      *
      * @throws IllegalArgumentException (at {@link #build()}) if the state's order is not this
      *     loader's (another shuffle or seed), or its input differs ({@link

@@ -8,18 +8,15 @@ final class Resume {
   private Resume() {}
 
   /**
-   * Checks that {@code state} was taken in this loader's order, on this input.
+   * Checks that {@code state} was taken in this loader's order, on this input ({@code input};
+   * null for a stream, whose owner checks its input).
    *
    * @throws IllegalArgumentException naming the option that differs
    * @throws dev.stoker.loader.state.InputChangedException naming what changed in the input,
    *     unless {@code acceptChangedInput}
    */
   static void check(LoaderState state, LoaderOptions options, InputFingerprint input,
-      boolean acceptChangedInput, boolean indexed) {
-    if (!indexed) {
-      throw new IllegalArgumentException("resumeFrom: a loader of a stream cannot start from a "
-          + "state (expected: a loader of a MapDataset; a stream starts where its reader does)");
-    }
+      boolean acceptChangedInput) {
     if (state.shuffle() != options.shuffle()) {
       throw new IllegalArgumentException(String.format("resumeFrom: the state was taken with "
           + "%s=%s, this loader has %s=%s (expected: the same order; set %s=%s)",
@@ -32,7 +29,7 @@ final class Resume {
           OptionNames.SEED, state.seed(), OptionNames.SEED, options.seed(), OptionNames.SEED,
           state.seed()));
     }
-    if (!acceptChangedInput) {
+    if (!acceptChangedInput && input != null) {
       state.input().check(input);
     }
   }

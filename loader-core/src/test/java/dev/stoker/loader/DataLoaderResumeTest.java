@@ -232,7 +232,7 @@ class DataLoaderResumeTest {
 
   @Test
   void shouldCarryTheRowsConsumedBeforeIntoTheStatesOfAResumedLoader() {
-    LoaderState cut = new LoaderState(11, true, 1, 5, true, 0, List.of(new Segment(3, 10)),
+    LoaderState cut = new LoaderState(11, true, 1, 1, 5, true, 0, List.of(new Segment(3, 10)),
         InputFingerprint.ofRows(100));
     DataLoader loader = DataLoader.builder(new IndexDataset(100)).options(options(0, true, true,
         5)).placement(Placement.of(0, 2)).resumeFrom(cut).build();
@@ -251,7 +251,7 @@ class DataLoaderResumeTest {
 
   @Test
   void shouldRefuseAStateOfAnotherOrderOrOtherInput() {
-    LoaderState state = new LoaderState(11, true, 1, 5, true, 0, List.of(new Segment(1, 10)),
+    LoaderState state = new LoaderState(11, true, 1, 1, 5, true, 0, List.of(new Segment(1, 10)),
         InputFingerprint.ofRows(100));
     assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100))
         .options(LoaderOptions.builder().batchSize(5).shuffle(true).seed(12).build())

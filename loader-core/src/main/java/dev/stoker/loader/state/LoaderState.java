@@ -21,14 +21,18 @@ import java.util.Objects;
  * @param shuffle whether the order is shuffled
  * @param epoch the epoch in progress (the state after an epoch's last batch is the next epoch's
  *     start)
+ * @param orderEpoch the epoch whose order the rows were planned in: {@code epoch} for a loader and
+ *     a {@code format("stoker")} read; for a run streaming Parquet files, its read's epoch (it
+ *     plans the row groups once and shuffles within windows by {@code epoch})
  * @param batchSize rows per batch
  * @param dropLast whether the short tail is dropped
  * @param windowRows rows of a streamed read's shuffle window (0: an indexed source, which has none)
  * @param segments the stretches of the epoch so far, the current one last
  * @param input the fingerprint of the input the order was computed from
  */
-public record LoaderState(long seed, boolean shuffle, int epoch, int batchSize, boolean dropLast,
-    int windowRows, List<Segment> segments, InputFingerprint input) implements Serializable {
+public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch, int batchSize,
+    boolean dropLast, int windowRows, List<Segment> segments, InputFingerprint input)
+    implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The format version this Stoker writes and reads. */
@@ -38,6 +42,7 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int batchSize, 
 
   public LoaderState {
     nonNegative("epoch", epoch);
+    nonNegative("orderEpoch", orderEpoch);
     positive("batchSize", batchSize);
     nonNegative("windowRows", windowRows);
     segments = List.copyOf(segments);
@@ -50,7 +55,13 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int batchSize, 
   /** The start of epoch {@code epoch} on {@code worldSize} ranks: nothing of it consumed yet. */
   public static LoaderState startOf(long seed, boolean shuffle, int epoch, int worldSize,
       int batchSize, boolean dropLast, int windowRows, InputFingerprint input) {
-    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows,
+    return startOf(seed, shuffle, epoch, epoch, worldSize, batchSize, dropLast, windowRows, input);
+  }
+
+  /** {@link #startOf}, the rows planned in the order of epoch {@code orderEpoch}. */
+  public static LoaderState startOf(long seed, boolean shuffle, int epoch, int orderEpoch,
+      int worldSize, int batchSize, boolean dropLast, int windowRows, InputFingerprint input) {
+    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows,
         List.of(new Segment(worldSize, 0)), input);
   }
 
@@ -100,13 +111,15 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int batchSize, 
       all.remove(all.size() - 1);
     }
     all.add(new Segment(worldSize, 0));
-    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows, all, input);
+    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all,
+        input);
   }
 
   private LoaderState withCurrent(Segment segment) {
     List<Segment> all = new ArrayList<>(segments);
     all.set(all.size() - 1, segment);
-    return new LoaderState(seed, shuffle, epoch, batchSize, dropLast, windowRows, all, input);
+    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all,
+        input);
   }
 
   /**

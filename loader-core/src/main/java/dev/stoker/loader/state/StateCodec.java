@@ -36,6 +36,7 @@ final class StateCodec {
       out.writeLong(state.seed());
       out.writeByte((state.shuffle() ? FLAG_SHUFFLE : 0) | (state.dropLast() ? FLAG_DROP_LAST : 0));
       out.writeInt(state.epoch());
+      out.writeInt(state.orderEpoch());
       out.writeInt(state.batchSize());
       out.writeInt(state.windowRows());
       out.writeInt(state.segments().size());
@@ -96,6 +97,7 @@ final class StateCodec {
       long seed = in.readLong();
       int flags = in.readUnsignedByte();
       int epoch = in.readInt();
+      int orderEpoch = in.readInt();
       int batchSize = in.readInt();
       int windowRows = in.readInt();
       int segmentCount = in.readInt();
@@ -119,7 +121,7 @@ final class StateCodec {
       if (in.available() > 0) {
         throw corrupted(in.available() + " byte(s) follow its last field", null);
       }
-      return new LoaderState(seed, (flags & FLAG_SHUFFLE) != 0, epoch, batchSize,
+      return new LoaderState(seed, (flags & FLAG_SHUFFLE) != 0, epoch, orderEpoch, batchSize,
           (flags & FLAG_DROP_LAST) != 0, windowRows, segments, new InputFingerprint(entries));
     } catch (EOFException e) {
       throw corrupted("it ends before its last field", e);

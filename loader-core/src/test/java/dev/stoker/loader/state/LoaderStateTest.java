@@ -18,7 +18,7 @@ class LoaderStateTest {
   private static final InputFingerprint FILES = new InputFingerprint(List.of(
       new InputFingerprint.Entry("file:/data/train/part-0.parquet", 1000, 1_700_000_000_000L),
       new InputFingerprint.Entry("file:/data/train/part-1.parquet", 2000, 1_700_000_000_001L)));
-  private static final LoaderState STATE = new LoaderState(-7, true, 3, 64, true, 8192,
+  private static final LoaderState STATE = new LoaderState(-7, true, 3, 3, 64, true, 8192,
       List.of(new Segment(2, 640), new Segment(4, 40 * 64)), FILES);
 
   @Test
@@ -142,11 +142,11 @@ class LoaderStateTest {
 
   @Test
   void shouldRefuseBadFields() {
-    assertThatThrownBy(() -> new LoaderState(0, false, -1, 1, false, 0,
+    assertThatThrownBy(() -> new LoaderState(0, false, -1, 0, 1, false, 0,
         List.of(new Segment(1, 0)), FILES))
         .hasMessage("epoch: -1 (expected: >= 0)");
     assertThatThrownBy(() -> new Segment(0, 1)).hasMessage("worldSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> new LoaderState(0, false, 0, 1, false, 0, List.of(), FILES))
+    assertThatThrownBy(() -> new LoaderState(0, false, 0, 0, 1, false, 0, List.of(), FILES))
         .hasMessage("segments: none (expected: at least the current one)");
     assertThatThrownBy(() -> new InputFingerprint(List.of(new InputFingerprint.Entry("a", 1, 1),
         new InputFingerprint.Entry("a", 1, 1))))

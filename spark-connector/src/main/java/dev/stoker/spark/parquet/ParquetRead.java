@@ -142,7 +142,7 @@ public final class ParquetRead {
       boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
     return RankPlanner.resumed(groups(), state.resumedOn(worldSize).segments(),
-        loader.batchSize(), loader.dropLast(), loader.shuffle(), loader.seed(), state.epoch(),
+        loader.batchSize(), loader.dropLast(), loader.shuffle(), loader.seed(), state.orderEpoch(),
         state.windowRows());
   }
 

@@ -38,24 +38,24 @@ public final class ParquetResume {
   }
 
   /**
-   * The state of a read of {@code plan} (resumed from {@code from}, or fresh if null) after
-   * {@code batches} batches on each of its {@code worldSize} ranks; after the epoch's last batch,
-   * the start of the next epoch.
+   * The state after {@code batches} more batches on each rank from {@code base} (a segment with
+   * nothing consumed yet) of a plan of {@code batchesPerRank} batches per rank; after the last
+   * one, the start of the next epoch, its rows planned in that epoch's order if {@code
+   * orderFollowsEpoch} (a read), else in the same order (a run).
    */
-  public static LoaderState after(LoaderState from, LoaderOptions loader, int worldSize,
-      int epoch, ReadConfig config, ReadPlan plan, InputFingerprint input, long batches) {
-    if (batches < 0 || batches > plan.batchesPerRank()) {
+  public static LoaderState after(LoaderState base, int batchesPerRank, long batches,
+      boolean orderFollowsEpoch) {
+    if (batches < 0 || batches > batchesPerRank) {
       throw new IllegalArgumentException("batches: " + batches + " (expected: 0 <= batches <= "
-          + plan.batchesPerRank() + ", the batches every rank yields)");
+          + batchesPerRank + ", the batches every rank yields)");
     }
-    if (batches == plan.batchesPerRank()) {
-      return LoaderState.startOf(loader.seed(), loader.shuffle(), epoch + 1, worldSize,
-          loader.batchSize(), loader.dropLast(), config.windowRows(), input);
+    if (batches == batchesPerRank) {
+      int next = base.epoch() + 1;
+      return LoaderState.startOf(base.seed(), base.shuffle(), next,
+          orderFollowsEpoch ? next : base.orderEpoch(), base.worldSize(), base.batchSize(),
+          base.dropLast(), base.windowRows(), base.input());
     }
-    LoaderState start = from != null ? from.resumedOn(worldSize)
-        : LoaderState.startOf(loader.seed(), loader.shuffle(), epoch, worldSize,
-            loader.batchSize(), loader.dropLast(), config.windowRows(), input);
-    return start.plusBatches(batches);
+    return base.plusBatches(batches);
   }
 
   /**

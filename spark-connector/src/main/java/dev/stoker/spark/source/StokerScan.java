@@ -40,8 +40,12 @@ public final class StokerScan implements Scan {
    * @throws IllegalArgumentException unless {@code 0 <= batchesPerRank <= batchesPerRank()}
    */
   public LoaderState stateAfter(long batchesPerRank) {
-    return ParquetResume.after(resumedFrom, config.loader().options(), plan.ranks().size(),
-        config.epoch(), config, plan, read.fingerprint(), batchesPerRank);
+    int worldSize = plan.ranks().size();
+    LoaderOptions options = config.loader().options();
+    LoaderState base = resumedFrom != null ? resumedFrom.resumedOn(worldSize)
+        : LoaderState.startOf(options.seed(), options.shuffle(), config.epoch(), worldSize,
+            options.batchSize(), options.dropLast(), config.windowRows(), read.fingerprint());
+    return ParquetResume.after(base, plan.batchesPerRank(), batchesPerRank, true);
   }
 
   /**
