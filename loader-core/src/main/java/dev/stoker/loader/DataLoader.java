@@ -16,7 +16,6 @@ import dev.stoker.loader.pipeline.PipelineConfig;
 import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
-import dev.stoker.loader.state.Segment;
 import dev.stoker.loader.util.Closer;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,21 +184,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
           + "is its reader's (expected: a loader of a MapDataset; a format(\"stoker\") read or a "
           + "StokerSpark run keeps a stream's state itself)");
     }
-    Position position = position();
-    int epoch = position.epoch();
-    int batches = position.batches();
-    long start = source.startRow(epoch);
-    if (batches == 0 && start > 0 && source.batchCount(epoch) == 0) {
-      epoch++; // a resumed epoch with nothing left on any rank
-      start = 0;
-    }
-    List<Segment> segments = new ArrayList<>();
-    if (start > 0) {
-      segments.add(new Segment(1, start)); // for an indexed order, only their sum matters
-    }
-    segments.add(new Segment(placement.worldSize(), (long) batches * options.batchSize()));
-    return new LoaderState(options.seed(), options.shuffle(), epoch, epoch, options.batchSize(),
-        options.dropLast(), 0, segments, input);
+    return Resume.state(options, placement, input, source, position());
   }
 
   /**

@@ -2,8 +2,11 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.state.Segment;
+import java.util.ArrayList;
+import java.util.List;
 
-/** The checks a loader makes before it starts from a {@link LoaderState}. */
+/** A loader's states: the checks before it starts from one, and the one it stands at. */
 final class Resume {
   private Resume() {}
 
@@ -32,5 +35,28 @@ final class Resume {
     if (!acceptChangedInput && input != null) {
       state.input().check(input);
     }
+  }
+
+  /**
+   * The state of an indexed loader at {@code position}: the rows its resumed epoch started at
+   * (if any), then its batches on {@code placement}'s ranks; a resumed epoch with nothing left is
+   * the next epoch's start.
+   */
+  static LoaderState state(LoaderOptions options, Placement placement, InputFingerprint input,
+      LoaderSource source, DataLoader.Position position) {
+    int epoch = position.epoch();
+    int batches = position.batches();
+    long start = source.startRow(epoch);
+    if (batches == 0 && start > 0 && source.batchCount(epoch) == 0) {
+      epoch++; // a resumed epoch with nothing left on any rank
+      start = 0;
+    }
+    List<Segment> segments = new ArrayList<>();
+    if (start > 0) {
+      segments.add(new Segment(1, start)); // for an indexed order, only their sum matters
+    }
+    segments.add(new Segment(placement.worldSize(), (long) batches * options.batchSize()));
+    return new LoaderState(options.seed(), options.shuffle(), epoch, epoch, options.batchSize(),
+        options.dropLast(), 0, segments, input);
   }
 }
