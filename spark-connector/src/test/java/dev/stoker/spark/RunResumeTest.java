@@ -103,6 +103,8 @@ class RunResumeTest {
     assertThat(ROWS - epoch0.size()).as("dropped").isLessThan(3 * BATCH);
     assertThat(next).as("the next epoch on 2 ranks").hasSize(ROWS - ROWS % (2 * BATCH));
     assertThat(restarted.lastCommitted()).contains(state);
+    assertThat(Thread.getAllStackTraces().keySet()).as("the driver's commit servers stopped")
+        .noneMatch(thread -> thread.isAlive() && thread.getName().startsWith("stoker-commits"));
   }
 
   @Test
