@@ -2,7 +2,6 @@ package dev.stoker.spark.source;
 
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
-import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadRun;
 import java.util.List;
 import org.apache.spark.sql.connector.read.Batch;
