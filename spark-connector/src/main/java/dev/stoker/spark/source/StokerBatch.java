@@ -2,7 +2,6 @@ package dev.stoker.spark.source;
 
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
-import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadRun;
 import java.util.List;
 import org.apache.spark.sql.connector.read.Batch;
@@ -24,7 +23,7 @@ final class StokerBatch implements Batch {
     List<List<ReadRun>> ranks = plan.ranks();
     InputPartition[] partitions = new InputPartition[ranks.size()];
     for (int rank = 0; rank < partitions.length; rank++) {
-      partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
+      partitions[rank] = new RankPartition(plan.rank(rank));
     }
     return partitions;
   }
