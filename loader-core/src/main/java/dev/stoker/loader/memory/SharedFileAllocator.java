@@ -150,6 +150,21 @@ public final class SharedFileAllocator implements HostAllocator {
     return offset;
   }
 
+  /**
+   * Where the first byte of {@code view}, a view of one of this allocator's blocks (such as a
+   * batch's {@code buffer()}), is in the file.
+   *
+   * @throws IllegalArgumentException if the view is not of this allocator's memory
+   */
+  public long offsetOf(ByteBuffer view) {
+    long offset = NativeAddress.of(view) - base;
+    if (!view.isDirect() || offset < 0 || offset + view.capacity() > capacity()) {
+      throw new IllegalArgumentException("buffer of " + view.capacity() + " bytes is not in "
+          + "allocator '" + name + "' (" + path + ")");
+    }
+    return offset;
+  }
+
   @Override
   public String name() {
     return name;

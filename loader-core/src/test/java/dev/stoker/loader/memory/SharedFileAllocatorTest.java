@@ -42,6 +42,7 @@ class SharedFileAllocatorTest {
         other.order(ByteOrder.nativeOrder());
         assertThat(allocator.offsetOf(first)).isZero();
         assertThat(allocator.offsetOf(second)).as("aligned after 100 bytes").isEqualTo(128);
+        assertThat(allocator.offsetOf(second.readOnlyView())).isEqualTo(128);
         assertThat(other.get(99)).isEqualTo((byte) 7);
         assertThat(other.getLong(128 + 16)).isEqualTo(0x1234_5678_9abcL);
       }
@@ -110,6 +111,10 @@ class SharedFileAllocatorTest {
       assertThatThrownBy(() -> allocator.offsetOf(other))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("is not in allocator 'test-shm'");
+      assertThatThrownBy(() -> allocator.offsetOf(other.view()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("buffer of 64 bytes is not in allocator 'test-shm' (" + allocator.path()
+              + ")");
     }
   }
 
