@@ -77,6 +77,14 @@ public final class PythonRanks {
     return spark.createDataFrame(rows, SCHEMA);
   }
 
+  /**
+   * Ranks started in this JVM whose task has not ended yet (their loader thread and file still
+   * there): 0 once every task is over, which tests check.
+   */
+  public static int openRanks() {
+    return RankPump.open();
+  }
+
   /** The folder for the slot files: {@code configured} if it is one, else the temporary folder. */
   static Path folder(String configured) {
     Path dir = Paths.get(configured);
