@@ -51,7 +51,7 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|python",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -65,7 +65,10 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") and through parquet + repartition + batching rows; "
           + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
           + "runner into loaders with a device (the CPU here), consumed as a training step "
-          + "would, against the format(\"stoker\") read alone.")
+          + "would, against the format(\"stoker\") read alone; python: the same read as "
+          + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
+          + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
+          + "python3, with pyspark, pyarrow and torch).")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
@@ -155,6 +158,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (DeviceBench.WORKLOAD.equals(workload)) {
       return spark.device(rows, batchSize, workers.get(0), ranks, repeats);
+    }
+    if (PythonBench.WORKLOAD.equals(workload)) {
+      return spark.python(rows, batchSize, ranks, repeats);
     }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
