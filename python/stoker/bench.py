@@ -33,6 +33,7 @@ def _session(jars: str, ranks: int, local_dir: str):
     return (SparkSession.builder.master(f"local[{ranks}]").appName("stoker-bench-python")
             .config("spark.jars", jars)
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.driver.memory", "2g")
             .config("spark.local.dir", local_dir)
             .config("spark.python.worker.reuse", "true")
