@@ -109,8 +109,12 @@ mkdir -p "$1"
 if [ "$status" -ne 2 ] && command -v python3 >/dev/null 2>&1; then
   DEVICE=0
   if [ "${2:-}" = "--device" ] && [ -n "${3:-}" ]; then DEVICE=$3; fi
-  PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
-    --device "cuda:$DEVICE" | tee "$1/stoker-python.txt"
+  if python3 -c 'import numpy, torch' 2>/dev/null; then
+    PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
+      --device "cuda:$DEVICE" | tee "$1/stoker-python.txt"
+  else
+    echo "stoker_python skipped=python3_has_no_numpy_or_torch" | tee "$1/stoker-python.txt"
+  fi
 fi
 exit "$status"
 RUN
