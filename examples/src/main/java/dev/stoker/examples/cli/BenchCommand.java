@@ -196,7 +196,8 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)) {
+    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
+        || PythonBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (!"spark".equals(workload) && given("--epochs")) {
