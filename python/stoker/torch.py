@@ -49,6 +49,10 @@ def ranks(read: Any) -> Any:
     columns): a DataFrame of ``worldSize`` partitions, partition r holding rank r's handle."""
     from pyspark.sql import DataFrame
 
+    if not hasattr(read, "_jdf"):
+        raise StokerError(
+            "stoker.torch needs classic Spark (a JVM driver in this process), not Spark Connect: "
+            "on Databricks use classic compute in dedicated (single user) access mode")
     session = read.sparkSession
     jdf = session._jvm.dev.stoker.spark.python.PythonRanks.of(read._jdf)
     return DataFrame(jdf, session)
