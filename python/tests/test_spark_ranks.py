@@ -214,3 +214,23 @@ def test_a_transformed_read_is_refused_with_the_remedy(spark, data):
     with pytest.raises(Exception, match="expected a spark.read.format"):
         st.ranks(spark.read.format("stoker").options(batchSize="8").load(data)
                  .selectExpr("id * 2 AS id"))
+
+
+def test_map_in_pandas_and_a_barrier_rdd_hand_their_input_to_batches_too(spark, data):
+    import pandas as pd
+
+    def pandas_rank(frames):
+        with st.batches(frames) as loader:
+            steps = sum(1 for _ in loader)
+        yield pd.DataFrame({"rank": [loader.rank], "steps": [steps]})
+
+    def rdd_rank(rows):
+        with st.batches(rows) as loader:
+            yield loader.rank, sum(int(b["id"].sum()) for b in loader)
+
+    frame = st.read(spark, data, **OPTIONS)
+    steps = frame.mapInPandas(pandas_rank, "rank long, steps long", barrier=True).collect()
+    assert sorted((r["rank"], r["steps"]) for r in steps) == [(0, BATCHES), (1, BATCHES)]
+    sums = dict(st.read(spark, data, **OPTIONS).rdd.barrier().mapPartitions(rdd_rank).collect())
+    ids = ids_per_rank(spark, data, 0)
+    assert sums == {rank: sum(ids[rank]["ids"]) for rank in (0, 1)}
