@@ -59,9 +59,9 @@ public final class PythonRanks {
     SparkPlan scan = scanOf(executed);
     if (!(scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker)) {
       throw new IllegalArgumentException("stoker.torch: expected a spark.read.format(\"stoker\") "
-          + "read, at most with select() of its columns, but the plan is:\n" + executed
-          + "filter or transform the data before writing the Parquet, or apply it to the "
-          + "tensors in Python");
+          + "read, at most with select() of its columns (filter or transform the data before "
+          + "writing the Parquet, or apply it to the tensors in Python), but the plan is:\n"
+          + executed);
     }
     SparkSession spark = read.sparkSession();
     String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);

@@ -59,6 +59,8 @@ final class SlotChannel {
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final VarHandle INTS =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+  /** How long a wait yields the processor before it parks. */
+  private static final long YIELD_NANOS = 2_000_000;
   /** Longest park between two looks at the released count. */
   private static final long MAX_PARK_NANOS = 1_000_000;
 
@@ -86,10 +88,13 @@ final class SlotChannel {
 
   /**
    * Waits until Python has released batch {@code sequence}: true then; false once Python closed
-   * its side or {@code stop} says so. Spins briefly, then parks for growing times up to 1 ms.
+   * its side or {@code stop} says so. Spins briefly, then yields the processor for up to
+   * {@link #YIELD_NANOS} (a release usually comes within a training step's time, and a parked
+   * thread wakes tens of microseconds late), then parks for growing times up to 1 ms.
    */
   boolean awaitRelease(long sequence, BooleanSupplier stop) {
-    long park = 10_000;
+    long park = 20_000;
+    long yieldUntil = 0;
     for (int spins = 0; ; spins++) {
       if ((long) LONGS.getAcquire(control, RELEASED_AT) > sequence) {
         return true;
@@ -97,8 +102,12 @@ final class SlotChannel {
       if (pythonClosed() || stop.getAsBoolean()) {
         return false;
       }
-      if (spins < 200) {
+      if (spins < 100) {
         Thread.onSpinWait();
+      } else if (yieldUntil == 0) {
+        yieldUntil = System.nanoTime() + YIELD_NANOS;
+      } else if (System.nanoTime() < yieldUntil) {
+        Thread.yield();
       } else {
         LockSupport.parkNanos(park);
         park = Math.min(park * 2, MAX_PARK_NANOS);
