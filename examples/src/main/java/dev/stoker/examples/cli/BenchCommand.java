@@ -53,7 +53,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workload", required = true,
       paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-          + "resume",
+          + "resume|python",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -69,7 +69,10 @@ final class BenchCommand implements Callable<Integer> {
           + "runner into loaders with a device (the CPU here), consumed as a training step "
           + "would, against the format(\"stoker\") read alone; resume: the time to the first "
           + "batch when resuming at 0, 50 and 90 percent of an epoch, for an indexed source and for "
-          + "format(\"stoker\") over the same Parquet.")
+          + "format(\"stoker\") over the same Parquet; python: the same read as "
+          + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
+          + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
+          + "python3, with pyspark, pyarrow and torch).")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
@@ -163,6 +166,9 @@ final class BenchCommand implements Callable<Integer> {
     if (ResumeBench.WORKLOAD.equals(workload)) {
       return spark.resume(rows, batchSize, workers.get(0), ranks, repeats);
     }
+    if (PythonBench.WORKLOAD.equals(workload)) {
+      return spark.python(rows, batchSize, ranks, repeats);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -198,7 +204,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private void checkOptions() {
     if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
-        || ResumeBench.WORKLOAD.equals(workload)) {
+        || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (!"spark".equals(workload) && given("--epochs")) {

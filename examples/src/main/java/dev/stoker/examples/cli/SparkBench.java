@@ -26,7 +26,7 @@ import picocli.CommandLine.ParameterException;
 final class SparkBench {
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
-      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD);
+      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD, PythonBench.WORKLOAD);
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
   /** Floats per row (28 x 28). */
@@ -97,6 +97,16 @@ final class SparkBench {
         batchSize, repeats, workers), err);
     result.print(out);
     return json(result.json());
+  }
+
+  /**
+   * --workload python: tensors in Python through shared memory against the README's mapInArrow
+   * way and the JVM's own read of the same format("stoker") read, run by the Python package.
+   */
+  int python(int rows, int batchSize, int ranks, int repeats) throws IOException {
+    String result = PythonBench.run(rows, batchSize, ranks, repeats, err);
+    out.println(result);
+    return json(result);
   }
 
   private int json(String text) throws IOException {

@@ -56,6 +56,16 @@ public final class StokerScan implements Scan {
     return read;
   }
 
+  /** Every rank's rows, for consumers that run the ranks' loaders themselves (the Python bridge). */
+  public ReadPlan plan() {
+    return plan;
+  }
+
+  /** The read's columns and loader options, as the ranks' readers get them. */
+  public ReadConfig config() {
+    return config;
+  }
+
   @Override
   public StructType readSchema() {
     return config.schema();
