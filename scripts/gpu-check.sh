@@ -54,6 +54,8 @@ build_kit() {
     "lib/libJCudaRuntime-$JCUDA-$PLATFORM.so" "lib/libJCudaDriver-$JCUDA-$PLATFORM.so")
   cp "$ROOT/loader-core/src/main/resources/dev/stoker/loader/device/check/spin.ptx" "$dir/"
   cp "$ROOT/scripts/gpu_check_torch.py" "$dir/"
+  mkdir -p "$dir/python/stoker"
+  cp "$ROOT"/python/stoker/*.py "$dir/python/stoker/"
   rm -rf "$deps"
   write_run "$dir/run"
   write_readme "$dir/README.txt"
@@ -98,9 +100,23 @@ if [ -x "$KIT/jre/bin/java" ]; then
     exit 1
   fi
 fi
-exec "$JAVA" -Xmx6g -XX:MaxDirectMemorySize=2g -Djava.library.path="$KIT/lib/native" \
+"$JAVA" -Xmx6g -XX:MaxDirectMemorySize=2g -Djava.library.path="$KIT/lib/native" \
   -cp "$KIT/lib/*" dev.stoker.loader.gpucheck.GpuCheck "$@" \
   --torch-script "$KIT/gpu_check_torch.py"
+status=$?
+mkdir -p "$1"
+# The Python package's path to the GPU (stoker.torch with device=cuda), if python3 has torch.
+if [ "$status" -ne 2 ] && command -v python3 >/dev/null 2>&1; then
+  DEVICE=0
+  if [ "${2:-}" = "--device" ] && [ -n "${3:-}" ]; then DEVICE=$3; fi
+  if python3 -c 'import numpy, torch' 2>/dev/null; then
+    PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
+      --device "cuda:$DEVICE" | tee "$1/stoker-python.txt"
+  else
+    echo "stoker_python skipped=python3_has_no_numpy_or_torch" | tee "$1/stoker-python.txt"
+  fi
+fi
+exit "$status"
 RUN
   chmod +x "$1"
 }
@@ -114,14 +130,16 @@ Stoker GPU check kit
 runs, in about one to three minutes: (1) correctness of batches copied to the GPU and device and
 pinned memory back to their start after close; (2) host-to-device GB/s through the loader against
 raw cudaMemcpyAsync; (3) GPU busy fraction and samples/s with a synthetic step fed by the loader at
-several settings; (4) the same fed by PyTorch's DataLoader, if python3 can import torch.
+several settings; (4) the same fed by PyTorch's DataLoader, if python3 can import torch; (5) the
+Python package's way to the GPU (page-locked slot file, non_blocking copy on a side stream) against
+a copy from pageable memory, into OUT/stoker-python.txt, if python3 can import torch with CUDA.
 Writes OUT/gpu-check.json and OUT/gpu-check.txt. Exit status: 0 passed, 1 a check failed,
 2 bad arguments, 3 no GPU.
 
 Contents: jre/ (a Java 17 runtime), lib/ (Stoker's loader-core, SLF4J, JCuda 12.0.0),
 lib/native/ (JCuda's runtime and driver bindings for linux-x86_64; they need the NVIDIA driver's
 libcuda.so.1, for CUDA 12.0 or later), spin.ptx (the step's kernel, also inside the jar),
-gpu_check_torch.py (the PyTorch peer).
+gpu_check_torch.py (the PyTorch peer), python/stoker (the Python package, for check 5).
 README
 }
 

@@ -79,6 +79,11 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     return batchCount;
   }
 
+  /** Batches handed out so far. */
+  public int delivered() {
+    return delivered;
+  }
+
   String loaderName() {
     return loader;
   }

@@ -14,6 +14,8 @@ import dev.stoker.loader.pipeline.EpochPipeline;
 import dev.stoker.loader.pipeline.LoaderPipeline;
 import dev.stoker.loader.pipeline.PipelineConfig;
 import dev.stoker.loader.pipeline.Stage;
+import dev.stoker.loader.state.InputFingerprint;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +52,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   private final boolean ownsAllocator;
   private final SlotPool pool;
   private final LoaderPipeline pipeline;
+  private final InputFingerprint input;
   private final List<EpochMetrics> finished = new ArrayList<>();
   private final Object closeLock = new Object();
   /** The iterator opened last; it may still hold the batch it returned last. */
@@ -96,8 +99,14 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     Objects.requireNonNull(schema, "dataset.schema()");
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
     this.layout = new BatchLayout(schema, options.batchSize());
+    this.input = b.input != null ? b.input
+        : b.map != null ? InputFingerprint.ofRows(b.map.size()) : null;
+    if (b.resumeFrom != null) {
+      Resume.check(b.resumeFrom, options, input, b.acceptChangedInput);
+      this.nextEpoch = b.resumeFrom.epoch();
+    }
     this.source = b.map != null
-        ? new IndexedSource(name, b.map, options, placement, layout)
+        ? new IndexedSource(name, b.map, options, placement, layout, b.resumeFrom)
         : new StreamedSource(name, b.stream, options, placement, layout);
     this.budget = SlotBudget.of(layout.slotBytes(), options.maxHostBytes(),
         options.numWorkers(), options.prefetchWindow(), !device.isHost(),
@@ -155,6 +164,49 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     return source.batchCount();
   }
 
+  /** Batches epoch {@code epoch} yields on this rank: fewer in an epoch resumed mid-way. */
+  public int batchesInEpoch(int epoch) {
+    return source.batchCount(epoch);
+  }
+
+  /**
+   * Where this loader stands, as a value to store next to a model checkpoint and to resume from
+   * ({@link Builder#resumeFrom}): the epoch of the iterator opened last and the batches it has
+   * handed out, or the start of the next epoch once it has handed out its last batch (before any
+   * epoch: the epoch plain iteration starts with). Taken on one rank, it stands for every rank:
+   * ranks move in step, one batch each per training step.
+   *
+   * @throws UnsupportedOperationException for a stream, whose position its reader keeps
+   */
+  public synchronized LoaderState state() {
+    if (input == null) {
+      throw new UnsupportedOperationException("loader '" + name + "' reads a stream: its position "
+          + "is its reader's (expected: a loader of a MapDataset; a format(\"stoker\") read or a "
+          + "StokerSpark run keeps a stream's state itself)");
+    }
+    return Resume.state(options, placement, input, source, position());
+  }
+
+  /**
+   * Where iteration stands: the epoch of the iterator opened last and the batches it has handed
+   * out, or the next epoch's start once it has handed out its last batch (before any epoch: the
+   * epoch plain iteration starts with).
+   *
+   * @param epoch the epoch
+   * @param batches the batches of it handed out
+   */
+  public record Position(int epoch, int batches) {}
+
+  /** Where iteration stands now (see {@link Position}). */
+  public synchronized Position position() {
+    if (current == null) {
+      return new Position(nextEpoch, 0);
+    }
+    int delivered = current.delivered();
+    return delivered == current.batchCount() ? new Position(current.epoch() + 1, 0)
+        : new Position(current.epoch(), delivered);
+  }
+
   /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */
   public long droppedRows() {
     return source.droppedRows();
@@ -206,13 +258,13 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     }
     EpochPipeline epochPipeline;
     try {
-      epochPipeline = pipeline.startEpoch(epoch, source.batchCount(), epochSource, counters);
+      epochPipeline = pipeline.startEpoch(epoch, source.batchCount(epoch), epochSource, counters);
     } catch (Throwable t) {
       closeQuietly(epochSource);
       throw t;
     }
     current = new BatchIterator(name, layout, epochSource, epochPipeline, counters,
-        source.batchCount(), this::epochEnded);
+        source.batchCount(epoch), this::epochEnded);
     return current;
   }
 
@@ -347,6 +399,9 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     private Placement placement = Placement.SINGLE;
     private Device device = CpuDevice.INSTANCE;
     private HostAllocator allocator;
+    private LoaderState resumeFrom;
+    private boolean acceptChangedInput;
+    private InputFingerprint input;
 
     private Builder(MapDataset map, StreamedDataset stream) {
       this.map = map;
@@ -377,6 +432,38 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
      */
     public Builder allocator(HostAllocator value) {
       allocator = Objects.requireNonNull(value, "allocator");
+      return this;
+    }
+
+    /**
+     * Starts at {@code state} (see {@link DataLoader#state()}): its epoch is the first that plain
+     * iteration runs, and that epoch yields only the rows its order has left, split across this
+     * loader's ranks (with the state's world size: exactly the batches an uninterrupted run would
+     * have yielded from there on). Skipped rows are never read. Other epochs run as in a fresh
+     * loader. A stream must itself start that epoch where the state says (its {@link
+     * StreamedDataset#rowCount(int)} tells the rows left): the loader only starts there.
+     *
+     * @throws IllegalArgumentException (at {@link #build()}) if the state's order is not this
+     *     loader's (another shuffle or seed), or its input differs ({@link
+     *     dev.stoker.loader.state.InputChangedException}, unless {@link #acceptChangedInput})
+     */
+    public Builder resumeFrom(LoaderState value) {
+      resumeFrom = Objects.requireNonNull(value, "resumeFrom");
+      return this;
+    }
+
+    /** Resume even if the input's fingerprint changed (default false: refused). */
+    public Builder acceptChangedInput(boolean value) {
+      acceptChangedInput = value;
+      return this;
+    }
+
+    /**
+     * What the input is, for the states this loader takes and checks (default for a map dataset:
+     * its row count); e.g. the files a dataset was read from.
+     */
+    public Builder fingerprint(InputFingerprint value) {
+      input = Objects.requireNonNull(value, "fingerprint");
       return this;
     }
 

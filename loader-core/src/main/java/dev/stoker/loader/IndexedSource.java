@@ -3,8 +3,12 @@ package dev.stoker.loader;
 import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.sampler.BatchSampler;
 import dev.stoker.loader.sampler.DistributedSampler;
+import dev.stoker.loader.state.LoaderState;
 
-/** A {@link MapDataset} in the order of a distributed, batching sampler. */
+/**
+ * A {@link MapDataset} in the order of a distributed, batching sampler; a resumed epoch starts at
+ * the position of the epoch's order its state consumed up to, and splits only the rest.
+ */
 final class IndexedSource implements LoaderSource {
   private final MapDataset dataset;
   private final BatchLayout layout;
@@ -13,11 +17,14 @@ final class IndexedSource implements LoaderSource {
   private final DistributedSampler shard;
   private final BatchSampler sampler;
   private final int worldSize;
+  /** The epoch resumed mid-way and its sampler (-1 and null: none). */
+  private final int resumedEpoch;
+  private final BatchSampler resumed;
   /** Each loading thread's writer, reused across epochs. */
   private final ThreadLocal<SampleWriter> writers;
 
   IndexedSource(String loader, MapDataset dataset, LoaderOptions options, Placement placement,
-      BatchLayout layout) {
+      BatchLayout layout, LoaderState resumeFrom) {
     this.loader = loader;
     this.dataset = dataset;
     this.layout = layout;
@@ -26,6 +33,11 @@ final class IndexedSource implements LoaderSource {
     this.shard = new DistributedSampler(dataset.size(), placement.rank(), placement.worldSize(),
         options.shuffle(), options.seed(), options.dropLast());
     this.sampler = new BatchSampler(shard, options.batchSize(), options.dropLast());
+    long start = resumeFrom == null ? 0 : Math.min(resumeFrom.consumedRows(), dataset.size());
+    this.resumedEpoch = start > 0 ? resumeFrom.epoch() : -1;
+    this.resumed = start > 0 ? new BatchSampler(new DistributedSampler(dataset.size(), (int) start,
+        placement.rank(), placement.worldSize(), options.shuffle(), options.seed(),
+        options.dropLast()), options.batchSize(), options.dropLast()) : null;
     this.writers = ThreadLocal.withInitial(() -> new SampleWriter(layout));
   }
 
@@ -40,6 +52,20 @@ final class IndexedSource implements LoaderSource {
   }
 
   @Override
+  public int batchCount(int epoch) {
+    return samplerOf(epoch).batchCount();
+  }
+
+  @Override
+  public long startRow(int epoch) {
+    return epoch == resumedEpoch ? ((DistributedSampler) resumed.sampler()).start() : 0;
+  }
+
+  private BatchSampler samplerOf(int epoch) {
+    return epoch == resumedEpoch ? resumed : sampler;
+  }
+
+  @Override
   public long droppedRows() {
     return sampler.droppedSamples();
   }
@@ -51,7 +77,7 @@ final class IndexedSource implements LoaderSource {
 
   @Override
   public EpochSource open(int epoch, EpochCounters counters) {
-    return new IndexedEpoch(loader, dataset, layout, sampler.epoch(epoch), onBadSample, counters,
+    return new IndexedEpoch(loader, dataset, layout, samplerOf(epoch).epoch(epoch), onBadSample, counters,
         writers);
   }
 

@@ -13,6 +13,16 @@ interface LoaderSource {
   /** Batches every epoch yields on this rank, or -1 when known only at the end of the stream. */
   int batchCount();
 
+  /** Batches epoch {@code epoch} yields on this rank (fewer in a resumed epoch); -1 if unknown. */
+  default int batchCount(int epoch) {
+    return batchCount();
+  }
+
+  /** Positions of epoch {@code epoch}'s order consumed before it starts: > 0 only if resumed. */
+  default long startRow(int epoch) {
+    return 0;
+  }
+
   /** Rows of this rank's share that no batch holds, per epoch; -1 if unknown. */
   long droppedRows();
 

@@ -27,6 +27,8 @@ public final class SampleWriter {
   private final int[] elements;
   private final int[] columnOffsets;
   private final int[] rowStrides;
+  /** Per field, the first dimension of its shape (its channels), 1 for a scalar. */
+  private final int[] leadingDims;
   private HostMemory slot;
   private int row;
   private boolean rawAccess;
@@ -40,11 +42,14 @@ public final class SampleWriter {
     this.elements = new int[fields];
     this.columnOffsets = new int[fields];
     this.rowStrides = new int[fields];
+    this.leadingDims = new int[fields];
     for (int f = 0; f < fields; f++) {
       dtypes[f] = schema.field(f).dtype();
       elements[f] = schema.field(f).elements();
       columnOffsets[f] = layout.columnOffset(f);
       rowStrides[f] = layout.rowStride(f);
+      int[] shape = schema.field(f).shape();
+      leadingDims[f] = shape.length == 0 ? 1 : shape[0];
     }
   }
 
@@ -143,6 +148,57 @@ public final class SampleWriter {
   public void putBytes(int field, int element, byte[] src, int offset, int length) {
     int at = checked(field, DType.UINT8, element, length, "putBytes");
     slot.bytes().put(at, src, offset, length);
+  }
+
+  /**
+   * Writes uint8 pixels into a float32 field, normalized per channel by {@code normalizer} as
+   * they are written: element {@code e} of the field belongs to channel {@code e / (elements /
+   * channels)}, channels being the field's first dimension. The pixels' bytes are read as
+   * unsigned.
+   *
+   * @throws IllegalArgumentException if the field is not float32, its first dimension is not the
+   *     normalizer's channel count, or the range does not fit the field
+   * @throws IndexOutOfBoundsException if {@code offset} and {@code length} do not fit {@code src}
+   */
+  public void putNormalized(int field, int element, byte[] src, int offset, int length,
+      PixelNormalizer normalizer) {
+    if (offset < 0 || length < 0 || offset > src.length - length) {
+      throw new IndexOutOfBoundsException(String.format(
+          "putNormalized: %d pixels from index %d of an array of %d (expected: a range inside "
+              + "the array)", length, offset, src.length));
+    }
+    int at = checked(field, DType.FLOAT32, element, length, "putNormalized");
+    int channels = normalizer.channels();
+    if (leadingDims[field] != channels) {
+      throw channelRefusal(field, normalizer);
+    }
+    int plane = elements[field] / channels;
+    ByteBuffer out = slot.bytes();
+    int done = 0;
+    while (done < length) {
+      int e = element + done;
+      int channel = e / plane;
+      int count = Math.min(length - done, (channel + 1) * plane - e);
+      writeNormalized(src, offset + done, count, normalizer.table(channel), out,
+          at + done * Float.BYTES);
+      done += count;
+    }
+  }
+
+  /** One channel's run: a table read and a store per pixel. */
+  private static void writeNormalized(byte[] src, int from, int count, float[] table,
+      ByteBuffer out, int at) {
+    for (int i = 0; i < count; i++) {
+      out.putFloat(at + i * Float.BYTES, table[src[from + i] & 0xff]);
+    }
+  }
+
+  private RuntimeException channelRefusal(int field, PixelNormalizer normalizer) {
+    Field f = schema.field(field);
+    return new IllegalArgumentException(String.format(
+        "field '%s' is %s%s: putNormalized with %d channels (expected: a normalizer with one mean "
+            + "and std per entry of the field's first dimension, %d)", f.name(),
+        f.dtype().label(), f.shapeText(), normalizer.channels(), leadingDims[field]));
   }
 
   public void putByte(int field, int element, byte value) {

@@ -24,6 +24,14 @@ public interface StreamedDataset {
   long rowCount();
 
   /**
+   * Rows epoch {@code epoch}'s stream yields, or {@link #UNKNOWN_ROWS}: {@link #rowCount()},
+   * unless the stream resumes that epoch mid-way (then what it has left).
+   */
+  default long rowCount(int epoch) {
+    return rowCount();
+  }
+
+  /**
    * Opens the stream of one epoch. Its chunks are pulled one at a time, from one thread at a
    * time (not always the same one), only as far as batches need; each is closed once every row
    * of it that a batch takes is copied (at once, for rows no batch takes). The stream is closed

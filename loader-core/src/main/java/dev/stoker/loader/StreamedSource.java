@@ -54,6 +54,14 @@ final class StreamedSource implements LoaderSource {
     return batchCount;
   }
 
+  /** The batches of epoch {@code epoch}: fewer if the dataset resumes it mid-way. */
+  @Override
+  public int batchCount(int epoch) {
+    long rows = rowCount < 0 ? -1 : dataset.rowCount(epoch);
+    return rows == rowCount ? batchCount : rows < 0 ? -1
+        : batches(rows, options.batchSize(), options.dropLast());
+  }
+
   @Override
   public long droppedRows() {
     return rowCount < 0 ? -1 : options.dropLast() ? rowCount % options.batchSize() : 0;
@@ -71,11 +79,13 @@ final class StreamedSource implements LoaderSource {
     if (stream == null) {
       throw new IllegalStateException("open(): null (expected: a stream of epoch " + epoch + ")");
     }
-    long neededRows = rowCount < 0 ? Long.MAX_VALUE
-        : Math.min(rowCount, (long) batchCount * options.batchSize());
+    long rows = rowCount < 0 ? rowCount : dataset.rowCount(epoch);
+    int batches = batchCount(epoch);
+    long neededRows = rows < 0 ? Long.MAX_VALUE
+        : Math.min(rows, (long) batches * options.batchSize());
     return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream, neededRows,
-        options.timeoutNanos()), rowCount,
-        batchCount, options.dropLast(), targets);
+        options.timeoutNanos()), rows,
+        batches, options.dropLast(), targets);
   }
 
   @Override

@@ -43,6 +43,7 @@ class PackageRulesTest {
   private static final String STATS = STOKER + ".stats..";
   private static final String BENCH = STOKER + ".bench..";
   private static final String UTIL = STOKER + ".util..";
+  private static final String STATE = STOKER + ".state..";
   private static final String DEVICE_CHECK = STOKER + ".device.check..";
   private static final String GPU_CHECK = STOKER + ".gpucheck..";
 
@@ -99,6 +100,16 @@ class PackageRulesTest {
         .should().dependOnClassesThat(stokerOutside(SAMPLER))
         .because("an epoch's order is a pure function of (seed, epoch, rank, worldSize), which "
             + "can be checked without a loader, a dataset or memory")
+        .check(CLASSES);
+  }
+
+  @Test
+  void stateShouldUseNothingElseOfStoker() {
+    noClasses()
+        .that().resideInAPackage(STATE)
+        .should().dependOnClassesThat(stokerOutside(STATE))
+        .because("a loader's state is a value stored next to a model checkpoint: it is read "
+            + "and checked without a loader, a dataset or memory")
         .check(CLASSES);
   }
 

@@ -1,6 +1,7 @@
 package dev.stoker.spark;
 
 import dev.stoker.loader.device.Device;
+import dev.stoker.loader.state.LoaderState;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.BarrierTaskContext;
@@ -87,4 +88,31 @@ public abstract class RankContext {
 
   /** Spark's context of the rank's task, for what this class does not offer. */
   public abstract BarrierTaskContext taskContext();
+
+  /**
+   * Commits where this rank's loader stands (see {@link dev.stoker.loader.DataLoader#position()}):
+   * call it on every rank at the same step, once the rank's own checkpoint (the model, the
+   * optimizer) covers the batches handed out so far. If the stage fails later, Spark's retry
+   * starts every rank's loader at the last state every rank committed, and the driver gets that
+   * state in {@link TrainingResult#lastCommitted()}, to start a later run from it on any number
+   * of ranks. Costs one round trip to the driver; returns once the driver has the state.
+   *
+   * @return the state committed
+   * @throws UnsupportedOperationException if the run's input is not planned from Parquet files
+   *     (a {@code format("stoker")} read or a plain Parquet scan): the rows path's order is not a
+   *     pure function of the input
+   */
+  public LoaderState commit() {
+    throw new UnsupportedOperationException("rank " + rank() + ": this context cannot commit");
+  }
+
+  /**
+   * The state this rank's loader started from: the last state every rank committed before the
+   * stage was retried, or the one the run was started from ({@code resumeFrom}); empty for a
+   * fresh start. Its epoch is where plain iteration of the loader starts, and that epoch yields
+   * only the batches not yet consumed; restore the checkpoint the state was committed with.
+   */
+  public Optional<LoaderState> resumedFrom() {
+    return Optional.empty();
+  }
 }

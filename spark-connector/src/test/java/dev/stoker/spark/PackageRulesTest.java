@@ -59,6 +59,7 @@ class PackageRulesTest {
   private static final String BENCH = SPARK + ".bench..";
   private static final String OPTIONS = SPARK + ".options..";
   private static final String UI = SPARK + ".ui..";
+  private static final String PYTHON = SPARK + ".python..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -146,6 +147,26 @@ class PackageRulesTest {
         .should().dependOnClassesThat().resideInAPackage(RUNNER)
         .because("the API's data model knows nothing of how a run is done; only StokerSpark "
             + "hands the run to the runner")
+        .check(CLASSES);
+  }
+
+  @Test
+  void nothingInTheConnectorShouldUseThePythonBridge() {
+    noClasses()
+        .that().resideOutsideOfPackage(PYTHON)
+        .should().dependOnClassesThat().resideInAPackage(PYTHON)
+        .because("the Python bridge is an entry point for PySpark only; it consumes the "
+            + "DataSource's scan and the Parquet stack")
+        .check(CLASSES);
+  }
+
+  @Test
+  void thePythonBridgeShouldUseOnlyTheScanAndTheParquetStack() {
+    noClasses()
+        .that().resideInAPackage(PYTHON)
+        .should().dependOnClassesThat().resideInAnyPackage(API, RUNNER, ROWS, COLLECTIVE, BENCH)
+        .because("a Python rank is one loader over the scan's planned runs; the runner, the "
+            + "API and the collective are for JVM training")
         .check(CLASSES);
   }
 

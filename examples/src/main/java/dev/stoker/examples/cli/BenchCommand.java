@@ -10,6 +10,7 @@ import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
 import dev.stoker.spark.bench.DeviceBench;
+import dev.stoker.spark.bench.ResumeBench;
 import dev.stoker.spark.bench.SourceBench;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -51,7 +52,8 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
+          + "resume|python",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -65,7 +67,12 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") and through parquet + repartition + batching rows; "
           + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
           + "runner into loaders with a device (the CPU here), consumed as a training step "
-          + "would, against the format(\"stoker\") read alone.")
+          + "would, against the format(\"stoker\") read alone; resume: the time to the first "
+          + "batch when resuming at 0, 50 and 90 percent of an epoch, for an indexed source and for "
+          + "format(\"stoker\") over the same Parquet; python: the same read as "
+          + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
+          + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
+          + "python3, with pyspark, pyarrow and torch).")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
@@ -156,6 +163,12 @@ final class BenchCommand implements Callable<Integer> {
     if (DeviceBench.WORKLOAD.equals(workload)) {
       return spark.device(rows, batchSize, workers.get(0), ranks, repeats);
     }
+    if (ResumeBench.WORKLOAD.equals(workload)) {
+      return spark.resume(rows, batchSize, workers.get(0), ranks, repeats);
+    }
+    if (PythonBench.WORKLOAD.equals(workload)) {
+      return spark.python(rows, batchSize, ranks, repeats);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -190,7 +203,8 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)) {
+    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
+        || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (!"spark".equals(workload) && given("--epochs")) {

@@ -4,6 +4,8 @@ import dev.stoker.loader.bench.ReferenceWorkloads;
 import dev.stoker.spark.DeviceFactory;
 import dev.stoker.spark.bench.DeviceBench;
 import dev.stoker.spark.bench.DeviceBenchResult;
+import dev.stoker.spark.bench.ResumeBench;
+import dev.stoker.spark.bench.ResumeBenchResult;
 import dev.stoker.spark.bench.SourceBench;
 import dev.stoker.spark.bench.SourceBenchResult;
 import dev.stoker.spark.bench.SparkIngestBench;
@@ -24,7 +26,7 @@ import picocli.CommandLine.ParameterException;
 final class SparkBench {
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
-      DeviceBench.WORKLOAD);
+      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD, PythonBench.WORKLOAD);
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
   /** Floats per row (28 x 28). */
@@ -84,6 +86,27 @@ final class SparkBench {
         batchSize, repeats, workers), DeviceFactory.CPU, err);
     result.print(out);
     return json(result.json());
+  }
+
+  /**
+   * --workload resume: the time to the first batch when resuming at 0, 50 and 90 % of an epoch,
+   * for an indexed source and for format("stoker") over Parquet, median of --repeats rounds.
+   */
+  int resume(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
+    ResumeBenchResult result = ResumeBench.run(new ResumeBench.Config(rows, WIDTH, ranks,
+        batchSize, repeats, workers), err);
+    result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload python: tensors in Python through shared memory against the README's mapInArrow
+   * way and the JVM's own read of the same format("stoker") read, run by the Python package.
+   */
+  int python(int rows, int batchSize, int ranks, int repeats) throws IOException {
+    String result = PythonBench.run(rows, batchSize, ranks, repeats, err);
+    out.println(result);
+    return json(result);
   }
 
   private int json(String text) throws IOException {

@@ -166,7 +166,8 @@ class BenchCommandTest {
         "2000"}, "--samples: 1000 and --rows: 2000 with --workload spark (expected: one of them; "
         + "--rows is the spark workloads' name for the rows)");
     assertBad(tiny("copy", "--rows", "1000"), "--rows: 1000 with --workload copy (expected: only "
-        + "with --workload spark, spark-source, spark-device; the in-memory workloads take "
+        + "with --workload spark, spark-source, spark-device, resume, python; the in-memory "
+        + "workloads take "
         + "--samples)");
     assertBad(new String[] {"bench", "--workload", "spark-device", "--warmup", "3"},
         "--warmup with --workload spark-device (expected: only with copy, normalize, stream, "

@@ -9,14 +9,15 @@ import static dev.stoker.loader.bench.ReferenceWorkloads.PLANE;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.MapDataset;
+import dev.stoker.loader.PixelNormalizer;
 import dev.stoker.loader.SampleWriter;
 import dev.stoker.loader.Schema;
 import java.util.SplittableRandom;
 
 /**
- * The {@code normalize} workload: uint8 images on the heap, converted while written as
- * {@code x * scale[c] + offset[c]} with {@code scale = 1/(255 std)} and {@code offset = -mean/std},
- * one channel plane at a time through a per-thread scratch array; allocates nothing per sample.
+ * The {@code normalize} workload: uint8 images on the heap, written into the float32 batch with
+ * torchvision's {@code (x / 255 - mean[c]) / std[c]} through the loader's fused
+ * {@link SampleWriter#putNormalized}, one call per sample; allocates nothing per sample.
  */
 final class NormalizeWorkload implements Workload, MapDataset {
   private static final int SAMPLE_BYTES = CHANNELS * PLANE;
@@ -26,9 +27,8 @@ final class NormalizeWorkload implements Workload, MapDataset {
   private final int perChunk;
   private final byte[][] pixels;
   private final long[] labels;
-  private final float[] scale = new float[CHANNELS];
-  private final float[] offset = new float[CHANNELS];
-  private final ThreadLocal<float[]> scratch = ThreadLocal.withInitial(() -> new float[PLANE]);
+  private final PixelNormalizer normalizer =
+      PixelNormalizer.of(ReferenceWorkloads.mean(), ReferenceWorkloads.std());
 
   NormalizeWorkload(int samples, long seed) {
     this.samples = ReferenceWorkloads.checkSamples(samples);
@@ -42,12 +42,6 @@ final class NormalizeWorkload implements Workload, MapDataset {
     }
     for (int i = 0; i < samples; i++) {
       labels[i] = random.nextInt(10);
-    }
-    double[] mean = ReferenceWorkloads.mean();
-    double[] std = ReferenceWorkloads.std();
-    for (int c = 0; c < CHANNELS; c++) {
-      scale[c] = (float) (1.0 / (255.0 * std[c]));
-      offset[c] = (float) (-mean[c] / std[c]);
     }
   }
 
@@ -94,19 +88,8 @@ final class NormalizeWorkload implements Workload, MapDataset {
   public void write(int index, SampleWriter row) {
     byte[] chunk = pixels[index / perChunk];
     int base = (index % perChunk) * SAMPLE_BYTES;
-    float[] out = scratch.get();
-    for (int c = 0; c < CHANNELS; c++) {
-      convert(chunk, base + c * PLANE, out, scale[c], offset[c]);
-      row.putFloats(IMAGE, c * PLANE, out, 0, PLANE);
-    }
+    row.putNormalized(IMAGE, 0, chunk, base, SAMPLE_BYTES, normalizer);
     row.putLong(LABEL, 0, labels[index]);
-  }
-
-  /** One plane: a simple counted loop the JIT can unroll and vectorize. */
-  private static void convert(byte[] src, int from, float[] dst, float scale, float offset) {
-    for (int i = 0; i < PLANE; i++) {
-      dst[i] = (src[from + i] & 0xff) * scale + offset;
-    }
   }
 
   /** The uint8 value of element {@code element} of sample {@code sample}, channels first. */

@@ -16,6 +16,11 @@ public final class BatchSampler {
     this.batchCount = length / batchSize + (shortTail && !dropLast ? 1 : 0);
   }
 
+  /** The sampler whose order this cuts. */
+  public Sampler sampler() {
+    return sampler;
+  }
+
   public int batchSize() {
     return batchSize;
   }

@@ -8,6 +8,13 @@ package dev.stoker.loader.sampler;
  * {@code worldSize}: truncated when {@code dropLast}, otherwise padded by wrapping around to its start
  * (repeatedly if needed). Rank {@code r} takes positions {@code r, r + worldSize, r + 2*worldSize, ...}.
  * Every rank therefore yields the same count, so collective operations never wait on a rank that ran out.
+ *
+ * <p>A sampler may start at position {@code start} of the global order (a resumed epoch): it then splits
+ * positions {@code [start, datasetSize)} the same way, rank {@code r} taking {@code start + r, start + r +
+ * worldSize, ...}, padding (with positions from the order's start) or truncating what is left. Since
+ * {@code k} batches on each of {@code worldSize} ranks consume exactly positions {@code [start, start + k *
+ * batchSize * worldSize)}, what was consumed is always a prefix of the global order, whatever world sizes
+ * came before: a resume with the same world size yields the same batches an uninterrupted epoch would.
  */
 public final class DistributedSampler implements Sampler {
   private final int datasetSize;
@@ -16,19 +23,32 @@ public final class DistributedSampler implements Sampler {
   private final boolean shuffle;
   private final long seed;
   private final boolean dropLast;
+  private final int start;
   private final int numSamples;
   private final long total;
 
   public DistributedSampler(
       int datasetSize, int rank, int worldSize, boolean shuffle, long seed, boolean dropLast) {
+    this(datasetSize, 0, rank, worldSize, shuffle, seed, dropLast);
+  }
+
+  /** Rank {@code rank}'s share of positions {@code [start, datasetSize)} of the global order. */
+  public DistributedSampler(int datasetSize, int start, int rank, int worldSize, boolean shuffle,
+      long seed, boolean dropLast) {
     this.datasetSize = Checks.nonNegative("datasetSize", datasetSize);
+    if (start < 0 || start > datasetSize) {
+      throw new IllegalArgumentException("start: " + start + " (expected: 0 <= start <= datasetSize = "
+          + datasetSize + ")");
+    }
+    this.start = start;
     this.worldSize = Checks.positive("worldSize", worldSize);
     this.rank = Checks.index("rank", rank, "worldSize", worldSize);
     this.shuffle = shuffle;
     this.seed = seed;
     this.dropLast = dropLast;
-    int floor = datasetSize / worldSize;
-    this.numSamples = dropLast || datasetSize % worldSize == 0 ? floor : floor + 1;
+    int left = datasetSize - start;
+    int floor = left / worldSize;
+    this.numSamples = dropLast || left % worldSize == 0 ? floor : floor + 1;
     this.total = (long) numSamples * worldSize; // may exceed Integer.MAX_VALUE when padding a huge dataset
   }
 
@@ -41,13 +61,13 @@ public final class DistributedSampler implements Sampler {
   public int[] indices(int epoch) {
     Checks.nonNegative("epoch", epoch);
     int[] global = shuffle ? Permutations.permutation(datasetSize, seed, epoch) : null;
-    if (global != null && worldSize == 1 && numSamples == datasetSize) {
+    if (global != null && worldSize == 1 && start == 0 && numSamples == datasetSize) {
       return global; // the whole order is this rank's: no second array
     }
     int[] out = new int[numSamples];
     for (int k = 0; k < numSamples; k++) {
       // Position in the padded global order; wrapping (mod n) is the padding, and is a no-op when truncating.
-      int position = (int) ((rank + (long) k * worldSize) % datasetSize);
+      int position = (int) ((start + rank + (long) k * worldSize) % datasetSize);
       out[k] = global == null ? position : global[position];
     }
     return out;
@@ -61,19 +81,25 @@ public final class DistributedSampler implements Sampler {
     return worldSize;
   }
 
+  /** The first position of the global order this sampler splits (0 unless resumed). */
+  public int start() {
+    return start;
+  }
+
   /** Indices added by wrapping around, over all ranks (0 with {@code dropLast}). */
   public int paddedCount() {
-    return (int) Math.max(0, total - datasetSize);
+    return (int) Math.max(0, total - (datasetSize - start));
   }
 
   /** Indices of the global order that no rank gets, over all ranks (0 without {@code dropLast}). */
   public int droppedCount() {
-    return (int) Math.max(0, datasetSize - total);
+    return (int) Math.max(0, datasetSize - start - total);
   }
 
   @Override
   public String toString() {
-    return "DistributedSampler[datasetSize=" + datasetSize + ", rank=" + rank + ", worldSize=" + worldSize
+    return "DistributedSampler[datasetSize=" + datasetSize + (start == 0 ? "" : ", start=" + start)
+        + ", rank=" + rank + ", worldSize=" + worldSize
         + ", shuffle=" + shuffle + ", seed=" + seed + ", dropLast=" + dropLast + "]";
   }
 }

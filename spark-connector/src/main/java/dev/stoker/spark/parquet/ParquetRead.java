@@ -6,6 +6,8 @@ import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
 import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.loader.state.InputFingerprint;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
@@ -124,6 +126,29 @@ public final class ParquetRead {
   public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
     return RankPlanner.plan(groups(), worldSize, loader.batchSize(), loader.dropLast(),
         loader.shuffle(), loader.seed(), epoch, dataset.input());
+  }
+
+  /**
+   * Every rank's rows for the rest of {@code state}'s epoch on {@code worldSize} ranks (the
+   * epoch's start if {@code state} is null): each rank starts at the row group and row where its
+   * rows are.
+   *
+   * @throws IllegalArgumentException if the state is not of this read's order ({@link
+   *     ParquetResume#check})
+   * @throws dev.stoker.loader.state.InputChangedException if the files changed since the state
+   *     was taken, unless {@code acceptChangedInput}
+   */
+  public ReadPlan plan(LoaderOptions loader, int worldSize, LoaderState state,
+      boolean acceptChangedInput) {
+    ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
+    return RankPlanner.resumed(groups(), state.resumedOn(worldSize).segments(),
+        loader.batchSize(), loader.dropLast(), loader.shuffle(), loader.seed(), state.orderEpoch(),
+        state.windowRows());
+  }
+
+  /** The files read, with their sizes and modification times. */
+  public InputFingerprint fingerprint() {
+    return ParquetResume.fingerprint(dataset);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.stoker.spark.parquet;
 
 import dev.stoker.loader.sampler.Permutations;
+import dev.stoker.loader.state.Segment;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,7 +13,9 @@ import java.util.List;
  * epoch)}), and rank {@code r} takes positions {@code [r * perRank, (r + 1) * perRank)} of it.
  * With {@code dropLast}, {@code perRank} is the largest multiple of {@code batchSize} that every
  * rank can have, and the tail is dropped; without it, ranks get {@code ceil(rows / worldSize)}
- * rows each, the last ranks padded with the first rows of the order.
+ * rows each, the last ranks padded with the first rows of the order. An epoch resumed from a state
+ * is planned by {@link StreamSplit} from the segments the epoch ran in: each rank's rows are then
+ * parts of the stream the ranks before left, starting at the row group and row where they are.
  */
 public final class RankPlanner {
   /**
@@ -41,16 +44,9 @@ public final class RankPlanner {
           rows, rows));
     }
     long perRank = dropLast ? rows / step * batchSize : (rows + worldSize - 1) / worldSize;
-    long batches = perRank / batchSize + (dropLast || perRank % batchSize == 0 ? 0 : 1);
-    if (batches > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("batchSize: " + batchSize + " gives " + batches
-          + " batches per rank (expected: at most " + Integer.MAX_VALUE + "; raise batchSize)");
-    }
+    long batches = batches(perRank, batchSize, dropLast);
     List<Group> order = ordered(groups, shuffle, seed, epoch);
-    long[] starts = new long[order.size()];
-    for (int i = 1; i < starts.length; i++) {
-      starts[i] = starts[i - 1] + order.get(i - 1).rowGroup().rows();
-    }
+    long[] starts = starts(order);
     List<List<ReadRun>> ranks = new ArrayList<>();
     for (int rank = 0; rank < worldSize; rank++) {
       ranks.add(runs(order, starts, rows, rank * perRank, (rank + 1) * perRank));
@@ -58,6 +54,66 @@ public final class RankPlanner {
     long total = perRank * worldSize;
     return new ReadPlan(rows, groups.size(), perRank, (int) batches,
         dropLast ? rows - total : 0, dropLast ? 0 : total - rows, List.copyOf(ranks));
+  }
+
+  /**
+   * The plan of epoch {@code epoch} resumed after {@code segments} (the last one the ranks that
+   * resume, with nothing consumed yet): each rank starts at the row group and row where its rows
+   * are, and skips at most one shuffle window's rows it reads but does not deliver.
+   */
+  public static ReadPlan resumed(List<Group> fileOrder, List<Segment> segments, int batchSize,
+      boolean dropLast, boolean shuffle, long seed, int epoch, int windowRows) {
+    List<Group> groups = nonEmpty(fileOrder);
+    long rows = 0;
+    for (Group group : groups) {
+      rows += group.rowGroup().rows();
+    }
+    StreamSplit.Plan split = StreamSplit.replay(rows, segments, batchSize, dropLast, windowRows);
+    List<Group> order = ordered(groups, shuffle, seed, epoch);
+    long[] starts = starts(order);
+    List<List<ReadRun>> ranks = new ArrayList<>();
+    List<List<StreamPart>> parts = new ArrayList<>();
+    for (List<OrderSlice> rank : split.ranks()) {
+      List<ReadRun> runs = new ArrayList<>();
+      List<StreamPart> rankParts = new ArrayList<>();
+      for (OrderSlice slice : rank) {
+        List<ReadRun> sliceRuns = runs(order, starts, rows, slice.from(), slice.to());
+        runs.addAll(sliceRuns);
+        rankParts.add(new StreamPart(slice, sliceRuns));
+      }
+      ranks.add(List.copyOf(runs));
+      parts.add(List.copyOf(rankParts));
+    }
+    return new ReadPlan(rows, groups.size(), split.perRank(),
+        (int) batches(split.perRank(), batchSize, dropLast), split.dropped(),
+        split.padded(rows, shuffle, seed, epoch), List.copyOf(ranks), List.copyOf(parts));
+  }
+
+  private static List<Group> nonEmpty(List<Group> fileOrder) {
+    List<Group> groups = new ArrayList<>();
+    for (Group group : fileOrder) {
+      if (group.rowGroup().rows() > 0) {
+        groups.add(group);
+      }
+    }
+    return groups;
+  }
+
+  private static long batches(long perRank, int batchSize, boolean dropLast) {
+    long batches = perRank / batchSize + (dropLast || perRank % batchSize == 0 ? 0 : 1);
+    if (batches > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("batchSize: " + batchSize + " gives " + batches
+          + " batches per rank (expected: at most " + Integer.MAX_VALUE + "; raise batchSize)");
+    }
+    return batches;
+  }
+
+  private static long[] starts(List<Group> order) {
+    long[] starts = new long[order.size()];
+    for (int i = 1; i < starts.length; i++) {
+      starts[i] = starts[i - 1] + order.get(i - 1).rowGroup().rows();
+    }
+    return starts;
   }
 
   private static List<Group> ordered(List<Group> groups, boolean shuffle, long seed, int epoch) {

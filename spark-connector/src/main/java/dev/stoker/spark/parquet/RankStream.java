@@ -19,13 +19,18 @@ import org.apache.parquet.hadoop.ParquetInputFormat;
  * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
  * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column
  * by column into one of two shuffle windows, and handed to the loader in an order shuffled per
- * window by {@code (seed, epoch, rank, window)}.
+ * window by {@code (seed, epoch, rank, window)}. A resumed rank reads its {@link StreamPart}s in
+ * turn, each windowed and shuffled as its slice says, and hands over only the slice's rows.
  * While the loader copies from one window, the next is filled; {@link #next()} waits for a window
  * only when both hold rows still to copy.
  */
 public final class RankStream implements ChunkStream {
   private final ReadConfig config;
-  private final List<ReadRun> runs;
+  private final List<StreamPart> parts;
+  /** The runs of the part being read. */
+  private List<ReadRun> runs;
+  private int part;
+  private long windowInPart;
   private final StreamRequest request;
   private final HostAllocator allocator;
   private final SourceCounters counters;
@@ -34,7 +39,6 @@ public final class RankStream implements ChunkStream {
   private final boolean[] busy = new boolean[2];
   private final int windowRows;
   private long left;
-  private long windowIndex;
   private int nextRun;
   private long runLeft;
   private RunReader reader;
@@ -51,9 +55,13 @@ public final class RankStream implements ChunkStream {
    */
   public RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
       HostAllocator allocator, SourceCounters counters, WindowSink sink) {
-    this.sink = sink;
+    this.sink = partition.resumed() ? null : sink;
     this.config = config;
-    this.runs = partition.runs();
+    this.windowRows = partition.windowRows(config.windowRows());
+    this.parts = partition.resumed() ? partition.parts() : List.of(new StreamPart(
+        new OrderSlice(0, partition.rows(), windowRows, request.rank(), 0, 0, partition.rows()),
+        partition.runs()));
+    this.runs = parts.get(0).runs();
     this.request = request;
     this.allocator = allocator;
     this.counters = counters;
@@ -62,32 +70,67 @@ public final class RankStream implements ChunkStream {
     this.conf = new Configuration(config.hadoop().get());
     conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
     this.left = partition.rows();
-    this.windowRows = (int) Math.min(config.windowRows(), partition.rows());
   }
 
   @Override
   public ColumnChunk next() throws Exception {
-    if (left == 0) {
-      return null;
-    }
-    int w = takeWindow();
-    long started = System.nanoTime();
-    int rows;
-    try {
-      rows = fill(windows[w]);
-      if (sink != null) {
-        sink.filled(windows[w], rows);
+    while (left > 0) {
+      OrderSlice slice = parts.get(part).slice();
+      long i = windowInPart;
+      int rows = slice.windowRows(i);
+      int w = takeWindow();
+      long started = System.nanoTime();
+      try {
+        fill(windows[w], rows);
+        if (sink != null) {
+          sink.filled(windows[w], rows);
+        }
+      } catch (Throwable t) {
+        release(w);
+        throw t;
       }
-    } catch (Throwable t) {
-      release(w);
-      throw t;
+      counters.readNanos.add(System.nanoTime() - started);
+      counters.rowsRead.add(rows);
+      int[] order = slice.order(i, request.shuffle(), request.seed(), request.epoch());
+      long firstRow = i * slice.window();
+      int lo = (int) Math.max(0, slice.skip() - firstRow);
+      int hi = (int) Math.min(rows, slice.skip() + slice.take() - firstRow);
+      windowInPart++;
+      if (firstRow + rows >= slice.skip() + slice.take()) {
+        nextPart();
+      }
+      if (hi <= lo) {
+        release(w);
+        continue;
+      }
+      left -= hi - lo;
+      return new WindowChunk(windows[w], hi - lo, cut(order, lo, hi, rows), () -> release(w));
     }
-    counters.readNanos.add(System.nanoTime() - started);
-    counters.rowsRead.add(rows);
-    int[] order = request.shuffle() ? Permutations.permutation(rows,
-        windowSeed(request.seed(), request.rank(), windowIndex), request.epoch()) : null;
-    windowIndex++;
-    return new WindowChunk(windows[w], rows, order, () -> release(w));
+    return null;
+  }
+
+  /** Rows {@code [lo, hi)} of a window's order (null: as read). */
+  private static int[] cut(int[] order, int lo, int hi, int rows) {
+    if (lo == 0 && hi == rows) {
+      return order;
+    }
+    int[] out = new int[hi - lo];
+    for (int r = lo; r < hi; r++) {
+      out[r - lo] = order == null ? r : order[r];
+    }
+    return out;
+  }
+
+  /** Moves on to the next part: its runs are read from their first. */
+  private void nextPart() throws IOException {
+    closeReader();
+    part++;
+    windowInPart = 0;
+    nextRun = 0;
+    runLeft = 0;
+    if (part < parts.size()) {
+      runs = parts.get(part).runs();
+    }
   }
 
   /** The seed of window {@code window} of rank {@code rank}, mixed SplitMix64-style. */
@@ -119,27 +162,25 @@ public final class RankStream implements ChunkStream {
     notifyAll();
   }
 
-  /** Fills the window with the next rows of the range; returns how many. */
-  private int fill(ShuffleWindow window) throws IOException {
+  /** Fills the window with the next {@code rows} rows of the part's runs. */
+  private void fill(ShuffleWindow window, int rows) throws IOException {
     int filled = 0;
-    while (filled < window.capacity() && left > 0) {
+    while (filled < rows) {
       if (runLeft == 0) {
         openNextRun();
       }
       int n;
       try {
-        n = reader.read(window, filled, (int) Math.min(window.capacity() - filled, runLeft));
+        n = reader.read(window, filled, (int) Math.min(rows - filled, runLeft));
       } catch (IOException e) {
         throw confirmed(window, e);
       }
       filled += n;
       runLeft -= n;
-      left -= n;
       if (runLeft == 0) {
         closeReader();
       }
     }
-    return filled;
   }
 
   /**

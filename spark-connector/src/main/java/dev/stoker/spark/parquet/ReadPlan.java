@@ -14,6 +14,21 @@ import java.util.List;
  * @param paddedRows rows read twice (without {@code dropLast}: ranks are padded to equal rows from
  *     the start of the epoch's order, as PyTorch's DistributedSampler pads)
  * @param ranks each rank's runs, in reading order
+ * @param parts each rank's parts, for an epoch resumed mid-way (else empty)
  */
 public record ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank, long droppedRows,
-    long paddedRows, List<List<ReadRun>> ranks) implements Serializable {}
+    long paddedRows, List<List<ReadRun>> ranks, List<List<StreamPart>> parts)
+    implements Serializable {
+
+  /** A fresh epoch's plan. */
+  public ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank,
+      long droppedRows, long paddedRows, List<List<ReadRun>> ranks) {
+    this(rows, rowGroups, rowsPerRank, batchesPerRank, droppedRows, paddedRows, ranks, List.of());
+  }
+
+  /** What rank {@code rank} reads. */
+  public RankRuns rank(int rank) {
+    return new RankRuns(rank, rowsPerRank, ranks.get(rank),
+        parts.isEmpty() ? List.of() : parts.get(rank));
+  }
+}

@@ -5,6 +5,8 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OnBadSample;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.Placement;
+import dev.stoker.loader.state.BadStateException;
+import dev.stoker.loader.state.LoaderState;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,12 +43,20 @@ public final class SourceOptions {
    */
   public static final String VERIFY_CHECKSUMS = "verifyChecksums";
 
+  /**
+   * A state to resume from (a {@code stoker1:...} string, as {@code LoaderState.toString()} prints
+   * it): the read is the rest of the state's epoch, split across {@code worldSize} ranks.
+   */
+  public static final String RESUME_FROM = "resumeFrom";
+  /** Whether a state taken on other files is resumed anyway, {@code true} or {@code false}. */
+  public static final String ACCEPT_CHANGED_INPUT = "acceptChangedInput";
+
   /** Spark's own key for {@code load(path)}. */
   public static final String PATH = "path";
   /** Spark's own key for {@code load(paths...)}, a JSON array. */
   public static final String PATHS = "paths";
   private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS, PATH,
-      PATHS);
+      PATHS, RESUME_FROM, ACCEPT_CHANGED_INPUT);
 
   private final LoaderOptions loader;
   private final int worldSize;
@@ -57,6 +67,8 @@ public final class SourceOptions {
   private final Map<String, String> hadoop;
   private final List<String> paths;
   private final Set<String> given;
+  private LoaderState resumeFrom;
+  private boolean acceptChangedInput;
 
   private SourceOptions(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
       boolean verifyChecksums, Map<String, int[]> shapes, Map<String, String> hadoop,
@@ -96,9 +108,12 @@ public final class SourceOptions {
   static SourceOptions parse(Map<String, String> given, Map<String, String> session) {
     Set<String> explicit = givenNames(given.keySet());
     SourceOptions options = parseAll(OptionRegistry.resolve(given, session, LAYERS));
-    return new SourceOptions(options.loader, options.worldSize, options.epoch,
+    SourceOptions out = new SourceOptions(options.loader, options.worldSize, options.epoch,
         options.shuffleBuffer, options.verifyChecksums, options.shapes, options.hadoop,
         options.paths, explicit);
+    out.resumeFrom = options.resumeFrom;
+    out.acceptChangedInput = options.acceptChangedInput;
+    return out;
   }
 
   private static SourceOptions parseAll(Map<String, String> given) {
@@ -134,10 +149,32 @@ public final class SourceOptions {
     int worldSize = Placement.fromMap(stoker).worldSize();
     String epoch = value(stoker, EPOCH);
     String buffer = value(stoker, SHUFFLE_BUFFER);
-    return new SourceOptions(loader, worldSize, epoch == null ? 0 : whole(EPOCH, epoch, 0),
+    LoaderState state = resumeFrom(value(stoker, RESUME_FROM));
+    int epochNumber = epoch == null ? 0 : whole(EPOCH, epoch, 0);
+    if (state != null && epoch != null && epochNumber != state.epoch()) {
+      throw new IllegalArgumentException(EPOCH + ": '" + epoch + "' (expected: no epoch, or "
+          + state.epoch() + ", the epoch of " + RESUME_FROM + ")");
+    }
+    SourceOptions options = new SourceOptions(loader, worldSize,
+        state != null ? state.epoch() : epochNumber,
         buffer == null ? null : whole(SHUFFLE_BUFFER, buffer, 1),
         flag(VERIFY_CHECKSUMS, value(stoker, VERIFY_CHECKSUMS), true), Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop),
         paths(stoker), givenNames(stoker.keySet()));
+    options.resumeFrom = state;
+    options.acceptChangedInput = flag(ACCEPT_CHANGED_INPUT,
+        value(stoker, ACCEPT_CHANGED_INPUT), false);
+    return options;
+  }
+
+  private static LoaderState resumeFrom(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return LoaderState.parse(text);
+    } catch (BadStateException e) {
+      throw new IllegalArgumentException(RESUME_FROM + ": " + e.getMessage(), e);
+    }
   }
 
   /** The loader and placement options among {@code keys}, by their own names. */
@@ -283,5 +320,15 @@ public final class SourceOptions {
 
   public List<String> paths() {
     return paths;
+  }
+
+  /** The state the read resumes from, or null: a fresh epoch. */
+  public LoaderState resumeFrom() {
+    return resumeFrom;
+  }
+
+  /** Whether a state taken on other files is resumed anyway. */
+  public boolean acceptChangedInput() {
+    return acceptChangedInput;
   }
 }

@@ -1,6 +1,10 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.Device;
+import dev.stoker.loader.state.LoaderState;
+import java.io.IOException;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.collective.Collective;
@@ -27,6 +31,10 @@ final class BarrierRankContext extends RankContext {
   private Collective collective;
   private RuntimeException collectiveFailure;
   private boolean closed;
+  private DataLoader loader;
+  private CommitEndpoint commits;
+  private LoaderState resumed;
+  private LoaderOptions options;
 
   BarrierRankContext(BarrierTaskContext task, Device device, List<String> gpuAddresses, long shardRows,
       String shardFolder, Duration collectiveTimeout) {
@@ -176,6 +184,51 @@ final class BarrierRankContext extends RankContext {
     if (collective != null) {
       collective.close();
     }
+  }
+
+  /**
+   * What {@link #commit()} needs: the rank's loader and its options, the driver's commit server
+   * (null: the rows path, which cannot commit) and the state the loader started from (or null).
+   */
+  void resumable(DataLoader loader, CommitEndpoint commits, LoaderState resumed,
+      LoaderOptions options) {
+    this.loader = loader;
+    this.commits = commits;
+    this.resumed = resumed;
+    this.options = options;
+  }
+
+  @Override
+  public synchronized LoaderState commit() {
+    if (commits == null) {
+      throw new UnsupportedOperationException("rank " + rank + ": commit() needs a run over "
+          + "Parquet files (a format(\"stoker\") read or a plain Parquet scan), whose order is "
+          + "a pure function of the files; this run's rows came through Spark's rows path, "
+          + "whose order in a rank's shard is not");
+    }
+    if (closed) {
+      throw new IllegalStateException("rank " + rank + ": its context is closed (expected: "
+          + "commit() only while the rank function runs)");
+    }
+    DataLoader.Position position = loader.position();
+    LoaderState base = resumed != null && position.epoch() == resumed.epoch()
+        ? resumed.resumedOn(worldSize)
+        : LoaderState.startOf(options.seed(), options.shuffle(), position.epoch(),
+            commits.orderEpoch(), worldSize, options.batchSize(), options.dropLast(),
+            commits.windowRows(), commits.input());
+    LoaderState state = base.plusBatches(position.batches());
+    try {
+      CommitClient.commit(commits, rank, task.stageAttemptNumber(), state);
+    } catch (IOException e) {
+      throw new IllegalStateException("rank " + rank + ": committing " + state.describe()
+          + " to the driver at " + commits.host() + ":" + commits.port() + " failed: " + e, e);
+    }
+    return state;
+  }
+
+  @Override
+  public Optional<LoaderState> resumedFrom() {
+    return Optional.ofNullable(resumed);
   }
 
   /** Which attempt of the barrier stage this is: 0, then 1, 2, ... when Spark retries it. */

@@ -6,6 +6,7 @@ import dev.stoker.spark.RankReport;
 import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.CacheMode;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -153,7 +154,12 @@ public final class BarrierRun {
   private <R> TrainingResult<R> streamed() {
     ParquetRead read = planned.read();
     SourceOptions given = planned.readOptions();
-    int epoch = given == null ? 0 : given.epoch();
+    LoaderState base = given == null ? null : given.resumeFrom();
+    // A run plans the row groups once, in its read's epoch's order (a resumed run: the state's).
+    int epoch = base != null ? base.orderEpoch() : given == null ? 0 : given.epoch();
+    if (base != null) {
+      read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput()); // checks it
+    }
     boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
     ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
     ReadConfig config = read.config(spec.options(), spec.worldSize, epoch,
@@ -177,12 +183,24 @@ public final class BarrierRun {
     ReadPlan figures = new ReadPlan(plan.rows(), plan.rowGroups(), plan.rowsPerRank(),
         plan.batchesPerRank(), plan.droppedRows(), plan.paddedRows(), List.of());
     List<RankOutcome> outcomes;
+    CommitLog commits = new CommitLog(spec.worldSize, base,
+        state -> read.plan(spec.options(), spec.worldSize, state, true));
+    CommitServer server;
+    try {
+      server = new CommitServer(commits, spark.getConf().get("spark.driver.bindAddress",
+          driverHost()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("starting the driver's commit server on "
+          + driverHost() + " failed: " + e.getMessage(), e);
+    }
+    RankSpec ranked = spec.withCommits(server.endpoint(driverHost(), epoch, config.windowRows(),
+        read.fingerprint()));
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
     String interrupt = spark.getLocalProperty(INTERRUPT_ON_CANCEL);
     spark.setLocalProperty(INTERRUPT_ON_CANCEL, "true");
     try {
-      outcomes = barrier(ranks, RankTask.planned(spec, config, figures));
+      outcomes = barrier(ranks, RankTask.planned(ranked, config, figures));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
       String fault = watch.fault();
       if (fault != null) {
@@ -190,11 +208,19 @@ public final class BarrierRun {
       }
       throw BarrierRun.<RuntimeException>rethrow(inputProblem(e));
     } finally {
+      server.close();
       spark.removeSparkListener(watch);
       spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
     }
-    return results(outcomes, plan.rows(), plan.droppedRows(), read.dataset().files().size(), true,
-        false);
+    TrainingResult<R> result = results(outcomes, plan.rows(), plan.droppedRows(),
+        read.dataset().files().size(), true, false);
+    return new TrainingResult<>(result.results(), result.report(), commits.common());
+  }
+
+  /** The address executors reach the driver at. */
+  private String driverHost() {
+    return spark.getConf().get("spark.driver.host",
+        java.net.InetAddress.getLoopbackAddress().getHostAddress());
   }
 
   private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {

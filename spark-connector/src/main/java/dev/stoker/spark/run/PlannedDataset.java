@@ -74,13 +74,16 @@ final class PlannedDataset implements StreamedDataset {
   private final RankCache cache;
   private final HostAllocator windows;
   private final SourceCounters counters;
+  /** The epoch resumed mid-way and the rank's runs for its rest, or null. */
+  private final CommitLog.Start start;
 
   /**
    * @param schema the batch's fields: the read's, a normalized column as float32
    * @param converters per field, the converter of a column stored as another dtype, else null
    */
   PlannedDataset(ReadConfig config, RankRuns runs, Schema schema, RowConverter[] converters,
-      RankCache cache, HostAllocator windows, SourceCounters counters) {
+      RankCache cache, HostAllocator windows, SourceCounters counters, CommitLog.Start start) {
+    this.start = start;
     this.config = config;
     this.runs = runs;
     this.schema = schema;
@@ -105,8 +108,23 @@ final class PlannedDataset implements StreamedDataset {
     return runs.rows();
   }
 
+  /** The rows left of the resumed epoch, or the rank's rows. */
+  @Override
+  public long rowCount(int epoch) {
+    return resumes(epoch) ? start.runs().rows() : runs.rows();
+  }
+
+  private boolean resumes(int epoch) {
+    return start != null && start.state().epoch() == epoch;
+  }
+
   @Override
   public ChunkStream open(StreamRequest request) throws Exception {
+    if (resumes(request.epoch())) {
+      // The rest of an epoch: streamed from where it stopped, and never cached (a part only).
+      RankStream rest = new RankStream(config, start.runs(), request, windows, counters, null);
+      return converts ? new ConvertingStream(rest) : rest;
+    }
     MappedShard mapped = cache.mapped();
     if (mapped != null) {
       cache.openCachedEpoch();

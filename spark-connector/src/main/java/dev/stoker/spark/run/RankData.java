@@ -4,6 +4,7 @@ import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
 import dev.stoker.loader.device.Device;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.parquet.RankRuns;
@@ -49,6 +50,11 @@ interface RankData {
 
   /** The mapped shard, to tell its faults; null without one. */
   MappedShard shard();
+
+  /** The state the rank's loader starts from, or null: a fresh start. */
+  default LoaderState resumedFrom() {
+    return null;
+  }
 
   /** Lets go of memory the loader read; only once no loader thread can read it. */
   void release();
@@ -129,19 +135,32 @@ interface RankData {
    * loader whose shuffle windows are allocated here and freed on {@link #release()}.
    */
   static RankData planned(ReadConfig config, ReadPlan plan, RankRuns runs, int worldSize,
-      PlannedDataset.Parts parts, RankCache cache) {
+      PlannedDataset.Parts parts, RankCache cache, CommitLog.Start start) {
     int rank = runs.rank();
     return new RankData() {
       private DirectAllocator windows;
 
       @Override
       public DataLoader loader(LoaderOptions options, Device device) {
+        int windowRows = runs.windowRows(config.windowRows());
+        if (start != null) {
+          windowRows = Math.max(windowRows, start.runs().windowRows(config.windowRows()));
+        }
         windows = new DirectAllocator(options.name() + "-windows", 2 * ShuffleWindow.bytes(
-            config.columns(), (int) Math.min(config.windowRows(), Math.max(1, runs.rows()))));
+            config.columns(), windowRows));
         PlannedDataset dataset = new PlannedDataset(config, runs, parts.schema(),
-            parts.converters(), cache, windows, new SourceCounters());
-        return DataLoader.builder(dataset).options(options)
-            .placement(Placement.of(rank, worldSize)).device(device).build();
+            parts.converters(), cache, windows, new SourceCounters(), start);
+        DataLoader.Builder builder = DataLoader.builder(dataset).options(options)
+            .placement(Placement.of(rank, worldSize)).device(device);
+        if (start != null) {
+          builder.resumeFrom(start.state());
+        }
+        return builder.build();
+      }
+
+      @Override
+      public LoaderState resumedFrom() {
+        return start == null ? null : start.state();
       }
 
       @Override

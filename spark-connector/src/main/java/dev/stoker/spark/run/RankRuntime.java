@@ -80,7 +80,16 @@ public final class RankRuntime {
         new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
         () -> createFiles(task, rank));
     task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));
-    return train(task, RankData.planned(config, plan, runs, spec.worldSize, parts, cache));
+    CommitLog.Start start = null;
+    if (spec.commits != null) {
+      try {
+        start = CommitClient.start(spec.commits, rank, task.stageAttemptNumber());
+      } catch (IOException e) {
+        throw failed(task, "asking the driver where its loader starts failed", e);
+      }
+    }
+    return train(task, RankData.planned(config, plan, runs, spec.worldSize, parts, cache,
+        start));
   }
 
   RankOutcome run() {
@@ -212,6 +221,7 @@ public final class RankRuntime {
               null, null, false));
       context = new BarrierRankContext(task, device, gpus, data.rows(), data.folder(),
           spec.run.collectiveTimeout());
+      context.resumable(loader, spec.commits, data.resumedFrom(), options);
       return spec.function.run(context, loader);
     }
 

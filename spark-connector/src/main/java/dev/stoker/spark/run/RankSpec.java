@@ -24,6 +24,8 @@ public final class RankSpec implements Serializable {
   final ProgressCounters counters;
   /** What the loader normalizes as it writes samples (the shard stays raw). */
   final Normalization[] normalizations;
+  /** Where the ranks commit their states and ask where to start; null: they cannot. */
+  final CommitEndpoint commits;
 
   public RankSpec(int worldSize, RowCopier copier, LoaderConfig loader, SparkRunOptions run,
       DeviceFactory devices, RankFunction<?> function, ProgressCounters counters,
@@ -36,6 +38,24 @@ public final class RankSpec implements Serializable {
     this.function = function;
     this.counters = counters;
     this.normalizations = normalizations.toArray(new Normalization[0]);
+    this.commits = null;
+  }
+
+  private RankSpec(RankSpec spec, CommitEndpoint commits) {
+    this.worldSize = spec.worldSize;
+    this.copier = spec.copier;
+    this.loader = spec.loader;
+    this.run = spec.run;
+    this.devices = spec.devices;
+    this.function = spec.function;
+    this.counters = spec.counters;
+    this.normalizations = spec.normalizations;
+    this.commits = commits;
+  }
+
+  /** This spec, its ranks committing to {@code commits}. */
+  RankSpec withCommits(CommitEndpoint commits) {
+    return new RankSpec(this, commits);
   }
 
   ShardLayout layout() {

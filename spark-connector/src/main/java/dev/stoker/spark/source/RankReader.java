@@ -79,7 +79,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     String name = (given.name() != null ? given.name() : "stoker-source") + "-rank"
         + partition.rank();
     windows = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(config.columns(),
-        (int) Math.min(config.windowRows(), partition.rows())));
+        partition.runs().windowRows(config.windowRows())));
     loader = DataLoader.builder(new RankDataset(config, partition.runs(), windows, counters))
         .options(given.toBuilder().name(name).build())
         .placement(Placement.of(partition.rank(), config.loader().placement().worldSize()))

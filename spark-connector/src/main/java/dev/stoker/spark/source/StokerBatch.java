@@ -2,7 +2,6 @@ package dev.stoker.spark.source;
 
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
-import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadRun;
 import dev.stoker.spark.ui.StokerRead;
 import dev.stoker.spark.ui.StokerUi;
@@ -39,7 +38,7 @@ final class StokerBatch implements Batch {
     List<List<ReadRun>> ranks = plan.ranks();
     InputPartition[] partitions = new InputPartition[ranks.size()];
     for (int rank = 0; rank < partitions.length; rank++) {
-      partitions[rank] = new RankPartition(new RankRuns(rank, plan.rowsPerRank(), ranks.get(rank)));
+      partitions[rank] = new RankPartition(plan.rank(rank));
     }
     if (!told.getAndSet(true)) {
       tellThePage(ranks.size());

@@ -1,6 +1,8 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.ParquetRead;
+import dev.stoker.spark.parquet.ParquetResume;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ReadRun;
@@ -21,11 +23,29 @@ public final class StokerScan implements Scan {
   private final ReadPlan plan;
   private final ReadConfig config;
   private final ParquetRead read;
+  private final LoaderState resumedFrom;
 
-  StokerScan(ReadPlan plan, ReadConfig config, ParquetRead read) {
+  StokerScan(ReadPlan plan, ReadConfig config, ParquetRead read, LoaderState resumedFrom) {
     this.plan = plan;
     this.config = config;
     this.read = read;
+    this.resumedFrom = resumedFrom;
+  }
+
+  /**
+   * The state of this read after {@code batchesPerRank} batches on each of its ranks: what a
+   * read with option {@code resumeFrom} (or a run) resumes from, on any number of ranks. After
+   * the last batch, the start of the next epoch.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= batchesPerRank <= batchesPerRank()}
+   */
+  public LoaderState stateAfter(long batchesPerRank) {
+    int worldSize = plan.ranks().size();
+    LoaderOptions options = config.loader().options();
+    LoaderState base = resumedFrom != null ? resumedFrom.resumedOn(worldSize)
+        : LoaderState.startOf(options.seed(), options.shuffle(), config.epoch(), worldSize,
+            options.batchSize(), options.dropLast(), config.windowRows(), read.fingerprint());
+    return ParquetResume.after(base, plan.batchesPerRank(), batchesPerRank, true);
   }
 
   /**
@@ -34,6 +54,16 @@ public final class StokerScan implements Scan {
    */
   public ParquetRead read() {
     return read;
+  }
+
+  /** Every rank's rows, for consumers that run the ranks' loaders themselves (the Python bridge). */
+  public ReadPlan plan() {
+    return plan;
+  }
+
+  /** The read's columns and loader options, as the ranks' readers get them. */
+  public ReadConfig config() {
+    return config;
   }
 
   @Override
@@ -103,12 +133,13 @@ public final class StokerScan implements Scan {
     LoaderOptions options = config.loader().options();
     int runs = plan.ranks().stream().mapToInt(List::size).sum();
     return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
-            + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d, "
+            + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d%s, "
             + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader; the "
             + "Stoker tab lists this read]",
         read.dataset().input(), read.dataset().files().size(), plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
         options.batchSize(), plan.droppedRows(), plan.paddedRows(),
         options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),
+        resumedFrom == null ? "" : " resumed after " + resumedFrom.consumedRows() + " rows",
         config.windowRows(), sparkReaderRuns(), runs);
   }
 

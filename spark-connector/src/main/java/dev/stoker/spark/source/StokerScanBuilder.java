@@ -94,10 +94,13 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
     SourceOptions options = dataset.options();
     LoaderOptions loader = options.loader();
     ParquetRead read = ParquetRead.of(dataset, required);
-    ReadPlan plan = read.plan(loader, options.worldSize(), options.epoch());
+    ReadPlan plan = options.resumeFrom() == null
+        ? read.plan(loader, options.worldSize(), options.epoch())
+        : read.plan(loader, options.worldSize(), options.resumeFrom(),
+            options.acceptChangedInput());
     ReadConfig config = read.config(loader, options.worldSize(), options.epoch(),
         options.shuffleBuffer(), options.verifyChecksums());
-    StokerScan scan = new StokerScan(plan, config, read);
+    StokerScan scan = new StokerScan(plan, config, read, options.resumeFrom());
     LOG.info("{}", scan.description());
     return scan;
   }

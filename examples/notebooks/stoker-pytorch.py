@@ -1,0 +1,235 @@
+# Databricks notebook source
+# MAGIC %md
+# MAGIC # Stoker for PyTorch in Python
+# MAGIC
+# MAGIC Stoker's loader runs in the executors' JVMs and hands every rank of a barrier stage its
+# MAGIC batches as PyTorch tensors, through shared memory: no row passes through Spark's Arrow
+# MAGIC writer, Python objects or a socket. Every rank gets the same number of equally shaped
+# MAGIC batches per epoch, in an order that is a function of the seed and the epoch. This notebook,
+# MAGIC top to bottom:
+# MAGIC
+# MAGIC 1. writes a small image dataset as Parquet (synthetic 28x28 grey images in 10 classes),
+# MAGIC    unless the folder already holds one;
+# MAGIC 2. reads it with `stoker.torch.read` (a `spark.read.format("stoker")` read, one handle row
+# MAGIC    per rank);
+# MAGIC 3. trains softmax regression with PyTorch on 2 ranks, gradients averaged with
+# MAGIC    `torch.distributed` (gloo) every step, one barrier stage per epoch;
+# MAGIC 4. tests the model on images it has not seen.
+# MAGIC
+# MAGIC **Attach Stoker first**:
+# MAGIC
+# MAGIC - the jars, as a cluster library (*Compute* > the cluster > *Libraries* > *Install new*):
+# MAGIC   *Maven* `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (it brings
+# MAGIC   `stoker-loader-core`), or both jars of a build uploaded
+# MAGIC   (`spark-connector/target/stoker-spark-connector-<version>.jar`,
+# MAGIC   `loader-core/target/stoker-loader-core-<version>.jar`); the default build is for Spark 3.5
+# MAGIC   (Databricks Runtime 14.3 LTS to 16.4 LTS), the `-Pspark-4` build for Spark 4;
+# MAGIC - the Python package: `pip wheel ./python` in a checkout gives `stoker-<version>.whl`; install
+# MAGIC   it as a cluster library (*Upload* > *Python Whl*) so that the executors have it too.
+# MAGIC
+# MAGIC PyTorch comes with the Databricks Runtime for Machine Learning. The cluster: classic compute
+# MAGIC in dedicated (single user) access mode (barrier stages are not offered in standard access
+# MAGIC mode or on serverless) with at least 2 task slots.
+
+# COMMAND ----------
+
+# Stops here, with what to do, when Stoker's jars or its Python package are missing.
+try:
+    spark._jvm.dev.stoker.spark.python.PythonRanks.openRanks()  # not callable when missing
+except Exception as e:
+    raise RuntimeError("Stoker's jars are not on the cluster: install stoker-spark-connector as a "
+                       "cluster library (see the first cell), then detach and re-attach") from e
+try:
+    import stoker.torch as st
+except ImportError as e:
+    raise RuntimeError("the stoker Python package is missing: install its wheel as a cluster "
+                       "library (see the first cell)") from e
+import torch
+
+print(f"Spark {spark.version}, PyTorch {torch.__version__}, "
+      f"{spark.sparkContext.defaultParallelism} task slots")
+
+# COMMAND ----------
+
+dbutils.widgets.text("path", "dbfs:/tmp/stoker-pytorch", "Data folder")
+dbutils.widgets.text("rows", "20000", "Training images to generate")
+dbutils.widgets.text("epochs", "3", "Epochs")
+data_path = dbutils.widgets.get("path").strip().rstrip("/")
+train_rows = int(dbutils.widgets.get("rows").strip())
+epochs = int(dbutils.widgets.get("epochs").strip())
+train_path, test_path = data_path + "/train", data_path + "/test"
+RANKS, BATCH = 2, 64
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## 1. A small image dataset
+# MAGIC
+# MAGIC Each image is 784 bytes (28x28, uint8) with a bright band whose place depends on its label,
+# MAGIC over noise. Written once; a folder that already holds the data is read as it is.
+
+# COMMAND ----------
+
+from pyspark.sql import functions as F
+
+
+def images(rows, seed):
+    band = "concat(unhex(repeat('00', 78 * label)), unhex(repeat('C8', 78)), " \
+           "unhex(repeat('00', 784 - 78 * (label + 1))))"
+    return (spark.range(rows, numPartitions=4)
+            .withColumn("label", (F.abs(F.hash("id", F.lit(seed))) % 10).cast("int"))
+            .withColumn("pixels", F.expr(band))
+            .select("pixels", "label"))
+
+
+def exists(path):
+    try:
+        spark.read.parquet(path).limit(1).count()
+        return True
+    except Exception:
+        return False
+
+
+if not exists(train_path):
+    images(train_rows, 1).write.mode("overwrite").parquet(train_path)
+    images(max(train_rows // 5, RANKS * BATCH), 2).write.mode("overwrite").parquet(test_path)
+display(spark.read.parquet(train_path).groupBy("label").count().orderBy("label"))
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## 2. Per-rank batches as tensors
+# MAGIC
+# MAGIC `stoker.torch.read` is `spark.read.format("stoker")` with the loader's options, as one
+# MAGIC handle row per rank. A barrier `mapInArrow` over it runs one task per rank; inside,
+# MAGIC `stoker.torch.batches` maps that rank's shared-memory slots and yields a dict of tensors
+# MAGIC per batch: `pixels` uint8 `[64, 784]`, normalized on the way to float32, and `label`.
+
+# COMMAND ----------
+
+import pyarrow as pa
+
+
+def peek(handles):
+    with st.batches(handles) as loader:
+        first = next(iter(loader))
+        yield pa.RecordBatch.from_pydict({
+            "rank": [loader.rank], "batches": [len(loader)], "dropped_rows": [loader.dropped_rows],
+            "pixels": [str(tuple(first["pixels"].shape)) + " " + str(first["pixels"].dtype)]})
+
+
+ranks = st.read(spark, train_path, columns=["pixels", "label"], batchSize=BATCH,
+                worldSize=RANKS, shuffle=True, seed=42, epoch=0, dropLast=True)
+display(ranks.mapInArrow(peek, "rank long, batches long, dropped_rows long, pixels string",
+                         barrier=True).orderBy("rank"))
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## 3. Training on 2 ranks
+# MAGIC
+# MAGIC Each epoch is one barrier stage over that epoch's read (`epoch=e`: the order is a function
+# MAGIC of the seed and the epoch). The ranks meet through `BarrierTaskContext.allGather` to start
+# MAGIC `torch.distributed` (gloo), average their gradients every step, and stay in step because
+# MAGIC every rank gets the same number of batches. Rank 0 returns the weights for the next epoch.
+# MAGIC With a GPU per task (`spark.task.resource.gpu.amount`), batches go to it on a side stream.
+
+# COMMAND ----------
+
+import io
+
+
+def train_epoch(epoch, state):
+    def run(handles):
+        import datetime
+        import socket
+
+        import torch.distributed as dist
+        from pyspark import BarrierTaskContext
+
+        context = BarrierTaskContext.get()
+        rank = context.partitionId()
+        gpus = context.resources().get("gpu")
+        device = f"cuda:{gpus.addresses[0]}" if gpus and torch.cuda.is_available() else "cpu"
+        with socket.socket() as s:
+            s.bind(("", 0))
+            port = s.getsockname()[1]
+        host = context.getTaskInfos()[0].address.split(":")[0]
+        master = context.allGather(f"{host}:{port}")[0]
+        dist.init_process_group("gloo", init_method=f"tcp://{master}", rank=rank,
+                                world_size=len(context.getTaskInfos()),
+                                timeout=datetime.timedelta(minutes=5))
+        try:
+            model = torch.nn.Linear(784, 10).to(device)
+            model.load_state_dict(torch.load(io.BytesIO(state)))
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            total, steps = 0.0, 0
+            with st.batches(handles, device=None if device == "cpu" else device,
+                            normalize={"pixels": ([0.25], [0.4])}) as loader:
+                for batch in loader:
+                    loss = torch.nn.functional.cross_entropy(model(batch["pixels"]),
+                                                             batch["label"].long())
+                    opt.zero_grad()
+                    loss.backward()
+                    for p in model.parameters():
+                        grad = p.grad.cpu()
+                        dist.all_reduce(grad)
+                        p.grad.copy_(grad / dist.get_world_size())
+                    opt.step()
+                    total, steps = total + float(loss), steps + 1
+            out = io.BytesIO()
+            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, out)
+        finally:
+            dist.destroy_process_group()
+        yield pa.RecordBatch.from_pydict({
+            "rank": [rank], "steps": [steps], "loss": [total / max(steps, 1)],
+            "state": [out.getvalue() if rank == 0 else b""]})
+
+    frame = st.read(spark, train_path, columns=["pixels", "label"], batchSize=BATCH,
+                    worldSize=RANKS, shuffle=True, seed=42, epoch=epoch, dropLast=True)
+    return frame.mapInArrow(run, "rank long, steps long, loss double, state binary",
+                            barrier=True).collect()
+
+
+torch.manual_seed(0)
+buffer = io.BytesIO()
+torch.save(torch.nn.Linear(784, 10).state_dict(), buffer)
+state = buffer.getvalue()
+history = []
+for epoch in range(epochs):
+    rows = sorted(train_epoch(epoch, state), key=lambda r: r["rank"])
+    state = bytes(rows[0]["state"])
+    history.append((epoch + 1, [r["steps"] for r in rows], sum(r["loss"] for r in rows) / len(rows)))
+display(spark.createDataFrame([(e, str(s), l) for e, s, l in history],
+                              "epoch int, steps_per_rank string, mean_loss double"))
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## 4. Images the model has not seen
+
+# COMMAND ----------
+
+model = torch.nn.Linear(784, 10)
+model.load_state_dict(torch.load(io.BytesIO(state)))
+test = spark.read.parquet(test_path).toPandas()
+import numpy as np
+
+x = torch.from_numpy(np.frombuffer(b"".join(test["pixels"]), np.uint8).reshape(-1, 784).copy())
+x = (x.float() / 255 - 0.25) / 0.4
+accuracy = float((model(x).argmax(1) == torch.tensor(test["label"].values)).float().mean())
+print(f"test accuracy: {accuracy:.3f} on {len(test)} images")
+
+# COMMAND ----------
+
+# MAGIC %md
+# MAGIC ## Next
+# MAGIC
+# MAGIC - **Your data**: point `stoker.torch.read` at your Parquet (fixed-length `binary` or
+# MAGIC   `array<float>` columns; `shape.<column>=3,32,32` for images), with your `batchSize` and
+# MAGIC   `worldSize` = the number of ranks.
+# MAGIC - **Tensors outlive a step only as copies**: a batch's tensors are views of a slot that
+# MAGIC   holds the next batches later; `clone()` what you keep.
+# MAGIC - **Failures**: end the barrier stage with a shuffle (e.g. `.repartition(1)` before
+# MAGIC   `collect()`) for Spark to retry it when a task fails; a result stage is not retried.
+# MAGIC - **Clean up**: `dbutils.fs.rm(data_path, True)` removes the generated data.

@@ -1,0 +1,120 @@
+package dev.stoker.examples.cli;
+
+import dev.stoker.loader.DataLoader;
+import dev.stoker.spark.python.PythonRanks;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code stoker bench --workload python}: runs {@code python -m stoker.bench} (the Python package
+ * in this checkout's {@code python/}, or an installed one) with PySpark, given the jars this
+ * command runs from, and hands its JSON on. The Python is {@code $STOKER_PYTHON}, else
+ * {@code python3}: one that imports pyspark, pyarrow and torch.
+ */
+final class PythonBench {
+  static final String WORKLOAD = "python";
+
+  private PythonBench() {}
+
+  /** The JSON the Python side printed; its progress goes to {@code err} as it comes. */
+  static String run(int rows, int batchSize, int ranks, int repeats, PrintWriter err)
+      throws IOException {
+    Path loaderJar = jarOf(DataLoader.class);
+    Path connectorJar = jarOf(PythonRanks.class);
+    String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
+    List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
+        "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
+        "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
+        "--repeats", Integer.toString(repeats)));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    Path sources = pythonSources(loaderJar);
+    if (sources != null) {
+      Map<String, String> env = builder.environment();
+      String path = env.get("PYTHONPATH");
+      env.put("PYTHONPATH", sources + (path == null || path.isEmpty() ? "" : ":" + path));
+    }
+    builder.redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.PIPE);
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new IOException("cannot start '" + python + "' (set STOKER_PYTHON to a Python with "
+          + "pyspark, pyarrow and torch): " + e.getMessage(), e);
+    }
+    Thread relay = new Thread(() -> relay(process, err), "stoker-bench-python-stderr");
+    relay.setDaemon(true);
+    relay.start();
+    String json = null;
+    try (BufferedReader out = new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith("{")) {
+          json = line;
+        }
+      }
+    }
+    int exit;
+    try {
+      exit = process.waitFor();
+      relay.join();
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted waiting for " + command, e);
+    }
+    if (exit != 0 || json == null) {
+      throw new IOException("'" + String.join(" ", command) + "' exited with " + exit
+          + " (its output is above; it needs pyspark, pyarrow and torch: see the README's "
+          + "Python section)");
+    }
+    return json;
+  }
+
+  private static void relay(Process process, PrintWriter err) {
+    try (BufferedReader lines = new BufferedReader(
+        new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        if (line.startsWith("stoker:") || line.contains("Error") || line.contains("error")) {
+          err.println(line);
+          err.flush();
+        }
+      }
+    } catch (IOException e) {
+      err.println("stoker: lost the Python side's output: " + e.getMessage());
+    }
+  }
+
+  /** The jar a class was loaded from. */
+  private static Path jarOf(Class<?> type) throws IOException {
+    try {
+      Path path = Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(path)) {
+        throw new IOException(type.getName() + " comes from " + path + ", not a jar: run "
+            + "bin/stoker, which builds the jars first");
+      }
+      return path;
+    } catch (URISyntaxException e) {
+      throw new IOException("where is " + type.getName() + "'s jar: " + e.getMessage(), e);
+    }
+  }
+
+  /** This checkout's {@code python/} folder, found from a module's jar, or null. */
+  private static Path pythonSources(Path jar) {
+    for (Path dir = jar.getParent(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("python/stoker/__init__.py"))) {
+        return dir.resolve("python");
+      }
+    }
+    return null;
+  }
+}

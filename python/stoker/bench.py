@@ -1,0 +1,167 @@
+"""``python -m stoker.bench``: batches delivered as PyTorch tensors in Python on N ranks, three ways
+over the same Parquet, alternating, the median of ``--repeats`` runs each after one warm-up:
+
+- ``stoker``: ``stoker.torch.read`` + a barrier ``mapInArrow`` iterating ``stoker.torch.batches``
+  (the loader's slots in shared memory, the tensors views of them);
+- ``baseline``: the same ``format("stoker")`` read through a barrier ``mapInArrow`` the way the
+  README showed before: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row;
+- ``jvm_read``: the same read consumed in the JVM (no Python at all).
+
+Each way ends with a uint8 tensor ``[batchSize, 784]`` and a label tensor per batch. Prints one
+JSON object (``bin/stoker bench --workload python`` runs this).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from typing import Callable, Dict, List
+
+WIDTH = 784
+
+
+def _session(jars: str, ranks: int, local_dir: str):
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    return (SparkSession.builder.master(f"local[{ranks}]").appName("stoker-bench-python")
+            .config("spark.jars", jars)
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.memory", "2g")
+            .config("spark.local.dir", local_dir)
+            .config("spark.python.worker.reuse", "true")
+            .getOrCreate())
+
+
+def _write(spark, path: str, rows: int) -> None:
+    from pyspark.sql import functions as F
+
+    byte = F.lpad(F.hex(F.col("id") % 251), 2, "0")
+    (spark.range(0, rows, 1, 8)
+     .select(F.unhex(F.repeat(byte, WIDTH)).alias("pixels"),
+             (F.col("id") % 10).cast("int").alias("label"))
+     .write.option("parquet.block.size", 16 << 20).parquet(path))
+
+
+def _options(batch_size: int, ranks: int, epoch: int) -> Dict[str, str]:
+    return {"batchSize": str(batch_size), "worldSize": str(ranks), "shuffle": "true",
+            "seed": "42", "epoch": str(epoch), "dropLast": "true"}
+
+
+def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+    import pyarrow as pa
+    import stoker.torch as st
+
+    def per_rank(handles):
+        rows = 0
+        touched = 0
+        with st.batches(handles) as loader:
+            for batch in loader:
+                x, y = batch["pixels"], batch["label"]
+                touched += int(x[0, 0]) + int(y[0])
+                rows += x.shape[0]
+        yield pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64())})
+
+    frame = st.ranks(spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
+                     .load(path).select("pixels", "label"))
+    return sum(r["rows"] for r in frame.mapInArrow(per_rank, "rows long", barrier=True).collect())
+
+
+def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+    import numpy as np
+    import pyarrow as pa
+    import torch
+
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_size))
+
+    def per_rank(batches):
+        rows = 0
+        touched = 0
+        for batch in batches:  # one pyarrow.RecordBatch per batch, as in the README
+            x = torch.from_numpy(np.stack(
+                [np.frombuffer(p, np.uint8) for p in batch.column("pixels").to_pylist()]))
+            y = torch.from_numpy(batch.column("label").to_numpy())
+            touched += int(x[0, 0]) + int(y[0])
+            rows += x.shape[0]
+        yield pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64())})
+
+    frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
+             .load(path).select("pixels", "label"))
+    return sum(r["rows"] for r in frame.mapInArrow(per_rank, "rows long", barrier=True).collect())
+
+
+def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+    frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
+             .load(path).select("pixels", "label"))
+    return int(spark._jvm.dev.stoker.spark.python.JvmRead.consume(frame._jdf)[0])
+
+
+def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
+        progress: Callable[[str], None]) -> dict:
+    work = tempfile.mkdtemp(prefix="stoker-bench-python-")
+    spark = _session(jars, ranks, os.path.join(work, "spark"))
+    spark.sparkContext.setLogLevel("WARN")
+    try:
+        path = os.path.join(work, "data")
+        _write(spark, path, rows)
+        ways = {"stoker": _stoker, "baseline": _baseline, "jvm_read": _jvm_read}
+        seconds: Dict[str, List[float]] = {name: [] for name in ways}
+        expected = (rows // (ranks * batch_size)) * ranks * batch_size
+        for run_index in range(repeats + 1):
+            line = []
+            for name, way in ways.items():
+                start = time.perf_counter()
+                got = way(spark, path, batch_size, ranks, run_index)
+                took = time.perf_counter() - start
+                if got != expected:
+                    raise RuntimeError(f"{name} delivered {got} rows (expected: {expected})")
+                if run_index > 0:
+                    seconds[name].append(took)
+                line.append(f"{name} {took:6.2f} s")
+            progress(("warm-up" if run_index == 0 else f"run {run_index}/{repeats}") + ": "
+                     + ", ".join(line))
+        median = {name: statistics.median(values) for name, values in seconds.items()}
+        rate = {name: expected / median[name] for name in ways}
+        return {
+            "workload": "python", "rows": expected, "ranks": ranks, "batch_size": batch_size,
+            "repeats": repeats,
+            "stoker_rows_per_s": round(rate["stoker"]),
+            "baseline_rows_per_s": round(rate["baseline"]),
+            "jvm_read_rows_per_s": round(rate["jvm_read"]),
+            "stoker_vs_baseline": round(rate["stoker"] / rate["baseline"], 2),
+            "stoker_vs_jvm_read": round(rate["stoker"] / rate["jvm_read"], 2),
+            "seconds": {name: [round(s, 3) for s in values] for name, values in seconds.items()},
+        }
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m stoker.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jars", required=True,
+                        help="comma-separated Stoker jars (loader-core and spark-connector)")
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.rows < args.ranks * args.batch_size:
+        parser.error(f"--rows: {args.rows} (expected: at least ranks x batch size = "
+                     f"{args.ranks * args.batch_size})")
+    result = run(args.jars, args.rows, args.batch_size, args.ranks, args.repeats,
+                 lambda line: print("stoker: " + line, file=sys.stderr, flush=True))
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,271 @@
+"""PyTorch batches on the ranks of a Spark barrier stage, from Stoker's loader in the JVM.
+
+On the driver, :func:`read` (or :func:`ranks` over a ``format("stoker")`` read) gives a DataFrame
+with one small handle row per rank. A barrier ``mapInArrow`` / ``mapInPandas`` (or an RDD barrier
+``mapPartitions``) over it runs one task per rank, whose function passes its input to
+:func:`batches` and iterates PyTorch tensors::
+
+    ranks = stoker.torch.read(spark, path, columns=["pixels", "label"], batchSize=64,
+                              worldSize=2, shuffle=True, seed=42, epoch=0, dropLast=True)
+
+    def train(handles):
+        with stoker.torch.batches(handles) as loader:
+            for batch in loader:              # {"pixels": uint8 [64, 784], "label": int64 [64]}
+                ...
+        yield pa.RecordBatch.from_pydict({"rank": [loader.rank]})
+
+    ranks.mapInArrow(train, "rank int", barrier=True).collect()
+
+In that task the JVM runs the rank's loader with its slots in a shared-memory file; the tensors
+are views of a slot (no copy), valid until the next batch is asked for (``clone()`` what must
+outlive the step). With ``device="cuda"``, each batch is copied from the slot (page-locked with
+``cudaHostRegister``) on a side stream with ``non_blocking=True``, and the slot goes back as soon
+as that copy is done, while the GPU still computes on the batch before.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Union
+
+import torch
+
+from stoker._channel import SlotChannel, StokerError, parse_handle
+
+__all__ = ["read", "ranks", "batches", "RankBatches", "StokerError"]
+
+_DTYPES = {
+    "uint8": torch.uint8,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+
+Normalize = Dict[str, Tuple[Sequence[float], Sequence[float]]]
+
+
+def ranks(read: Any) -> Any:
+    """The handle rows of a ``spark.read.format("stoker")`` read (at most a ``select`` of its
+    columns): a DataFrame of ``worldSize`` partitions, partition r holding rank r's handle."""
+    from pyspark.sql import DataFrame
+
+    if not hasattr(read, "_jdf"):
+        raise StokerError(
+            "stoker.torch needs classic Spark (a JVM driver in this process), not Spark Connect: "
+            "on Databricks use classic compute in dedicated (single user) access mode")
+    session = read.sparkSession
+    jdf = session._jvm.dev.stoker.spark.python.PythonRanks.of(read._jdf)
+    return DataFrame(jdf, session)
+
+
+def read(spark: Any, path: Union[str, Sequence[str]], columns: Optional[Sequence[str]] = None,
+         **options: Any) -> Any:
+    """``spark.read.format("stoker").options(**options).load(path).select(*columns)`` as handle
+    rows (see :func:`ranks`). Options are the DataSource's (``batchSize``, ``worldSize``,
+    ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...)."""
+    reader = spark.read.format("stoker").options(
+        **{name: _option_text(value) for name, value in options.items()})
+    frame = reader.load(path) if isinstance(path, str) else reader.load(list(path))
+    if columns is not None:
+        frame = frame.select(*columns)
+    return ranks(frame)
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def batches(handles: Any, device: Union[str, torch.device, None] = None,
+            normalize: Optional[Normalize] = None,
+            timeout: Optional[float] = None) -> "RankBatches":
+    """This rank's batches, from the input of the barrier task's function: an iterator of
+    ``pyarrow.RecordBatch`` (mapInArrow), of ``pandas.DataFrame`` (mapInPandas) or of ``Row``
+    (RDD mapPartitions), or the handle string itself.
+
+    ``device``: where tensors are delivered (default: the CPU, as views of the slot).
+    ``normalize``: ``{column: (mean, std)}`` per channel (the first dimension of the column's
+    shape); the column is delivered as float32 ``(x / 255 - mean) / std`` for uint8 columns,
+    ``(x - mean) / std`` otherwise, computed on ``device``.
+    ``timeout``: seconds to wait for one batch before a StokerError (default: no limit; a dead
+    JVM is noticed within a second either way)."""
+    return RankBatches(_handle_of(handles), device=device, normalize=normalize, timeout=timeout)
+
+
+def _handle_of(handles: Any) -> str:
+    if isinstance(handles, (str, bytes)):
+        return handles.decode() if isinstance(handles, bytes) else handles
+    found = []
+    for item in handles:
+        found.extend(_handles_in(item))
+    if len(found) != 1:
+        raise StokerError(
+            f"expected one Stoker handle in this task's input, got {len(found)}: pass the "
+            "DataFrame from stoker.torch.read/ranks to a barrier mapInArrow/mapInPandas "
+            "unchanged (no repartition, union or filter in between)")
+    return found[0]
+
+
+def _handles_in(item: Any) -> Iterable[str]:
+    if hasattr(item, "column") and hasattr(item, "schema"):  # pyarrow.RecordBatch
+        return item.column(item.schema.get_field_index("stoker")).to_pylist()
+    if hasattr(item, "columns") and hasattr(item, "__getitem__") and hasattr(item, "iloc"):
+        return list(item["stoker"])  # pandas.DataFrame
+    if hasattr(item, "asDict"):  # Row
+        return [item["stoker"]]
+    raise StokerError(f"cannot find a Stoker handle in a {type(item).__name__}")
+
+
+class RankBatches:
+    """One rank's epoch of batches, as a PyTorch ``DataLoader`` would give them: an iterable of
+    dicts of tensors keyed by column name, ``len()`` = batches per rank (the same on every
+    rank). Iterable once (the epoch is the read's ``epoch`` option; read again for the next).
+    Use it as a context manager, or iterate it to the end: leaving early (``break``, an
+    exception, ``KeyboardInterrupt``) stops the JVM side too."""
+
+    def __init__(self, handle: str, device: Union[str, torch.device, None] = None,
+                 normalize: Optional[Normalize] = None, timeout: Optional[float] = None):
+        self.meta = parse_handle(handle)
+        self.rank: int = self.meta["rank"]
+        self.world_size: int = self.meta["worldSize"]
+        self.epoch: int = self.meta["epoch"]
+        self.batch_size: int = self.meta["batchSize"]
+        self.dropped_rows: int = self.meta["droppedRows"]
+        """Rows of the epoch no rank reads (``dropLast``), over all ranks."""
+        self.padded_rows: int = self.meta["paddedRows"]
+        self.columns = {c["name"]: c for c in self.meta["columns"]}
+        for name in normalize or {}:
+            if name not in self.columns:
+                raise StokerError(f"normalize: no column '{name}' (columns: "
+                                  f"{', '.join(self.columns)})")
+        self.device = torch.device(device) if device is not None else None
+        self._normalize = normalize or {}
+        self._timeout = timeout
+        self._channel: Optional[SlotChannel] = SlotChannel(self.meta)
+        self._views: Dict[int, Dict[str, torch.Tensor]] = {}
+        self._norms: Dict[str, Tuple[torch.Tensor, torch.Tensor, float]] = {}
+        self._started = False
+        self._copy = _DeviceCopy(self._channel, self.device) if self._on_cuda() else None
+
+    def _on_cuda(self) -> bool:
+        return self.device is not None and self.device.type == "cuda"
+
+    def __len__(self) -> int:
+        return self.meta["batches"]
+
+    def __enter__(self) -> "RankBatches":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Dict[str, torch.Tensor]]:
+        if self._started:
+            raise StokerError(f"rank {self.rank}: the batches of epoch {self.epoch} were "
+                              "iterated already (one epoch per read: read again with the next "
+                              "epoch)")
+        self._started = True
+        return self._epoch()
+
+    def _epoch(self) -> Iterator[Dict[str, torch.Tensor]]:
+        channel = self._channel
+        if channel is None:
+            raise StokerError(f"rank {self.rank}: the batches are closed")
+        sequence = 0
+        try:
+            while True:
+                posted = channel.wait(sequence, self._timeout)
+                if posted is None:
+                    return
+                offset, rows, _ = posted
+                batch = self._batch(offset, rows)
+                if self._copy is not None:
+                    batch = self._copy.to_device(batch, sequence)
+                yield self._normalized(batch)
+                channel.release(sequence)
+                sequence += 1
+        finally:
+            self.close()
+
+    def _batch(self, offset: int, rows: int) -> Dict[str, torch.Tensor]:
+        views = self._views.get(offset)
+        if views is None:
+            views = {}
+            buffer = self._channel.buffer
+            for name, column in self.columns.items():
+                dtype = _DTYPES[column["dtype"]]
+                count = self.batch_size * column["rowBytes"] // torch.tensor([], dtype=dtype)\
+                    .element_size()
+                flat = torch.frombuffer(buffer, dtype=dtype, count=count,
+                                        offset=offset + column["offset"])
+                views[name] = flat.view(self.batch_size, *column["shape"])
+            self._views[offset] = views
+        if rows == self.batch_size:
+            return dict(views)
+        return {name: view[:rows] for name, view in views.items()}
+
+    def _normalized(self, batch: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        for name, (mean, std) in self._normalize.items():
+            x = batch[name]
+            if name not in self._norms:
+                channels = len(mean)
+                shape = (channels,) + (1,) * (x.dim() - 2) if channels > 1 else (1,)
+                self._norms[name] = (
+                    torch.tensor(mean, dtype=torch.float32, device=x.device).view(shape),
+                    torch.tensor(std, dtype=torch.float32, device=x.device).view(shape),
+                    1.0 / 255 if x.dtype == torch.uint8 else 1.0)
+            m, s, scale = self._norms[name]
+            y = x.to(torch.float32)
+            if scale != 1.0:
+                y.mul_(scale)
+            batch[name] = y.sub_(m).div_(s)
+        return batch
+
+    def close(self) -> None:
+        """Stops this rank's batches: the JVM side stops its loader. Safe twice."""
+        channel, self._channel = self._channel, None
+        self._views = {}
+        if self._copy is not None:
+            self._copy.close()
+        if channel is not None:
+            channel.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class _DeviceCopy:
+    """Copies a slot's tensors to a CUDA device on a side stream, the slot's memory registered as
+    page-locked so that the copy is asynchronous; the slot is released once its copy is done."""
+
+    def __init__(self, channel: SlotChannel, device: torch.device):
+        self._channel = channel
+        self._device = device
+        self._stream = torch.cuda.Stream(device=device)
+        whole = torch.frombuffer(channel.buffer, dtype=torch.uint8)
+        self._host = whole
+        self._registered = False
+        result = torch.cuda.cudart().cudaHostRegister(whole.data_ptr(), whole.numel(), 0)
+        self._registered = int(result) == 0 if not isinstance(result, tuple) else \
+            int(result[0]) == 0
+
+    def to_device(self, batch: Dict[str, torch.Tensor], sequence: int) -> Dict[str, torch.Tensor]:
+        current = torch.cuda.current_stream(self._device)
+        with torch.cuda.stream(self._stream):
+            out = {name: t.to(self._device, non_blocking=True) for name, t in batch.items()}
+            done = torch.cuda.Event()
+            done.record(self._stream)
+        current.wait_event(done)
+        for t in out.values():
+            t.record_stream(current)
+        done.synchronize()  # the host slot may be reused once its copy is done
+        self._channel.release(sequence)
+        return out
+
+    def close(self) -> None:
+        if self._registered:
+            self._registered = False
+            torch.cuda.cudart().cudaHostUnregister(self._host.data_ptr())
+        self._host = None

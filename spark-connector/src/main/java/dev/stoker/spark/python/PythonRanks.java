@@ -1,0 +1,147 @@
+package dev.stoker.spark.python;
+
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.source.StokerScan;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.InputAdapter;
+import org.apache.spark.sql.execution.ProjectExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.WholeStageCodegenExec;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.TaskCompletionListener;
+
+/**
+ * A {@code format("stoker")} read as seen from Python: {@link #of} gives a DataFrame of one row
+ * per rank (partition r is rank r), which a barrier {@code mapInArrow}, {@code mapInPandas} or
+ * RDD {@code mapPartitions} hands to {@code stoker.torch.batches}. Computing rank r's row starts
+ * that rank's loader in the task ({@link RankPump}), with its slots in a file of
+ * {@value #DEFAULT_DIR} (or {@value #DIR_CONF}); the task's end, however it ends, stops it and
+ * deletes the file.
+ */
+public final class PythonRanks {
+  /** Spark setting: the shared-memory folder of the slot files. */
+  public static final String DIR_CONF = "spark.stoker.python.shmDir";
+  public static final String DEFAULT_DIR = "/dev/shm";
+  /** The rows' schema: the rank, and its handle (JSON). */
+  public static final StructType SCHEMA = new StructType()
+      .add("rank", DataTypes.IntegerType, false)
+      .add("stoker", DataTypes.StringType, false);
+
+  private PythonRanks() {}
+
+  /**
+   * One handle row per rank of {@code read}, which must be a {@code format("stoker")} read, at
+   * most with a choice of its columns.
+   *
+   * @throws IllegalArgumentException for any other DataFrame, saying what to pass
+   */
+  public static Dataset<Row> of(Dataset<Row> read) {
+    SparkPlan executed = read.queryExecution().executedPlan();
+    SparkPlan scan = scanOf(executed);
+    if (!(scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker)) {
+      throw new IllegalArgumentException("stoker.torch: expected a spark.read.format(\"stoker\") "
+          + "read, at most with select() of its columns (filter or transform the data before "
+          + "writing the Parquet, or apply it to the tensors in Python), but the plan is:\n"
+          + executed);
+    }
+    SparkSession spark = read.sparkSession();
+    String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);
+    ReadPlan plan = stoker.plan();
+    int world = plan.ranks().size();
+    List<Integer> ranks = new ArrayList<>();
+    for (int r = 0; r < world; r++) {
+      ranks.add(r);
+    }
+    JavaRDD<Row> rows = JavaSparkContext.fromSparkContext(spark.sparkContext())
+        .parallelize(ranks, world)
+        .mapPartitionsWithIndex(new StartRank(plan, stoker.config(), dir), true);
+    return spark.createDataFrame(rows, SCHEMA);
+  }
+
+  /**
+   * Ranks started in this JVM whose task has not ended yet (their loader thread and file still
+   * there): 0 once every task is over, which tests check.
+   */
+  public static int openRanks() {
+    return RankPump.open();
+  }
+
+  /** The folder for the slot files: {@code configured} if it is one, else the temporary folder. */
+  static Path folder(String configured) {
+    Path dir = Paths.get(configured);
+    return Files.isDirectory(dir) ? dir : Paths.get(System.getProperty("java.io.tmpdir"));
+  }
+
+  /** The scan under {@code plan}, if nothing but a choice of its columns lies above it. */
+  private static SparkPlan scanOf(SparkPlan plan) {
+    if (plan instanceof WholeStageCodegenExec codegen) {
+      plan = codegen.child();
+    }
+    if (plan instanceof ProjectExec project) {
+      scala.collection.Iterator<?> expressions = project.projectList().iterator();
+      while (expressions.hasNext()) {
+        if (!(expressions.next() instanceof Attribute)) {
+          return null;
+        }
+      }
+      plan = project.child();
+    }
+    if (plan instanceof InputAdapter adapter) {
+      plan = adapter.child();
+    }
+    if (plan instanceof ColumnarToRowExec transition) {
+      plan = transition.child();
+    }
+    if (plan instanceof InputAdapter adapter) {
+      plan = adapter.child();
+    }
+    return plan;
+  }
+
+  /** In rank r's task: starts its pump, ties it to the task, and yields its handle row. */
+  private static final class StartRank
+      implements Function2<Integer, Iterator<Integer>, Iterator<Row>> {
+    private static final long serialVersionUID = 1L;
+
+    private final ReadPlan plan;
+    private final ReadConfig config;
+    private final String dir;
+
+    StartRank(ReadPlan plan, ReadConfig config, String dir) {
+      this.plan = plan;
+      this.config = config;
+      this.dir = dir;
+    }
+
+    @Override
+    public Iterator<Row> call(Integer rank, Iterator<Integer> ignored) {
+      TaskContext task = TaskContext.get();
+      if (task == null) {
+        throw new IllegalStateException("stoker.torch: rank " + rank + " must start in a Spark "
+            + "task");
+      }
+      RankPump pump = RankPump.start(plan, config, rank, folder(dir));
+      task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());
+      return Collections.singletonList(RowFactory.create(rank, pump.handle())).iterator();
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package dev.stoker.spark.python;
+
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.BatchIterator;
+import dev.stoker.loader.BatchLayout;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.loader.memory.HostMemory;
+import dev.stoker.loader.memory.SharedFileAllocator;
+import dev.stoker.loader.memory.SlotBudget;
+import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.RankRuns;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.ShuffleWindow;
+import dev.stoker.spark.parquet.SourceCounters;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank's loader feeding a Python process through shared memory: the loader's slots live in a
+ * {@link SharedFileAllocator} file, and a thread of its own ({@code stoker-python-rank-N}) posts
+ * each batch on the file's {@link SlotChannel} and waits for Python to release it before it asks
+ * the loader for the next (the loader's workers fill the next batches meanwhile). Nothing here
+ * waits on Spark's channel to Python, so no Arrow batch is ever held half written.
+ *
+ * <p>{@link #close()} (the task's end, however it ends) stops the thread, joins it, closes the
+ * loader and deletes the file; safe twice and from any thread.
+ */
+final class RankPump implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RankPump.class);
+  private static final AtomicInteger OPEN = new AtomicInteger();
+  /** How long close() waits for the thread before it interrupts it, and again after. */
+  private static final long JOIN_MILLIS = 10_000;
+
+  private final int rank;
+  private final ReadConfig config;
+  private final ReadPlan plan;
+  private final BatchLayout layout;
+  private final SharedFileAllocator memory;
+  private final DirectAllocator windows;
+  private final HostMemory control;
+  private final SlotChannel channel;
+  private final DataLoader loader;
+  private final Thread thread;
+  private volatile boolean stopping;
+  private BatchIterator batches;
+  private boolean closed;
+
+  private RankPump(ReadPlan plan, ReadConfig config, int rank, Path dir) {
+    this.rank = rank;
+    this.plan = plan;
+    this.config = config;
+    LoaderOptions given = config.loader().options();
+    String name = (given.name() != null ? given.name() : "stoker-python") + "-rank" + rank;
+    this.layout = new BatchLayout(config.loaderSchema(), given.batchSize());
+    SlotBudget budget = SlotBudget.of(layout.slotBytes(), given.maxHostBytes(),
+        given.numWorkers(), given.prefetchWindow(), false, true,
+        given.batchSize() + " x " + layout.schema().fields());
+    SharedFileAllocator.removeStale(dir);
+    this.memory = SharedFileAllocator.create(dir, name + "-slots",
+        SlotChannel.BYTES + (long) layout.slotBytes() * budget.allowed());
+    HostMemory block = null;
+    DirectAllocator staging = null;
+    try {
+      block = memory.allocate(SlotChannel.BYTES);
+      this.channel = new SlotChannel(block.bytes());
+      long rows = plan.rowsPerRank();
+      staging = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(
+          config.columns(), (int) Math.min(config.windowRows(), Math.max(rows, 1))));
+      this.loader = DataLoader.builder(new RankDataset(config,
+              new RankRuns(rank, rows, plan.ranks().get(rank)), staging, new SourceCounters()))
+          .options(given.toBuilder().name(name).build())
+          .placement(Placement.of(rank, config.loader().placement().worldSize()))
+          .allocator(memory)
+          .build();
+    } catch (Throwable t) {
+      Closer onFailure = new Closer().add(t);
+      if (staging != null) {
+        onFailure.run(staging::close);
+      }
+      if (block != null) {
+        onFailure.run(block::close);
+      }
+      onFailure.run(memory::close);
+      onFailure.throwIfAny();
+      throw t;
+    }
+    this.control = block;
+    this.windows = staging;
+    this.thread = new Thread(this::pump, "stoker-python-rank-" + rank);
+    thread.setDaemon(true);
+  }
+
+  /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
+  static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
+    RankPump pump = new RankPump(plan, config, rank, dir);
+    OPEN.incrementAndGet();
+    pump.thread.start();
+    return pump;
+  }
+
+  /** Pumps started and not yet closed in this JVM, for tests that look for leaks. */
+  static int open() {
+    return OPEN.get();
+  }
+
+  /** What Python needs to map the file and read its batches. */
+  String handle() {
+    return RankHandle.json(memory.path(), rank, plan, config, layout);
+  }
+
+  Path path() {
+    return memory.path();
+  }
+
+  private void pump() {
+    try {
+      BatchIterator it;
+      synchronized (this) {
+        if (stopping) {
+          return;
+        }
+        it = batches = loader.epoch(config.epoch()).iterator();
+      }
+      long sequence = 0;
+      while (!stopping && it.hasNext()) {
+        Batch batch = it.next();
+        channel.post(sequence, memory.offsetOf(batch.buffer()), batch.size(), batch.index());
+        if (!channel.awaitRelease(sequence, () -> stopping)) {
+          return; // Python closed its side, or the task ends
+        }
+        sequence++;
+      }
+      if (!stopping) {
+        channel.ended();
+      }
+    } catch (Throwable t) {
+      if (!stopping) {
+        LOG.warn("stoker: rank {} failed feeding Python", rank, t);
+        channel.failed("rank " + rank + ": " + describe(t));
+      }
+    }
+  }
+
+  private static String describe(Throwable t) {
+    StringBuilder text = new StringBuilder(String.valueOf(t));
+    for (Throwable cause = t.getCause(); cause != null && cause != cause.getCause();
+        cause = cause.getCause()) {
+      text.append("; caused by ").append(cause);
+    }
+    return text.toString();
+  }
+
+  @Override
+  public void close() {
+    BatchIterator it;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      stopping = true;
+      it = batches;
+    }
+    channel.stopped();
+    Closer closer = new Closer();
+    if (it != null) {
+      closer.run(it::close);
+    }
+    closer.run(this::join);
+    closer.run(loader::close);
+    closer.run(windows::close);
+    closer.run(control::close);
+    closer.run(memory::close);
+    OPEN.decrementAndGet();
+    closer.throwIfAny();
+  }
+
+  private void join() throws InterruptedException {
+    if (thread.getState() == Thread.State.NEW) {
+      return;
+    }
+    thread.join(JOIN_MILLIS);
+    if (thread.isAlive()) {
+      thread.interrupt();
+      thread.join(TimeUnit.SECONDS.toMillis(5));
+    }
+    if (thread.isAlive()) {
+      throw new IllegalStateException("thread " + thread.getName() + " did not end within "
+          + (JOIN_MILLIS / 1000 + 5) + " s of the task's end");
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package dev.stoker.spark.python;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stoker.spark.source.StokerScan;
+import dev.stoker.spark.testing.SparkClusters;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A rank's pump against a stand-in for the Python side that maps the file and follows the
+ * control page as {@code stoker/_channel.py} does: every batch through shared memory, and the
+ * thread and the file gone on every way out (the epoch's end, Python closing, the task ending
+ * while the pump waits, from two threads at once, a read that fails).
+ */
+class RankPumpTest {
+  private static final int ROWS = 200;
+  private static final int BATCH = 16;
+  private static final VarHandle LONGS =
+      MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+  private static final VarHandle INTS =
+      MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+  @TempDir
+  static Path data;
+  @TempDir
+  Path shm;
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkClusters.local(2);
+    spark.range(0, ROWS, 1, 2).selectExpr("array(cast(id as float), 1.5f) AS x", "id")
+        .write().parquet(data.resolve("t").toString());
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @AfterEach
+  void nothingLeft() throws IOException {
+    assertThat(RankPump.open()).as("pumps not closed").isZero();
+    assertThat(pumpThreads()).isEmpty();
+    try (Stream<Path> files = Files.list(shm)) {
+      assertThat(files).as("files left in the shared-memory folder").isEmpty();
+    }
+  }
+
+  private static StokerScan scan(String path) {
+    Dataset<Row> read = spark.read().format("stoker").option("batchSize", BATCH)
+        .option("worldSize", 2).option("shuffle", true).option("seed", 3)
+        .option("dropLast", true).load(path).select("id", "x");
+    SparkPlan plan = read.queryExecution().executedPlan();
+    while (!(plan instanceof BatchScanExec)) {
+      plan = plan.children().apply(0);
+    }
+    return (StokerScan) ((BatchScanExec) plan).scan();
+  }
+
+  private static List<String> pumpThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.isAlive() && thread.getName().startsWith("stoker-python-rank-")) {
+        names.add(thread.getName());
+      }
+    }
+    return names;
+  }
+
+  private static MappedByteBuffer map(Path file) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
+        StandardOpenOption.WRITE)) {
+      return (MappedByteBuffer) channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size())
+          .order(ByteOrder.nativeOrder());
+    }
+  }
+
+  /** Waits (bounded) until the JVM posted batch {@code k} or left the running state. */
+  private static boolean awaitPosted(MappedByteBuffer page, long k) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      if ((long) LONGS.getAcquire(page, 24) > k) {
+        return true;
+      }
+      if ((int) INTS.getAcquire(page, 12) != SlotChannel.RUNNING) {
+        return (long) LONGS.getAcquire(page, 24) > k;
+      }
+      Thread.sleep(1);
+    }
+    throw new AssertionError("batch " + k + " not posted within 30 s");
+  }
+
+  @Test
+  void shouldHandEveryBatchThroughTheFileUntilTheEpochEnds() throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString());
+    List<Long> ids = new ArrayList<>();
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 1, shm)) {
+      String handle = pump.handle();
+      assertThat(handle).contains("\"rank\":1,\"worldSize\":2,\"epoch\":0,\"batchSize\":16,"
+          + "\"batches\":6,\"rowsPerRank\":96,\"droppedRows\":8")
+          .contains("{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2],\"offset\":0,"
+              + "\"rowBytes\":8}")
+          .contains("{\"name\":\"id\",\"dtype\":\"int64\",\"shape\":[],\"offset\":128,"
+              + "\"rowBytes\":8}");
+      MappedByteBuffer page = map(pump.path());
+      assertThat((long) LONGS.get(page, 0)).isEqualTo(SlotChannel.MAGIC);
+      long k = 0;
+      while (awaitPosted(page, k)) {
+        long slot = (long) LONGS.get(page, 40);
+        int rows = (int) INTS.get(page, 48);
+        assertThat((int) INTS.get(page, 52)).as("batch index").isEqualTo((int) k);
+        for (int r = 0; r < rows; r++) {
+          long id = page.getLong((int) slot + 128 + r * 8);
+          ids.add(id);
+          assertThat(page.getFloat((int) slot + r * 8)).isEqualTo((float) id);
+          assertThat(page.getFloat((int) slot + r * 8 + 4)).isEqualTo(1.5f);
+        }
+        LONGS.setRelease(page, 32, ++k);
+      }
+      assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.ENDED);
+    }
+    assertThat(ids).hasSize(6 * BATCH);
+    assertThat(new HashSet<>(ids)).hasSize(6 * BATCH);
+  }
+
+  @Test
+  void shouldStopWhenPythonClosesItsSide() throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString());
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      assertThat(awaitPosted(page, 0)).isTrue();
+      INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
+      assertThat((long) LONGS.get(page, 24)).as("batches posted").isEqualTo(1);
+    }
+  }
+
+  @Test
+  void shouldEndItsThreadAndDeleteTheFileWhenTheTaskEndsWhileItWaits() throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString());
+    RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm);
+    MappedByteBuffer page = map(pump.path());
+    assertThat(awaitPosted(page, 0)).isTrue(); // Python never releases it
+    CountDownLatch go = new CountDownLatch(1);
+    List<Throwable> failures = new ArrayList<>();
+    Thread other = new Thread(() -> {
+      try {
+        go.await();
+        pump.close();
+      } catch (Throwable t) {
+        synchronized (failures) {
+          failures.add(t);
+        }
+      }
+    });
+    other.start();
+    go.countDown();
+    pump.close();
+    other.join();
+    assertThat(failures).isEmpty();
+    assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.STOPPED);
+  }
+
+  @Test
+  void shouldSendAFailedReadsReasonThroughThePage() throws Exception {
+    Path copy = data.resolve("gone");
+    spark.read().parquet(data.resolve("t").toString()).write().parquet(copy.toString());
+    StokerScan scan = scan(copy.toString());
+    try (Stream<Path> files = Files.list(copy)) {
+      for (Path file : files.toList()) {
+        Files.write(file, new byte[] {1, 2, 3}); // damaged after planning
+      }
+    }
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      assertThat(awaitPosted(page, 0)).isFalse();
+      assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.FAILED);
+      byte[] text = new byte[(int) INTS.get(page, 20)];
+      page.get(128, text);
+      assertThat(new String(text, StandardCharsets.UTF_8)).startsWith("rank 0: ")
+          .contains(copy.toString());
+    }
+  }
+}
