@@ -1,7 +1,7 @@
 package dev.stoker.examples.cli;
 
 import dev.stoker.loader.DataLoader;
-import dev.stoker.spark.python.PythonRanks;
+import dev.stoker.spark.StokerSpark;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -30,7 +30,7 @@ final class PythonBench {
   static String run(int rows, int batchSize, int ranks, int repeats, PrintWriter err)
       throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
-    Path connectorJar = jarOf(PythonRanks.class);
+    Path connectorJar = jarOf(StokerSpark.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
     List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
         "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
