@@ -51,7 +51,7 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|train",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -65,7 +65,10 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") and through parquet + repartition + batching rows; "
           + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
           + "runner into loaders with a device (the CPU here), consumed as a training step "
-          + "would, against the format(\"stoker\") read alone.")
+          + "would, against the format(\"stoker\") read alone; train: the demo's CNN training "
+          + "step (PyTorch) on --ranks ranks fed by Stoker through the runner (--rows images, "
+          + "default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
+          + "given, else 1) against the same step fed from tensors already in memory.")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
@@ -156,6 +159,10 @@ final class BenchCommand implements Callable<Integer> {
     if (DeviceBench.WORKLOAD.equals(workload)) {
       return spark.device(rows, batchSize, workers.get(0), ranks, repeats);
     }
+    if (TrainBench.WORKLOAD.equals(workload)) {
+      return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,
+          repeats);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -190,7 +197,8 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)) {
+    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
+        || TrainBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (!"spark".equals(workload) && given("--epochs")) {
@@ -240,7 +248,9 @@ final class BenchCommand implements Callable<Integer> {
           + "spark workloads' name for the rows)");
     }
     if (rows == null) {
-      rows = given("--samples") ? samples : SparkBench.DEFAULT_ROWS;
+      rows = given("--samples") ? samples
+          : TrainBench.WORKLOAD.equals(workload) ? TrainBench.DEFAULT_ROWS
+          : SparkBench.DEFAULT_ROWS;
     }
     long least = (long) ranks * batchSize;
     if (rows < least) {

@@ -24,7 +24,7 @@ import picocli.CommandLine.ParameterException;
 final class SparkBench {
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
-      DeviceBench.WORKLOAD);
+      DeviceBench.WORKLOAD, TrainBench.WORKLOAD);
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
   /** Floats per row (28 x 28). */
@@ -83,6 +83,16 @@ final class SparkBench {
     DeviceBenchResult result = DeviceBench.run(new DeviceBench.Config(rows, WIDTH, ranks,
         batchSize, repeats, workers), DeviceFactory.CPU, err);
     result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload train: the demo's CNN step fed by Stoker against the same step fed from memory,
+   * on --ranks ranks of an embedded Spark, medians of --repeats.
+   */
+  int train(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
+    TrainBench.Result result = TrainBench.run(rows, batchSize, workers, ranks, repeats, err);
+    out.print(result.text());
     return json(result.json());
   }
 

@@ -8,7 +8,9 @@ import dev.stoker.loader.Batch;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFunction;
-import java.util.Arrays;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 
@@ -31,9 +33,10 @@ final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
    * @param checks steps after which the ranks' weights were compared (and found equal)
    * @param threads the framework's intra-op threads on this rank
    * @param stepSeconds seconds in forward, backward, averaging and the step (not the loader)
+   * @param residentBytes the rank's process's resident memory at the epoch's end (Linux), or -1
    */
   record Outcome(CnnState state, double lossSum, long batches, long samples, long checks,
-      int threads, double stepSeconds) implements DemoModel.Outcome {}
+      int threads, double stepSeconds, long residentBytes) implements DemoModel.Outcome {}
 
   private final CnnState state;
   private final int epoch;
@@ -50,45 +53,37 @@ final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
   @Override
   public Outcome run(RankContext rank, DataLoader loader) {
     int threads = TorchNatives.useThreads(rank.taskContext().cpus());
-    float[] gradients = new float[SmallCnn.Layout.SIZE];
     double loss = 0;
-    long batches = 0;
     long samples = 0;
     long stepNanos = 0;
     try (SmallCnn model = new SmallCnn(state, learningRate, momentum)) {
+      DataParallelStep step = new DataParallelStep(rank, model, "epoch " + epoch);
       for (Batch batch : loader.epoch(epoch)) {
         long begin = System.nanoTime();
         try (PointerScope scope = new PointerScope()) {
           Tensor pixels = TorchBatches.hostTensor(batch, "pixels");
           Tensor labels = TorchBatches.hostTensor(batch, "label");
-          loss += model.backward(pixels, labels);
+          loss += step.run(pixels, labels);
         }
-        model.writeGradients(rank.allReduceMean(model.readGradients(gradients)));
-        model.step();
-        checkSameWeights(rank, model.checksum(), batches);
         stepNanos += System.nanoTime() - begin;
-        batches++;
         samples += batch.size();
       }
-      return new Outcome(rank.rank() == 0 ? model.state() : null, loss, batches, samples,
-          batches, threads, stepNanos / 1e9);
+      return new Outcome(rank.rank() == 0 ? model.state() : null, loss, step.steps(), samples,
+          step.steps(), threads, stepNanos / 1e9, residentBytes());
     }
   }
 
-  /**
-   * Compares the ranks' weights after step {@code step}: each rank's checksum in its own slot,
-   * summed over the ranks, so every rank sees them all and all stop together on a difference.
-   */
-  private void checkSameWeights(RankContext rank, long checksum, long step) {
-    long[] all = new long[rank.worldSize()];
-    all[rank.rank()] = checksum;
-    rank.allReduceSum(all);
-    for (long other : all) {
-      if (other != checksum) {
-        throw new IllegalStateException(String.format("epoch %d step %d: the ranks' weights "
-            + "differ (CRC-32 per rank: %s); every rank must apply the same averaged gradients",
-            epoch, step, Arrays.toString(all)));
+  /** VmRSS of this process from {@code /proc/self/status}, or -1 where there is none. */
+  static long residentBytes() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
       }
+    } catch (IOException | RuntimeException e) {
+      return -1;
     }
+    return -1;
   }
 }

@@ -59,9 +59,10 @@ final class CnnModel implements DemoModel {
     for (int r = 0; r < outcomes.size(); r++) {
       CnnEpochStep.Outcome rank = (CnnEpochStep.Outcome) outcomes.get(r);
       ranks.append(String.format(Locale.ROOT, "%srank %d: %d thread%s, %d steps, %.0f samples/s "
-              + "in the step, weights equal after every step (%d checks)", r == 0 ? "" : "; ",
-          r, rank.threads(), rank.threads() == 1 ? "" : "s", rank.batches(),
-          rank.samples() / Math.max(rank.stepSeconds(), 1e-9), rank.checks()));
+              + "in the step, weights equal after every step (%d checks), process RSS %d MB",
+          r == 0 ? "" : "; ", r, rank.threads(), rank.threads() == 1 ? "" : "s", rank.batches(),
+          rank.samples() / Math.max(rank.stepSeconds(), 1e-9), rank.checks(),
+          rank.residentBytes() >> 20));
     }
     note = ranks.toString();
   }

@@ -1,8 +1,16 @@
 package dev.stoker.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.examples.torch.CnnState;
+import dev.stoker.examples.torch.SmallCnn;
+import dev.stoker.examples.torch.TorchBatches;
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.spark.RankContext;
+import dev.stoker.spark.RankFunction;
+import org.bytedeco.javacpp.PointerScope;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.StokerSpark;
@@ -93,5 +101,37 @@ class CnnEpochStepTest {
 
     assertThat(losses.get(2)).as("mean loss per epoch: %s", losses)
         .isLessThan(losses.get(0) * 0.5);
+  }
+
+  /** Ranks that start from different weights, as a rank that missed an update would be. */
+  static final class Diverging implements RankFunction<Long> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Long run(RankContext rank, DataLoader loader) {
+      try (SmallCnn model = new SmallCnn(CnnState.initial(rank.rank()), 0.05f, 0.9f)) {
+        DataParallelStep step = new DataParallelStep(rank, model, "epoch 0");
+        for (Batch batch : loader.epoch(0)) {
+          try (PointerScope scope = new PointerScope()) {
+            step.run(TorchBatches.hostTensor(batch, "pixels"),
+                TorchBatches.hostTensor(batch, "label"));
+          }
+        }
+        return step.steps();
+      }
+    }
+  }
+
+  @Test
+  void shouldStopEveryRankWhenTheirWeightsDiffer() {
+    assertThatThrownBy(() -> StokerSpark.on(squares())
+        .tensor("pixels", DType.UINT8, 1, 28, 28)
+        .scalar("label", DType.INT64)
+        .normalize("pixels", new double[] {0.05}, new double[] {0.2})
+        .options(LoaderOptions.builder().batchSize(16).dropLast(true).build())
+        .worldSize(2)
+        .run(new Diverging()))
+        .hasStackTraceContaining("epoch 0 step 0: the ranks' weights differ (CRC-32 per rank: [")
+        .hasStackTraceContaining("every rank must apply the same averaged gradients");
   }
 }
