@@ -60,7 +60,7 @@ final class TrainPass implements RankFunction<TrainPass.Times> {
             Tensor pixels = TorchBatches.hostTensor(batch, "pixels");
             Tensor labels = TorchBatches.hostTensor(batch, "label");
             if (kept.size() < KEPT) {
-              kept.add(new Tensor[] {keep(scope, pixels.clone()), keep(scope, labels.clone())});
+              kept.add(new Tensor[] {keep(pixels.clone()), keep(labels.clone())});
             }
             step.run(pixels, labels);
           }
@@ -79,15 +79,16 @@ final class TrainPass implements RankFunction<TrainPass.Times> {
       }
     } finally {
       for (Tensor[] batch : kept) {
-        batch[0].close();
-        batch[1].close();
+        batch[0].releaseReference();
+        batch[1].releaseReference();
       }
     }
     return new Times(samples, stoker, ceiling, threads);
   }
 
-  private static Tensor keep(PointerScope scope, Tensor tensor) {
-    scope.detach(tensor);
+  /** Keeps a tensor made in a scope past its end (the scope releases one reference). */
+  private static Tensor keep(Tensor tensor) {
+    tensor.retainReference();
     return tensor;
   }
 }

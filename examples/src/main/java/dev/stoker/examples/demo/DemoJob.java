@@ -24,8 +24,9 @@ import picocli.CommandLine;
 
 /**
  * The main job: Fashion-MNIST found or fetched, written once as Parquet, its pixel statistics
- * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java) trained
- * data-parallel over them, one Spark barrier stage per epoch, read through {@code format("stoker")} and normalized by the loader.
+ * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java)
+ * trained data-parallel over them, one Spark barrier stage per epoch, read through
+ * {@code format("stoker")} and normalized by the loader.
  * Prints per epoch the loss, the test accuracy, samples/s, the bottleneck verdict and the rows
  * dropped per rank, and writes a plot and a JSON summary.
  *

@@ -37,7 +37,7 @@ public final class TorchBatches {
     return torch.from_blob(new Pointer(memory), shape, options(column.dtype()));
   }
 
-  /** The native address of column {@code field} of a host batch (what {@link #hostTensor} wraps). */
+  /** The native address of column {@code field} of a host batch ({@link #hostTensor}'s data). */
   public static long hostAddress(Batch batch, String field) {
     return new Pointer(batch.column(field)).address();
   }
