@@ -79,7 +79,7 @@ public final class CudaFeed implements AutoCloseable {
     return Integer.parseInt(digits);
   }
 
-  private void checkOpen() {
+  private synchronized void checkOpen() {
     if (closed) {
       throw new IllegalStateException("this CudaFeed is closed");
     }
@@ -90,7 +90,7 @@ public final class CudaFeed implements AutoCloseable {
    * the last event before a copy.
    */
   @Override
-  public void close() {
+  public synchronized void close() {
     if (!closed) {
       closed = true;
       streams.close();

@@ -85,6 +85,7 @@ public final class SmallCnn implements AutoCloseable {
 
   /** The weights and momentum, copied out. */
   public CnnState state() {
+    checkOpen();
     float[] p = new float[Layout.SIZE];
     float[] v = new float[Layout.SIZE];
     floats(params).get(p);
@@ -94,6 +95,7 @@ public final class SmallCnn implements AutoCloseable {
 
   /** CRC-32 of the weights' bits (as {@link CnnState#checksum()}). */
   public long checksum() {
+    checkOpen();
     float[] p = new float[Layout.SIZE];
     floats(params).get(p);
     return CnnState.checksum(p);
@@ -165,7 +167,11 @@ public final class SmallCnn implements AutoCloseable {
   public void step() {
     checkOpen();
     try (PointerScope scope = new PointerScope(); NoGradGuard noGrad = new NoGradGuard()) {
-      velocity.mul_(new Scalar(momentum)).add_(params.grad());
+      Tensor grad = params.grad();
+      if (!grad.defined()) {
+        throw new IllegalStateException("no gradients yet: call backward first");
+      }
+      velocity.mul_(new Scalar(momentum)).add_(grad);
       params.add_(velocity, new Scalar(-learningRate));
     }
   }

@@ -125,5 +125,17 @@ class SmallCnnTest {
     model.close();
     assertThatThrownBy(() -> model.backward(x, y))
         .isInstanceOf(IllegalStateException.class).hasMessage("this SmallCnn is closed");
+    assertThatThrownBy(model::state).hasMessage("this SmallCnn is closed");
+    assertThatThrownBy(model::checksum).hasMessage("this SmallCnn is closed");
+    assertThatThrownBy(model::step).hasMessage("this SmallCnn is closed");
+  }
+
+  @Test
+  void shouldRefuseAStepOrGradientsBeforeBackward() {
+    try (SmallCnn model = new SmallCnn(CnnState.initial(1), 0.05f, 0.9f)) {
+      assertThatThrownBy(model::step).isInstanceOf(IllegalStateException.class)
+          .hasMessage("no gradients yet: call backward first");
+      assertThatThrownBy(model::gradients).hasMessage("no gradients yet: call backward first");
+    }
   }
 }
