@@ -21,6 +21,7 @@ final class CnnModel implements DemoModel {
   private final DemoOptions options;
   private CnnState state;
   private String note = "";
+  private double stepRate;
 
   private CnnModel(DemoOptions options) {
     this.options = options;
@@ -56,6 +57,7 @@ final class CnnModel implements DemoModel {
     CnnEpochStep.Outcome first = (CnnEpochStep.Outcome) outcomes.get(0);
     state = first.state();
     StringBuilder ranks = new StringBuilder();
+    stepRate = 0;
     for (int r = 0; r < outcomes.size(); r++) {
       CnnEpochStep.Outcome rank = (CnnEpochStep.Outcome) outcomes.get(r);
       ranks.append(String.format(Locale.ROOT, "%srank %d: %d thread%s, %d steps, %.0f samples/s "
@@ -63,8 +65,15 @@ final class CnnModel implements DemoModel {
           r == 0 ? "" : "; ", r, rank.threads(), rank.threads() == 1 ? "" : "s", rank.batches(),
           rank.samples() / Math.max(rank.stepSeconds(), 1e-9), rank.checks(),
           rank.residentBytes() >> 20));
+      stepRate += rank.samples() / Math.max(rank.stepSeconds(), 1e-9);
     }
     note = ranks.toString();
+  }
+
+  @Override
+  public String closingNote() {
+    return String.format(Locale.ROOT, "; the CNN's step: %.0f samples/s over the ranks in the "
+        + "last epoch", stepRate);
   }
 
   @Override

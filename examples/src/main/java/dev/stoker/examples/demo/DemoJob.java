@@ -115,9 +115,9 @@ public final class DemoJob {
     Files.writeString(json, summary.json());
     out.println("plot: " + plot.toAbsolutePath());
     out.println("summary: " + json.toAbsolutePath());
-    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%n",
+    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%s%n",
         summary.finalAccuracy(), options.epochs, options.epochs == 1 ? "" : "s",
-        summary.wallSeconds());
+        summary.wallSeconds(), model.closingNote());
     return summary;
   }
 

@@ -30,6 +30,11 @@ interface DemoModel {
   /** The share of the test images the current weights classify right. */
   double accuracy(TestSet test);
 
+  /** What the closing line adds after the accuracy (e.g. the step's samples/s), or empty. */
+  default String closingNote() {
+    return "";
+  }
+
   /** A line on how the last epoch ran on the ranks (threads, step time), or empty. */
   default String lastEpochNote() {
     return "";
