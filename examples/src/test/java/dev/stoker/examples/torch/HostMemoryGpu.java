@@ -25,8 +25,6 @@ import org.bytedeco.javacpp.Pointer;
 final class HostMemoryGpu implements Device {
   /** The {@code reuseAfter} handle each buffer got, by buffer address, in the order given. */
   final Map<Long, List<Long>> reuseAfter = new ConcurrentHashMap<>();
-  /** The device address of each copy, in order. */
-  final List<Long> copies = new ArrayList<>();
 
   @Override
   public String name() {
@@ -68,9 +66,6 @@ final class HostMemoryGpu implements Device {
       Buffer buffer = free.take();
       buffer.memory.clear();
       buffer.memory.put(source.readOnlyView().limit(bytes));
-      synchronized (copies) {
-        copies.add(buffer.address());
-      }
       return buffer;
     }
 
