@@ -37,6 +37,7 @@ class PackageRulesTest {
   private static final String CLI = EXAMPLES + ".cli..";
   private static final String DATASOURCE = EXAMPLES + ".datasource..";
   private static final String DEMO = EXAMPLES + ".demo..";
+  private static final String TORCH = EXAMPLES + ".torch..";
 
   /** The connector's public API: its root package alone, without the packages below it. */
   private static final String CONNECTOR_API = "dev.stoker.spark";
@@ -121,6 +122,27 @@ class PackageRulesTest {
             .as("reside in the demo apart from its model, Mlp"))
         .because("the DataSource example shows the read API and trains the demo's model; the "
             + "demo's data, cache and job are no part of it")
+        .check(CLASSES);
+  }
+
+  @Test
+  void theFrameworkAdapterShouldNotImportSpark() {
+    noClasses()
+        .that().resideInAPackage(TORCH)
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..",
+            "dev.stoker.spark..", DEMO, CLI)
+        .because("the adapter shows how a loader's batches become tensors, with or without "
+            + "Spark; the jobs use it, not the other way round")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheAdapterAndTheJobsShouldUsePyTorch() {
+    noClasses()
+        .that().resideOutsideOfPackages(TORCH, DEMO, CLI)
+        .should().dependOnClassesThat().resideInAPackage("org.bytedeco..")
+        .because("PyTorch is the examples' optional framework: the DataSource example and the "
+            + "shared helpers run without its natives")
         .check(CLASSES);
   }
 

@@ -53,7 +53,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workload", required = true,
       paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-          + "resume|python",
+          + "resume|python|train",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -72,7 +72,10 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") over the same Parquet; python: the same read as "
           + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
           + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
-          + "python3, with pyspark, pyarrow and torch).")
+          + "python3, with pyspark, pyarrow and torch); train: the demo's CNN training "
+          + "step (PyTorch) on --ranks ranks fed by Stoker through the runner (--rows images, "
+          + "default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
+          + "given, else 1) against the same step fed from tensors already in memory.")
   String workload;
 
   @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
@@ -169,6 +172,10 @@ final class BenchCommand implements Callable<Integer> {
     if (PythonBench.WORKLOAD.equals(workload)) {
       return spark.python(rows, batchSize, ranks, repeats);
     }
+    if (TrainBench.WORKLOAD.equals(workload)) {
+      return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,
+          repeats);
+    }
     Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
         .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
         .measuredBatches(batches).repeats(repeats).build();
@@ -204,7 +211,8 @@ final class BenchCommand implements Callable<Integer> {
 
   private void checkOptions() {
     if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
-        || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)) {
+        || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)
+        || TrainBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (!"spark".equals(workload) && given("--epochs")) {
@@ -254,7 +262,9 @@ final class BenchCommand implements Callable<Integer> {
           + "spark workloads' name for the rows)");
     }
     if (rows == null) {
-      rows = given("--samples") ? samples : SparkBench.DEFAULT_ROWS;
+      rows = given("--samples") ? samples
+          : TrainBench.WORKLOAD.equals(workload) ? TrainBench.DEFAULT_ROWS
+          : SparkBench.DEFAULT_ROWS;
     }
     long least = (long) ranks * batchSize;
     if (rows < least) {

@@ -26,7 +26,7 @@ import picocli.CommandLine.ParameterException;
 final class SparkBench {
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
-      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD, PythonBench.WORKLOAD);
+      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD, PythonBench.WORKLOAD, TrainBench.WORKLOAD);
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
   /** Floats per row (28 x 28). */
@@ -107,6 +107,16 @@ final class SparkBench {
     String result = PythonBench.run(rows, batchSize, ranks, repeats, err);
     out.println(result);
     return json(result);
+  }
+
+  /**
+   * --workload train: the demo's CNN step fed by Stoker against the same step fed from memory,
+   * on --ranks ranks of an embedded Spark, medians of --repeats.
+   */
+  int train(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
+    TrainBench.Result result = TrainBench.run(rows, batchSize, workers, ranks, repeats, err);
+    out.print(result.text());
+    return json(result.json());
   }
 
   private int json(String text) throws IOException {

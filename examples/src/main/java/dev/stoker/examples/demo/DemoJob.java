@@ -25,8 +25,9 @@ import picocli.CommandLine;
 
 /**
  * The main job: Fashion-MNIST found or fetched, written once as Parquet, its pixel statistics
- * computed with Stoker over the ranks, and a small MLP trained data-parallel over them, one Spark
- * barrier stage per epoch, read through {@code format("stoker")} and normalized by the loader.
+ * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java)
+ * trained data-parallel over them, one Spark barrier stage per epoch, read through
+ * {@code format("stoker")} and normalized by the loader.
  * Prints per epoch the loss, the test accuracy, samples/s, the bottleneck verdict and the rows
  * dropped per rank, and writes a plot and a JSON summary.
  *
@@ -35,7 +36,6 @@ import picocli.CommandLine;
  * {@code local[2]}.
  */
 public final class DemoJob {
-  private static final float MOMENTUM = 0.9f;
   private static final int[] SWEEP_WORKERS = {0, 1, 2};
 
   private final SparkSession spark;
@@ -59,8 +59,9 @@ public final class DemoJob {
     options.check();
     long begin = System.nanoTime();
     int ranks = options.ranks;
-    out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, MLP 784-%d-10, %d ranks x %d rows per "
-        + "batch, %d epoch%s, Spark master %s%n", options.hidden, ranks, options.batchSize,
+    DemoModel model = DemoModel.open(options, out);
+    out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, %s, %d ranks x %d rows per batch, %d "
+        + "epoch%s, Spark master %s%n", model.description(), ranks, options.batchSize,
         options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
     out.println("Stoker page: " + StokerUiPage.address(spark).orElse("none (no Spark UI)"));
     FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache,
@@ -76,19 +77,21 @@ public final class DemoJob {
         stats.rows(), stats.samplesPerSecond(), stats.seconds());
 
     TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
-    Mlp model = new Mlp(784, options.hidden, 10, options.seed);
     List<DemoSummary.Epoch> epochs = new ArrayList<>();
     for (int epoch = 0; epoch < options.epochs; epoch++) {
       long started = System.nanoTime();
-      TrainingResult<EpochStep.Outcome> run = trainEpoch(data, stats, model, epoch);
-      model = run.result(0).model();
-      DemoSummary.Epoch line = summarize(epoch, run, data.trainRows(), test.accuracy(model),
+      TrainingResult<? extends DemoModel.Outcome> run = trainEpoch(data, stats, model, epoch);
+      model.update(run.results());
+      DemoSummary.Epoch line = summarize(epoch, run, data.trainRows(), model.accuracy(test),
           (System.nanoTime() - started) / 1e9);
       epochs.add(line);
       if (epoch == 0) {
         out.println("ranks: " + placement(run.report()));
       }
       out.println(line.text(options.epochs));
+      if (!model.lastEpochNote().isEmpty()) {
+        out.println("  " + model.lastEpochNote());
+      }
       out.flush();
     }
 
@@ -114,14 +117,14 @@ public final class DemoJob {
     Files.writeString(json, summary.json());
     out.println("plot: " + plot.toAbsolutePath());
     out.println("summary: " + json.toAbsolutePath());
-    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%n",
+    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%s%n",
         summary.finalAccuracy(), options.epochs, options.epochs == 1 ? "" : "s",
-        summary.wallSeconds());
+        summary.wallSeconds(), model.closingNote());
     return summary;
   }
 
-  private TrainingResult<EpochStep.Outcome> trainEpoch(ParquetCache.Tables data,
-      PixelStats.Result stats, Mlp model, int epoch) {
+  private TrainingResult<? extends DemoModel.Outcome> trainEpoch(ParquetCache.Tables data,
+      PixelStats.Result stats, DemoModel model, int epoch) {
     int ranks = options.ranks;
     long expected = (data.trainRows() / ((long) ranks * options.batchSize)) * ranks;
     ProgressLine bar = new ProgressLine(err, String.format("epoch %d/%d", epoch + 1,
@@ -136,7 +139,7 @@ public final class DemoJob {
           .options(loaderOptions(1, true))
           .worldSize(ranks)
           .onProgress(bar)
-          .run(new EpochStep(model, epoch, options.learningRate, MOMENTUM));
+          .run(model.epoch(epoch));
     } finally {
       bar.clear();
     }
@@ -171,11 +174,12 @@ public final class DemoJob {
         .seed(options.seed).dropLast(true).numWorkers(workers).build();
   }
 
-  private static DemoSummary.Epoch summarize(int epoch, TrainingResult<EpochStep.Outcome> run,
+  private static DemoSummary.Epoch summarize(int epoch,
+      TrainingResult<? extends DemoModel.Outcome> run,
       long rows, double accuracy, double seconds) {
     double loss = 0;
     long batches = 0;
-    for (EpochStep.Outcome outcome : run.results()) {
+    for (DemoModel.Outcome outcome : run.results()) {
       loss += outcome.lossSum();
       batches += outcome.batches();
     }

@@ -33,13 +33,26 @@ public final class DemoOptions {
       + "(default: ${DEFAULT-VALUE}).")
   public int batchSize = 64;
 
-  @Option(names = "--hidden", description = "Units of the hidden layer; 0 for softmax "
-      + "regression (default: ${DEFAULT-VALUE}).")
+  /** The networks the demo trains. */
+  public enum Model {
+    /** Two conv layers, pooling, a linear head, in PyTorch (the default). */
+    CNN,
+    /** A 784-hidden-10 perceptron in plain Java, for machines without PyTorch's natives. */
+    MLP
+  }
+
+  @Option(names = "--model", paramLabel = "cnn|mlp", converter = ModelConverter.class,
+      description = "The network: cnn (PyTorch's C++ library; falls back to mlp, saying why, "
+          + "where its natives cannot be loaded) or mlp (plain Java) (default: cnn).")
+  public Model model = Model.CNN;
+
+  @Option(names = "--hidden", description = "Units of the MLP's hidden layer; 0 for "
+      + "softmax regression (default: ${DEFAULT-VALUE}).")
   public int hidden = 128;
 
   @Option(names = "--learning-rate", description = "SGD learning rate, momentum 0.9 "
-      + "(default: ${DEFAULT-VALUE}).")
-  public float learningRate = 0.01f;
+      + "(default: 0.05 for the CNN, 0.01 for the MLP).")
+  public Float learningRate;
 
   @Option(names = "--train-rows", description = "Train on the first N training images only; "
       + "0 for all 60,000 (default: ${DEFAULT-VALUE}).")
@@ -56,6 +69,25 @@ public final class DemoOptions {
   @Option(names = "--seed", description = "Seed of the weights and the order "
       + "(default: ${DEFAULT-VALUE}).")
   public long seed = 42;
+
+  /** The learning rate given, or the model's default. */
+  public float learningRate() {
+    return learningRate != null ? learningRate : model == Model.CNN ? 0.05f : 0.01f;
+  }
+
+  /** Reads a {@link Model} case-insensitively. */
+  static final class ModelConverter implements picocli.CommandLine.ITypeConverter<Model> {
+    @Override
+    public Model convert(String value) {
+      for (Model model : Model.values()) {
+        if (model.name().equalsIgnoreCase(value)) {
+          return model;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException("'" + value
+          + "' (expected: cnn or mlp)");
+    }
+  }
 
   /**
    * Checks every value, and every path the job reads or writes (that {@code --data} holds the
@@ -80,7 +112,7 @@ public final class DemoOptions {
       throw new IllegalArgumentException(String.format("--train-rows: %d (expected: 0 for all, "
           + "or at least --ranks x --batch-size = %d)", trainRows, ranks * batchSize));
     }
-    if (!(learningRate > 0)) {
+    if (learningRate != null && !(learningRate > 0)) {
       throw new IllegalArgumentException("--learning-rate: " + learningRate
           + " (expected: > 0)");
     }

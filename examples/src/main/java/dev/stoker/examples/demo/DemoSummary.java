@@ -49,12 +49,14 @@ public record DemoSummary(DemoOptions options, String master, double[] mean, dou
     String configs = samplesPerSecond.entrySet().stream().map(e -> String.format(Locale.ROOT,
         "    %s: %.1f", quote(e.getKey()), e.getValue())).collect(Collectors.joining(",\n"));
     return String.format(Locale.ROOT, "{%n  \"dataset\": \"fashion-mnist\",%n  \"master\": %s,%n"
+            + "  \"model\": \"%s\",%n"
             + "  \"ranks\": %d,%n  \"batchSizePerRank\": %d,%n  \"hidden\": %d,%n"
             + "  \"learningRate\": %s,%n  \"seed\": %d,%n  \"pixelMean\": %.6f,%n"
             + "  \"pixelStd\": %.6f,%n  \"epochs\": [%n%s%n  ],%n"
             + "  \"samplesPerSecond\": {%n%s%n  },%n  \"finalTestAccuracy\": %.4f,%n"
             + "  \"wallSeconds\": %.1f%n}%n", quote(master),
-        options.ranks, options.batchSize, options.hidden, options.learningRate, options.seed,
+        options.model.name().toLowerCase(Locale.ROOT), options.ranks, options.batchSize,
+        options.hidden, options.learningRate(), options.seed,
         mean[0], std[0], perEpoch, configs, finalAccuracy(), wallSeconds);
   }
 

@@ -4,7 +4,6 @@ import dev.stoker.loader.Batch;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFunction;
-import java.io.Serializable;
 
 /**
  * One epoch of data-parallel training on a rank, as DDP does it: every rank starts from the same
@@ -21,7 +20,8 @@ final class EpochStep implements RankFunction<EpochStep.Outcome> {
    * @param model the model after the epoch (rank 0 only; the others hold the same)
    * @param lossSum the sum of the batches' mean losses on this rank
    */
-  record Outcome(Mlp model, double lossSum, long batches, long samples) implements Serializable {}
+  record Outcome(Mlp model, double lossSum, long batches, long samples)
+      implements DemoModel.Outcome {}
 
   private final Mlp model;
   private final int epoch;

@@ -37,6 +37,16 @@ final class TestSet {
     return y.length;
   }
 
+  /** The normalized pixels, row-major [size, 784] (not a copy: do not change them). */
+  float[] images() {
+    return x;
+  }
+
+  /** The labels (not a copy). */
+  int[] labels() {
+    return y;
+  }
+
   /** The share of test images {@code model} classifies right. */
   double accuracy(Mlp model) {
     long right = 0;

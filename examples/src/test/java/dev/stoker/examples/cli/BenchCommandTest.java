@@ -166,9 +166,8 @@ class BenchCommandTest {
         "2000"}, "--samples: 1000 and --rows: 2000 with --workload spark (expected: one of them; "
         + "--rows is the spark workloads' name for the rows)");
     assertBad(tiny("copy", "--rows", "1000"), "--rows: 1000 with --workload copy (expected: only "
-        + "with --workload spark, spark-source, spark-device, resume, python; the in-memory "
-        + "workloads take "
-        + "--samples)");
+        + "with --workload spark, spark-source, spark-device, resume, python, train; the in-memory "
+        + "workloads take --samples)");
     assertBad(new String[] {"bench", "--workload", "spark-device", "--warmup", "3"},
         "--warmup with --workload spark-device (expected: only with copy, normalize, stream, "
             + "typed, typed-stream; the spark-device workload times whole epochs on --ranks "
@@ -195,6 +194,23 @@ class BenchCommandTest {
     assertThat((Double) doc.get("read_rows_per_s")).isPositive();
     double seconds = ((List<Double>) doc.get("stoker_seconds")).get(0);
     assertThat((Double) doc.get("first_batch_s")).isPositive().isLessThan(seconds);
+  }
+
+  @Test
+  void trainWritesTheStepsRateFedByStokerAndFedFromMemory() throws IOException {
+    Path json = dir.resolve("train.json");
+
+    Run run = stoker("bench", "--workload", "train", "--rows", "512", "--batch-size", "32",
+        "--repeats", "2", "--json", json.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload train: the demo's CNN step (PyTorch), 2 ranks x 32 "
+        + "rows per batch, 1 thread per rank, numWorkers 1", "fed by Stoker:", "fed from memory:");
+    Map<String, Object> doc = json(json);
+    assertThat(doc).containsEntry("workload", "train").containsEntry("ranks", 2.0)
+        .containsEntry("rows", 512.0).containsKey("verdict");
+    assertThat((Double) doc.get("stoker_samples_per_s")).isPositive();
+    assertThat((Double) doc.get("ceiling_samples_per_s")).isPositive();
   }
 
   @Test

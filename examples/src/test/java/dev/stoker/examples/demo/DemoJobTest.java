@@ -56,7 +56,10 @@ class DemoJobTest {
     }
     String text = out.toString(StandardCharsets.UTF_8);
 
-    assertThat(text).contains("Fashion-MNIST from Debian's dataset-fashion-mnist",
+    assertThat(text).contains("Fashion-MNIST, CNN conv3x3x16-pool-conv3x3x32-pool-linear1568x10",
+        "rank 0: 1 thread, 93 steps", "rank 1: 1 thread, 93 steps",
+        "weights equal after every step (93 checks)", "samples/s over the ranks in the last epoch",
+        "Fashion-MNIST from Debian's dataset-fashion-mnist",
         "wrote 12000 train and 10000 test rows as Parquet", "normalization (Stoker, 2 ranks): "
             + "mean 0.2", "plot: ", "summary: ", "done: test accuracy");
     Matcher epoch = EPOCH.matcher(text);
@@ -70,7 +73,8 @@ class DemoJobTest {
     Path plot = dir.resolve("out/stoker-demo.png");
     assertThat(Files.readAllBytes(plot)).startsWith(PNG_MAGIC);
     assertThat(Files.readString(dir.resolve("out/stoker-demo.json")))
-        .contains("\"finalTestAccuracy\": " + epoch.group(2), "\"droppedRowsPerRank\": [0, 0]");
+        .contains("\"finalTestAccuracy\": " + epoch.group(2), "\"droppedRowsPerRank\": [0, 0]",
+            "\"model\": \"cnn\"");
 
     DemoTesting.Run again = DemoTesting.stoker(concat("demo", args()));
     assertThat(again.exitCode()).as(again.err()).isZero();
@@ -85,6 +89,14 @@ class DemoJobTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("--ranks: 0 (expected: > 0)");
+  }
+
+  @Test
+  void shouldRefuseAnUnknownModel() {
+    DemoTesting.Run run = DemoTesting.stoker(concat("demo", args("--model", "resnet")));
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--model", "'resnet' (expected: cnn or mlp)");
   }
 
   private static String[] concat(String first, String[] rest) {
