@@ -54,6 +54,11 @@ final class ThreadRanks {
       return messages[0];
     }
 
+    /** Rank {@code rank}'s message: for ranks but 0, where it listens for the ring. */
+    String message(int rank) {
+      return messages[rank];
+    }
+
     Rendezvous of(int rank) {
       return message -> {
         try {
