@@ -215,4 +215,66 @@ class RingTest {
         + "did not say where it listens for the ring (expected: AllReduceAlgorithm.AUTO or "
         + "STAR, or every rank able to listen for the ring)");
   }
+
+  /** A free port of the loopback with {@code count - 1} free ones after it, or -1. */
+  private static int freePorts(int count) throws java.io.IOException {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      int first;
+      try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+        first = probe.getLocalPort();
+      }
+      if (first + count > 65535) {
+        continue;
+      }
+      boolean free = true;
+      for (int port = first; port < first + count && free; port++) {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(port, 1,
+            java.net.InetAddress.getLoopbackAddress())) {
+          free = probe.getLocalPort() == port;
+        } catch (java.io.IOException e) {
+          free = false;
+        }
+      }
+      if (free) {
+        return first;
+      }
+    }
+    return -1;
+  }
+
+  @Test
+  void shouldListenOnlyOnThePinnedPorts() throws Exception {
+    int first = freePorts(4);
+    assertThat(first).as("4 free ports in a row on the loopback").isPositive();
+    ListenOn pinned = new ListenOn("127.0.0.1", first, first + 3);
+    ThreadRanks.Gather gather = new ThreadRanks.Gather(3);
+    List<Object> results = ThreadRanks.run(gather, 3, LONG, pinned, collective -> collective
+        .algorithm(AllReduceAlgorithm.RING).allReduceSum(new long[] {1, 2})[1]);
+    assertThat(results).containsOnly(6L);
+    List<Integer> ports = new java.util.ArrayList<>();
+    ports.add(Wire.listening(gather.first()).getPort()); // the star's
+    ports.add(Integer.parseInt(gather.first().substring(gather.first().indexOf(' ') + 1)));
+    for (int r = 1; r < 3; r++) {
+      ports.add(Integer.parseInt(gather.message(r).substring(
+          gather.message(r).lastIndexOf(':') + 1)));
+    }
+    assertThat(ports).containsExactlyInAnyOrder(first, first + 1, first + 2, first + 3);
+  }
+
+  @Test
+  void shouldNameThePortsWhenEveryPinnedOneIsTaken() throws Exception {
+    int first = freePorts(1);
+    assertThat(first).as("a free port on the loopback").isPositive();
+    ListenOn pinned = new ListenOn("127.0.0.1", first, first); // rank 0 needs two
+    List<Object> results = ThreadRanks.run(new ThreadRanks.Gather(2), 2, LONG, pinned,
+        collective -> collective.allReduceSum(new long[1]));
+    assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
+        .hasMessageStartingWith("rank 0 could not listen on 127.0.0.1 (ports " + first + "): "
+            + "java.net.BindException: ")
+        .hasMessageEndingWith("(expected: an address of this executor that the other executors "
+            + "can reach; free a port of " + first + "-" + first + " or widen "
+            + "spark.stoker.collective.ports)");
+    assertThat((Throwable) results.get(1)).isInstanceOf(CollectiveException.class)
+        .hasMessageStartingWith("rank 1: rank 0 could not listen on 127.0.0.1");
+  }
 }

@@ -83,13 +83,18 @@ final class ThreadRanks {
 
   static <T> List<Object> run(Gather gather, int ranks, Duration timeout, Body<T> body)
       throws Exception {
+    return run(gather, ranks, timeout, ListenOn.any("127.0.0.1"), body);
+  }
+
+  static <T> List<Object> run(Gather gather, int ranks, Duration timeout, ListenOn listenOn,
+      Body<T> body) throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ranks);
     try {
       List<Future<T>> futures = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
         int rank = r;
         futures.add(threads.submit(() -> {
-          try (Collective collective = Collective.connect(rank, ranks, 0, "127.0.0.1",
+          try (Collective collective = Collective.connect(rank, ranks, 0, listenOn,
               gather.of(rank), Waits.of(timeout))) {
             return body.run(collective);
           }
