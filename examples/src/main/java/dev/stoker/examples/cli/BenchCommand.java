@@ -9,6 +9,8 @@ import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
+import dev.stoker.spark.bench.AllReduceBench;
+import dev.stoker.spark.bench.AllReduceResult;
 import dev.stoker.spark.bench.DeviceBench;
 import dev.stoker.spark.bench.SourceBench;
 import java.io.IOException;
@@ -51,7 +53,8 @@ final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device",
+      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device"
+          + "|allreduce",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -65,13 +68,25 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") and through parquet + repartition + batching rows; "
           + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
           + "runner into loaders with a device (the CPU here), consumed as a training step "
-          + "would, against the format(\"stoker\") read alone.")
+          + "would, against the format(\"stoker\") read alone; allreduce: the ranks' "
+          + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
+          + "threads on the loopback, with NCCL's algbw and busbw.")
   String workload;
 
-  @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
+  @Option(names = "--ranks", defaultValue = "2", split = ",", paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Ranks of the spark workloads (default: ${DEFAULT-VALUE}).")
+      description = "Ranks of the spark workloads; --workload allreduce takes a list, e.g. 2,4 "
+          + "(default: ${DEFAULT-VALUE}).")
+  List<Integer> rankCounts;
+
+  /** The one world size of the spark workloads: the first of --ranks. */
   int ranks;
+
+  @Option(names = "--floats", defaultValue = "100k,1m,10m", split = ",", paramLabel = "N",
+      converter = Converters.Count.class,
+      description = "Array lengths of --workload allreduce, with k = 1000 and m = 1000000 "
+          + "(default: ${DEFAULT-VALUE}).")
+  List<Integer> floats;
 
   @Option(names = "--rows", paramLabel = "N", converter = Converters.Positive.class,
       description = "Rows of the Parquet the spark workloads generate, at least --ranks x "
@@ -143,9 +158,13 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    ranks = rankCounts.get(0);
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (AllReduceBench.WORKLOAD.equals(workload)) {
+      return allReduce(out, err);
+    }
     SparkBench spark = new SparkBench(json, out, err);
     if ("spark".equals(workload)) {
       return spark.ingest(rows, batchSize, epochs, workers.get(0), ranks, repeats);
@@ -189,7 +208,33 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** --workload allreduce: star against ring per world size and length. */
+  private int allReduce(PrintWriter out, PrintWriter err) throws IOException {
+    AllReduceResult result = AllReduceBench.run(new AllReduceBench.Config(rankCounts, floats,
+        repeats, given("--warmup") ? warmup : 2), err);
+    result.print(out);
+    if (json != null) {
+      Files.writeString(json, result.json());
+      out.println("json: " + json);
+    }
+    out.flush();
+    return 0;
+  }
+
   private void checkOptions() {
+    if (AllReduceBench.WORKLOAD.equals(workload)) {
+      checkAllReduce();
+      return;
+    }
+    if (rankCounts.size() > 1) {
+      throw new ParameterException(spec.commandLine(), "--ranks: " + rankCounts + " with "
+          + "--workload " + workload + " (expected: one world size; only --workload "
+          + AllReduceBench.WORKLOAD + " takes a list)");
+    }
+    if (given("--floats")) {
+      throw new ParameterException(spec.commandLine(), "--floats with --workload " + workload
+          + " (expected: only with --workload " + AllReduceBench.WORKLOAD + ")");
+    }
     if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
@@ -249,6 +294,24 @@ final class BenchCommand implements Callable<Integer> {
               + "on every rank; raise --rows, or lower --ranks or --batch-size)", rows, ranks,
           batchSize, least));
     }
+  }
+
+  /** The options --workload allreduce takes: --ranks (at least 2), --floats, --repeats. */
+  private void checkAllReduce() {
+    for (int count : rankCounts) {
+      if (count < 2) {
+        throw new ParameterException(spec.commandLine(), "--ranks: " + count + " with "
+            + "--workload " + workload + " (expected: >= 2; one rank reduces nothing)");
+      }
+    }
+    for (String option : List.of("--rows", "--samples", "--batch-size", "--workers",
+        "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--epochs", "--plot")) {
+      if (given(option)) {
+        throw new ParameterException(spec.commandLine(), option + " with --workload "
+            + workload + " (expected: only --ranks, --floats, --repeats, --warmup and --json)");
+      }
+    }
+    checkFolder("--json", json);
   }
 
   private boolean given(String option) {
