@@ -7,8 +7,9 @@ package dev.stoker.spark.collective;
  */
 public enum AllReduceAlgorithm {
   /**
-   * The star below {@link Collective#RING_MIN_BYTES} bytes a call, the ring from there on: a
-   * given world size and array length always take the same one.
+   * The star below {@link Collective#ringMinBytes} bytes a call (512 KiB per step of the ring:
+   * 512 KiB for 2 ranks, 1.5 MiB for 4), the ring from there on: a given world size and array
+   * length always take the same one.
    */
   AUTO,
   /**

@@ -22,8 +22,12 @@ import java.util.Objects;
  * connection, so the other ranks fail too instead of waiting. One thread at a time.
  */
 public final class Collective implements AutoCloseable {
-  /** From how many bytes a call {@link AllReduceAlgorithm#AUTO} takes the ring. */
-  public static final long RING_MIN_BYTES = 1 << 20;
+  /**
+   * From how many bytes a call {@link AllReduceAlgorithm#AUTO} takes the ring, per step of the
+   * ring's reduce-scatter (worldSize - 1): each step costs a round of latency, so the more ranks,
+   * the larger an array must be before the ring's bandwidth pays for its steps.
+   */
+  public static final long RING_MIN_BYTES_PER_STEP = 512 << 10;
   private static final int RING_BACKLOG = 16;
 
   private final int rank;
@@ -185,8 +189,13 @@ public final class Collective implements AutoCloseable {
     if (algorithm != AllReduceAlgorithm.AUTO) {
       return algorithm;
     }
-    return ring != null && bytes >= RING_MIN_BYTES ? AllReduceAlgorithm.RING
+    return ring != null && bytes >= ringMinBytes(worldSize) ? AllReduceAlgorithm.RING
         : AllReduceAlgorithm.STAR;
+  }
+
+  /** From how many bytes a call of {@code worldSize} ranks takes the ring when AUTO. */
+  public static long ringMinBytes(int worldSize) {
+    return RING_MIN_BYTES_PER_STEP * Math.max(1, worldSize - 1);
   }
 
   /**

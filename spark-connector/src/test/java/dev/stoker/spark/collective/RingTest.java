@@ -115,8 +115,8 @@ class RingTest {
   }
 
   @Test
-  void shouldTakeTheRingFromAMebibyteOnAndTheStarBelow() throws Exception {
-    int large = (int) (Collective.RING_MIN_BYTES / Float.BYTES);
+  void shouldTakeTheRingFromItsThresholdOnAndTheStarBelow() throws Exception {
+    int large = (int) (Collective.ringMinBytes(3) / Float.BYTES);
     List<Object> results = ThreadRanks.run(3, LONG, collective -> {
       float value = new float[] {1e8f, 1f, -1e8f}[collective.rank()];
       float[] small = new float[large - 1];
@@ -136,7 +136,7 @@ class RingTest {
   @Test
   void shouldFailEveryRankNamingEachRanksCallWhenOneTakesTheStarAndStayInStep()
       throws Exception {
-    int large = (int) (Collective.RING_MIN_BYTES / Float.BYTES);
+    int large = (int) (Collective.ringMinBytes(3) / Float.BYTES);
     List<Object> results = ThreadRanks.run(3, LONG, collective -> {
       int length = collective.rank() == 1 ? 100 : large;
       String error = null;
@@ -202,7 +202,7 @@ class RingTest {
       return all;
     });
     List<Object> results = ThreadRanks.run(gather, 2, LONG, collective -> {
-      float[] auto = collective.allReduceSum(new float[(int) Collective.RING_MIN_BYTES]);
+      float[] auto = collective.allReduceSum(new float[(int) Collective.ringMinBytes(2)]);
       try {
         collective.algorithm(AllReduceAlgorithm.RING).allReduceSum(new float[2]);
         return "no error";
@@ -210,7 +210,7 @@ class RingTest {
         return auto.length + " by the star; " + e.getMessage();
       }
     });
-    assertThat(results.get(0)).isEqualTo(Collective.RING_MIN_BYTES + " by the star; rank 0: "
+    assertThat(results.get(0)).isEqualTo(Collective.ringMinBytes(2) + " by the star; rank 0: "
         + "allReduceSum(float[]) call #2: the ring was asked for, but the ranks have none: a rank "
         + "did not say where it listens for the ring (expected: AllReduceAlgorithm.AUTO or "
         + "STAR, or every rank able to listen for the ring)");
