@@ -277,4 +277,32 @@ class RingTest {
     assertThat((Throwable) results.get(1)).isInstanceOf(CollectiveException.class)
         .hasMessageStartingWith("rank 1: rank 0 could not listen on 127.0.0.1");
   }
+
+  @Test
+  void shouldFailEveryRankWithinTheTimeoutNamingTheRankThatCannotBeReached() throws Exception {
+    int closed = freePorts(1);
+    ThreadRanks.Gather gather = new ThreadRanks.Gather(3, () -> {}, (rank, all) -> {
+      if (rank == 1) {
+        all[2] = "127.0.0.1:" + closed; // rank 1 is told a port nobody listens on, as a firewall
+      }
+      return all;
+    });
+    long start = System.nanoTime();
+    List<Object> results = ThreadRanks.run(gather, 3, Duration.ofMillis(1500),
+        collective -> collective.allReduceSum(new long[1]));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    assertThat((Throwable) results.get(1)).isInstanceOf(CollectiveException.class)
+        .hasMessageStartingWith("rank 1 could not connect to rank 2 at 127.0.0.1:" + closed
+            + ": java.net.ConnectException: ")
+        .hasMessageEndingWith("(expected: executors that reach each other over TCP; a firewall "
+            + "between them must let the collective's ports through: see "
+            + "spark.stoker.collective.ports)");
+    assertThat((Throwable) results.get(2)).isInstanceOf(CollectiveException.class)
+        .hasMessage("rank 2: the ring's meeting: rank 1 did not connect within 1500 ms "
+            + "(expected: every rank to make the same collective calls in the same order; if a "
+            + "rank is just slow, raise timeout)");
+    // refused, or reset once rank 1 closed its listener: either way naming rank 1
+    assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
+        .hasMessageStartingWith("rank 0 ").hasMessageContaining(" to rank 1 at 127.0.0.1:");
+  }
 }
