@@ -110,27 +110,16 @@ public final class Collective implements AutoCloseable {
     Link[] links = null;
     Link[] ringLinks = null;
     try {
-      String[] messages;
-      byte[] secret;
-      if (rank == 0) {
-        StarConnector.Meeting meeting = StarConnector.root(worldSize, attempt, listenOn,
-            ringAddress.isEmpty() ? "" : ringAddress.substring(ringAddress.lastIndexOf(':') + 1),
-            rendezvous, waits, deadline, refusals);
-        links = meeting.links();
-        messages = meeting.messages();
-        secret = meeting.secret();
-      } else {
-        messages = rendezvous.allGather(ringAddress);
-        links = new Link[] {StarConnector.peer(rank, attempt, messages[0], waits, deadline)};
-        secret = StarConnector.secretIn(messages[0]);
-      }
-      String[] ringAddresses = ringAddresses(messages);
+      StarConnector.Meeting star = star(rank, worldSize, attempt, listenOn, ringAddress,
+          rendezvous, waits, deadline, refusals);
+      links = star.links();
+      String[] ringAddresses = ringAddresses(star.messages());
       RingReduce ring = null;
       if (ringAddresses == null) {
         noRing = noRing != null ? noRing : "a rank did not say where it listens for the ring";
       } else {
         ringLinks = RingConnector.connect(rank, worldSize, attempt, ringServer, ringAddresses,
-            secret, waits, deadline, refusals);
+            star.secret(), waits, deadline, refusals);
         ring = new RingReduce(rank, worldSize, ringLinks, waits);
       }
       Collective collective = new Collective(rank, worldSize,
@@ -146,6 +135,24 @@ public final class Collective implements AutoCloseable {
     } finally {
       StarConnector.closeQuietly(ringServer);
     }
+  }
+
+  /**
+   * The star's meeting: rank 0 listens and says where, with the secret and the port of its ring
+   * listener; every other rank says where it listens for the ring and connects to rank 0.
+   */
+  private static StarConnector.Meeting star(int rank, int worldSize, int attempt,
+      ListenOn listenOn, String ringAddress, Rendezvous rendezvous, Waits waits, long deadline,
+      List<String> refusals) {
+    if (rank == 0) {
+      return StarConnector.root(worldSize, attempt, listenOn,
+          ringAddress.isEmpty() ? "" : ringAddress.substring(ringAddress.lastIndexOf(':') + 1),
+          rendezvous, waits, deadline, refusals);
+    }
+    String[] messages = rendezvous.allGather(ringAddress);
+    Link link = StarConnector.peer(rank, attempt, messages[0], waits, deadline);
+    return new StarConnector.Meeting(new Link[] {link}, StarConnector.secretIn(messages[0]),
+        messages);
   }
 
   /** Where each rank listens for the ring, index = rank; null if a rank did not say. */
