@@ -185,4 +185,38 @@ class RingAttackTest {
         .hasMessageStartingWith("rank 0: allReduceSum(float[]) call #1")
         .hasMessageContaining("rank 1");
   }
+
+  @Test
+  void shouldStopWaitingOnTheRingWhenTheTaskIsCancelledAndFailThePeer() throws Exception {
+    ThreadRanks.Gather gather = ringThroughRelay((offset, bytes, count) -> {
+      if (offset + count > FIRST_FRAME + 1000) { // rank 1 waits on rank 0's stalled bytes
+        try {
+          over.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    long start = System.nanoTime();
+    java.util.concurrent.atomic.AtomicLong calling = new java.util.concurrent.atomic.AtomicLong();
+    List<Object> results = ThreadRanks.run(gather, 2, ListenOn.any("127.0.0.1"),
+        rank -> new Waits(Duration.ofSeconds(30), "collectiveTimeout", () -> {
+          long since = calling.get(); // rank 1 is killed half a second into its call
+          if (rank == 1 && since != 0 && System.nanoTime() - since > 500_000_000L) {
+            throw new IllegalStateException("task killed");
+          }
+        }), collective -> {
+          if (collective.rank() == 1) {
+            calling.set(System.nanoTime());
+          }
+          return collective.algorithm(AllReduceAlgorithm.RING)
+              .allReduceSum(new float[1_000_000]);
+        });
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    assertThat((Throwable) results.get(1)).isInstanceOf(IllegalStateException.class)
+        .hasMessage("task killed");
+    assertThat((Throwable) results.get(0)).isInstanceOf(CollectiveException.class)
+        .hasMessageStartingWith("rank 0: allReduceSum(float[]) call #1: the connection to rank "
+            + "1 was lost");
+  }
 }

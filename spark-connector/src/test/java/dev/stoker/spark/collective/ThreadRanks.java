@@ -88,6 +88,12 @@ final class ThreadRanks {
 
   static <T> List<Object> run(Gather gather, int ranks, Duration timeout, ListenOn listenOn,
       Body<T> body) throws Exception {
+    return run(gather, ranks, listenOn, rank -> Waits.of(timeout), body);
+  }
+
+  /** Ranks whose waits {@code waits} gives, e.g. with a cancellation check of their own. */
+  static <T> List<Object> run(Gather gather, int ranks, ListenOn listenOn,
+      java.util.function.IntFunction<Waits> waits, Body<T> body) throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ranks);
     try {
       List<Future<T>> futures = new ArrayList<>();
@@ -95,7 +101,7 @@ final class ThreadRanks {
         int rank = r;
         futures.add(threads.submit(() -> {
           try (Collective collective = Collective.connect(rank, ranks, 0, listenOn,
-              gather.of(rank), Waits.of(timeout))) {
+              gather.of(rank), waits.apply(rank))) {
             return body.run(collective);
           }
         }));
