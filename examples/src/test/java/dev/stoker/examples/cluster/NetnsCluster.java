@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -230,16 +232,36 @@ final class NetnsCluster implements AutoCloseable {
 
   /** Every executor log (stderr) of worker {@code host}'s executors, joined. */
   String executorLogs(int host) throws IOException {
-    StringBuilder logs = new StringBuilder();
-    if (!Files.isDirectory(workDir(host))) {
-      return "";
+    return executorLogsSince(host, Map.of());
+  }
+
+  /** The size of each executor log of worker {@code host} now. */
+  Map<Path, Integer> executorLogSizes(int host) throws IOException {
+    Map<Path, Integer> sizes = new HashMap<>();
+    for (Path file : executorLogFiles(host)) {
+      sizes.put(file, Files.readAllBytes(file).length);
     }
-    try (Stream<Path> files = Files.walk(workDir(host))) {
-      for (Path file : files.filter(f -> f.getFileName().toString().equals("stderr")).toList()) {
-        logs.append(Files.readString(file, StandardCharsets.ISO_8859_1));
-      }
+    return sizes;
+  }
+
+  /** What worker {@code host}'s executors logged after {@code sizes} (from executorLogSizes). */
+  String executorLogsSince(int host, Map<Path, Integer> sizes) throws IOException {
+    StringBuilder logs = new StringBuilder();
+    for (Path file : executorLogFiles(host)) {
+      byte[] bytes = Files.readAllBytes(file);
+      int from = Math.min(bytes.length, sizes.getOrDefault(file, 0));
+      logs.append(new String(bytes, from, bytes.length - from, StandardCharsets.ISO_8859_1));
     }
     return logs.toString();
+  }
+
+  private List<Path> executorLogFiles(int host) throws IOException {
+    if (!Files.isDirectory(workDir(host))) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(workDir(host))) {
+      return files.filter(f -> f.getFileName().toString().equals("stderr")).sorted().toList();
+    }
   }
 
   private static String javaBin() {

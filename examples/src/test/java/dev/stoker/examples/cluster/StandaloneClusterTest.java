@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -116,8 +117,8 @@ class StandaloneClusterTest {
         "--batch-size", "16");
     // the ranks of epoch 2 met and reduce every step (the count is over both ranks)
     run.awaitBatches("epoch 2/2", 20, 4);
-    String before1 = cluster.executorLogs(1);
-    String before2 = cluster.executorLogs(2);
+    Map<Path, Integer> before1 = cluster.executorLogSizes(1);
+    Map<Path, Integer> before2 = cluster.executorLogSizes(2);
     cluster.link(2, false);
     long cut = System.nanoTime();
     try {
@@ -139,19 +140,17 @@ class StandaloneClusterTest {
   }
 
   /** The first CollectiveException host {@code host}'s executors logged after {@code before}. */
-  private String awaitNew(int host, String before, int seconds) throws Exception {
+  private String awaitNew(int host, Map<Path, Integer> before, int seconds) throws Exception {
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
     while (System.nanoTime() < deadline) {
-      String logs = cluster.executorLogs(host);
-      String added = logs.length() > before.length() ? logs.substring(before.length()) : "";
+      String added = cluster.executorLogsSince(host, before);
       Matcher failure = Pattern.compile("CollectiveException: [^\n]*").matcher(added);
       if (failure.find()) {
         return failure.group();
       }
       Thread.sleep(250);
     }
-    String logs = cluster.executorLogs(host);
-    String added = logs.length() > before.length() ? logs.substring(before.length()) : "";
+    String added = cluster.executorLogsSince(host, before);
     return "no CollectiveException on host " + host + " within " + seconds + " s; its executors "
         + "logged: " + added.substring(Math.max(0, added.length() - 3000));
   }
