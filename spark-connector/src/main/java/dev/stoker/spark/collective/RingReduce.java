@@ -14,9 +14,10 @@ import java.nio.channels.Selector;
  * each owner's result around unchanged. Segment {@code j} is always added in the same order,
  * starting from rank {@code j}'s values and adding ranks j + 1, j + 2, ... in turn, and the
  * all-gather copies the owner's bits: every rank ends with the same bits, and a given world size
- * gives the same bits run after run. Each step sends and receives at once, in frames of at most
- * {@link StarReduce#CHUNK_BYTES}, on one thread waiting on both links with one selector; every
- * frame is sealed ({@link FrameSeal}) as on the star.
+ * gives the same bits run after run. The steps go in frames of at most
+ * {@link StarReduce#CHUNK_BYTES}, pipelined: a frame is passed on as soon as it came in, while
+ * the next comes in, on one thread waiting on both links with one selector; every frame is sealed
+ * ({@link FrameSeal}) as on the star.
  */
 final class RingReduce {
   private final int rank;
@@ -52,46 +53,58 @@ final class RingReduce {
     return (int) ((long) length * segment / worldSize);
   }
 
-  void reduce(ReduceOp op, Object values, String what) {
-    int length = op.length(values);
-    for (int step = 0; step < worldSize - 1; step++) {
-      int sent = Math.floorMod(rank - step, worldSize);
-      int received = Math.floorMod(rank - step - 1, worldSize);
-      exchange(op, values, length, sent, received, true, what);
-    }
-    int owned = Math.floorMod(rank + 1, worldSize);
-    int from = start(owned, length);
-    op.finish(values, from, start(owned + 1, length) - from, worldSize);
-    for (int step = 0; step < worldSize - 1; step++) {
-      int sent = Math.floorMod(rank + 1 - step, worldSize);
-      int received = Math.floorMod(rank - step, worldSize);
-      exchange(op, values, length, sent, received, false, what);
-    }
+  /** The segment rank {@code rank} sends at step {@code step} of 2 (worldSize - 1). */
+  private int sent(int step) {
+    return step < worldSize - 1 ? Math.floorMod(rank - step, worldSize)
+        : Math.floorMod(rank + 1 - (step - worldSize + 1), worldSize);
+  }
+
+  /** The segment it receives at {@code step}: the one it sends at the next step. */
+  private int received(int step) {
+    return step < worldSize - 1 ? Math.floorMod(rank - step - 1, worldSize)
+        : Math.floorMod(rank - (step - worldSize + 1), worldSize);
   }
 
   /**
-   * Sends segment {@code sent} to the successor while the predecessor's segment {@code received}
-   * arrives, frame by frame, added to the values ({@code add}) or copied over them.
+   * Both phases as one stream of frames: the frame {@code k} of a step goes out as soon as frame
+   * {@code k} of the step before has come in (and been added, and, for the segment this rank
+   * owns, finished), so the steps overlap frame by frame instead of waiting for each other.
    */
-  private void exchange(ReduceOp op, Object values, int length, int sent, int received,
-      boolean add, String what) {
+  void reduce(ReduceOp op, Object values, String what) {
+    int length = op.length(values);
     int perFrame = StarReduce.CHUNK_BYTES / op.bytes;
-    int sendFrom = start(sent, length);
-    int sendEnd = start(sent + 1, length);
-    int receiveFrom = start(received, length);
-    int receiveEnd = start(received + 1, length);
+    int steps = 2 * (worldSize - 1);
+    int sendStep = 0;
+    int sendFrame = 0;
+    int receiveStep = 0;
+    int receiveFrame = 0;
     ByteBuffer[] frame = null;
     long sendSince = System.nanoTime();
     long receiveSince = sendSince;
-    while (frame != null || sendFrom < sendEnd || receiveFrom < receiveEnd) {
+    while (frame != null || sendStep < steps || receiveStep < steps) {
       boolean moved = false;
-      if (frame == null && sendFrom < sendEnd) {
-        int count = Math.min(perFrame, sendEnd - sendFrom);
-        chunk.clear();
-        op.put(values, sendFrom, count, chunk);
-        chunk.limit(count * op.bytes);
-        frame = next.frame(what, chunk);
-        sendFrom += count;
+      if (frame == null && sendStep < steps) {
+        int segment = sent(sendStep);
+        int from = start(segment, length) + sendFrame * perFrame;
+        int end = start(segment + 1, length);
+        if (from >= end) { // an empty segment: nothing to send at this step
+          sendStep++;
+          sendFrame = 0;
+          moved = true;
+        } else if (sendStep == 0 || receiveStep > sendStep - 1
+            || receiveStep == sendStep - 1 && receiveFrame > sendFrame) {
+          int count = Math.min(perFrame, end - from);
+          chunk.clear();
+          op.put(values, from, count, chunk);
+          chunk.limit(count * op.bytes);
+          frame = next.frame(what, chunk);
+          if (from + count >= end) {
+            sendStep++;
+            sendFrame = 0;
+          } else {
+            sendFrame++;
+          }
+        }
       }
       if (frame != null) {
         long before = next.bytesOut();
@@ -103,31 +116,57 @@ final class RingReduce {
           moved = true;
         }
       }
-      if (receiveFrom < receiveEnd) {
-        long before = previous.bytesIn();
-        ByteBuffer body = previous.readSome(what);
-        if (body != null) {
-          int count = Math.min(perFrame, receiveEnd - receiveFrom);
-          if (body.remaining() != count * op.bytes) {
-            throw new CollectiveException(what + ": " + previous.who() + " sent "
-                + body.remaining() + " bytes for " + count + " values of segment " + received
-                + " (expected: " + count * op.bytes + "; ranks of the same Stoker version)");
-          }
-          if (add) {
-            op.add(body, values, receiveFrom, count);
-          } else {
-            op.get(body, values, receiveFrom, count);
-          }
-          receiveFrom += count;
-        }
-        if (previous.bytesIn() != before) {
-          receiveSince = System.nanoTime();
+      if (receiveStep < steps) {
+        int segment = received(receiveStep);
+        int from = start(segment, length) + receiveFrame * perFrame;
+        int end = start(segment + 1, length);
+        if (from >= end) {
+          receiveStep++;
+          receiveFrame = 0;
           moved = true;
+        } else {
+          long before = previous.bytesIn();
+          ByteBuffer body = previous.readSome(what);
+          if (body != null) {
+            int count = Math.min(perFrame, end - from);
+            take(op, values, body, from, count, receiveStep, segment, what);
+            if (from + count >= end) {
+              receiveStep++;
+              receiveFrame = 0;
+            } else {
+              receiveFrame++;
+            }
+          }
+          if (previous.bytesIn() != before) {
+            receiveSince = System.nanoTime();
+            moved = true;
+          }
         }
       }
       if (!moved) {
-        await(frame != null, receiveFrom < receiveEnd, sendSince, receiveSince, what);
+        await(frame != null, receiveStep < steps, sendSince, receiveSince, what);
       }
+    }
+  }
+
+  /**
+   * Adds a frame of the reduce-scatter to the values (and finishes it, on the last step, where
+   * the segment is this rank's to own), or copies a frame of the all-gather over them.
+   */
+  private void take(ReduceOp op, Object values, ByteBuffer body, int from, int count, int step,
+      int segment, String what) {
+    if (body.remaining() != count * op.bytes) {
+      throw new CollectiveException(what + ": " + previous.who() + " sent " + body.remaining()
+          + " bytes for " + count + " values of segment " + segment + " (expected: "
+          + count * op.bytes + "; ranks of the same Stoker version)");
+    }
+    if (step < worldSize - 1) {
+      op.add(body, values, from, count);
+      if (step == worldSize - 2) {
+        op.finish(values, from, count, worldSize);
+      }
+    } else {
+      op.get(body, values, from, count);
     }
   }
 
