@@ -299,9 +299,9 @@ class PackageRulesTest {
   void benchmarksShouldUseTheConnectorAsUsersDo() {
     noClasses()
         .that().resideInAPackage(BENCH)
-        .should().dependOnClassesThat(connectorOutside(BENCH, API, SOURCE))
-        .because("the benchmarks use the connector's public API and the DataSource's scan, so "
-            + "what they measure is what users get")
+        .should().dependOnClassesThat(connectorOutside(BENCH, API, SOURCE, COLLECTIVE))
+        .because("the benchmarks use the connector's public API, the DataSource's scan and the "
+            + "collective, so what they measure is what users get")
         .check(CLASSES);
   }
 

@@ -9,6 +9,8 @@ import dev.stoker.loader.bench.Sweep;
 import dev.stoker.loader.bench.SweepConfig;
 import dev.stoker.loader.bench.SweepResult;
 import dev.stoker.loader.bench.Workload;
+import dev.stoker.spark.bench.AllReduceBench;
+import dev.stoker.spark.bench.AllReduceResult;
 import dev.stoker.spark.bench.DeviceBench;
 import dev.stoker.spark.bench.ResumeBench;
 import dev.stoker.spark.bench.SourceBench;
@@ -53,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workload", required = true,
       paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-          + "resume|python|train",
+          + "resume|python|train|allreduce",
       converter = Converters.WorkloadName.class,
       description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
           + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
@@ -75,13 +77,25 @@ final class BenchCommand implements Callable<Integer> {
           + "python3, with pyspark, pyarrow and torch); train: the demo's CNN training "
           + "step (PyTorch) on --ranks ranks fed by Stoker through the runner (--rows images, "
           + "default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
-          + "given, else 1) against the same step fed from tensors already in memory.")
+          + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
+          + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
+          + "threads on the loopback, with NCCL's algbw and busbw.")
   String workload;
 
-  @Option(names = "--ranks", defaultValue = "2", paramLabel = "N",
+  @Option(names = "--ranks", defaultValue = "2", split = ",", paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Ranks of the spark workloads (default: ${DEFAULT-VALUE}).")
+      description = "Ranks of the spark workloads; --workload allreduce takes a list, e.g. 2,4 "
+          + "(default: ${DEFAULT-VALUE}).")
+  List<Integer> rankCounts;
+
+  /** The one world size of the spark workloads: the first of --ranks. */
   int ranks;
+
+  @Option(names = "--floats", defaultValue = "100k,1m,10m", split = ",", paramLabel = "N",
+      converter = Converters.Count.class,
+      description = "Array lengths of --workload allreduce, with k = 1000 and m = 1000000 "
+          + "(default: ${DEFAULT-VALUE}).")
+  List<Integer> floats;
 
   @Option(names = "--rows", paramLabel = "N", converter = Converters.Positive.class,
       description = "Rows of the Parquet the spark workloads generate, at least --ranks x "
@@ -153,9 +167,13 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    ranks = rankCounts.get(0);
     checkOptions();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (AllReduceBench.WORKLOAD.equals(workload)) {
+      return allReduce(out, err);
+    }
     SparkBench spark = new SparkBench(json, out, err);
     if ("spark".equals(workload)) {
       return spark.ingest(rows, batchSize, epochs, workers.get(0), ranks, repeats);
@@ -209,7 +227,33 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** --workload allreduce: star against ring per world size and length. */
+  private int allReduce(PrintWriter out, PrintWriter err) throws IOException {
+    AllReduceResult result = AllReduceBench.run(new AllReduceBench.Config(rankCounts, floats,
+        repeats, given("--warmup") ? warmup : 2), err);
+    result.print(out);
+    if (json != null) {
+      Files.writeString(json, result.json());
+      out.println("json: " + json);
+    }
+    out.flush();
+    return 0;
+  }
+
   private void checkOptions() {
+    if (AllReduceBench.WORKLOAD.equals(workload)) {
+      checkAllReduce();
+      return;
+    }
+    if (rankCounts.size() > 1) {
+      throw new ParameterException(spec.commandLine(), "--ranks: " + rankCounts + " with "
+          + "--workload " + workload + " (expected: one world size; only --workload "
+          + AllReduceBench.WORKLOAD + " takes a list)");
+    }
+    if (given("--floats")) {
+      throw new ParameterException(spec.commandLine(), "--floats with --workload " + workload
+          + " (expected: only with --workload " + AllReduceBench.WORKLOAD + ")");
+    }
     if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
         || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)
         || TrainBench.WORKLOAD.equals(workload)) {
@@ -273,6 +317,24 @@ final class BenchCommand implements Callable<Integer> {
               + "on every rank; raise --rows, or lower --ranks or --batch-size)", rows, ranks,
           batchSize, least));
     }
+  }
+
+  /** The options --workload allreduce takes: --ranks (at least 2), --floats, --repeats. */
+  private void checkAllReduce() {
+    for (int count : rankCounts) {
+      if (count < 2) {
+        throw new ParameterException(spec.commandLine(), "--ranks: " + count + " with "
+            + "--workload " + workload + " (expected: >= 2; one rank reduces nothing)");
+      }
+    }
+    for (String option : List.of("--rows", "--samples", "--batch-size", "--workers",
+        "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--epochs", "--plot")) {
+      if (given(option)) {
+        throw new ParameterException(spec.commandLine(), option + " with --workload "
+            + workload + " (expected: only --ranks, --floats, --repeats, --warmup and --json)");
+      }
+    }
+    checkFolder("--json", json);
   }
 
   private boolean given(String option) {

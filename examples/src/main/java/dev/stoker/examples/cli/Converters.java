@@ -39,12 +39,34 @@ final class Converters {
     }
   }
 
+  /** A count with an optional k (thousand) or m (million): 100k, 1m, 10m, 5000. */
+  static final class Count implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      String text = value.trim().toLowerCase(Locale.ROOT);
+      long scale = text.endsWith("k") ? 1000 : text.endsWith("m") ? 1_000_000 : 1;
+      String digits = scale == 1 ? text : text.substring(0, text.length() - 1);
+      long count;
+      try {
+        count = Long.parseLong(digits) * scale;
+      } catch (NumberFormatException e) {
+        count = -1;
+      }
+      if (count < 1 || count > Integer.MAX_VALUE - 8) {
+        throw new TypeConversionException("'" + value + "' (expected: a count >= 1, e.g. 5000, "
+            + "100k or 10m, below 2^31)");
+      }
+      return (int) count;
+    }
+  }
+
   /** The name of a reference workload. */
   static final class WorkloadName implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
       List<String> names = new ArrayList<>(ReferenceWorkloads.NAMES);
       names.addAll(BenchCommand.SPARK_WORKLOADS);
+      names.add(dev.stoker.spark.bench.AllReduceBench.WORKLOAD);
       if (!names.contains(value)) {
         throw new TypeConversionException("'" + value + "' (expected one of: "
             + String.join(", ", names) + ")");

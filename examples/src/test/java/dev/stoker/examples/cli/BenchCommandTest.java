@@ -246,4 +246,60 @@ class BenchCommandTest {
         "--json", "--plot", "--epochs", "--ranks", "--rows",
         "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device");
   }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void allreduceTimesTheStarAndTheRingPerWorldSizeAndLengthWithNcclsBandwidths()
+      throws IOException {
+    Path json = dir.resolve("allreduce.json");
+    Run run = stoker("bench", "--workload", "allreduce", "--ranks", "2,3", "--floats",
+        "1k,2000", "--repeats", "1", "--warmup", "0", "--json", json.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("workload allreduce: allReduceSum(float[])")
+        .contains("busbw GB/s").contains("json: " + json);
+    List<Object> rows = (List<Object>) MiniJson.parse(Files.readString(json));
+    assertThat(rows).hasSize(8);
+    List<String> seen = new java.util.ArrayList<>();
+    for (Object one : rows) {
+      Map<String, Object> row = (Map<String, Object>) one;
+      assertThat(row).containsOnlyKeys("workload", "ranks", "floats", "algorithm", "links",
+          "seconds", "algbw_gb_s", "busbw_gb_s", "link_limit_gb_s");
+      assertThat(row.get("workload")).isEqualTo("allreduce");
+      assertThat(row.get("links")).isEqualTo("loopback (threads of one JVM)");
+      assertThat(row.get("link_limit_gb_s")).isNull();
+      double ranks = ((Number) row.get("ranks")).doubleValue();
+      double floats = ((Number) row.get("floats")).doubleValue();
+      double seconds = ((Number) row.get("seconds")).doubleValue();
+      double algbw = ((Number) row.get("algbw_gb_s")).doubleValue();
+      assertThat(seconds).isPositive();
+      assertThat(algbw).isCloseTo(floats * 4 / seconds / 1e9, within(1e-3 + algbw * 1e-3));
+      assertThat(((Number) row.get("busbw_gb_s")).doubleValue())
+          .isCloseTo(algbw * 2 * (ranks - 1) / ranks, within(1e-3 + algbw * 1e-3));
+      seen.add((int) ranks + " " + (int) floats + " " + row.get("algorithm"));
+    }
+    assertThat(seen).containsExactly("2 1000 star", "2 1000 ring", "2 2000 star", "2 2000 ring",
+        "3 1000 star", "3 1000 ring", "3 2000 star", "3 2000 ring");
+  }
+
+  @Test
+  void allreduceRefusesOptionsOfOtherWorkloadsAndOthersRefuseItsOwn() {
+    Run samples = stoker("bench", "--workload", "allreduce", "--samples", "100");
+    assertThat(samples.exitCode()).isEqualTo(2);
+    assertThat(samples.err()).contains("--samples with --workload allreduce (expected: only "
+        + "--ranks, --floats, --repeats, --warmup and --json)");
+    Run one = stoker("bench", "--workload", "allreduce", "--ranks", "1,2");
+    assertThat(one.err()).contains("--ranks: 1 with --workload allreduce (expected: >= 2; one "
+        + "rank reduces nothing)");
+    Run list = stoker(tiny("copy", "--ranks", "2,4"));
+    assertThat(list.exitCode()).isEqualTo(2);
+    assertThat(list.err()).contains("--ranks: [2, 4] with --workload copy (expected: one world "
+        + "size; only --workload allreduce takes a list)");
+    Run floats = stoker(tiny("copy", "--floats", "1k"));
+    assertThat(floats.err()).contains("--floats with --workload copy (expected: only with "
+        + "--workload allreduce)");
+    Run bad = stoker("bench", "--workload", "allreduce", "--floats", "10g");
+    assertThat(bad.err()).contains("'10g' (expected: a count >= 1, e.g. 5000, 100k or 10m, "
+        + "below 2^31)");
+  }
 }

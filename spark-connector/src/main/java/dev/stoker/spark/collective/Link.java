@@ -29,6 +29,12 @@ final class Link implements Closeable {
   private FrameSeal receiving;
   private ByteBuffer frame = ByteBuffer.allocateDirect(0);
   private ByteBuffer plain = ByteBuffer.allocate(0);
+  /** Where {@link #readSome} is: in a frame's header, or past it in its body and tag. */
+  private boolean inHeader;
+  private boolean inFrame;
+  private int frameLength;
+  private long bytesIn;
+  private long bytesOut;
 
   Link(int peer, SocketChannel channel, Waits waits) throws IOException {
     this.peer = peer;
@@ -123,6 +129,7 @@ final class Link implements Closeable {
       if (count < 0) {
         throw lost(what, null);
       }
+      bytesIn += count;
       if (count == 0) {
         await(SelectionKey.OP_READ, what,
             perWait ? waits.deadline(System.nanoTime()) : deadline);
@@ -136,6 +143,15 @@ final class Link implements Closeable {
       writeRaw(what, Waits.NONE, true, buffers);
       return;
     }
+    writeRaw(what, Waits.NONE, true, frame(what, buffers));
+  }
+
+  /**
+   * Seals every remaining byte of {@code buffers} into one frame and returns what to send, in
+   * order, for {@link #writeSome}: valid until the next frame. The buffers are consumed (their
+   * bytes are copied into the frame).
+   */
+  ByteBuffer[] frame(String what, ByteBuffer... buffers) {
     long length = 0;
     for (ByteBuffer buffer : buffers) {
       length += buffer.remaining();
@@ -148,10 +164,95 @@ final class Link implements Closeable {
     header.clear();
     header.putInt((int) length).flip();
     ByteBuffer[] frame = sending.seal(header, buffers);
-    writeRaw(what, Waits.NONE, true, frame);
     for (ByteBuffer buffer : buffers) {
       buffer.position(buffer.limit());
     }
+    return frame;
+  }
+
+  /**
+   * Sends what the socket takes now of {@code frame} (from {@link #frame}) without waiting;
+   * returns whether all of it went. For a caller that waits on several links at once.
+   */
+  boolean writeSome(String what, ByteBuffer[] frame) {
+    try {
+      bytesOut += channel.write(frame);
+    } catch (IOException e) {
+      throw lost(what, e);
+    }
+    return !remaining(frame);
+  }
+
+  /**
+   * Reads what the socket has now of the next frame without waiting: its plain body once the
+   * whole frame arrived and opened (valid until the next frame), else null. A frame that fails
+   * authentication fails the call naming the peer, as {@link #read} does. Not to be mixed with
+   * {@link #read} on one link.
+   */
+  ByteBuffer readSome(String what) {
+    if (!inFrame) {
+      if (!inHeader) {
+        checkCount(receiving, what, "received");
+        header.clear();
+        inHeader = true;
+      }
+      if (!readNow(header, what)) {
+        return null;
+      }
+      inHeader = false;
+      frameLength = header.getInt(0);
+      if (frameLength < 0 || frameLength > FrameSeal.MAX_BODY) {
+        throw refused(what, "a frame of " + Integer.toUnsignedString(frameLength) + " bytes "
+            + "(expected: at most " + FrameSeal.MAX_BODY + ")");
+      }
+      int size = frameLength + FrameSeal.TAG_BYTES;
+      if (frame.capacity() < size) {
+        frame = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * frame.capacity(),
+            FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
+      }
+      frame.clear().limit(size);
+      inFrame = true;
+    }
+    if (!readNow(frame, what)) {
+      return null;
+    }
+    inFrame = false;
+    header.clear();
+    ByteBuffer body = receiving.open(header, frame, frameLength);
+    if (body == null) {
+      throw refused(what, "a frame that fails authentication");
+    }
+    return body.order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** One read without waiting; whether {@code buffer} is full. */
+  private boolean readNow(ByteBuffer buffer, String what) {
+    int count;
+    try {
+      count = channel.read(buffer);
+    } catch (IOException e) {
+      throw lost(what, e);
+    }
+    if (count < 0) {
+      throw lost(what, null);
+    }
+    bytesIn += count;
+    return !buffer.hasRemaining();
+  }
+
+  /** Bytes read from the socket so far, frames' headers and tags included. */
+  long bytesIn() {
+    return bytesIn;
+  }
+
+  /** Bytes written to the socket so far, frames' headers and tags included. */
+  long bytesOut() {
+    return bytesOut;
+  }
+
+  /** The socket, for a caller that waits on several links with a selector of its own. */
+  SocketChannel channel() {
+    return channel;
   }
 
   /** Sends {@code buffers} before {@code deadline}: the meeting's raw messages. */
@@ -167,6 +268,7 @@ final class Link implements Closeable {
       } catch (IOException e) {
         throw lost(what, e);
       }
+      bytesOut += count;
       if (count == 0) {
         await(SelectionKey.OP_WRITE, what,
             perWait ? waits.deadline(System.nanoTime()) : deadline);

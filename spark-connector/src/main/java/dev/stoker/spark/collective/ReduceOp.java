@@ -54,11 +54,11 @@ enum ReduceOp {
     }
 
     @Override
-    void finish(Object values, int ranks) {
+    void finish(Object values, int from, int count, int ranks) {
       if (ranks > 1) {
         float[] sums = (float[]) values;
         float divisor = ranks;
-        for (int i = 0; i < sums.length; i++) {
+        for (int i = from; i < from + count; i++) {
           sums[i] /= divisor;
         }
       }
@@ -147,5 +147,10 @@ enum ReduceOp {
   abstract void add(ByteBuffer chunk, Object values, int from, int count);
 
   /** Turns the sums of {@code ranks} ranks into the result (the mean divides). */
-  void finish(Object values, int ranks) {}
+  final void finish(Object values, int ranks) {
+    finish(values, 0, length(values), ranks);
+  }
+
+  /** {@link #finish(Object, int)} for {@code count} values from {@code from}. */
+  void finish(Object values, int from, int count, int ranks) {}
 }

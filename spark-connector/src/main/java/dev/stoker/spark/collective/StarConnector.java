@@ -28,50 +28,91 @@ final class StarConnector {
   /** The longest message an error answer may carry. */
   static final int MAX_MESSAGE_BYTES = 1 << 16;
   private static final String FAILED = "failed:";
+  /** Separates rank 0's secret from what its message says after it (not in Base64). */
+  static final char EXTRA = ' ';
 
   private StarConnector() {}
 
-  /** Rank 0's side: the links to ranks 1 .. worldSize - 1, index = rank - 1. */
-  static Link[] root(int worldSize, int attempt, String host, Rendezvous rendezvous,
-      Waits waits, long deadline, List<String> refusals) {
+  /**
+   * What a rank learned in the star's meeting: its links (rank 0: to ranks 1 .. worldSize - 1,
+   * index = rank - 1; another rank: to rank 0), the meeting's secret and every rank's message of
+   * the rendezvous.
+   */
+  record Meeting(Link[] links, byte[] secret, String[] messages) {}
+
+  /**
+   * Rank 0's side: listens on {@code listenOn}, says where and the secret in the rendezvous (and
+   * {@code extra} after the secret, if not empty), and takes every other rank's connection.
+   */
+  static Meeting root(int worldSize, int attempt, ListenOn listenOn, String extra,
+      Rendezvous rendezvous, Waits waits, long deadline, List<String> refusals) {
     ServerSocketChannel server = null;
     byte[] secret = MeetingCrypto.secret();
     String address;
+    String host = listenOn.host();
     try {
-      server = ServerSocketChannel.open();
-      // room in the queue for the ranks while strangers come and go
-      server.bind(new InetSocketAddress(host, 0), Math.max(worldSize, 128));
+      server = listenOn.bind(Math.max(worldSize, 128)); // room for the ranks while strangers come
       int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-      address = host + ":" + port + ":" + Base64.getEncoder().encodeToString(secret);
+      address = host + ":" + port + ":" + Base64.getEncoder().encodeToString(secret)
+          + (extra.isEmpty() ? "" : EXTRA + extra);
     } catch (IOException | RuntimeException e) {
       closeQuietly(server);
-      String why = "rank 0 could not listen on " + host + ": " + e;
+      String why = "rank 0 could not listen on " + listenOn + ": " + e;
       rendezvous.allGather(FAILED + why);
       throw new CollectiveException(why + " (expected: an address of this executor that the "
-          + "other executors can reach)", e);
+          + "other executors can reach" + listenOn.remedy() + ")", e);
     }
     try (ServerSocketChannel listening = server) {
-      rendezvous.allGather(address);
-      return new StarListener(worldSize, attempt, secret, waits, deadline, refusals)
-          .accept(listening);
+      String[] messages = rendezvous.allGather(address);
+      return new Meeting(new StarListener(worldSize, attempt, secret, waits, deadline, refusals)
+          .accept(listening), secret, messages);
     } catch (IOException e) {
       throw new CollectiveException("rank 0: accepting the other ranks failed: " + e, e);
     }
   }
 
-  /** A rank other than 0: its link to rank 0, proven both ways and sealed. */
-  static Link peer(int rank, int attempt, Rendezvous rendezvous, Waits waits, long deadline) {
-    String address = rendezvous.allGather("")[0];
+  /** The secret in rank 0's message {@code address} (which did not fail). */
+  static byte[] secretIn(String address) {
+    int end = address.indexOf(EXTRA) < 0 ? address.length() : address.indexOf(EXTRA);
+    return Base64.getDecoder().decode(address.substring(address.lastIndexOf(':', end) + 1,
+        end));
+  }
+
+  /** The host in rank 0's message {@code address}. */
+  static String hostIn(String address) {
+    int secretAt = address.lastIndexOf(':', address.indexOf(EXTRA) < 0 ? address.length()
+        : address.indexOf(EXTRA));
+    return address.substring(0, address.lastIndexOf(':', secretAt - 1));
+  }
+
+  /** A rank other than 0: its link to rank 0, which said {@code address} in the rendezvous. */
+  static Link peer(int rank, int attempt, String address, Waits waits, long deadline) {
     if (address.startsWith(FAILED)) {
       throw new CollectiveException("rank " + rank + ": " + address.substring(FAILED.length()));
     }
-    int secretAt = address.lastIndexOf(':');
+    int end = address.indexOf(EXTRA) < 0 ? address.length() : address.indexOf(EXTRA);
+    int secretAt = address.lastIndexOf(':', end);
     int portAt = address.lastIndexOf(':', secretAt - 1);
     String host = address.substring(0, portAt);
     int port = Integer.parseInt(address.substring(portAt + 1, secretAt));
-    byte[] secret = Base64.getDecoder().decode(address.substring(secretAt + 1));
-    String what = "rank " + rank + " connecting to rank 0 at " + host + ":" + port;
-    Link link = connect(rank, host, port, waits, deadline);
+    byte[] secret = Base64.getDecoder().decode(address.substring(secretAt + 1, end));
+    return join(rank, 0, attempt, host, port, secret, waits, deadline);
+  }
+
+  /** What rank 0's message says after its secret (e.g. where its ring listens), or "". */
+  static String extraOf(String address) {
+    int extra = address.indexOf(EXTRA);
+    return extra < 0 ? "" : address.substring(extra + 1);
+  }
+
+  /**
+   * Rank {@code rank}'s link to rank {@code target}, which listens at {@code host:port}: says
+   * hello, proves that it holds {@code secret}, checks {@code target}'s proof, and seals.
+   */
+  static Link join(int rank, int target, int attempt, String host, int port, byte[] secret,
+      Waits waits, long deadline) {
+    String what = "rank " + rank + " connecting to rank " + target + " at " + host + ":" + port;
+    Link link = connect(rank, target, host, port, waits, deadline);
     try {
       byte[] peerNonce = MeetingCrypto.nonce();
       link.writeBefore(what, deadline, ByteBuffer.allocate(HELLO_BYTES)
@@ -86,8 +127,8 @@ final class StarConnector {
       link.readBefore(ByteBuffer.wrap(welcome), what, deadline);
       if (!MeetingCrypto.same(MeetingCrypto.rootProof(secret, transcript), welcome)) {
         throw new CollectiveException(what + ": " + link.who() + " does not prove that it holds "
-            + "the meeting's secret (expected: rank 0 of this stage attempt; is something else "
-            + "answering at its address?)");
+            + "the meeting's secret (expected: rank " + target + " of this stage attempt; is "
+            + "something else answering at its address?)");
       }
       FrameSeal[] seals = MeetingCrypto.seals(secret, transcript);
       link.seal(seals[0], seals[1]);
@@ -98,18 +139,21 @@ final class StarConnector {
     }
   }
 
-  private static Link connect(int rank, String host, int port, Waits waits, long deadline) {
+  private static Link connect(int rank, int target, String host, int port, Waits waits,
+      long deadline) {
     SocketChannel channel = null;
     try {
       channel = SocketChannel.open();
       int millis = deadline == Waits.NONE ? 0
           : (int) Waits.millisLeft(deadline, Integer.MAX_VALUE);
       channel.socket().connect(new InetSocketAddress(host, port), millis);
-      return new Link(0, channel, waits);
+      return new Link(target, channel, waits);
     } catch (IOException e) {
       closeQuietly(channel);
-      throw new CollectiveException("rank " + rank + " could not connect to rank 0 at " + host
-          + ":" + port + ": " + e + " (expected: executors that reach each other over TCP)", e);
+      throw new CollectiveException("rank " + rank + " could not connect to rank " + target
+          + " at " + host + ":" + port + ": " + e + " (expected: executors that reach each "
+          + "other over TCP; a firewall between them must let the collective's ports through: "
+          + "see " + ListenOn.PORTS_OPTION + ")", e);
     } catch (RuntimeException | Error e) {
       closeQuietly(channel);
       throw e;

@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rank 0's side of the meeting: accepts connections and runs their handshakes side by side on
- * one selector, so that no connection can hold up another. Whoever connects has
+ * The listening side of a meeting: rank 0's in the star, and each rank's for its predecessor in
+ * the ring. Accepts connections and runs their handshakes side by side on one selector, so that
+ * no connection can hold up another. Whoever connects has
  * {@link #HANDSHAKE_LIMIT} to say hello and prove that it holds the meeting's secret; one that
  * stays silent, dribbles, sends anything else or a wrong proof is dropped and noted, and the
  * ranks never wait for it. The meeting as a whole ends at one deadline. At most
@@ -31,6 +32,9 @@ final class StarListener {
   private static final int LOGGED_REFUSALS = 10;
   private static final int KEPT_REFUSALS = 100;
 
+  private final int self;
+  private final int[] expected;
+  private final String meeting;
   private final int worldSize;
   private final int attempt;
   private final byte[] secret;
@@ -45,23 +49,44 @@ final class StarListener {
 
   StarListener(int worldSize, int attempt, byte[] secret, Waits waits, long deadline,
       List<String> refusals) {
+    this(0, allBut0(worldSize), "the ranks' meeting", worldSize, attempt, secret, waits,
+        deadline, refusals);
+  }
+
+  /**
+   * A listener of rank {@code self} that takes the ranks {@code expected} (in increasing order);
+   * {@code meeting} names it in errors.
+   */
+  StarListener(int self, int[] expected, String meeting, int worldSize, int attempt,
+      byte[] secret, Waits waits, long deadline, List<String> refusals) {
+    this.self = self;
+    this.expected = expected.clone();
+    this.meeting = meeting;
     this.worldSize = worldSize;
     this.attempt = attempt;
     this.secret = secret;
     this.waits = waits;
     this.deadline = deadline;
     this.refusals = refusals;
-    this.links = new Link[worldSize - 1];
-    this.transcripts = new byte[worldSize - 1][];
+    this.links = new Link[worldSize];
+    this.transcripts = new byte[worldSize][];
   }
 
-  /** The links to ranks 1 .. worldSize - 1, index = rank - 1, each proven and welcomed. */
+  private static int[] allBut0(int worldSize) {
+    int[] ranks = new int[worldSize - 1];
+    for (int r = 1; r < worldSize; r++) {
+      ranks[r - 1] = r;
+    }
+    return ranks;
+  }
+
+  /** The links to the expected ranks, in their order, each proven and welcomed. */
   Link[] accept(ServerSocketChannel server) throws IOException {
-    String what = "rank 0: the ranks' meeting";
+    String what = "rank " + self + ": " + meeting;
     server.configureBlocking(false);
     try (Selector selector = Selector.open()) {
       server.register(selector, SelectionKey.OP_ACCEPT);
-      while (connected < links.length) {
+      while (connected < expected.length) {
         waits.check(what);
         if (Waits.passed(deadline)) {
           throw waits.meetingTimedOut(what + ": " + missing() + " did not connect");
@@ -73,11 +98,14 @@ final class StarListener {
           step(one);
         }
       }
-      for (Link link : links) {
-        link.writeBefore("rank 0 welcoming " + link.who(), deadline,
-            ByteBuffer.wrap(MeetingCrypto.rootProof(secret, transcripts[link.peer() - 1])));
+      Link[] accepted = new Link[expected.length];
+      for (int i = 0; i < expected.length; i++) {
+        Link link = links[expected[i]];
+        link.writeBefore("rank " + self + " welcoming " + link.who(), deadline,
+            ByteBuffer.wrap(MeetingCrypto.rootProof(secret, transcripts[link.peer()])));
+        accepted[i] = link;
       }
-      return links;
+      return accepted;
     } catch (RuntimeException | Error | IOException e) {
       for (Link link : links) {
         StarConnector.closeQuietly(link);
@@ -142,8 +170,8 @@ final class StarListener {
       drop(one, "sent no Stoker hello");
       return;
     }
-    if (one.rank < 1 || one.rank >= worldSize) {
-      drop(one, "claims rank " + one.rank + " (expected: a rank in 1.." + (worldSize - 1) + ")");
+    if (!isExpected(one.rank)) {
+      drop(one, "claims rank " + one.rank + " (expected: " + expectedRanks() + ")");
       return;
     }
     if (theirAttempt != attempt) {
@@ -171,7 +199,7 @@ final class StarListener {
           + "secret (a stranger, or a rank of another meeting)");
       return;
     }
-    if (links[one.rank - 1] != null) {
+    if (links[one.rank] != null) {
       drop(one, "claims rank " + one.rank + ", already connected");
       return;
     }
@@ -182,20 +210,21 @@ final class StarListener {
       link = new Link(one.rank, one.channel, waits);
     } catch (IOException e) {
       StarConnector.closeQuietly(one.channel);
-      throw new CollectiveException("rank 0: setting up the connection of rank " + one.rank
+      throw new CollectiveException("rank " + self + ": setting up the connection of rank "
+          + one.rank
           + " failed: " + e, e);
     }
     FrameSeal[] seals = MeetingCrypto.seals(secret, transcript);
     link.seal(seals[1], seals[0]);
-    links[one.rank - 1] = link;
-    transcripts[one.rank - 1] = transcript;
+    links[one.rank] = link;
+    transcripts[one.rank] = transcript;
     connected++;
   }
 
   private void drop(Pending one, String why) {
     pending.remove(one);
     StarConnector.closeQuietly(one.channel);
-    String refusal = "rank 0 dropped a connection from " + one.address + ": it " + why;
+    String refusal = "rank " + self + " dropped a connection from " + one.address + ": it " + why;
     dropped++;
     if (dropped <= KEPT_REFUSALS) {
       refusals.add(refusal);
@@ -210,12 +239,27 @@ final class StarListener {
   private String missing() {
     StringBuilder ranks = new StringBuilder();
     int count = 0;
-    for (int r = 1; r < worldSize; r++) {
-      if (links[r - 1] == null) {
+    for (int r : expected) {
+      if (links[r] == null) {
         ranks.append(count++ == 0 ? "" : ", ").append(r);
       }
     }
     return (count == 1 ? "rank " : "ranks ") + ranks;
+  }
+
+  private boolean isExpected(int rank) {
+    for (int r : expected) {
+      if (r == rank) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What a hello may claim: "a rank in 1..3", or "rank 2". */
+  private String expectedRanks() {
+    return expected.length == 1 ? "rank " + expected[0]
+        : "a rank in " + expected[0] + ".." + expected[expected.length - 1];
   }
 
   /** A connection whose handshake runs. */

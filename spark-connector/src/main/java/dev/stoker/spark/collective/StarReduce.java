@@ -5,8 +5,8 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The wire protocol of one all-reduce over the star. A rank sends a head (op, call number,
- * length) and its values; rank 0 reads every head first, so that it can refuse a call the ranks
+ * The wire protocol of one all-reduce over the star. A rank sends a head (op and algorithm, call
+ * number, length) and its values; rank 0 reads every head first, so that it can refuse a call the ranks
  * disagree on before reading any values (it then reads and drops them, and answers every rank
  * with the reason: the ranks stay in step). Otherwise it adds each rank's values to its own in
  * rank order and answers with a head (status, length) and the result. Large arrays go in chunks;
@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
  */
 final class StarReduce {
   static final int CHUNK_BYTES = 1 << 20;
+  /** Set in a head's op code when the values go around the ring: the star only agrees. */
+  private static final int RING = 1 << 16;
   private static final int HEAD_BYTES = 12;
   private static final int ANSWER_BYTES = 8;
 
@@ -33,29 +35,41 @@ final class StarReduce {
   }
 
   void reduce(ReduceOp op, Object values, int call) {
+    reduce(op, values, call, false);
+  }
+
+  /**
+   * One call: with {@code ring}, only agrees on it (every rank's head to rank 0, and its answer:
+   * go, or why not) and leaves the values to the ring; else reduces them through rank 0.
+   */
+  void reduce(ReduceOp op, Object values, int call, boolean ring) {
     String what = "rank " + rank + ": " + op.call + " call #" + call;
     if (rank == 0) {
-      root(op, values, call, what);
+      root(op, values, call, ring, what);
     } else {
-      peer(op, values, call, what);
+      peer(op, values, call, ring, what);
     }
   }
 
-  private void peer(ReduceOp op, Object values, int call, String what) {
+  private void peer(ReduceOp op, Object values, int call, boolean ring, String what) {
     Link root = links[0];
     int length = op.length(values);
     head.clear();
-    head.putInt(op.code).putInt(call).putInt(length).flip();
+    head.putInt(op.code | (ring ? RING : 0)).putInt(call).putInt(length).flip();
     int from = 0;
-    do {
-      int count = fill(op, values, from, length);
-      if (from == 0) {
-        root.write(what, head, chunk);
-      } else {
-        root.write(what, chunk);
-      }
-      from += count;
-    } while (from < length);
+    if (ring) {
+      root.write(what, head);
+    } else {
+      do {
+        int count = fill(op, values, from, length);
+        if (from == 0) {
+          root.write(what, head, chunk);
+        } else {
+          root.write(what, chunk);
+        }
+        from += count;
+      } while (from < length);
+    }
     head.clear().limit(ANSWER_BYTES);
     root.read(head, what);
     head.flip();
@@ -75,6 +89,9 @@ final class StarReduce {
       throw new CollectiveException(what + ": rank 0 answered " + answered + " values for "
           + length + " (expected: ranks of the same Stoker version)");
     }
+    if (ring) {
+      return;
+    }
     for (from = 0; from < length; ) {
       int count = Math.min(CHUNK_BYTES / op.bytes, length - from);
       chunk.clear().limit(count * op.bytes);
@@ -85,14 +102,16 @@ final class StarReduce {
     }
   }
 
-  private void root(ReduceOp op, Object values, int call, String what) {
+  private void root(ReduceOp op, Object values, int call, boolean ring, String what) {
     int length = op.length(values);
     ReduceOp[] ops = new ReduceOp[worldSize];
     int[] calls = new int[worldSize];
     int[] lengths = new int[worldSize];
+    boolean[] rings = new boolean[worldSize];
     ops[0] = op;
     calls[0] = call;
     lengths[0] = length;
+    rings[0] = ring;
     boolean agreed = true;
     for (Link link : links) {
       int peer = link.peer();
@@ -100,7 +119,8 @@ final class StarReduce {
       link.read(head, what);
       head.flip();
       int code = head.getInt();
-      ops[peer] = ReduceOp.ofCode(code);
+      ops[peer] = ReduceOp.ofCode(code & ~RING);
+      rings[peer] = (code & RING) != 0;
       calls[peer] = head.getInt();
       lengths[peer] = head.getInt();
       if (ops[peer] == null || lengths[peer] < 0) {
@@ -108,10 +128,19 @@ final class StarReduce {
             + code + ", length " + lengths[peer] + ") (expected: ranks of the same Stoker "
             + "version)");
       }
-      agreed &= ops[peer] == op && calls[peer] == call && lengths[peer] == length;
+      agreed &= ops[peer] == op && calls[peer] == call && lengths[peer] == length
+          && rings[peer] == ring;
     }
     if (!agreed) {
-      refuse(ops, calls, lengths);
+      refuse(ops, calls, lengths, rings);
+    }
+    if (ring) {
+      for (Link link : links) {
+        head.clear();
+        head.putInt(StarConnector.OK).putInt(length).flip();
+        link.write(what, head);
+      }
+      return;
     }
     for (Link link : links) {
       for (int from = 0; from < length; ) {
@@ -152,7 +181,11 @@ final class StarReduce {
   }
 
   /** Rank 0, when the ranks disagree: drops their values, tells every rank why, and throws. */
-  private void refuse(ReduceOp[] ops, int[] calls, int[] lengths) {
+  private void refuse(ReduceOp[] ops, int[] calls, int[] lengths, boolean[] rings) {
+    boolean sameAlgorithm = true;
+    for (boolean ring : rings) {
+      sameAlgorithm &= ring == rings[0];
+    }
     StringBuilder message = new StringBuilder(ops[0].call).append(" call #").append(calls[0])
         .append(": the ranks disagree:");
     for (int r = 0; r < worldSize; r++) {
@@ -162,12 +195,15 @@ final class StarReduce {
         message.append(" call #").append(calls[r]);
       }
       message.append(" of ").append(lengths[r]).append(" values");
+      if (!sameAlgorithm) {
+        message.append(rings[r] ? " by the ring" : " by the star");
+      }
     }
     message.append(" (expected: the same call with arrays of the same length on every rank, in "
         + "the same order)");
     String what = "rank 0: " + message;
     for (Link link : links) {
-      long left = (long) lengths[link.peer()] * ops[link.peer()].bytes;
+      long left = rings[link.peer()] ? 0 : (long) lengths[link.peer()] * ops[link.peer()].bytes;
       while (left > 0) {
         chunk.clear().limit((int) Math.min(CHUNK_BYTES, left));
         link.read(chunk, what);

@@ -166,7 +166,7 @@ final class BarrierRankContext extends RankContext {
         SparkEnv env = SparkEnv.get();
         collective = worldSize == 1 ? Collective.single()
             : Collective.connect(rank, worldSize, task.stageAttemptNumber(),
-                CollectiveSetup.listenHost(env),
+                CollectiveSetup.listenOn(env),
                 message -> exchange("the first all-reduce, which connects the ranks", message),
                 new Waits(collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT,
                     task::killTaskIfInterrupted));
