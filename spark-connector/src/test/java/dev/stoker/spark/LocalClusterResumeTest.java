@@ -89,6 +89,9 @@ class LocalClusterResumeTest {
         step++;
         if (step == 40) {
           rank.commit(); // here the rank's checkpoint would be saved
+          // ranks move in step, as a training step's all-reduce keeps them: no rank fails
+          // before every rank has committed
+          rank.barrier();
         }
         if (step == 45 && rank.rank() == 1 && rank.stageAttempt() == 0) {
           throw new IllegalStateException("rank 1 fails at step 45 of its first attempt");
