@@ -80,11 +80,11 @@ final class Link implements Closeable {
     readRaw(buffer, what, deadline, false);
   }
 
-  private void nextFrame(String what) {
-    checkCount(receiving, what, "received");
-    header.clear();
-    readRaw(header, what, Waits.NONE, true);
-    int length = header.getInt(0);
+  /**
+   * Checks a frame's declared body length and readies {@code frame} for the body and its tag,
+   * growing it (at most to the largest frame) when it is too small.
+   */
+  private void frameFor(int length, String what) {
     if (length < 0 || length > FrameSeal.MAX_BODY) {
       throw refused(what, "a frame of " + Integer.toUnsignedString(length) + " bytes (expected: "
           + "at most " + FrameSeal.MAX_BODY + ")");
@@ -95,6 +95,14 @@ final class Link implements Closeable {
           FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
     }
     frame.clear().limit(size);
+  }
+
+  private void nextFrame(String what) {
+    checkCount(receiving, what, "received");
+    header.clear();
+    readRaw(header, what, Waits.NONE, true);
+    int length = header.getInt(0);
+    frameFor(length, what);
     readRaw(frame, what, Waits.NONE, true);
     header.clear();
     ByteBuffer body = receiving.open(header, frame, length);
@@ -201,16 +209,7 @@ final class Link implements Closeable {
       }
       inHeader = false;
       frameLength = header.getInt(0);
-      if (frameLength < 0 || frameLength > FrameSeal.MAX_BODY) {
-        throw refused(what, "a frame of " + Integer.toUnsignedString(frameLength) + " bytes "
-            + "(expected: at most " + FrameSeal.MAX_BODY + ")");
-      }
-      int size = frameLength + FrameSeal.TAG_BYTES;
-      if (frame.capacity() < size) {
-        frame = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * frame.capacity(),
-            FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
-      }
-      frame.clear().limit(size);
+      frameFor(frameLength, what);
       inFrame = true;
     }
     if (!readNow(frame, what)) {
