@@ -7,8 +7,12 @@ import dev.stoker.examples.demo.FashionMnist;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -165,12 +168,42 @@ class StandaloneClusterTest {
   /** No shard file of a rank is left on any host. */
   private void assertNoShards() throws IOException {
     for (int host = 1; host <= 2; host++) {
-      try (Stream<Path> files = Files.walk(cluster.localDir(host))) {
-        assertThat(files.filter(Files::isRegularFile)
-            .filter(f -> f.toString().contains("stoker")).toList())
-            .as("shard files on host %d", host).isEmpty();
-      }
+      assertThat(stokerFiles(cluster.localDir(host))).as("shard files on host %d", host).isEmpty();
     }
+  }
+
+  /**
+   * The regular files under {@code dir} whose path names Stoker. Spark removes its own folders
+   * there as executors end, so an entry that vanishes during the walk is passed over.
+   */
+  private static List<Path> stokerFiles(Path dir) throws IOException {
+    List<Path> found = new ArrayList<>();
+    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+        if (attributes.isRegularFile() && file.toString().contains("stoker")) {
+          found.add(file);
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path folder, IOException e) throws IOException {
+        if (e == null || e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
+      }
+    });
+    return found;
   }
 
   private static List<String> figures(String log) {
