@@ -153,6 +153,9 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       throw closedMeanwhile();
     }
     if (!hasNext()) {
+      if (closed) { // closed between the check above and hasNext()
+        throw closedMeanwhile();
+      }
       throw new NoSuchElementException("epoch " + epoch() + " of loader '" + loader
           + "' has no batch after " + delivered);
     }
