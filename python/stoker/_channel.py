@@ -1,9 +1,11 @@
 """The Python side of a rank's shared-memory file: its control block and its slots.
 
-The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 1). The JVM posts one batch at
-a time (slot offset, rows, index) by raising the posted count; Python reads it and, when the step
-is done, raises the released count. Every word has one writer; words are 8-byte or 4-byte
-aligned, read and written whole.
+The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 2). The JVM posts batches in
+order into a ring of entries (slot offset, rows, index), as many ahead as its loader has slots,
+by raising the posted count; Python reads batch k's entry and, when the step is done, raises the
+released count. Every word has one writer; words are 8-byte or 4-byte aligned, read and written
+whole. A side that finds nothing to do says so in its waiting word and sleeps on the doorbell, a
+Unix-domain socket beside the file; the other side sends it one byte when it posts or releases.
 """
 
 from __future__ import annotations
@@ -11,28 +13,38 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import socket
+import threading
 import time
 from typing import Any, Dict, Optional
 
 import numpy as np
 
 MAGIC = 0x5950_5245_4B4F_5453  # "STOKERPY" as little-endian bytes
-VERSION = 1
-CONTROL_BYTES = 4096
+VERSION = 2
+CONTROL_BYTES = 8192
 
 # int64 words (index = byte offset / 8)
-_MAGIC, _POSTED, _RELEASED, _SLOT, _JVM_PID, _PY_PID = 0, 3, 4, 5, 7, 8
+_MAGIC, _POSTED, _RELEASED, _JVM_PID, _PY_PID = 0, 3, 4, 7, 8
 # int32 words (index = byte offset / 4)
-_VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _ROWS, _INDEX = 2, 3, 4, 5, 12, 13
+_VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _RING, _JVM_WAITING, _PY_WAITING = \
+    2, 3, 4, 5, 10, 11, 12
 _ERROR_AT = 128
+_RING_AT = 4096  # batch k's entry: 16 bytes at _RING_AT + 16 (k % ring)
 
 RUNNING, ENDED, FAILED, STOPPED = 1, 2, 3, 4
 PY_ATTACHED, PY_CLOSED = 1, 2
 
 _LIVENESS_SECONDS = 1.0
-# Looks at the posted count before yielding, and before sleeping (a yield takes about a
-# microsecond when nothing else wants the processor): a sleep wakes tens of microseconds late.
-_SPINS, _YIELDS = 100, 5000
+# Looks at the posted count a few times, yields briefly, then sleeps for growing pauses: the JVM
+# posts ahead, so a late look finds several batches waiting, and a longer spin would take the
+# processor from the threads that fill them.
+_SPINS, _YIELDS = 100, 200
+_MAX_PAUSE = 0.0002
+_BELL_WAIT_SECONDS = 0.002  # longest sleep on the bell before looking again, whatever happened
+# A lock taken and let go is a full memory fence (a locked instruction): it orders the waiting
+# word written before the counter read, so that a post or a release is never missed.
+_FENCE = threading.Lock()
 
 
 class StokerError(RuntimeError):
@@ -81,6 +93,8 @@ class SlotChannel:
         self._longs[_PY_PID] = os.getpid()
         self._ints[_PY_STATE] = PY_ATTACHED
         self.released = int(self._longs[_RELEASED])
+        self._ring = int(self._ints[_RING])
+        self._bell = _connect(meta.get("bell"))
 
     @property
     def buffer(self) -> mmap.mmap:
@@ -97,7 +111,7 @@ class SlotChannel:
         spins = 0
         while True:
             if int(longs[_POSTED]) > sequence:
-                return int(longs[_SLOT]), int(ints[_ROWS]), int(ints[_INDEX])
+                return self._entry(sequence)
             state = int(ints[_JVM_STATE])
             if state != RUNNING:
                 if int(longs[_POSTED]) > sequence:
@@ -111,7 +125,9 @@ class SlotChannel:
             spins += 1
             if spins < _SPINS:
                 continue
-            if spins < _YIELDS:
+            if self._bell is not None:
+                self._sleep_on_bell(sequence)
+            elif spins < _YIELDS:
                 os.sched_yield()  # a posted batch is usually close
                 continue
             now = time.monotonic()
@@ -121,14 +137,58 @@ class SlotChannel:
                 if timeout is not None and now - start > timeout:
                     raise StokerError(f"rank {self.meta['rank']}: no batch {sequence} within "
                                       f"{timeout} s (timeout)")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.001)
+            if self._bell is None:
+                time.sleep(pause)
+                pause = min(pause * 2, _MAX_PAUSE)
+
+    def _sleep_on_bell(self, sequence: int) -> None:
+        """Says Python sleeps, looks once more, and sleeps on the bell until a ring or
+        ``_BELL_WAIT_SECONDS``. The JVM's end closes the socket: from then on Python polls."""
+        ints = self._ints
+        ints[_PY_WAITING] = 1
+        try:
+            with _FENCE:
+                pass
+            if int(self._longs[_POSTED]) > sequence or int(ints[_JVM_STATE]) != RUNNING:
+                return
+            try:
+                if not self._bell.recv(64):
+                    self._drop_bell()
+            except socket.timeout:
+                pass
+            except OSError:
+                self._drop_bell()
+        finally:
+            ints[_PY_WAITING] = 0
+
+    def _drop_bell(self) -> None:
+        bell, self._bell = self._bell, None
+        if bell is not None:
+            bell.close()
+
+    def _entry(self, sequence: int) -> tuple:
+        at = _RING_AT + 16 * (sequence % self._ring)
+        return int(self._longs[at // 8]), int(self._ints[at // 4 + 2]), int(self._ints[at // 4 + 3])
 
     def release(self, sequence: int) -> None:
         """Python is done with batch ``sequence``: its slot may hold another batch."""
         if sequence + 1 > self.released:
             self.released = sequence + 1
             self._longs[_RELEASED] = self.released
+            self._wake_jvm()
+
+    def _wake_jvm(self) -> None:
+        if self._bell is None:
+            return
+        with _FENCE:
+            pass
+        if int(self._ints[_JVM_WAITING]):
+            try:
+                self._bell.send(b"\1", socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                pass  # the socket holds rings the JVM has not read: it wakes anyway
+            except OSError:
+                self._drop_bell()
 
     def error(self) -> str:
         length = int(self._ints[_ERROR_LENGTH])
@@ -147,8 +207,28 @@ class SlotChannel:
         """Tells the JVM this side is done; the mapping goes when no tensor over it is left."""
         if self._ints is not None:
             self._ints[_PY_STATE] = PY_CLOSED
+            self._drop_bell()  # the JVM sees the socket close at once, if it sleeps on it
         self._longs = self._ints = None
         try:
             self._map.close()
         except BufferError:
             pass  # tensors still view the memory: it is unmapped once they are gone
+
+
+def _connect(path: Optional[str]) -> Optional[socket.socket]:
+    """Python's end of the doorbell at ``path``, which is then unlinked; None where there is no
+    bell (the JVM could not make one) or it cannot be reached: the sides then poll."""
+    if not path:
+        return None
+    bell = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        bell.connect(path)
+    except OSError:
+        bell.close()
+        return None
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    bell.settimeout(_BELL_WAIT_SECONDS)
+    return bell

@@ -31,7 +31,8 @@ SHAPE = (3, 64, 64)
 
 
 class FakeJvm:
-    """Writes a slot file and posts ``batches`` batches on it, one at a time, as the JVM does."""
+    """Writes a slot file and posts ``batches`` batches on it, as the JVM does: in order, as many
+    ahead as it has slots, batch k into slot k % slots once batch k - slots is released."""
 
     def __init__(self, directory: str, batch_size: int, batches: int, slots: int = 4):
         self.batch_size, self.batches, self.slots = batch_size, batches, slots
@@ -48,6 +49,7 @@ class FakeJvm:
         data[:] = np.random.default_rng(0).integers(0, 255, data.size, dtype=np.uint8)
         self._longs[ch._JVM_PID] = os.getpid()
         self._ints[ch._VERSION] = ch.VERSION
+        self._ints[ch._RING] = 256
         self._ints[ch._JVM_STATE] = ch.RUNNING
         self._longs[ch._MAGIC] = ch.MAGIC
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -66,13 +68,14 @@ class FakeJvm:
     def _run(self) -> None:
         longs, ints = self._longs, self._ints
         for k in range(self.batches):
-            while int(longs[ch._RELEASED]) < k:
+            while int(longs[ch._RELEASED]) <= k - self.slots:
                 if int(ints[ch._PY_STATE]) == ch.PY_CLOSED:
                     return
                 time.sleep(0)
-            longs[ch._SLOT] = ch.CONTROL_BYTES + (k % self.slots) * self.slot_bytes
-            ints[ch._ROWS] = self.batch_size
-            ints[ch._INDEX] = k
+            at = ch._RING_AT + 16 * (k % 256)
+            longs[at // 8] = ch.CONTROL_BYTES + (k % self.slots) * self.slot_bytes
+            ints[at // 4 + 2] = self.batch_size
+            ints[at // 4 + 3] = k
             longs[ch._POSTED] = k + 1
         ints[ch._JVM_STATE] = ch.ENDED
 

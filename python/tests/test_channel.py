@@ -94,9 +94,21 @@ def test_bad_handles_are_refused_with_the_remedy(jvm):
     with pytest.raises(StokerError, match="normalize: no column 'pixels'"):
         st.batches(json.dumps(jvm.meta()), normalize={"pixels": ([0.5], [0.5])})
     meta = dict(jvm.meta(), version=99)
-    with pytest.raises(StokerError, match="handle version 99 .expected: 1.; install the stoker"):
+    with pytest.raises(StokerError, match="handle version 99 .expected: 2.; install the stoker"):
         st.batches(json.dumps(meta))
     meta = dict(jvm.meta(), path=jvm.path + "-gone")
     with pytest.raises(StokerError, match="is gone: its task ended"):
         st.batches(json.dumps(meta))
     os.unlink(jvm.path)
+
+
+def test_posted_ahead_batches_are_read_from_their_ring_entries(tmp_path):
+    fake = FakeJvm(str(tmp_path), batch_size=4, batches=40, slots=3)
+    fake.start()
+    fake._thread.join(0.5)  # the stand-in posts three ahead before anything is released
+    assert int(fake._longs[ch._POSTED]) == 3
+    with st.batches(json.dumps(fake.meta())) as loader:
+        for k, batch in enumerate(loader):
+            assert np.array_equal(batch["image"].numpy().reshape(-1), slot(fake, k)), k
+            assert int(fake._longs[ch._POSTED]) - k <= 3, "never more posted than slots"
+    assert k == 39

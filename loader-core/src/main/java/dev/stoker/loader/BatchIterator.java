@@ -7,7 +7,12 @@ import dev.stoker.loader.pipeline.EpochPipeline;
 import dev.stoker.loader.pipeline.LoaderTimeoutException;
 import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.pipeline.StagedBatch;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
@@ -18,6 +23,11 @@ import java.util.function.Consumer;
  * the epoch, or starting another one) stops the work in flight and returns every slot.
  * {@code hasNext()} changes nothing, but for a stream of unknown length it may wait for the
  * stream to tell whether another batch comes.
+ *
+ * <p>{@link #nextKept()} hands the next batch out without any later call ending it, for a
+ * consumer that works on several batches at once (another process reading them in place while
+ * the next ones are posted): each stays valid until the caller closes it or the epoch ends. Kept
+ * batches hold host slots, so at most {@link #keepLimit()} are open at once.
  *
  * <p>One thread iterates; {@link #close()} may come from any other (a task being killed): a
  * {@code next()} waiting then ends with a {@link CancellationException}, and the slot it may just
@@ -45,6 +55,10 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private final Object closeLock = new Object();
 
   private Batch held;
+  /** Batches handed out by nextKept() and not yet ended; guarded by {@code this}. */
+  private final Set<Batch> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Host slots of the loader: what kept batches and the batch being filled share; 0 on a device. */
+  private final int slots;
   private long handedOutAt;
   private int delivered;
   /** For a stream of unknown length: batch {@code delivered}, taken by hasNext(). */
@@ -57,8 +71,9 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private boolean taking;
 
   BatchIterator(String loader, BatchLayout layout, EpochSource source, EpochPipeline pipeline,
-      EpochCounters counters, int batchCount, Consumer<EpochMetrics> onEnd) {
+      EpochCounters counters, int batchCount, int slots, Consumer<EpochMetrics> onEnd) {
     this.loader = loader;
+    this.slots = slots;
     this.layout = layout;
     this.source = source;
     this.pipeline = pipeline;
@@ -115,6 +130,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     if (!hasPending() && !hasEnded()) {
       boolean came;
       try {
+        checkSlotLeft(true);
         came = takeIntoPending();
       } catch (RuntimeException | Error e) {
         pendingFailure = e;
@@ -148,6 +164,38 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    */
   @Override
   public Batch next() {
+    return advance(false);
+  }
+
+  /**
+   * The next batch, in order, kept: unlike with {@link #next()}, asking for later batches does
+   * not end it; it stays valid until the caller closes it, or the epoch or the loader is closed.
+   * It ends the batch the last {@link #next()} returned, as any request for the next batch does.
+   *
+   * @throws IllegalStateException if {@link #keepLimit()} kept batches are open (the loader would
+   *     have no slot to fill the next one in: close one first), or the loader delivers to a
+   *     device
+   * @throws BatchLoadException, LoaderTimeoutException, CancellationException as {@link #next()}
+   */
+  public Batch nextKept() {
+    if (slots == 0) {
+      throw new IllegalStateException("loader '" + loader + "' delivers to a device: kept "
+          + "batches are host batches (use next(), and copy on the device what must outlive "
+          + "the step)");
+    }
+    return advance(true);
+  }
+
+  /**
+   * How many kept batches may be open at once: the loader's host slots ({@code numWorkers x
+   * prefetchFactor + 1}, or 1 with {@code numWorkers=0}, plus 1 for a stream of unknown length).
+   * A consumer asks for the next batch with at most {@code keepLimit() - 1} open.
+   */
+  public int keepLimit() {
+    return slots;
+  }
+
+  private Batch advance(boolean keep) {
     throwPendingFailure();
     if (closed) {
       throw closedMeanwhile();
@@ -174,6 +222,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     }
     StagedBatch staged = takePending();
     if (staged == null) {
+      checkSlotLeft(false);
       if (!takeIntoPending()) {
         throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
             + ": the source ended at batch " + delivered + " of its planned " + batchCount);
@@ -188,7 +237,11 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
         pipeline.release(staged);
         throw closedMeanwhile();
       }
-      held = batch;
+      if (keep) {
+        kept.add(batch);
+      } else {
+        held = batch;
+      }
     }
     handedOutAt = now;
     delivered++;
@@ -197,6 +250,21 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       endEpoch();
     }
     return batch;
+  }
+
+  /**
+   * Refuses to take another batch when the consumer holds every host slot in kept batches (and,
+   * with {@code countHeld}, the batch of the last next()): the fill would wait for a slot only
+   * the consumer can give back.
+   */
+  private synchronized void checkSlotLeft(boolean countHeld) {
+    int open = kept.size() + (countHeld && held != null ? 1 : 0);
+    if (!kept.isEmpty() && open >= slots) {
+      throw new IllegalStateException(String.format("loader '%s' epoch %d: %d batches are "
+          + "open (kept) and the loader has %d host slots, so batch %d could never be filled; "
+          + "close a kept batch before asking for the next (keepLimit() = %d)", loader, epoch(),
+          open, slots, delivered, slots));
+    }
   }
 
   /** Throws the failure a hasNext() met, once. */
@@ -286,6 +354,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       if (held == batch) {
         held = null;
       }
+      kept.remove(batch);
     }
     pipeline.release(staged);
   }
@@ -334,16 +403,21 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       closed = true;
       pipeline.close(); // wakes a next() waiting in another thread
       Batch last;
+      List<Batch> keptOpen;
       StagedBatch unclaimed;
       synchronized (this) {
         awaitTakeDone();
         last = held;
         held = null;
+        keptOpen = new ArrayList<>(kept);
         unclaimed = pending;
         pending = null;
       }
       if (last != null) {
         last.epochClosed();
+      }
+      for (Batch batch : keptOpen) {
+        batch.epochClosed();
       }
       if (unclaimed != null) {
         pipeline.release(unclaimed);

@@ -264,7 +264,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       throw t;
     }
     current = new BatchIterator(name, layout, epochSource, epochPipeline, counters,
-        source.batchCount(epoch), this::epochEnded);
+        source.batchCount(epoch), device.isHost() ? pool.maxSlots() : 0, this::epochEnded);
     return current;
   }
 

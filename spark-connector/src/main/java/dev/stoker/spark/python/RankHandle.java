@@ -16,11 +16,14 @@ import java.util.Locale;
 final class RankHandle {
   private RankHandle() {}
 
-  static String json(Path file, int rank, ReadPlan plan, ReadConfig config, BatchLayout layout) {
+  /** @param bell the doorbell's socket, or null where the sides poll */
+  static String json(Path file, Path bell, int rank, ReadPlan plan, ReadConfig config,
+      BatchLayout layout) {
     LoaderOptions options = config.loader().options();
     StringBuilder json = new StringBuilder(256);
     json.append("{\"version\":").append(SlotChannel.VERSION)
         .append(",\"path\":").append(quote(file.toString()))
+        .append(",\"bell\":").append(bell == null ? "null" : quote(bell.toString()))
         .append(",\"rank\":").append(rank)
         .append(",\"worldSize\":").append(plan.ranks().size())
         .append(",\"epoch\":").append(config.epoch())

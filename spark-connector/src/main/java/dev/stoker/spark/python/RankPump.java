@@ -18,6 +18,7 @@ import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.SourceCounters;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -25,10 +26,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One rank's loader feeding a Python process through shared memory: the loader's slots live in a
- * {@link SharedFileAllocator} file, and a thread of its own ({@code stoker-python-rank-N}) posts
- * each batch on the file's {@link SlotChannel} and waits for Python to release it before it asks
- * the loader for the next (the loader's workers fill the next batches meanwhile). Nothing here
- * waits on Spark's channel to Python, so no Arrow batch is ever held half written.
+ * {@link SharedFileAllocator} file, and a thread of its own ({@code stoker-python-rank-N}) takes
+ * the batches as kept batches ({@link BatchIterator#nextKept()}) and posts each on the file's
+ * {@link SlotChannel} at once, as many ahead as the loader has slots to spare; it closes each
+ * batch once Python has released it. So Python finds its next batch posted while it steps, and
+ * the loader fills the one after in the slot Python just gave back. Nothing here waits on Spark's
+ * channel to Python, so no Arrow batch is ever held half written.
  *
  * <p>{@link #close()} (the task's end, however it ends) stops the thread, joins it, closes the
  * loader and deletes the file; safe twice and from any thread.
@@ -47,6 +50,7 @@ final class RankPump implements AutoCloseable {
   private final DirectAllocator windows;
   private final HostMemory control;
   private final SlotChannel channel;
+  private final Doorbell bell;
   private final DataLoader loader;
   private final Thread thread;
   private volatile boolean stopping;
@@ -68,9 +72,11 @@ final class RankPump implements AutoCloseable {
         SlotChannel.BYTES + (long) layout.slotBytes() * budget.allowed());
     HostMemory block = null;
     DirectAllocator staging = null;
+    Doorbell doorbell = null;
     try {
+      doorbell = Doorbell.open(memory.path().resolveSibling(memory.path().getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
-      this.channel = new SlotChannel(block.bytes());
+      this.channel = new SlotChannel(block.bytes(), doorbell);
       long rows = plan.rowsPerRank();
       staging = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(
           config.columns(), (int) Math.min(config.windowRows(), Math.max(rows, 1))));
@@ -88,12 +94,16 @@ final class RankPump implements AutoCloseable {
       if (block != null) {
         onFailure.run(block::close);
       }
+      if (doorbell != null) {
+        onFailure.run(doorbell::close);
+      }
       onFailure.run(memory::close);
       onFailure.throwIfAny();
       throw t;
     }
     this.control = block;
     this.windows = staging;
+    this.bell = doorbell;
     this.thread = new Thread(this::pump, "stoker-python-rank-" + rank);
     thread.setDaemon(true);
   }
@@ -113,7 +123,8 @@ final class RankPump implements AutoCloseable {
 
   /** What Python needs to map the file and read its batches. */
   String handle() {
-    return RankHandle.json(memory.path(), rank, plan, config, layout);
+    return RankHandle.json(memory.path(), bell == null ? null : bell.path(), rank, plan, config,
+        layout);
   }
 
   Path path() {
@@ -121,6 +132,7 @@ final class RankPump implements AutoCloseable {
   }
 
   private void pump() {
+    ArrayDeque<Batch> posted = new ArrayDeque<>();
     try {
       BatchIterator it;
       synchronized (this) {
@@ -129,24 +141,58 @@ final class RankPump implements AutoCloseable {
         }
         it = batches = loader.epoch(config.epoch()).iterator();
       }
+      int ahead = Math.min(it.keepLimit(), SlotChannel.RING);
       long sequence = 0;
-      while (!stopping && it.hasNext()) {
-        Batch batch = it.next();
-        channel.post(sequence, memory.offsetOf(batch.buffer()), batch.size(), batch.index());
-        if (!channel.awaitRelease(sequence, () -> stopping)) {
+      while (!stopping) {
+        // one slot free to fill the next batch in: wait until Python is done with the oldest
+        if (!closeReleased(posted, sequence, ahead - 1)) {
           return; // Python closed its side, or the task ends
         }
+        if (!it.hasNext()) {
+          break;
+        }
+        Batch batch = it.nextKept();
+        posted.addLast(batch);
+        channel.post(sequence, memory.offsetOf(batch.buffer()), batch.size(), batch.index());
         sequence++;
       }
       if (!stopping) {
         channel.ended();
+        closeReleased(posted, sequence, 0); // the slots stay Python's until it is done
       }
     } catch (Throwable t) {
       if (!stopping) {
         LOG.warn("stoker: rank {} failed feeding Python", rank, t);
         channel.failed("rank " + rank + ": " + describe(t));
       }
+    } finally {
+      for (Batch batch : posted) {
+        batch.close();
+      }
     }
+  }
+
+  /**
+   * Closes the posted batches Python has released, oldest first, waiting until at most
+   * {@code keep} are left: false if Python closed its side or the task ends meanwhile.
+   * {@code next} is the sequence the next post gets.
+   */
+  private boolean closeReleased(ArrayDeque<Batch> posted, long next, int keep) {
+    long released = channel.released();
+    while (!posted.isEmpty()) {
+      long oldest = next - posted.size();
+      if (released <= oldest) {
+        if (posted.size() <= keep) {
+          return true;
+        }
+        if (!channel.awaitRelease(oldest, () -> stopping)) {
+          return false;
+        }
+        released = channel.released();
+      }
+      posted.removeFirst().close();
+    }
+    return true;
   }
 
   private static String describe(Throwable t) {
@@ -177,6 +223,9 @@ final class RankPump implements AutoCloseable {
     closer.run(this::join);
     closer.run(loader::close);
     closer.run(windows::close);
+    if (bell != null) {
+      closer.run(bell::close);
+    }
     closer.run(control::close);
     closer.run(memory::close);
     OPEN.decrementAndGet();

@@ -10,9 +10,12 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The control block at the start of a rank's shared-memory file, and the JVM's side of it: the
- * JVM posts one batch at a time (where its slot is, how many rows, its index) and waits until
- * Python releases it; each word has one writer. The Python package reads the same layout
- * ({@code stoker/_channel.py}); {@link #VERSION} changes with it.
+ * JVM posts batches in order into a ring of {@link #RING} entries (where its slot is, how many
+ * rows, its index), as many ahead as its loader has slots, and Python releases them in order;
+ * each word has one writer. Posting ahead is what keeps both sides busy: Python finds the next
+ * batch already posted, and the JVM fills while Python steps, with no round trip per batch. The
+ * Python package reads the same layout ({@code stoker/_channel.py}); {@link #VERSION} changes
+ * with it.
  *
  * <pre>
  * offset  type   writer  meaning
@@ -23,19 +26,23 @@ import java.util.function.BooleanSupplier;
  *     20  int32  JVM     bytes of the error text at 128
  *     24  int64  JVM     batches posted (batch k is posted when this becomes k + 1)
  *     32  int64  Python  batches released (Python is done with batch k when this becomes k + 1)
- *     40  int64  JVM     the posted batch's slot: offset in the file
- *     48  int32  JVM     the posted batch's valid rows
- *     52  int32  JVM     the posted batch's index in its epoch
+ *     40  int32  JVM     entries in the ring ({@link #RING})
+ *     44  int32  JVM     1 while the JVM may sleep on the doorbell, waiting for a release
+ *     48  int32  Python  1 while Python may sleep on the doorbell, waiting for a post
  *     56  int64  JVM     the JVM's process id
  *     64  int64  Python  the Python process id
- *    128  bytes  JVM     the error text (UTF-8), when failed
+ *    128  bytes  JVM     the error text (UTF-8), when failed, up to offset 4096
+ *   4096  ring   JVM     batch k's entry at 4096 + 16 (k % entries): int64 slot offset in the
+ *                        file, int32 valid rows, int32 index in its epoch
  * </pre>
  */
 final class SlotChannel {
   static final long MAGIC = 0x5950_5245_4B4F_5453L; // "STOKERPY" read as little-endian bytes
-  static final int VERSION = 1;
-  /** Bytes of the control block: one page. */
-  static final int BYTES = 4096;
+  static final int VERSION = 2;
+  /** Bytes of the control block: a page of words and error text, a page of ring entries. */
+  static final int BYTES = 8192;
+  /** Ring entries: batches posted and not yet released are at most this many. */
+  static final int RING = 256;
 
   static final int RUNNING = 1;
   static final int ENDED = 2;
@@ -49,51 +56,82 @@ final class SlotChannel {
   private static final int ERROR_LENGTH_AT = 20;
   private static final int POSTED_AT = 24;
   private static final int RELEASED_AT = 32;
-  private static final int SLOT_AT = 40;
-  private static final int ROWS_AT = 48;
-  private static final int INDEX_AT = 52;
+  private static final int RING_AT_WORD = 40;
+  private static final int JVM_WAITING_AT = 44;
+  private static final int PY_WAITING_AT = 48;
+  /** Longest sleep on the doorbell before the waiter looks again whatever happened. */
+  private static final long BELL_WAIT_NANOS = 2_000_000;
   private static final int JVM_PID_AT = 56;
   private static final int ERROR_AT = 128;
+  private static final int ERROR_END = 4096;
+  private static final int RING_AT = 4096;
+  private static final int ENTRY_BYTES = 16;
 
   private static final VarHandle LONGS =
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final VarHandle INTS =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
   /** How long a wait yields the processor before it parks. */
-  private static final long YIELD_NANOS = 2_000_000;
-  /** Longest park between two looks at the released count. */
-  private static final long MAX_PARK_NANOS = 1_000_000;
+  private static final long YIELD_NANOS = 20_000;
+  /**
+   * Longest park between two looks at the released count. The JVM waits only with every slot
+   * posted, so a late look delays a refill that other posted batches cover.
+   */
+  private static final long MAX_PARK_NANOS = 250_000;
 
   private final ByteBuffer control;
+  private final Doorbell bell;
 
-  /** Writes a fresh control block into {@code control} (at least {@link #BYTES}, zeroed). */
-  SlotChannel(ByteBuffer control) {
+  /**
+   * Writes a fresh control block into {@code control} (at least {@link #BYTES}, zeroed); the
+   * sides wake each other with {@code bell}, or poll if it is null.
+   */
+  SlotChannel(ByteBuffer control, Doorbell bell) {
+    this.bell = bell;
     if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
       throw new IllegalStateException("the Python bridge needs a little-endian machine");
     }
     this.control = control.order(ByteOrder.nativeOrder());
     LONGS.set(control, JVM_PID_AT, ProcessHandle.current().pid());
     INTS.set(control, VERSION_AT, VERSION);
+    INTS.set(control, RING_AT_WORD, RING);
     INTS.setRelease(control, JVM_STATE_AT, RUNNING);
     LONGS.setRelease(control, 0, MAGIC);
   }
 
-  /** Posts batch {@code sequence} (its slot, rows and index): Python may read it from now on. */
+  /**
+   * Posts batch {@code sequence} (its slot, rows and index): Python may read it from now on. The
+   * caller posts in order and keeps fewer than {@link #RING} batches unreleased.
+   */
   void post(long sequence, long slotOffset, int rows, int index) {
-    LONGS.set(control, SLOT_AT, slotOffset);
-    INTS.set(control, ROWS_AT, rows);
-    INTS.set(control, INDEX_AT, index);
+    int entry = RING_AT + (int) (sequence % RING) * ENTRY_BYTES;
+    LONGS.set(control, entry, slotOffset);
+    INTS.set(control, entry + 8, rows);
+    INTS.set(control, entry + 12, index);
     LONGS.setRelease(control, POSTED_AT, sequence + 1);
+    wakePython();
+  }
+
+  /** Rings if Python said it may sleep; the fence orders the word just written before the look. */
+  private void wakePython() {
+    if (bell == null) {
+      return;
+    }
+    VarHandle.fullFence();
+    if ((int) INTS.getVolatile(control, PY_WAITING_AT) != 0) {
+      bell.ring();
+    }
   }
 
   /**
    * Waits until Python has released batch {@code sequence}: true then; false once Python closed
-   * its side or {@code stop} says so. Spins briefly, then yields the processor for up to
-   * {@link #YIELD_NANOS} (a release usually comes within a training step's time, and a parked
-   * thread wakes tens of microseconds late), then parks for growing times up to 1 ms.
+   * its side (or its end of the doorbell went) or {@code stop} says so. Spins briefly, then
+   * sleeps on the doorbell; without one, yields the processor for up to {@link #YIELD_NANOS} and
+   * parks for growing times up to {@link #MAX_PARK_NANOS}. Spinning longer would take the
+   * processor from the threads filling the next batches.
    */
   boolean awaitRelease(long sequence, BooleanSupplier stop) {
-    long park = 20_000;
+    long park = 10_000;
     long yieldUntil = 0;
     for (int spins = 0; ; spins++) {
       if ((long) LONGS.getAcquire(control, RELEASED_AT) > sequence) {
@@ -104,6 +142,10 @@ final class SlotChannel {
       }
       if (spins < 100) {
         Thread.onSpinWait();
+      } else if (bell != null) {
+        if (!sleepOnBell(sequence)) {
+          return false;
+        }
       } else if (yieldUntil == 0) {
         yieldUntil = System.nanoTime() + YIELD_NANOS;
       } else if (System.nanoTime() < yieldUntil) {
@@ -112,6 +154,24 @@ final class SlotChannel {
         LockSupport.parkNanos(park);
         park = Math.min(park * 2, MAX_PARK_NANOS);
       }
+    }
+  }
+
+  /**
+   * Says the JVM sleeps, looks once more (the fence orders the two), and sleeps on the bell:
+   * false if Python's side of it is gone.
+   */
+  private boolean sleepOnBell(long sequence) {
+    INTS.setVolatile(control, JVM_WAITING_AT, 1);
+    try {
+      VarHandle.fullFence();
+      if ((long) LONGS.getVolatile(control, RELEASED_AT) > sequence || pythonClosed()) {
+        return true;
+      }
+      return bell.await(BELL_WAIT_NANOS) || (long) LONGS.getVolatile(control, RELEASED_AT)
+          > sequence;
+    } finally {
+      INTS.setVolatile(control, JVM_WAITING_AT, 0);
     }
   }
 
@@ -126,20 +186,23 @@ final class SlotChannel {
   /** The epoch ended: every batch was posted. */
   void ended() {
     INTS.setRelease(control, JVM_STATE_AT, ENDED);
+    wakePython();
   }
 
   /** The stopping task ends the channel (if it had not ended or failed). */
   void stopped() {
     INTS.compareAndSet(control, JVM_STATE_AT, RUNNING, STOPPED);
+    wakePython();
   }
 
   /** The rank failed: Python raises {@code message} at its next batch. */
   void failed(String message) {
     byte[] text = message.getBytes(StandardCharsets.UTF_8);
-    int length = Math.min(text.length, BYTES - ERROR_AT);
+    int length = Math.min(text.length, ERROR_END - ERROR_AT);
     control.put(ERROR_AT, text, 0, length);
     INTS.set(control, ERROR_LENGTH_AT, length);
     INTS.setRelease(control, JVM_STATE_AT, FAILED);
+    wakePython();
   }
 
   int state() {

@@ -7,9 +7,12 @@ import dev.stoker.spark.testing.SparkClusters;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +76,12 @@ class RankPumpTest {
   }
 
   private static StokerScan scan(String path) {
+    return scan(path, 0);
+  }
+
+  private static StokerScan scan(String path, int numWorkers) {
     Dataset<Row> read = spark.read().format("stoker").option("batchSize", BATCH)
+        .option("numWorkers", numWorkers)
         .option("worldSize", 2).option("shuffle", true).option("seed", 3)
         .option("dropLast", true).load(path).select("id", "x");
     SparkPlan plan = read.queryExecution().executedPlan();
@@ -132,9 +140,10 @@ class RankPumpTest {
       assertThat((long) LONGS.get(page, 0)).isEqualTo(SlotChannel.MAGIC);
       long k = 0;
       while (awaitPosted(page, k)) {
-        long slot = (long) LONGS.get(page, 40);
-        int rows = (int) INTS.get(page, 48);
-        assertThat((int) INTS.get(page, 52)).as("batch index").isEqualTo((int) k);
+        int entry = 4096 + 16 * (int) (k % SlotChannel.RING);
+        long slot = (long) LONGS.get(page, entry);
+        int rows = (int) INTS.get(page, entry + 8);
+        assertThat((int) INTS.get(page, entry + 12)).as("batch index").isEqualTo((int) k);
         for (int r = 0; r < rows; r++) {
           long id = page.getLong((int) slot + 128 + r * 8);
           ids.add(id);
@@ -147,6 +156,66 @@ class RankPumpTest {
     }
     assertThat(ids).hasSize(6 * BATCH);
     assertThat(new HashSet<>(ids)).hasSize(6 * BATCH);
+  }
+
+  @Test
+  void shouldPostAsManyBatchesAheadAsTheLoaderHasSlotsAndRefillEachReleasedOne()
+      throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString(), 1); // 1 worker x prefetch 2 + 1 slots
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      assertThat(awaitPosted(page, 2)).isTrue();
+      Thread.sleep(200); // room for a wrong fourth post to show
+      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released").isEqualTo(3);
+      long[] slots = new long[3];
+      for (int k = 0; k < 3; k++) {
+        slots[k] = (long) LONGS.get(page, 4096 + 16 * k);
+      }
+      assertThat(slots).doesNotHaveDuplicates();
+      LONGS.setRelease(page, 32, 1L);
+      assertThat(awaitPosted(page, 3)).isTrue();
+      assertThat((long) LONGS.get(page, 4096 + 16 * 3)).as("batch 3 fills batch 0's slot")
+          .isEqualTo(slots[0]);
+      Thread.sleep(200);
+      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void shouldWakeASleepingSideThroughTheDoorbellAndStopWhenPythonsEndCloses() throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString(), 0);
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      String handle = pump.handle();
+      String bell = handle.replaceAll(".*\"bell\":\"([^\"]+)\".*", "$1");
+      assertThat(Path.of(bell)).hasParent(shm);
+      try (SocketChannel python = SocketChannel.open(UnixDomainSocketAddress.of(bell))) {
+        assertThat(awaitPosted(page, 0)).isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while ((int) INTS.getVolatile(page, 44) == 0) { // the JVM sleeps on the bell
+          assertThat(System.nanoTime()).as("the JVM never slept on the bell").isLessThan(deadline);
+          Thread.sleep(1);
+        }
+        INTS.setVolatile(page, 48, 1); // Python sleeps on the bell
+        LONGS.setRelease(page, 32, 1L);
+        python.write(ByteBuffer.wrap(new byte[] {1}));
+        ByteBuffer ring = ByteBuffer.allocate(1);
+        assertThat(python.read(ring)).as("the ring that batch 1 is posted").isEqualTo(1);
+        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(2);
+        INTS.setVolatile(page, 48, 0);
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while ((int) INTS.getVolatile(page, 44) == 0) {
+          assertThat(System.nanoTime()).isLessThan(deadline);
+          Thread.sleep(1);
+        }
+      } // Python's end goes while the JVM sleeps: the pump ends without a release
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(pumpThreads()).as("the pump's thread after Python's end closed").isEmpty();
+      assertThat((long) LONGS.get(page, 24)).isEqualTo(2);
+    }
   }
 
   @Test
