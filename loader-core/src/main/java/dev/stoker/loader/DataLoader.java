@@ -110,7 +110,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         : new StreamedSource(name, b.stream, options, placement, layout);
     this.budget = SlotBudget.of(layout.slotBytes(), options.maxHostBytes(),
         options.numWorkers(), options.prefetchWindow(), !device.isHost(),
-        source.batchCount() < 0, options.batchSize() + " x " + schema.fields());
+        source.batchCount() < 0, b.keptAhead, options.batchSize() + " x " + schema.fields());
     this.ownsAllocator = b.allocator == null;
     this.allocator = ownsAllocator
         ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())
@@ -402,6 +402,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     private LoaderState resumeFrom;
     private boolean acceptChangedInput;
     private InputFingerprint input;
+    private int keptAhead;
 
     private Builder(MapDataset map, StreamedDataset stream) {
       this.map = map;
@@ -464,6 +465,21 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
      */
     public Builder fingerprint(InputFingerprint value) {
       input = Objects.requireNonNull(value, "fingerprint");
+      return this;
+    }
+
+    /**
+     * Host slots for {@code value} batches the consumer keeps open ({@link
+     * BatchIterator#nextKept()}) besides the one it works on, so that keeping them leaves the
+     * workers their prefetch window (default 0). A consumer that hands batches on to another
+     * process keeps the next one posted while that process steps on the one before.
+     */
+    public Builder keptAhead(int value) {
+      if (value < 0 || value > SlotBudget.MAX_IN_FLIGHT) {
+        throw new IllegalArgumentException("keptAhead: " + value + " (expected: 0 <= keptAhead "
+            + "<= " + SlotBudget.MAX_IN_FLIGHT + ")");
+      }
+      keptAhead = value;
       return this;
     }
 

@@ -113,4 +113,24 @@ class KeptBatchesTest {
     }
     LoaderLeaks.closeAndCheck(loader);
   }
+
+  @Test
+  void shouldGiveASlotForEachBatchKeptAheadSoThatTheInlineFillGoesOnBesideIt() {
+    DataLoader loader = DataLoader.builder(new IndexDataset(64))
+        .options(LoaderOptions.builder().batchSize(4).name("ahead").build()).keptAhead(1)
+        .build();
+    try (BatchIterator it = loader.epoch(0).iterator()) {
+      assertThat(it.keepLimit()).isEqualTo(2);
+      Batch stepping = it.nextKept();
+      Batch next = it.nextKept(); // filled in this thread while the first stays valid
+      assertThat(stepping.isOpen()).isTrue();
+      assertThat(IndexDataset.labels(stepping)).hasSize(4);
+      assertThat(IndexDataset.labels(next)).hasSize(4);
+      assertThatThrownBy(it::nextKept).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("2 batches are open (kept) and the loader has 2 host slots");
+    }
+    LoaderLeaks.closeAndCheck(loader);
+    assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(4)).keptAhead(-1))
+        .hasMessage("keptAhead: -1 (expected: 0 <= keptAhead <= 4096)");
+  }
 }

@@ -36,8 +36,23 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
    */
   public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
       int prefetchWindow, boolean transfer, boolean lookahead, String batchText) {
+    return of(slotBytes, maxHostBytes, numWorkers, prefetchWindow, transfer, lookahead, 0,
+        batchText);
+  }
+
+  /**
+   * As {@link #of(int, long, int, int, boolean, boolean, String)}, with a slot more for each of
+   * {@code keptAhead} batches the consumer keeps open besides the one it works on (see
+   * {@code BatchIterator.nextKept()}).
+   */
+  public static SlotBudget of(int slotBytes, long maxHostBytes, int numWorkers,
+      int prefetchWindow, boolean transfer, boolean lookahead, int keptAhead, String batchText) {
+    if (keptAhead < 0 || keptAhead > MAX_IN_FLIGHT) {
+      throw new IllegalArgumentException("keptAhead: " + keptAhead + " (expected: 0 <= "
+          + "keptAhead <= " + MAX_IN_FLIGHT + ")");
+    }
     boolean inline = numWorkers == 0;
-    int extra = lookahead ? 1 : 0;
+    int extra = (lookahead ? 1 : 0) + keptAhead;
     long wanted = extra + (inline ? (transfer ? 2 : 1)
         : (long) Math.min(prefetchWindow, MAX_IN_FLIGHT) + (transfer ? 2 : 1));
     long needed = extra + (inline ? 1 : (long) numWorkers + 1);
@@ -54,7 +69,8 @@ public record SlotBudget(int slotBytes, int wanted, int needed, int allowed) {
           maxHostBytes, fits, slotBytes, batchText, numWorkers, needed,
           (inline ? "the batch being loaded"
               : "one per worker, one " + (transfer ? "in transfer" : "for the consumer"))
-              + (lookahead ? ", one to look ahead in a stream of unknown length" : ""),
+              + (lookahead ? ", one to look ahead in a stream of unknown length" : "")
+              + (keptAhead > 0 ? ", " + keptAhead + " kept ahead by the consumer" : ""),
           needed * slotBytes));
     }
     int allowed = (int) Math.min(Math.min(wanted, fits), Integer.MAX_VALUE);

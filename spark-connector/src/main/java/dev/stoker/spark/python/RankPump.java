@@ -41,6 +41,11 @@ final class RankPump implements AutoCloseable {
   private static final AtomicInteger OPEN = new AtomicInteger();
   /** How long close() waits for the thread before it interrupts it, and again after. */
   private static final long JOIN_MILLIS = 10_000;
+  /**
+   * Batches posted beyond the one Python steps on: the next is ready the moment Python asks, and
+   * with {@code numWorkers=0} this thread fills the one after meanwhile.
+   */
+  private static final int KEPT_AHEAD = 1;
 
   private final int rank;
   private final ReadConfig config;
@@ -65,7 +70,7 @@ final class RankPump implements AutoCloseable {
     String name = (given.name() != null ? given.name() : "stoker-python") + "-rank" + rank;
     this.layout = new BatchLayout(config.loaderSchema(), given.batchSize());
     SlotBudget budget = SlotBudget.of(layout.slotBytes(), given.maxHostBytes(),
-        given.numWorkers(), given.prefetchWindow(), false, true,
+        given.numWorkers(), given.prefetchWindow(), false, true, KEPT_AHEAD,
         given.batchSize() + " x " + layout.schema().fields());
     SharedFileAllocator.removeStale(dir);
     this.memory = SharedFileAllocator.create(dir, name + "-slots",
@@ -85,6 +90,7 @@ final class RankPump implements AutoCloseable {
           .options(given.toBuilder().name(name).build())
           .placement(Placement.of(rank, config.loader().placement().worldSize()))
           .allocator(memory)
+          .keptAhead(KEPT_AHEAD)
           .build();
     } catch (Throwable t) {
       Closer onFailure = new Closer().add(t);

@@ -161,23 +161,24 @@ class RankPumpTest {
   @Test
   void shouldPostAsManyBatchesAheadAsTheLoaderHasSlotsAndRefillEachReleasedOne()
       throws Exception {
-    StokerScan scan = scan(data.resolve("t").toString(), 1); // 1 worker x prefetch 2 + 1 slots
+    // 1 worker x prefetch 2, one for the consumer, one kept ahead: 4 slots
+    StokerScan scan = scan(data.resolve("t").toString(), 1);
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
-      assertThat(awaitPosted(page, 2)).isTrue();
-      Thread.sleep(200); // room for a wrong fourth post to show
-      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released").isEqualTo(3);
-      long[] slots = new long[3];
-      for (int k = 0; k < 3; k++) {
+      assertThat(awaitPosted(page, 3)).isTrue();
+      Thread.sleep(200); // room for a wrong fifth post to show
+      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released").isEqualTo(4);
+      long[] slots = new long[4];
+      for (int k = 0; k < 4; k++) {
         slots[k] = (long) LONGS.get(page, 4096 + 16 * k);
       }
       assertThat(slots).doesNotHaveDuplicates();
       LONGS.setRelease(page, 32, 1L);
-      assertThat(awaitPosted(page, 3)).isTrue();
-      assertThat((long) LONGS.get(page, 4096 + 16 * 3)).as("batch 3 fills batch 0's slot")
+      assertThat(awaitPosted(page, 4)).isTrue();
+      assertThat((long) LONGS.get(page, 4096 + 16 * 4)).as("batch 4 fills batch 0's slot")
           .isEqualTo(slots[0]);
       Thread.sleep(200);
-      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(4);
+      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(5);
     }
   }
 
@@ -200,8 +201,8 @@ class RankPumpTest {
         LONGS.setRelease(page, 32, 1L);
         python.write(ByteBuffer.wrap(new byte[] {1}));
         ByteBuffer ring = ByteBuffer.allocate(1);
-        assertThat(python.read(ring)).as("the ring that batch 1 is posted").isEqualTo(1);
-        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(2);
+        assertThat(python.read(ring)).as("the ring that batch 2 is posted").isEqualTo(1);
+        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(3);
         INTS.setVolatile(page, 48, 0);
         deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while ((int) INTS.getVolatile(page, 44) == 0) {
@@ -214,7 +215,7 @@ class RankPumpTest {
         Thread.sleep(5);
       }
       assertThat(pumpThreads()).as("the pump's thread after Python's end closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).isEqualTo(2);
+      assertThat((long) LONGS.get(page, 24)).isEqualTo(3);
     }
   }
 
@@ -223,14 +224,15 @@ class RankPumpTest {
     StokerScan scan = scan(data.resolve("t").toString());
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
-      assertThat(awaitPosted(page, 0)).isTrue();
+      assertThat(awaitPosted(page, 1)).isTrue();
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
       assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).as("batches posted").isEqualTo(1);
+      assertThat((long) LONGS.get(page, 24)).as("batches posted: one and one ahead")
+          .isEqualTo(2);
     }
   }
 
