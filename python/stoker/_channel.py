@@ -40,6 +40,9 @@ _LIVENESS_SECONDS = 1.0
 # posts ahead, so a late look finds several batches waiting, and a longer spin would take the
 # processor from the threads that fill them.
 _SPINS, _YIELDS = 100, 200
+# With a doorbell: looks this many times only, then sleeps on it (a sleep and a ring cost less
+# processor than the spin they replace, and the processor is what the JVM fills with).
+_BELL_SPINS = 8
 _MAX_PAUSE = 0.0002
 _BELL_WAIT_SECONDS = 0.002  # longest sleep on the bell before looking again, whatever happened
 # A lock taken and let go is a full memory fence (a locked instruction): it orders the waiting
@@ -123,10 +126,12 @@ class SlotChannel:
                 raise StokerError(f"rank {self.meta['rank']}: the JVM side stopped (its Spark "
                                   "task ended) before the epoch's end")
             spins += 1
-            if spins < _SPINS:
-                continue
             if self._bell is not None:
+                if spins < _BELL_SPINS:
+                    continue
                 self._sleep_on_bell(sequence)
+            elif spins < _SPINS:
+                continue
             elif spins < _YIELDS:
                 os.sched_yield()  # a posted batch is usually close
                 continue

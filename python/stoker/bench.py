@@ -7,8 +7,11 @@ over the same Parquet, alternating, the median of ``--repeats`` runs each after 
   README showed before: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row;
 - ``jvm_read``: the same read consumed in the JVM (no Python at all).
 
-Each way ends with a uint8 tensor ``[batchSize, 784]`` and a label tensor per batch. Prints one
-JSON object (``bin/stoker bench --workload python`` runs this).
+Each way ends with a uint8 tensor ``[batchSize, 784]`` and a label tensor per batch. Each way's
+rate is given twice: over the whole read (a Spark job: planning, the stage's start, the tasks),
+and within the tasks (the slowest rank, from asking for its first batch to its last), which
+leaves out what any Spark stage costs to start. Prints one JSON object
+(``bin/stoker bench --workload python`` runs this).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional, Tuple
 
 WIDTH = 784
 
@@ -50,33 +53,48 @@ def _write(spark, path: str, rows: int) -> None:
      .write.option("parquet.block.size", 16 << 20).parquet(path))
 
 
+_NUM_WORKERS: Dict[str, str] = {}
+
+
 def _options(batch_size: int, ranks: int, epoch: int) -> Dict[str, str]:
     return {"batchSize": str(batch_size), "worldSize": str(ranks), "shuffle": "true",
-            "seed": "42", "epoch": str(epoch), "dropLast": "true"}
+            "seed": "42", "epoch": str(epoch), "dropLast": "true", **_NUM_WORKERS}
 
 
-def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+def _ranks_out(frame, per_rank) -> Tuple[int, float]:
+    """Runs ``per_rank`` on every rank: (rows over all ranks, the slowest rank's seconds)."""
+    out = frame.mapInArrow(per_rank, "rows long, seconds double", barrier=True).collect()
+    return sum(r["rows"] for r in out), max(r["seconds"] for r in out)
+
+
+def _rank_row(rows: int, seconds: float):
     import pyarrow as pa
+
+    return pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64()),
+                                       "seconds": pa.array([seconds], pa.float64())})
+
+
+def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
     import stoker.torch as st
 
     def per_rank(handles):
         rows = 0
         touched = 0
+        start = time.perf_counter()
         with st.batches(handles) as loader:
             for batch in loader:
                 x, y = batch["pixels"], batch["label"]
                 touched += int(x[0, 0]) + int(y[0])
                 rows += x.shape[0]
-        yield pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64())})
+        yield _rank_row(rows, time.perf_counter() - start)
 
     frame = st.ranks(spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
                      .load(path).select("pixels", "label"))
-    return sum(r["rows"] for r in frame.mapInArrow(per_rank, "rows long", barrier=True).collect())
+    return _ranks_out(frame, per_rank)
 
 
-def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
     import numpy as np
-    import pyarrow as pa
     import torch
 
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_size))
@@ -84,27 +102,32 @@ def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
     def per_rank(batches):
         rows = 0
         touched = 0
+        start = time.perf_counter()
         for batch in batches:  # one pyarrow.RecordBatch per batch, as in the README
             x = torch.from_numpy(np.stack(
                 [np.frombuffer(p, np.uint8) for p in batch.column("pixels").to_pylist()]))
             y = torch.from_numpy(batch.column("label").to_numpy())
             touched += int(x[0, 0]) + int(y[0])
             rows += x.shape[0]
-        yield pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64())})
+        yield _rank_row(rows, time.perf_counter() - start)
 
     frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
              .load(path).select("pixels", "label"))
-    return sum(r["rows"] for r in frame.mapInArrow(per_rank, "rows long", barrier=True).collect())
+    return _ranks_out(frame, per_rank)
 
 
-def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> int:
+def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
     frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
              .load(path).select("pixels", "label"))
-    return int(spark._jvm.dev.stoker.spark.python.JvmRead.consume(frame._jdf)[0])
+    rows, _, nanos = spark._jvm.dev.stoker.spark.python.JvmRead.consume(frame._jdf)
+    return int(rows), nanos / 1e9
 
 
 def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
-        progress: Callable[[str], None]) -> dict:
+        progress: Callable[[str], None], num_workers: Optional[int] = None) -> dict:
+    _NUM_WORKERS.clear()
+    if num_workers is not None:
+        _NUM_WORKERS["numWorkers"] = str(num_workers)
     work = tempfile.mkdtemp(prefix="stoker-bench-python-")
     spark = _session(jars, ranks, os.path.join(work, "spark"))
     spark.sparkContext.setLogLevel("WARN")
@@ -113,31 +136,40 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
         _write(spark, path, rows)
         ways = {"stoker": _stoker, "baseline": _baseline, "jvm_read": _jvm_read}
         seconds: Dict[str, List[float]] = {name: [] for name in ways}
+        in_task: Dict[str, List[float]] = {name: [] for name in ways}
         expected = (rows // (ranks * batch_size)) * ranks * batch_size
         for run_index in range(repeats + 1):
             line = []
             for name, way in ways.items():
                 start = time.perf_counter()
-                got = way(spark, path, batch_size, ranks, run_index)
+                got, task_seconds = way(spark, path, batch_size, ranks, run_index)
                 took = time.perf_counter() - start
                 if got != expected:
                     raise RuntimeError(f"{name} delivered {got} rows (expected: {expected})")
                 if run_index > 0:
                     seconds[name].append(took)
-                line.append(f"{name} {took:6.2f} s")
+                    in_task[name].append(task_seconds)
+                line.append(f"{name} {took:6.2f} s ({task_seconds:.2f} in the tasks)")
             progress(("warm-up" if run_index == 0 else f"run {run_index}/{repeats}") + ": "
                      + ", ".join(line))
-        median = {name: statistics.median(values) for name, values in seconds.items()}
-        rate = {name: expected / median[name] for name in ways}
+        rate = {name: expected / statistics.median(values) for name, values in seconds.items()}
+        task_rate = {name: expected / statistics.median(values)
+                     for name, values in in_task.items()}
         return {
             "workload": "python", "rows": expected, "ranks": ranks, "batch_size": batch_size,
-            "repeats": repeats,
+            "num_workers": num_workers, "repeats": repeats,
             "stoker_rows_per_s": round(rate["stoker"]),
             "baseline_rows_per_s": round(rate["baseline"]),
             "jvm_read_rows_per_s": round(rate["jvm_read"]),
             "stoker_vs_baseline": round(rate["stoker"] / rate["baseline"], 2),
             "stoker_vs_jvm_read": round(rate["stoker"] / rate["jvm_read"], 2),
+            "stoker_in_task_rows_per_s": round(task_rate["stoker"]),
+            "baseline_in_task_rows_per_s": round(task_rate["baseline"]),
+            "jvm_read_in_task_rows_per_s": round(task_rate["jvm_read"]),
+            "in_task_stoker_vs_jvm_read": round(task_rate["stoker"] / task_rate["jvm_read"], 2),
             "seconds": {name: [round(s, 3) for s in values] for name, values in seconds.items()},
+            "in_task_seconds": {name: [round(s, 3) for s in values]
+                                for name, values in in_task.items()},
         }
     finally:
         spark.stop()
@@ -149,8 +181,10 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jars", required=True,
                         help="comma-separated Stoker jars (loader-core and spark-connector)")
-    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--num-workers", type=int, default=None,
+                        help="the loader's numWorkers for every way (default: its own default)")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
@@ -158,7 +192,8 @@ def main(argv=None) -> int:
         parser.error(f"--rows: {args.rows} (expected: at least ranks x batch size = "
                      f"{args.ranks * args.batch_size})")
     result = run(args.jars, args.rows, args.batch_size, args.ranks, args.repeats,
-                 lambda line: print("stoker: " + line, file=sys.stderr, flush=True))
+                 lambda line: print("stoker: " + line, file=sys.stderr, flush=True),
+                 args.num_workers)
     print(json.dumps(result))
     return 0
 

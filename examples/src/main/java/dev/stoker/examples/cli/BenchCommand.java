@@ -74,7 +74,9 @@ final class BenchCommand implements Callable<Integer> {
           + "format(\"stoker\") over the same Parquet; python: the same read as "
           + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
           + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
-          + "python3, with pyspark, pyarrow and torch); train: the demo's CNN training "
+          + "python3, with pyspark, pyarrow and torch; --rows default "
+          + PythonBench.DEFAULT_ROWS + ", --batch-size default " + PythonBench.DEFAULT_BATCH_SIZE
+          + ", numWorkers the first of --workers if given, else the loader's default); train: the demo's CNN training "
           + "step (PyTorch) on --ranks ranks fed by Stoker through the runner (--rows images, "
           + "default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
           + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
@@ -188,7 +190,8 @@ final class BenchCommand implements Callable<Integer> {
       return spark.resume(rows, batchSize, workers.get(0), ranks, repeats);
     }
     if (PythonBench.WORKLOAD.equals(workload)) {
-      return spark.python(rows, batchSize, ranks, repeats);
+      return spark.python(rows, batchSize, ranks, repeats,
+          given("--workers") ? workers.get(0) : null);
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,
@@ -244,6 +247,9 @@ final class BenchCommand implements Callable<Integer> {
     if (AllReduceBench.WORKLOAD.equals(workload)) {
       checkAllReduce();
       return;
+    }
+    if (PythonBench.WORKLOAD.equals(workload) && !given("--batch-size")) {
+      batchSize = PythonBench.DEFAULT_BATCH_SIZE;
     }
     if (rankCounts.size() > 1) {
       throw new ParameterException(spec.commandLine(), "--ranks: " + rankCounts + " with "
@@ -308,6 +314,7 @@ final class BenchCommand implements Callable<Integer> {
     if (rows == null) {
       rows = given("--samples") ? samples
           : TrainBench.WORKLOAD.equals(workload) ? TrainBench.DEFAULT_ROWS
+          : PythonBench.WORKLOAD.equals(workload) ? PythonBench.DEFAULT_ROWS
           : SparkBench.DEFAULT_ROWS;
     }
     long least = (long) ranks * batchSize;

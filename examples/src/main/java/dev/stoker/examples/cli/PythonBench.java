@@ -23,12 +23,19 @@ import java.util.Map;
  */
 final class PythonBench {
   static final String WORKLOAD = "python";
+  /**
+   * Rows by default: an epoch long enough that the start of a Spark stage, which costs a PySpark
+   * barrier stage more than a JVM one, does not decide the figure.
+   */
+  static final int DEFAULT_ROWS = 2_000_000;
+  /** Batch size by default: a common per-step batch of image training. */
+  static final int DEFAULT_BATCH_SIZE = 256;
 
   private PythonBench() {}
 
   /** The JSON the Python side printed; its progress goes to {@code err} as it comes. */
-  static String run(int rows, int batchSize, int ranks, int repeats, PrintWriter err)
-      throws IOException {
+  static String run(int rows, int batchSize, int ranks, int repeats, Integer numWorkers,
+      PrintWriter err) throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
     Path connectorJar = jarOf(StokerSpark.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
@@ -36,6 +43,9 @@ final class PythonBench {
         "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
         "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
         "--repeats", Integer.toString(repeats)));
+    if (numWorkers != null) {
+      command.addAll(List.of("--num-workers", numWorkers.toString()));
+    }
     ProcessBuilder builder = new ProcessBuilder(command);
     Path sources = pythonSources(loaderJar);
     if (sources != null) {

@@ -19,15 +19,19 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 public final class JvmRead {
   private JvmRead() {}
 
-  /** Reads {@code read} once; returns {rows, batches} over all ranks. */
+  /**
+   * Reads {@code read} once; returns {rows, batches} over all ranks and the slowest rank's
+   * nanoseconds from asking for its first batch to its last.
+   */
   public static long[] consume(Dataset<Row> read) {
     BatchScanExec scan = scan(read.queryExecution().executedPlan());
     List<long[]> ranks = scan.executeColumnar().toJavaRDD()
         .mapPartitions(JvmRead::consume).collect();
-    long[] total = new long[2];
+    long[] total = new long[3];
     for (long[] rank : ranks) {
       total[0] += rank[0];
       total[1] += rank[1];
+      total[2] = Math.max(total[2], rank[3]);
     }
     return total;
   }
@@ -36,6 +40,7 @@ public final class JvmRead {
     long rows = 0;
     long count = 0;
     long touched = 0;
+    long start = System.nanoTime();
     while (batches.hasNext()) {
       ColumnarBatch batch = batches.next();
       for (int c = 0; c < batch.numCols(); c++) {
@@ -44,7 +49,7 @@ public final class JvmRead {
       rows += batch.numRows();
       count++;
     }
-    return List.of(new long[] {rows, count, touched}).iterator();
+    return List.of(new long[] {rows, count, touched, System.nanoTime() - start}).iterator();
   }
 
   private static BatchScanExec scan(SparkPlan plan) {
