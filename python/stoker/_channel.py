@@ -157,8 +157,9 @@ class SlotChannel:
             if int(self._longs[_POSTED]) > sequence or int(ints[_JVM_STATE]) != RUNNING:
                 return
             try:
-                if not self._bell.recv(64):
+                if not self._bell.recv(64):  # the JVM's end closed: its task ends, or it died
                     self._drop_bell()
+                    self._check_jvm()
             except socket.timeout:
                 pass
             except OSError:
