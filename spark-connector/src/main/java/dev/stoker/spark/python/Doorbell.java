@@ -13,7 +13,11 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.concurrent.TimeUnit;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 
 /**
  * How one side of a rank's file wakes the other when it sleeps: a Unix-domain socket beside the
@@ -32,6 +36,8 @@ final class Doorbell implements AutoCloseable {
   static final int MAX_PATH_BYTES = 107;
 
   private final Path path;
+  /** This process's user: the socket file's owner. */
+  private final UserPrincipal owner;
   private final ServerSocketChannel server;
   private final Selector selector;
   private final ByteBuffer ring = ByteBuffer.allocateDirect(1);
@@ -40,8 +46,10 @@ final class Doorbell implements AutoCloseable {
   private boolean peerGone;
   private volatile boolean closed;
 
-  private Doorbell(Path path, ServerSocketChannel server, Selector selector) {
+  private Doorbell(Path path, UserPrincipal owner, ServerSocketChannel server,
+      Selector selector) {
     this.path = path;
+    this.owner = owner;
     this.server = server;
     this.selector = selector;
   }
@@ -60,10 +68,11 @@ final class Doorbell implements AutoCloseable {
     try {
       server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
       server.bind(UnixDomainSocketAddress.of(path));
+      Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
       server.configureBlocking(false);
       selector = Selector.open();
       server.register(selector, SelectionKey.OP_ACCEPT);
-      return new Doorbell(path, server, selector);
+      return new Doorbell(path, Files.getOwner(path), server, selector);
     } catch (IOException | UnsupportedOperationException e) {
       closeQuietly(selector);
       closeQuietly(server);
@@ -138,10 +147,17 @@ final class Doorbell implements AutoCloseable {
     }
   }
 
-  /** Called holding {@code this}: takes Python's connection if it has come. */
+  /**
+   * Called holding {@code this}: takes Python's connection if it has come. A connection from
+   * another user (the file is its owner's only, but a folder may be shared) is closed unread.
+   */
   private boolean accept() throws IOException {
     SocketChannel accepted = server.accept();
     if (accepted == null) {
+      return false;
+    }
+    if (!sameUser(accepted)) {
+      closeQuietly(accepted);
       return false;
     }
     accepted.configureBlocking(false);
@@ -169,6 +185,11 @@ final class Doorbell implements AutoCloseable {
     } catch (IOException ignored) {
       // a file left behind goes with the folder's stale files (its name holds this process id)
     }
+  }
+
+  private boolean sameUser(SocketChannel peer) throws IOException {
+    UnixDomainPrincipal principal = peer.getOption(ExtendedSocketOptions.SO_PEERCRED);
+    return principal.user().equals(owner);
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -190,6 +191,8 @@ class RankPumpTest {
       String handle = pump.handle();
       String bell = handle.replaceAll(".*\"bell\":\"([^\"]+)\".*", "$1");
       assertThat(Path.of(bell)).hasParent(shm);
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(Path.of(bell))))
+          .as("only its owner may connect").isEqualTo("rw-------");
       try (SocketChannel python = SocketChannel.open(UnixDomainSocketAddress.of(bell))) {
         assertThat(awaitPosted(page, 0)).isTrue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
