@@ -1,5 +1,5 @@
 """stoker.torch against a stand-in for the JVM side (stoker.gpu_check.FakeJvm), without Spark:
-the protocol of the control page, the tensors as views of the slots, and every way a rank ends."""
+the protocol of the control block, the tensors as views of the slots, and every way a rank ends."""
 
 import json
 import os

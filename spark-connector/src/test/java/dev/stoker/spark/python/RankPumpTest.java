@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A rank's pump against a stand-in for the Python side that maps the file and follows the
- * control page as {@code stoker/_channel.py} does: every batch through shared memory, and the
+ * control block as {@code stoker/_channel.py} does: every batch through shared memory, and the
  * thread and the file gone on every way out (the epoch's end, Python closing, the task ending
  * while the pump waits, from two threads at once, a read that fails).
  */
