@@ -133,4 +133,38 @@ class KeptBatchesTest {
     assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(4)).keptAhead(-1))
         .hasMessage("keptAhead: -1 (expected: 0 <= keptAhead <= 4096)");
   }
+
+  @ParameterizedTest(name = "numWorkers={0}")
+  @CsvSource({"0", "2"})
+  void shouldKeepBatchesOfAStreamOfUnknownLengthWhoseLookAheadHoldsASlot(int numWorkers) {
+    TestStream stream = TestStream.unknown(95).chunks(7);
+    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
+        .numWorkers(numWorkers).dropLast(false).name("stream-" + numWorkers).build());
+    List<Long> labels = new ArrayList<>();
+    try (BatchIterator it = loader.epoch(0).iterator()) {
+      int limit = it.keepLimit();
+      assertThat(limit).as("the consumer's, the look-ahead's and the workers' slots")
+          .isEqualTo(numWorkers == 0 ? 2 : numWorkers * 2 + 2);
+      ArrayDeque<Batch> open = new ArrayDeque<>();
+      while (true) {
+        if (open.size() == limit - 1) { // hasNext() takes the next batch into a slot of its own
+          for (long label : StreamedRows.rows(open.peekFirst())) {
+            labels.add(label);
+          }
+          open.removeFirst().close();
+        }
+        if (!it.hasNext()) {
+          break;
+        }
+        open.addLast(it.nextKept());
+      }
+      for (Batch batch : open) {
+        for (long label : StreamedRows.rows(batch)) {
+          labels.add(label);
+        }
+      }
+    }
+    assertThat(labels).containsExactlyElementsOf(StreamedRows.range(95));
+    stream.closeAndCheck(loader);
+  }
 }
