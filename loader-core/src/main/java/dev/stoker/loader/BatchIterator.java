@@ -12,8 +12,8 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
 
@@ -57,7 +57,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private Batch held;
   /** Batches handed out by nextKept() and not yet ended; guarded by {@code this}. */
   private final Set<Batch> kept = Collections.newSetFromMap(new IdentityHashMap<>());
-  /** Host slots of the loader: what kept batches and the batch being filled share; 0 on a device. */
+  /** Host slots of the loader, shared by kept batches and those being filled; 0 on a device. */
   private final int slots;
   private long handedOutAt;
   private int delivered;

@@ -76,9 +76,9 @@ final class BenchCommand implements Callable<Integer> {
           + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
           + "python3, with pyspark, pyarrow and torch; --rows default "
           + PythonBench.DEFAULT_ROWS + ", --batch-size default " + PythonBench.DEFAULT_BATCH_SIZE
-          + ", numWorkers the first of --workers if given, else the loader's default); train: the demo's CNN training "
-          + "step (PyTorch) on --ranks ranks fed by Stoker through the runner (--rows images, "
-          + "default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
+          + ", numWorkers the first of --workers if given, else the loader's default); train: "
+          + "the demo's CNN training step (PyTorch) on --ranks ranks fed by Stoker through "
+          + "the runner (--rows images, default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
           + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
           + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
           + "threads on the loopback, with NCCL's algbw and busbw.")

@@ -79,7 +79,8 @@ final class RankPump implements AutoCloseable {
     DirectAllocator staging = null;
     Doorbell doorbell = null;
     try {
-      doorbell = Doorbell.open(memory.path().resolveSibling(memory.path().getFileName() + ".bell"));
+      Path file = memory.path();
+      doorbell = Doorbell.open(file.resolveSibling(file.getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
       long rows = plan.rowsPerRank();
