@@ -18,15 +18,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * users, to a Spark standalone cluster of separate hosts ({@link NetnsCluster}: a master and two
  * workers of one core each, every one in a network namespace with an address of its own), so that
  * the two ranks run on different hosts and the collective binds, meets and reduces across them.
- * One cluster serves every case. Needs root and iproute2 (skipped, saying so, without them), the
+ * The link-cut case submits a job of its own ({@link LinkCutJob}) the same way. One cluster
+ * serves every case. Needs root and iproute2 (skipped, saying so, without them), the
  * Debian Fashion-MNIST files, and the jar: runs after package.
  */
 @Tag("spark-submit")
@@ -114,32 +117,30 @@ class StandaloneClusterTest {
   }
 
   /**
-   * Run by hand ({@code -Dstoker.cluster.linkCut=true}): whether the cut lands while the ranks
-   * still reduce depends on the machine's speed, so on a loaded machine it can miss the training.
+   * The ranks reduce in a loop until their collective fails ({@link LinkCutJob}), and the link
+   * goes down only once both said they reduce: the cut always lands inside an all-reduce or
+   * between two, never after the last, however fast or loaded the machine.
    */
   @Test
-  @EnabledIfSystemProperty(named = "stoker.cluster.linkCut", matches = "true")
   void shouldFailEveryRankWithinTheTimeoutNamingThePeerWhenAHostsLinkGoesDown()
       throws Exception {
-    // more epochs than the test waits for: the ranks still reduce when the link is cut
-    Submitted run = submit("cut", dir.resolve("shared"),
-        List.of("--conf", "spark.stoker.collectiveTimeout=5s"), "--epochs", "20",
-        "--batch-size", "16");
-    // the ranks of epoch 2 met and reduce every step (the count is over both ranks)
-    run.awaitBatches("epoch 2/20", 20, 4);
-    Map<Path, Integer> before1 = cluster.executorLogSizes(1);
-    Map<Path, Integer> before2 = cluster.executorLogSizes(2);
-    cluster.link(2, false);
-    long cut = System.nanoTime();
+    Submitted run = submitApp("cut", List.of("--conf", "spark.stoker.collectiveTimeout=5s",
+        "--class", LinkCutJob.class.getName(), "--jars", jar.toString(),
+        jarOf(LinkCutJob.class, dir.resolve("link-cut.jar")).toString()));
     try {
-      String failure1 = awaitNew(1, before1, 60);
-      String failure2 = awaitNew(2, before2, 60);
-      assertThat(failure1).as("rank on host 1").containsPattern(
-          "rank \\d: allReduceMean\\(float\\[\\]\\) call #\\d+.*(waiting for rank \\d\\): "
-              + "nothing for 5 s|the connection to rank \\d)");
-      assertThat(failure2).as("rank on host 2").containsPattern(
-          "rank \\d: allReduceMean\\(float\\[\\]\\) call #\\d+.*(waiting for rank \\d\\): "
-              + "nothing for 5 s|the connection to rank \\d)");
+      int[] ranks = {-1, awaitReducing(run, 1), awaitReducing(run, 2)};
+      assertThat(ranks[1] + ranks[2]).as("ranks 0 and 1, one on each host").isEqualTo(1);
+      Map<Path, Integer> before1 = cluster.executorLogSizes(1);
+      Map<Path, Integer> before2 = cluster.executorLogSizes(2);
+      cluster.link(2, false);
+      long cut = System.nanoTime();
+      String[] failures = {null, awaitNew(1, before1, 60), awaitNew(2, before2, 60)};
+      for (int host = 1; host <= 2; host++) {
+        int peer = ranks[3 - host];
+        assertThat(failures[host]).as("rank on host %d", host).containsPattern("rank "
+            + ranks[host] + ": allReduceSum\\(float\\[\\]\\) call #\\d+.*(waiting for rank "
+            + peer + "\\): nothing for 5 s|the connection to rank " + peer + " )");
+      }
       // Spark alone would notice the lost host only after spark.network.timeout (120 s)
       assertThat((System.nanoTime() - cut) / 1e9).as("seconds from the cut to both failures")
           .isLessThan(60);
@@ -147,6 +148,47 @@ class StandaloneClusterTest {
       cluster.link(2, true);
       run.kill();
     }
+  }
+
+  /** Waits until the rank on {@code host} says it reduces ({@link LinkCutJob}); its rank. */
+  private int awaitReducing(Submitted run, int host) throws Exception {
+    Pattern reducing = Pattern.compile(Pattern.quote(LinkCutJob.REDUCING) + "(\\d)");
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+    while (System.nanoTime() < deadline) {
+      Matcher matcher = reducing.matcher(cluster.executorLogs(host));
+      if (matcher.find()) {
+        return Integer.parseInt(matcher.group(1));
+      }
+      if (!run.process().isAlive()) {
+        throw new AssertionError("the driver ended before the rank on host " + host
+            + " reduced: " + run.log());
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the rank on host " + host + " did not reduce within 4 min: "
+        + run.log());
+  }
+
+  /**
+   * A jar of {@code job}'s classes (the class and its nested and synthetic ones) from the test
+   * classes, to submit as an application of its own.
+   */
+  private static Path jarOf(Class<?> job, Path jarFile) throws Exception {
+    Path classes = Path.of(job.getProtectionDomain().getCodeSource().getLocation().toURI());
+    String folder = job.getPackageName().replace('.', '/');
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jarFile));
+        Stream<Path> files = Files.list(classes.resolve(folder))) {
+      for (Path file : files.sorted().toList()) {
+        String name = file.getFileName().toString();
+        if (name.equals(job.getSimpleName() + ".class")
+            || name.startsWith(job.getSimpleName() + "$")) {
+          out.putNextEntry(new JarEntry(folder + "/" + name));
+          out.write(Files.readAllBytes(file));
+          out.closeEntry();
+        }
+      }
+    }
+    return jarFile;
   }
 
   /** The first CollectiveException host {@code host}'s executors logged after {@code before}. */
@@ -218,19 +260,27 @@ class StandaloneClusterTest {
   /** The demo submitted to the cluster from the master's host, as the README shows. */
   private Submitted submit(String name, Path shared, List<String> conf, String... demo)
       throws IOException {
+    List<String> app = new ArrayList<>(conf);
+    app.addAll(List.of("--class", "dev.stoker.examples.demo.DemoJob", jar.toString()));
+    app.addAll(demoArgs(shared, name, demo));
+    return submitApp(name, app);
+  }
+
+  /**
+   * An application submitted to the cluster from the master's host: {@code app} (settings, the
+   * class, the jar, its arguments) after the cluster's settings.
+   */
+  private Submitted submitApp(String name, List<String> app) throws IOException {
     List<String> command = java();
     command.addAll(List.of("org.apache.spark.deploy.SparkSubmit",
         "--master", cluster.masterUrl(),
-        "--class", "dev.stoker.examples.demo.DemoJob",
         "--conf", "spark.executor.cores=1",
         "--conf", "spark.cores.max=2",
         "--conf", "spark.executor.memory=1g",
         "--conf", "spark.executor.extraClassPath=" + sparkJars,
         "--conf", "spark.driver.host=" + cluster.address(0),
         "--conf", "spark.ui.enabled=false"));
-    command.addAll(conf);
-    command.add(jar.toString());
-    command.addAll(demoArgs(shared, name, demo));
+    command.addAll(app);
     Path log = dir.resolve(name + ".log");
     Process process = cluster.onHost(0, command).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();

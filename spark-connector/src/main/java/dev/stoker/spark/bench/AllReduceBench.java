@@ -110,7 +110,19 @@ public final class AllReduceBench {
   }
 
   /**
-   * One rank's part: every length, the star and the ring alternating call by call. Returns rank
+   * A one-float all-reduce by the star: returns once every rank is done with what came before.
+   * Rank 0's last write of a star call leaves while the other ranks still read it; without this,
+   * that tail would count in the next call's time instead of this one's.
+   */
+  private static void inStep(Collective collective, float[] one) {
+    collective.algorithm(AllReduceAlgorithm.STAR);
+    collective.allReduceSum(one);
+  }
+
+  /**
+   * One rank's part: every length, the star and the ring alternating call by call, each timed
+   * from the moment every rank is done with the call before to the moment every rank holds the
+   * result ({@link #inStep}). Returns rank
    * 0's figures (medians of its calls); other ranks return an empty list.
    *
    * @param links what connects the ranks, for the figures
@@ -123,12 +135,15 @@ public final class AllReduceBench {
     for (int floats : config.floats()) {
       float[] values = new float[floats];
       long[][] nanos = new long[algorithms.length][config.repeats()];
+      float[] one = new float[1];
       for (int call = -config.warmup(); call < config.repeats(); call++) {
         for (int a = 0; a < algorithms.length; a++) {
           Arrays.fill(values, collective.rank() + 1);
+          inStep(collective, one);
           collective.algorithm(algorithms[a]);
           long start = System.nanoTime();
           collective.allReduceSum(values);
+          inStep(collective, one);
           if (call >= 0) {
             nanos[a][call] = System.nanoTime() - start;
           }

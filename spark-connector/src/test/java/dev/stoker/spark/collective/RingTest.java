@@ -80,6 +80,29 @@ class RingTest {
   }
 
   @Test
+  void shouldGiveTheRingsBitsWhenSegmentsSpanSeveralFrames() throws Exception {
+    int length = 1_000_003; // segments of several frames, the last one short
+    for (int ranks : new int[] {3, 4}) {
+      int world = ranks;
+      float[] expected = ringSum(world, length, 7);
+      List<Object> results = ThreadRanks.run(ranks, LONG, collective -> {
+        collective.algorithm(AllReduceAlgorithm.RING);
+        for (int run = 0; run < 2; run++) { // the same bits run after run
+          float[] sum = collective.allReduceSum(values(collective.rank(), length, 7));
+          for (int i = 0; i < length; i++) {
+            if (Float.floatToRawIntBits(sum[i]) != Float.floatToRawIntBits(expected[i])) {
+              return "run " + run + ", element " + i + ": " + sum[i] + " (expected: "
+                  + expected[i] + ")";
+            }
+          }
+        }
+        return "ok";
+      });
+      assertThat(results).as("%d ranks", ranks).containsOnly("ok");
+    }
+  }
+
+  @Test
   void shouldSumDoublesAndLongsAroundTheRing() throws Exception {
     List<Object> results = ThreadRanks.run(3, LONG, collective -> {
       collective.algorithm(AllReduceAlgorithm.RING);
