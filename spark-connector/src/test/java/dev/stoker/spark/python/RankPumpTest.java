@@ -81,7 +81,11 @@ class RankPumpTest {
   }
 
   private static StokerScan scan(String path, int numWorkers) {
-    Dataset<Row> read = spark.read().format("stoker").option("batchSize", BATCH)
+    return scan(path, numWorkers, BATCH);
+  }
+
+  private static StokerScan scan(String path, int numWorkers, int batchSize) {
+    Dataset<Row> read = spark.read().format("stoker").option("batchSize", batchSize)
         .option("numWorkers", numWorkers)
         .option("worldSize", 2).option("shuffle", true).option("seed", 3)
         .option("dropLast", true).load(path).select("id", "x");
@@ -162,25 +166,34 @@ class RankPumpTest {
   @Test
   void shouldPostAsManyBatchesAheadAsTheLoaderHasSlotsAndRefillEachReleasedOne()
       throws Exception {
-    // 1 worker x prefetch 2, one for the consumer, one kept ahead: 4 slots
-    StokerScan scan = scan(data.resolve("t").toString(), 1);
+    // 1 worker x prefetch 2, one for the consumer, four kept ahead (small batches): 7 slots
+    StokerScan scan = scan(data.resolve("t").toString(), 1, 4); // 25 batches
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
-      assertThat(awaitPosted(page, 3)).isTrue();
-      Thread.sleep(200); // room for a wrong fifth post to show
-      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released").isEqualTo(4);
-      long[] slots = new long[4];
-      for (int k = 0; k < 4; k++) {
+      int slotCount = 3 + RankPump.MAX_KEPT_AHEAD;
+      assertThat(awaitPosted(page, slotCount - 1)).isTrue();
+      Thread.sleep(200); // room for a wrong post beyond the slots to show
+      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released")
+          .isEqualTo(slotCount);
+      long[] slots = new long[slotCount];
+      for (int k = 0; k < slotCount; k++) {
         slots[k] = (long) LONGS.get(page, 4096 + 16 * k);
       }
       assertThat(slots).doesNotHaveDuplicates();
       LONGS.setRelease(page, 32, 1L);
-      assertThat(awaitPosted(page, 4)).isTrue();
-      assertThat((long) LONGS.get(page, 4096 + 16 * 4)).as("batch 4 fills batch 0's slot")
-          .isEqualTo(slots[0]);
+      assertThat(awaitPosted(page, slotCount)).isTrue();
+      assertThat((long) LONGS.get(page, 4096 + 16 * slotCount))
+          .as("the next batch fills batch 0's slot").isEqualTo(slots[0]);
       Thread.sleep(200);
-      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(5);
+      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(slotCount + 1);
     }
+  }
+
+  @Test
+  void shouldKeepFewerBatchesAheadTheLargerTheyAre() {
+    assertThat(RankPump.keptAhead(1 << 10)).isEqualTo(RankPump.MAX_KEPT_AHEAD);
+    assertThat(RankPump.keptAhead(20 << 20)).isEqualTo(3);
+    assertThat(RankPump.keptAhead(Integer.MAX_VALUE)).isEqualTo(1);
   }
 
   @Test
@@ -204,8 +217,8 @@ class RankPumpTest {
         LONGS.setRelease(page, 32, 1L);
         python.write(ByteBuffer.wrap(new byte[] {1}));
         ByteBuffer ring = ByteBuffer.allocate(1);
-        assertThat(python.read(ring)).as("the ring that batch 2 is posted").isEqualTo(1);
-        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(3);
+        assertThat(python.read(ring)).as("the ring that the next batch is posted").isEqualTo(1);
+        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(2 + RankPump.MAX_KEPT_AHEAD);
         INTS.setVolatile(page, 48, 0);
         deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while ((int) INTS.getVolatile(page, 44) == 0) {
@@ -218,7 +231,7 @@ class RankPumpTest {
         Thread.sleep(5);
       }
       assertThat(pumpThreads()).as("the pump's thread after Python's end closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).isEqualTo(3);
+      assertThat((long) LONGS.get(page, 24)).isEqualTo(2 + RankPump.MAX_KEPT_AHEAD);
     }
   }
 
@@ -227,15 +240,15 @@ class RankPumpTest {
     StokerScan scan = scan(data.resolve("t").toString());
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
-      assertThat(awaitPosted(page, 1)).isTrue();
+      assertThat(awaitPosted(page, RankPump.MAX_KEPT_AHEAD)).isTrue();
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
       assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).as("batches posted: one and one ahead")
-          .isEqualTo(2);
+      assertThat((long) LONGS.get(page, 24)).as("batches posted: one and those kept ahead")
+          .isEqualTo(1 + RankPump.MAX_KEPT_AHEAD);
     }
   }
 
