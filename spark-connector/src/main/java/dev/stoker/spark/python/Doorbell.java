@@ -117,10 +117,11 @@ final class Doorbell implements AutoCloseable {
     }
     try {
       synchronized (this) {
-        if (peer == null && !accept()) {
-          // not connected yet: wait for the connection (or the timeout) below
-        } else if (peerGone) {
+        if (peerGone) {
           return false;
+        }
+        if (peer == null) {
+          accept(); // not connected yet: the select below waits for the connection too
         }
       }
       selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
