@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Uni
 
 import torch
 
+from stoker import _worker
 from stoker._channel import SlotChannel, StokerError, parse_handle
 
 __all__ = ["read", "ranks", "batches", "RankBatches", "StokerError"]
@@ -88,6 +89,7 @@ def batches(handles: Any, device: Union[str, torch.device, None] = None,
     ``(x - mean) / std`` otherwise, computed on ``device``.
     ``timeout``: seconds to wait for one batch before a StokerError (default: no limit; a dead
     JVM is noticed within a second either way)."""
+    _worker.lighten()  # this worker's next tasks start sooner (see stoker._worker)
     return RankBatches(_handle_of(handles), device=device, normalize=normalize, timeout=timeout)
 
 
