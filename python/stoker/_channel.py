@@ -1,11 +1,13 @@
 """The Python side of a rank's shared-memory file: its control block and its slots.
 
-The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 2). The JVM posts batches in
+The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 3). The JVM posts batches in
 order into a ring of entries (slot offset, rows, index), as many ahead as its loader has slots,
 by raising the posted count; Python reads batch k's entry and, when the step is done, raises the
 released count. Every word has one writer; words are 8-byte or 4-byte aligned, read and written
-whole. A side that finds nothing to do says so in its waiting word and sleeps on the doorbell, a
-Unix-domain socket beside the file; the other side sends it one byte when it posts or releases.
+whole. A side that finds nothing to do writes in its waiting word the count it waits for (half of
+the batches the JVM posts ahead) and sleeps on the doorbell, a Unix-domain socket beside the file;
+the other side sends it one byte once its count reaches that. So the two wake each other once per
+few batches, not once per batch.
 """
 
 from __future__ import annotations
@@ -14,21 +16,21 @@ import json
 import mmap
 import os
 import socket
+import sys
 import threading
 import time
 from typing import Any, Dict, Optional
 
-import numpy as np
 
 MAGIC = 0x5950_5245_4B4F_5453  # "STOKERPY" as little-endian bytes
-VERSION = 2
+VERSION = 3
 CONTROL_BYTES = 8192
 
 # int64 words (index = byte offset / 8)
 _MAGIC, _POSTED, _RELEASED, _JVM_PID, _PY_PID = 0, 3, 4, 7, 8
 # int32 words (index = byte offset / 4)
-_VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _RING, _JVM_WAITING, _PY_WAITING = \
-    2, 3, 4, 5, 10, 11, 12
+_VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _RING, _JVM_WAITING, _PY_WAITING, _AHEAD = \
+    2, 3, 4, 5, 10, 11, 12, 13
 _ERROR_AT = 128
 _RING_AT = 4096  # batch k's entry: 16 bytes at _RING_AT + 16 (k % ring)
 
@@ -36,13 +38,13 @@ RUNNING, ENDED, FAILED, STOPPED = 1, 2, 3, 4
 PY_ATTACHED, PY_CLOSED = 1, 2
 
 _LIVENESS_SECONDS = 1.0
-# Looks at the posted count a few times, yields briefly, then sleeps for growing pauses: the JVM
-# posts ahead, so a late look finds several batches waiting, and a longer spin would take the
-# processor from the threads that fill them.
-_SPINS, _YIELDS = 100, 200
-# With a doorbell: looks this many times only, then sleeps on it (a sleep and a ring cost less
-# processor than the spin they replace, and the processor is what the JVM fills with).
-_BELL_SPINS = 8
+# A wait looks at the posted count a few times, then yields the processor for up to
+# _YIELD_SECONDS (a batch is usually posted within that, and a yield hands the processor to
+# whichever thread needs it), and only then sleeps: on the doorbell, or without one for growing
+# pauses. A sleep and its wake-up cost both sides a system call and, on a virtual machine, tens
+# of microseconds.
+_SPINS = 8
+_YIELD_SECONDS = 0.00005
 _MAX_PAUSE = 0.0002
 _BELL_WAIT_SECONDS = 0.002  # longest sleep on the bell before looking again, whatever happened
 # A lock taken and let go is a full memory fence (a locked instruction): it orders the waiting
@@ -88,15 +90,23 @@ class SlotChannel:
             pass
         self.meta = meta
         self.size = size
-        self._longs = np.frombuffer(self._map, dtype="<i8", count=CONTROL_BYTES // 8)
-        self._ints = np.frombuffer(self._map, dtype="<i4", count=CONTROL_BYTES // 4)
-        if int(self._longs[_MAGIC]) != MAGIC or int(self._ints[_VERSION]) != VERSION:
+        # memoryviews of the words read and written faster than NumPy's scalars, in the
+        # machine's order: little-endian, which the JVM side checks too
+        control = memoryview(self._map)[:CONTROL_BYTES]
+        self._longs = control.cast("q")
+        self._ints = control.cast("i")
+        control.release()
+        if sys.byteorder != "little" or self._longs[_MAGIC] != MAGIC or \
+                self._ints[_VERSION] != VERSION:
+            self._release_words()
+            self._map.close()
             raise StokerError(f"{path} is not a Stoker slot file of layout {VERSION}")
-        self._jvm_pid = int(self._longs[_JVM_PID])
+        self._jvm_pid = self._longs[_JVM_PID]
         self._longs[_PY_PID] = os.getpid()
         self._ints[_PY_STATE] = PY_ATTACHED
-        self.released = int(self._longs[_RELEASED])
-        self._ring = int(self._ints[_RING])
+        self.released = self._longs[_RELEASED]
+        self._ring = self._ints[_RING]
+        self._batches = int(meta["batches"])
         self._bell = _connect(meta.get("bell"))
 
     @property
@@ -107,17 +117,23 @@ class SlotChannel:
         """Batch ``sequence`` as ``(slot offset, rows, index)`` once posted; ``None`` at the
         epoch's end. Raises StokerError when the JVM side failed, stopped or died, or after
         ``timeout`` seconds."""
+        if self._longs[_POSTED] > sequence:  # the JVM posts ahead: usually there already
+            return self._entry(sequence)
+        return self._await(sequence, timeout)
+
+    def _await(self, sequence: int, timeout: Optional[float]) -> Optional[tuple]:
         longs, ints = self._longs, self._ints
-        start = time.monotonic()
+        start = time.perf_counter()
+        yield_until = start + _YIELD_SECONDS
         next_check = start + _LIVENESS_SECONDS
         pause = 0.00002
         spins = 0
         while True:
-            if int(longs[_POSTED]) > sequence:
+            if longs[_POSTED] > sequence:
                 return self._entry(sequence)
-            state = int(ints[_JVM_STATE])
+            state = ints[_JVM_STATE]
             if state != RUNNING:
-                if int(longs[_POSTED]) > sequence:
+                if longs[_POSTED] > sequence:
                     continue
                 if state == ENDED:
                     return None
@@ -126,35 +142,36 @@ class SlotChannel:
                 raise StokerError(f"rank {self.meta['rank']}: the JVM side stopped (its Spark "
                                   "task ended) before the epoch's end")
             spins += 1
-            if self._bell is not None:
-                if spins < _BELL_SPINS:
-                    continue
-                self._sleep_on_bell(sequence)
-            elif spins < _SPINS:
+            if spins < _SPINS:
                 continue
-            elif spins < _YIELDS:
-                os.sched_yield()  # a posted batch is usually close
+            now = time.perf_counter()
+            if now < yield_until:
+                os.sched_yield()
                 continue
-            now = time.monotonic()
             if now >= next_check:
                 next_check = now + _LIVENESS_SECONDS
                 self._check_jvm()
                 if timeout is not None and now - start > timeout:
                     raise StokerError(f"rank {self.meta['rank']}: no batch {sequence} within "
                                       f"{timeout} s (timeout)")
-            if self._bell is None:
+            if self._bell is not None:
+                self._sleep_on_bell(sequence)
+            else:
                 time.sleep(pause)
                 pause = min(pause * 2, _MAX_PAUSE)
 
     def _sleep_on_bell(self, sequence: int) -> None:
-        """Says Python sleeps, looks once more, and sleeps on the bell until a ring or
-        ``_BELL_WAIT_SECONDS``. The JVM's end closes the socket: from then on Python polls."""
+        """Says Python sleeps until a few batches from ``sequence`` on are posted (half of those
+        the JVM posts ahead, or up to the epoch's end), looks once more, and sleeps on the bell
+        until a ring or ``_BELL_WAIT_SECONDS``. The JVM's end closes the socket: from then on
+        Python polls."""
         ints = self._ints
-        ints[_PY_WAITING] = 1
+        awaited = sequence + max(1, min(ints[_AHEAD] // 2, self._batches - sequence))
+        ints[_PY_WAITING] = awaited
         try:
             with _FENCE:
                 pass
-            if int(self._longs[_POSTED]) > sequence or int(ints[_JVM_STATE]) != RUNNING:
+            if self._longs[_POSTED] >= awaited or ints[_JVM_STATE] != RUNNING:
                 return
             try:
                 if not self._bell.recv(64):  # the JVM's end closed: its task ends, or it died
@@ -173,22 +190,23 @@ class SlotChannel:
             bell.close()
 
     def _entry(self, sequence: int) -> tuple:
-        at = _RING_AT + 16 * (sequence % self._ring)
-        return int(self._longs[at // 8]), int(self._ints[at // 4 + 2]), int(self._ints[at // 4 + 3])
+        at = _RING_AT // 8 + 2 * (sequence % self._ring)  # its slot offset's int64 word
+        ints = self._ints
+        return self._longs[at], ints[2 * at + 2], ints[2 * at + 3]
 
     def release(self, sequence: int) -> None:
         """Python is done with batch ``sequence``: its slot may hold another batch."""
-        if sequence + 1 > self.released:
+        if sequence >= self.released:
             self.released = sequence + 1
             self._longs[_RELEASED] = self.released
-            self._wake_jvm()
+            if self._bell is not None:
+                self._wake_jvm()
 
     def _wake_jvm(self) -> None:
-        if self._bell is None:
-            return
         with _FENCE:
             pass
-        if int(self._ints[_JVM_WAITING]):
+        awaited = self._ints[_JVM_WAITING]
+        if awaited and self.released >= awaited:
             try:
                 self._bell.send(b"\1", socket.MSG_DONTWAIT)
             except BlockingIOError:
@@ -197,7 +215,7 @@ class SlotChannel:
                 self._drop_bell()
 
     def error(self) -> str:
-        length = int(self._ints[_ERROR_LENGTH])
+        length = self._ints[_ERROR_LENGTH]
         return bytes(self._map[_ERROR_AT:_ERROR_AT + length]).decode("utf-8", "replace")
 
     def _check_jvm(self) -> None:
@@ -209,12 +227,17 @@ class SlotChannel:
         except PermissionError:
             pass
 
+    def _release_words(self) -> None:
+        longs, ints, self._longs, self._ints = self._longs, self._ints, None, None
+        longs.release()
+        ints.release()
+
     def close(self) -> None:
         """Tells the JVM this side is done; the mapping goes when no tensor over it is left."""
         if self._ints is not None:
             self._ints[_PY_STATE] = PY_CLOSED
             self._drop_bell()  # the JVM sees the socket close at once, if it sleeps on it
-        self._longs = self._ints = None
+            self._release_words()
         try:
             self._map.close()
         except BufferError:

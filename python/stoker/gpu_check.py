@@ -50,6 +50,7 @@ class FakeJvm:
         self._longs[ch._JVM_PID] = os.getpid()
         self._ints[ch._VERSION] = ch.VERSION
         self._ints[ch._RING] = 256
+        self._ints[ch._AHEAD] = slots
         self._ints[ch._JVM_STATE] = ch.RUNNING
         self._longs[ch._MAGIC] = ch.MAGIC
         self._thread = threading.Thread(target=self._run, daemon=True)

@@ -173,17 +173,18 @@ class RankBatches:
         if channel is None:
             raise StokerError(f"rank {self.rank}: the batches are closed")
         sequence = 0
+        wait, release, timeout = channel.wait, channel.release, self._timeout
+        copy, normalize = self._copy, self._normalize
         try:
             while True:
-                posted = channel.wait(sequence, self._timeout)
+                posted = wait(sequence, timeout)
                 if posted is None:
                     return
-                offset, rows, _ = posted
-                batch = self._batch(offset, rows)
-                if self._copy is not None:
-                    batch = self._copy.to_device(batch, sequence)
-                yield self._normalized(batch)
-                channel.release(sequence)
+                batch = self._batch(posted[0], posted[1])
+                if copy is not None:
+                    batch = copy.to_device(batch, sequence)
+                yield self._normalized(batch) if normalize else batch
+                release(sequence)
                 sequence += 1
         finally:
             self.close()

@@ -15,7 +15,8 @@ import java.util.function.BooleanSupplier;
  * each word has one writer. Posting ahead is what keeps both sides busy: Python finds the next
  * batch already posted, and the JVM fills while Python steps, with no round trip per batch. The
  * Python package reads the same layout ({@code stoker/_channel.py}); {@link #VERSION} changes
- * with it.
+ * with it. A side that waits asks for a few batches at once, not one (see {@link RankPump}), so
+ * that the two wake each other once per few batches, not once per batch.
  *
  * <pre>
  * offset  type   writer  meaning
@@ -27,8 +28,12 @@ import java.util.function.BooleanSupplier;
  *     24  int64  JVM     batches posted (batch k is posted when this becomes k + 1)
  *     32  int64  Python  batches released (Python is done with batch k when this becomes k + 1)
  *     40  int32  JVM     entries in the ring ({@link #RING})
- *     44  int32  JVM     1 while the JVM may sleep on the doorbell, waiting for a release
- *     48  int32  Python  1 while Python may sleep on the doorbell, waiting for a post
+ *     44  int32  JVM     while the JVM may sleep on the doorbell: the released count it waits
+ *                        for (0: awake); Python rings once its count reaches it
+ *     48  int32  Python  while Python may sleep on the doorbell: the posted count it waits for
+ *                        (0: awake); the JVM rings once its count reaches it, or it ends
+ *     52  int32  JVM     most batches posted and not released at once (0 until the JVM
+ *                        knows it): a waiting Python asks for half of them
  *     56  int64  JVM     the JVM's process id
  *     64  int64  Python  the Python process id
  *    128  bytes  JVM     the error text (UTF-8), when failed, up to offset 4096
@@ -38,7 +43,7 @@ import java.util.function.BooleanSupplier;
  */
 final class SlotChannel {
   static final long MAGIC = 0x5950_5245_4B4F_5453L; // "STOKERPY" read as little-endian bytes
-  static final int VERSION = 2;
+  static final int VERSION = 3;
   /** Bytes of the control block: a page of words and error text, a page of ring entries. */
   static final int BYTES = 8192;
   /** Ring entries: batches posted and not yet released are at most this many. */
@@ -59,6 +64,7 @@ final class SlotChannel {
   private static final int RING_AT_WORD = 40;
   private static final int JVM_WAITING_AT = 44;
   private static final int PY_WAITING_AT = 48;
+  private static final int AHEAD_AT = 52;
   /** Longest sleep on the doorbell before the waiter looks again whatever happened. */
   private static final long BELL_WAIT_NANOS = 2_000_000;
   private static final int JVM_PID_AT = 56;
@@ -71,8 +77,13 @@ final class SlotChannel {
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final VarHandle INTS =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
-  /** How long a wait yields the processor before it parks. */
-  private static final long YIELD_NANOS = 20_000;
+  /**
+   * How long a wait yields the processor before it sleeps on the doorbell or parks. A batch is
+   * usually released within that (a Python step on a posted batch takes some microseconds), and
+   * a yield hands the processor to whichever thread needs it, while a sleep costs both sides a
+   * system call and a wake-up, which on a virtual machine can take tens of microseconds.
+   */
+  private static final long YIELD_NANOS = 50_000;
   /**
    * Longest park between two looks at the released count. The JVM waits only with every slot
    * posted, so a late look delays a refill that other posted batches cover.
@@ -99,6 +110,11 @@ final class SlotChannel {
     LONGS.setRelease(control, 0, MAGIC);
   }
 
+  /** At most {@code ahead} batches will be posted and not released at once. */
+  void postsAhead(int ahead) {
+    INTS.setRelease(control, AHEAD_AT, ahead);
+  }
+
   /**
    * Posts batch {@code sequence} (its slot, rows and index): Python may read it from now on. The
    * caller posts in order and keeps fewer than {@link #RING} batches unreleased.
@@ -109,32 +125,36 @@ final class SlotChannel {
     INTS.set(control, entry + 8, rows);
     INTS.set(control, entry + 12, index);
     LONGS.setRelease(control, POSTED_AT, sequence + 1);
-    wakePython();
+    wakePython(sequence + 1);
   }
 
-  /** Rings if Python said it may sleep; the fence orders the word just written before the look. */
-  private void wakePython() {
+  /**
+   * Rings if Python sleeps waiting for at most {@code posted} batches posted; the fence orders
+   * the word just written before the look.
+   */
+  private void wakePython(long posted) {
     if (bell == null) {
       return;
     }
     VarHandle.fullFence();
-    if ((int) INTS.getVolatile(control, PY_WAITING_AT) != 0) {
+    int awaited = (int) INTS.getVolatile(control, PY_WAITING_AT);
+    if (awaited != 0 && posted >= awaited) {
       bell.ring();
     }
   }
 
   /**
-   * Waits until Python has released batch {@code sequence}: true then; false once Python closed
-   * its side (or its end of the doorbell went) or {@code stop} says so. Spins briefly, then
-   * sleeps on the doorbell; without one, yields the processor for up to {@link #YIELD_NANOS} and
-   * parks for growing times up to {@link #MAX_PARK_NANOS}. Spinning longer would take the
-   * processor from the threads filling the next batches.
+   * Waits until Python has released {@code count} batches (batches 0 to count - 1): true then;
+   * false once Python closed its side (or its end of the doorbell went) or {@code stop} says so.
+   * Spins briefly, yields the processor for up to {@link #YIELD_NANOS}, then sleeps on the
+   * doorbell, or without one parks for growing times up to {@link #MAX_PARK_NANOS}. Spinning
+   * longer would take the processor from the threads filling the next batches.
    */
-  boolean awaitRelease(long sequence, BooleanSupplier stop) {
+  boolean awaitReleased(long count, BooleanSupplier stop) {
     long park = 10_000;
     long yieldUntil = 0;
     for (int spins = 0; ; spins++) {
-      if ((long) LONGS.getAcquire(control, RELEASED_AT) > sequence) {
+      if ((long) LONGS.getAcquire(control, RELEASED_AT) >= count) {
         return true;
       }
       if (pythonClosed() || stop.getAsBoolean()) {
@@ -142,14 +162,14 @@ final class SlotChannel {
       }
       if (spins < 100) {
         Thread.onSpinWait();
-      } else if (bell != null) {
-        if (!sleepOnBell(sequence)) {
-          return false;
-        }
       } else if (yieldUntil == 0) {
         yieldUntil = System.nanoTime() + YIELD_NANOS;
       } else if (System.nanoTime() < yieldUntil) {
         Thread.yield();
+      } else if (bell != null) {
+        if (!sleepOnBell(count)) {
+          return false;
+        }
       } else {
         LockSupport.parkNanos(park);
         park = Math.min(park * 2, MAX_PARK_NANOS);
@@ -158,18 +178,18 @@ final class SlotChannel {
   }
 
   /**
-   * Says the JVM sleeps, looks once more (the fence orders the two), and sleeps on the bell:
-   * false if Python's side of it is gone.
+   * Says the JVM sleeps until {@code count} batches are released, looks once more (the fence
+   * orders the two), and sleeps on the bell: false if Python's side of it is gone.
    */
-  private boolean sleepOnBell(long sequence) {
-    INTS.setVolatile(control, JVM_WAITING_AT, 1);
+  private boolean sleepOnBell(long count) {
+    INTS.setVolatile(control, JVM_WAITING_AT, (int) Math.min(count, Integer.MAX_VALUE));
     try {
       VarHandle.fullFence();
-      if ((long) LONGS.getVolatile(control, RELEASED_AT) > sequence || pythonClosed()) {
+      if ((long) LONGS.getVolatile(control, RELEASED_AT) >= count || pythonClosed()) {
         return true;
       }
       return bell.await(BELL_WAIT_NANOS) || (long) LONGS.getVolatile(control, RELEASED_AT)
-          > sequence;
+          >= count;
     } finally {
       INTS.setVolatile(control, JVM_WAITING_AT, 0);
     }
@@ -186,13 +206,13 @@ final class SlotChannel {
   /** The epoch ended: every batch was posted. */
   void ended() {
     INTS.setRelease(control, JVM_STATE_AT, ENDED);
-    wakePython();
+    wakePython(Long.MAX_VALUE);
   }
 
   /** The stopping task ends the channel (if it had not ended or failed). */
   void stopped() {
     INTS.compareAndSet(control, JVM_STATE_AT, RUNNING, STOPPED);
-    wakePython();
+    wakePython(Long.MAX_VALUE);
   }
 
   /** The rank failed: Python raises {@code message} at its next batch. */
@@ -202,7 +222,7 @@ final class SlotChannel {
     control.put(ERROR_AT, text, 0, length);
     INTS.set(control, ERROR_LENGTH_AT, length);
     INTS.setRelease(control, JVM_STATE_AT, FAILED);
-    wakePython();
+    wakePython(Long.MAX_VALUE);
   }
 
   int state() {

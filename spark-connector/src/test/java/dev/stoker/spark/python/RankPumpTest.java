@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -164,10 +165,10 @@ class RankPumpTest {
   }
 
   @Test
-  void shouldPostAsManyBatchesAheadAsTheLoaderHasSlotsAndRefillEachReleasedOne()
+  void shouldPostAsManyBatchesAheadAsTheLoaderHasSlotsAndRefillReleasedOnesHalfAtATime()
       throws Exception {
-    // 1 worker x prefetch 2, one for the consumer, four kept ahead (small batches): 7 slots
-    StokerScan scan = scan(data.resolve("t").toString(), 1, 4); // 25 batches
+    // 1 worker x prefetch 2, one for the consumer, sixteen kept ahead (small batches): 19 slots
+    StokerScan scan = scan(data.resolve("t").toString(), 1, 2); // 50 batches
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
       int slotCount = 3 + RankPump.MAX_KEPT_AHEAD;
@@ -180,12 +181,22 @@ class RankPumpTest {
         slots[k] = (long) LONGS.get(page, 4096 + 16 * k);
       }
       assertThat(slots).doesNotHaveDuplicates();
-      LONGS.setRelease(page, 32, 1L);
-      assertThat(awaitPosted(page, slotCount)).isTrue();
-      assertThat((long) LONGS.get(page, 4096 + 16 * slotCount))
-          .as("the next batch fills batch 0's slot").isEqualTo(slots[0]);
+      int refill = RankPump.wakeAfter(slotCount);
+      assertThat(refill).isEqualTo(slotCount / 2);
+      LONGS.setRelease(page, 32, refill - 1L);
       Thread.sleep(200);
-      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(slotCount + 1);
+      assertThat((long) LONGS.getAcquire(page, 24)).as("a full pump waits for %d releases",
+          refill).isEqualTo(slotCount);
+      LONGS.setRelease(page, 32, refill);
+      assertThat(awaitPosted(page, slotCount + refill - 1)).isTrue();
+      long[] refilled = new long[refill];
+      for (int k = 0; k < refill; k++) {
+        refilled[k] = (long) LONGS.get(page, 4096 + 16 * (slotCount + k));
+      }
+      assertThat(refilled).as("the next batches fill the released batches' slots")
+          .containsExactlyInAnyOrder(Arrays.copyOf(slots, refill));
+      Thread.sleep(200);
+      assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(slotCount + refill);
     }
   }
 
@@ -198,7 +209,8 @@ class RankPumpTest {
 
   @Test
   void shouldWakeASleepingSideThroughTheDoorbellAndStopWhenPythonsEndCloses() throws Exception {
-    StokerScan scan = scan(data.resolve("t").toString(), 0);
+    StokerScan scan = scan(data.resolve("t").toString(), 0, 2); // 50 batches, 17 slots
+    long refilled;
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
       String handle = pump.handle();
@@ -208,36 +220,58 @@ class RankPumpTest {
           .as("only its owner may connect").isEqualTo("rw-------");
       try (SocketChannel python = SocketChannel.open(UnixDomainSocketAddress.of(bell))) {
         assertThat(awaitPosted(page, 0)).isTrue();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while ((int) INTS.getVolatile(page, 44) == 0) { // the JVM sleeps on the bell
-          assertThat(System.nanoTime()).as("the JVM never slept on the bell").isLessThan(deadline);
-          Thread.sleep(1);
-        }
-        INTS.setVolatile(page, 48, 1); // Python sleeps on the bell
-        LONGS.setRelease(page, 32, 1L);
+        int awaited = awaitJvmSleeping(page);
+        int ahead = (int) INTS.getVolatile(page, 52);
+        assertThat((long) LONGS.getAcquire(page, 24)).as("every slot posted").isEqualTo(ahead);
+        assertThat(awaited).as("a full JVM waits for half its batches to come back")
+            .isEqualTo(RankPump.wakeAfter(ahead)).isGreaterThan(1);
+        refilled = ahead + awaited;
+        INTS.setVolatile(page, 48, (int) refilled); // Python sleeps until those are posted
+        LONGS.setRelease(page, 32, awaited - 1L);
         python.write(ByteBuffer.wrap(new byte[] {1}));
+        Thread.sleep(200);
+        assertThat((long) LONGS.getAcquire(page, 24)).as("one release short: the JVM sleeps on")
+            .isEqualTo(ahead);
+        LONGS.setRelease(page, 32, awaited);
+        python.write(ByteBuffer.wrap(new byte[] {1}));
+        python.configureBlocking(false);
         ByteBuffer ring = ByteBuffer.allocate(1);
-        assertThat(python.read(ring)).as("the ring that the next batch is posted").isEqualTo(1);
-        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(2 + RankPump.MAX_KEPT_AHEAD);
-        INTS.setVolatile(page, 48, 0);
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while ((int) INTS.getVolatile(page, 44) == 0) {
-          assertThat(System.nanoTime()).isLessThan(deadline);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int got;
+        while ((got = python.read(ring)) == 0) {
+          assertThat(System.nanoTime()).as("no ring once the awaited batches were posted")
+              .isLessThan(deadline);
           Thread.sleep(1);
         }
+        assertThat(got).isEqualTo(1);
+        assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(refilled);
+        INTS.setVolatile(page, 48, 0);
+        awaitJvmSleeping(page);
       } // Python's end goes while the JVM sleeps: the pump ends without a release
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
       assertThat(pumpThreads()).as("the pump's thread after Python's end closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).isEqualTo(2 + RankPump.MAX_KEPT_AHEAD);
+      assertThat((long) LONGS.get(page, 24)).as("no batch posted after Python's end")
+          .isEqualTo(refilled);
     }
+  }
+
+  /** Waits until the JVM sleeps on the bell; returns the released count it waits for. */
+  private static int awaitJvmSleeping(MappedByteBuffer page) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    int awaited;
+    while ((awaited = (int) INTS.getVolatile(page, 44)) == 0) {
+      assertThat(System.nanoTime()).as("the JVM never slept on the bell").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+    return awaited;
   }
 
   @Test
   void shouldStopWhenPythonClosesItsSide() throws Exception {
-    StokerScan scan = scan(data.resolve("t").toString());
+    StokerScan scan = scan(data.resolve("t").toString(), 0, 2); // more batches than slots
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
       MappedByteBuffer page = map(pump.path());
       assertThat(awaitPosted(page, RankPump.MAX_KEPT_AHEAD)).isTrue();
@@ -254,7 +288,7 @@ class RankPumpTest {
 
   @Test
   void shouldEndItsThreadAndDeleteTheFileWhenTheTaskEndsWhileItWaits() throws Exception {
-    StokerScan scan = scan(data.resolve("t").toString());
+    StokerScan scan = scan(data.resolve("t").toString(), 0, 2); // more batches than slots
     RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm);
     MappedByteBuffer page = map(pump.path());
     assertThat(awaitPosted(page, 0)).isTrue(); // Python never releases it
