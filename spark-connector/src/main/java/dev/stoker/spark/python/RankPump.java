@@ -90,11 +90,11 @@ final class RankPump implements AutoCloseable {
       doorbell = Doorbell.open(file.resolveSibling(file.getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
-      long rows = plan.rowsPerRank();
+      RankRuns runs = new RankRuns(rank, plan.rowsPerRank(), plan.ranks().get(rank));
       staging = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(
-          config.columns(), (int) Math.min(config.windowRows(), Math.max(rows, 1))));
-      this.loader = DataLoader.builder(new RankDataset(config,
-              new RankRuns(rank, rows, plan.ranks().get(rank)), staging, new SourceCounters()))
+          config.columns(), runs.windowRows(config.windowRows())));
+      this.loader = DataLoader.builder(new RankDataset(config, runs, staging,
+              new SourceCounters()))
           .options(given.toBuilder().name(name).build())
           .placement(Placement.of(rank, config.loader().placement().worldSize()))
           .allocator(memory)
