@@ -27,6 +27,7 @@ import gc
 import os
 import sys
 import threading
+import warnings
 import zipimport
 from typing import Optional, Tuple
 
@@ -43,13 +44,18 @@ def lighten() -> None:
     the freeze once per process. Elsewhere, nothing."""
     if os.environ.get(ENVIRONMENT, "1") == "0" or not _in_task():
         return
-    reread_only_changed()
     global _frozen
-    with _lock:
-        if not _frozen:
-            _frozen = True
-            gc.collect()
-            gc.freeze()
+    try:
+        reread_only_changed()
+        with _lock:
+            if not _frozen:
+                _frozen = True
+                gc.collect()
+                gc.freeze()
+    except Exception as failure:  # only ever a saving: the task goes on without it
+        warnings.warn(f"stoker: could not lighten this PySpark worker ({failure!r}); its next "
+                      f"tasks start as PySpark starts them (set {ENVIRONMENT}=0 to skip this)",
+                      RuntimeWarning, stacklevel=2)
 
 
 def _in_task() -> bool:

@@ -184,6 +184,8 @@ class RankBatches:
                 if copy is not None:
                     batch = copy.to_device(batch, sequence)
                 yield self._normalized(batch) if normalize else batch
+                if self._channel is not channel:
+                    return  # closed during the step: the iteration ends there
                 release(sequence)
                 sequence += 1
         finally:

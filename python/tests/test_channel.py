@@ -52,6 +52,19 @@ def test_leaving_early_tells_the_jvm(jvm):
     assert not jvm._thread.is_alive()
 
 
+def test_closing_during_a_step_ends_the_iteration(jvm):
+    jvm.start()
+    loader = st.batches(json.dumps(jvm.meta()))
+    steps = 0
+    for steps, _ in enumerate(loader, 1):
+        if steps == 2:
+            loader.close()
+    assert steps == 2
+    assert int(jvm._ints[ch._PY_STATE]) == ch.PY_CLOSED
+    jvm._thread.join(10)
+    assert not jvm._thread.is_alive()
+
+
 def test_a_failed_jvm_raises_its_reason(jvm):
     message = "rank 0: java.io.IOException: file part-0.parquet column 'image' row 7: damaged"
     jvm._map[ch._ERROR_AT:ch._ERROR_AT + len(message)] = message.encode()

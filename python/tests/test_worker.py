@@ -87,3 +87,14 @@ def test_a_reused_spark_worker_keeps_both_between_tasks(spark):
         assert frozen
         if _worker._REREADS_AT_ONCE:
             assert archives > 0 and changed == archives
+
+
+def test_a_failure_to_lighten_is_a_warning_and_the_task_goes_on(monkeypatch):
+    monkeypatch.setattr(_worker, "_in_task", lambda: True)
+
+    def broken():
+        raise OSError("no stat here")
+
+    monkeypatch.setattr(_worker, "reread_only_changed", broken)
+    with pytest.warns(RuntimeWarning, match="could not lighten this PySpark worker.*no stat here"):
+        _worker.lighten()
