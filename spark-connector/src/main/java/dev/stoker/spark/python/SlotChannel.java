@@ -129,8 +129,9 @@ final class SlotChannel {
   }
 
   /**
-   * Rings if Python sleeps waiting for at most {@code posted} batches posted; the fence orders
-   * the word just written before the look.
+   * Rings if Python sleeps waiting for at most {@code posted} batches posted ({@code
+   * Long.MAX_VALUE}: whatever it waits for, at the epoch's end, a failure or a stop); the fence
+   * orders the word just written before the look.
    */
   private void wakePython(long posted) {
     if (bell == null) {
