@@ -172,7 +172,8 @@ public final class RankRuntime {
     closer.run(data::delete);
     task.killTaskIfInterrupted();
     if (shardChanged != null) {
-      throw failed(task, "reading its shard failed", shardChanged);
+      throw failed(task, "reading its shard failed", shardChanged instanceof ShardChangedException
+          report ? report.alone() : shardChanged);
     }
     if (closer.failure() != null) {
       InputFaultException fault = inputFault(task, closer.failure());

@@ -12,4 +12,16 @@ public final class ShardChangedException extends IOException {
   ShardChangedException(String message) {
     super(message);
   }
+
+  /**
+   * This report without what it suppressed. The loader attaches a batch's own failure to the
+   * dataset's report of it, and for a faulted read of the mapping that failure carries the JVM's
+   * {@code InternalError}, whose text would then stand in the task's failure beside the report
+   * that says what it means.
+   */
+  public ShardChangedException alone() {
+    ShardChangedException alone = new ShardChangedException(getMessage());
+    alone.setStackTrace(getStackTrace());
+    return alone;
+  }
 }
