@@ -165,15 +165,15 @@ public final class RankRuntime {
     }
     session.close(closer, data);
     MappedShard shard = data.shard();
-    IOException shardChanged = shard == null ? null : shardChanged(closer.failure(), shard, 0);
+    ShardChangedException shardChanged = shard == null ? null
+        : shardChanged(closer.failure(), shard, 0);
     if (shardChanged == null && shard != null) {
       shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
     }
     closer.run(data::delete);
     task.killTaskIfInterrupted();
     if (shardChanged != null) {
-      throw failed(task, "reading its shard failed", shardChanged instanceof ShardChangedException
-          report ? report.alone() : shardChanged);
+      throw failed(task, "reading its shard failed", shardChanged.alone());
     }
     if (closer.failure() != null) {
       InputFaultException fault = inputFault(task, closer.failure());
@@ -335,7 +335,8 @@ public final class RankRuntime {
    * delivered it: a loader thread, the rank function) turned into the shard's report. Null if
    * there is none. Spark would end the executor for an {@code InternalError} among the causes.
    */
-  private static IOException shardChanged(Throwable failure, MappedShard shard, int depth) {
+  private static ShardChangedException shardChanged(Throwable failure, MappedShard shard,
+      int depth) {
     if (failure == null || depth > 20) {
       return null;
     }
@@ -346,7 +347,7 @@ public final class RankRuntime {
       return shard.faulted(failure);
     }
     for (Throwable suppressed : failure.getSuppressed()) {
-      IOException changed = shardChanged(suppressed, shard, depth + 1);
+      ShardChangedException changed = shardChanged(suppressed, shard, depth + 1);
       if (changed != null) {
         return changed;
       }
