@@ -1,9 +1,10 @@
 """The Python side of a rank's shared-memory file: its control block and its slots.
 
-The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 3). The JVM posts batches in
+The layout mirrors ``dev.stoker.spark.python.SlotChannel`` (version 4). The JVM posts batches in
 order into a ring of entries (slot offset, rows, index), as many ahead as its loader has slots,
 by raising the posted count; Python reads batch k's entry and, when the step is done, raises the
-released count. Every word has one writer; words are 8-byte or 4-byte aligned, read and written
+released count. Epochs follow each other in the same file, their batches numbered on: the JVM
+says where each ended, and starts the next when Python asks for it. Every word has one writer; words are 8-byte or 4-byte aligned, read and written
 whole. A side that finds nothing to do writes in its waiting word the count it waits for (half of
 the batches the JVM posts ahead) and sleeps on the doorbell, a Unix-domain socket beside the file;
 the other side sends it one byte once its count reaches that. So the two wake each other once per
@@ -23,18 +24,19 @@ from typing import Any, Dict, Optional
 
 
 MAGIC = 0x5950_5245_4B4F_5453  # "STOKERPY" as little-endian bytes
-VERSION = 3
+VERSION = 4
 CONTROL_BYTES = 8192
 
 # int64 words (index = byte offset / 8)
-_MAGIC, _POSTED, _RELEASED, _JVM_PID, _PY_PID = 0, 3, 4, 7, 8
+_MAGIC, _POSTED, _RELEASED, _JVM_PID, _PY_PID, _EPOCH_END = 0, 3, 4, 7, 8, 10
 # int32 words (index = byte offset / 4)
 _VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _RING, _JVM_WAITING, _PY_WAITING, _AHEAD = \
     2, 3, 4, 5, 10, 11, 12, 13
+_ASKED, _JVM_WAITING_EPOCH, _EPOCHS_ENDED = 18, 19, 22
 _ERROR_AT = 128
 _RING_AT = 4096  # batch k's entry: 16 bytes at _RING_AT + 16 (k % ring)
 
-RUNNING, ENDED, FAILED, STOPPED = 1, 2, 3, 4
+RUNNING, FAILED, STOPPED = 1, 3, 4
 PY_ATTACHED, PY_CLOSED = 1, 2
 
 _LIVENESS_SECONDS = 1.0
@@ -107,15 +109,38 @@ class SlotChannel:
         self.released = self._longs[_RELEASED]
         self._ring = self._ints[_RING]
         self._batches = int(meta["batches"])
+        self._epoch_index = -1  # epochs of this file started by Python, less one
+        self._epoch_first = 0  # the number of the running epoch's first batch
         self._bell = _connect(meta.get("bell"))
 
     @property
     def buffer(self) -> mmap.mmap:
         return self._map
 
+    def start_epoch(self) -> int:
+        """Starts the file's next epoch (the JVM runs the first unasked; each next one once
+        asked, every batch before it released): the number of its first batch."""
+        index = self._epoch_index + 1
+        first = 0
+        if index > 0:
+            if self._ints[_EPOCHS_ENDED] < index:
+                raise StokerError(f"rank {self.meta['rank']}: epoch {index - 1} of this stage "
+                                  "has not ended (iterate it to its end first)")
+            first = self._longs[_EPOCH_END]
+        self._epoch_index, self._epoch_first = index, first
+        if index > 0:
+            self._ints[_ASKED] = index + 1
+            if self._bell is not None:
+                with _FENCE:
+                    pass
+                awaited = self._ints[_JVM_WAITING_EPOCH]
+                if awaited and index + 1 >= awaited:
+                    self._ring_jvm()
+        return first
+
     def wait(self, sequence: int, timeout: Optional[float] = None) -> Optional[tuple]:
         """Batch ``sequence`` as ``(slot offset, rows, index)`` once posted; ``None`` at the
-        epoch's end. Raises StokerError when the JVM side failed, stopped or died, or after
+        running epoch's end. Raises StokerError when the JVM side failed, stopped or died, or after
         ``timeout`` seconds."""
         if self._longs[_POSTED] > sequence:  # the JVM posts ahead: usually there already
             return self._entry(sequence)
@@ -131,12 +156,14 @@ class SlotChannel:
         while True:
             if longs[_POSTED] > sequence:
                 return self._entry(sequence)
+            if ints[_EPOCHS_ENDED] > self._epoch_index:  # its end is written before this
+                if longs[_POSTED] > sequence:
+                    continue
+                return None
             state = ints[_JVM_STATE]
             if state != RUNNING:
                 if longs[_POSTED] > sequence:
                     continue
-                if state == ENDED:
-                    return None
                 if state == FAILED:
                     raise StokerError(self.error())
                 raise StokerError(f"rank {self.meta['rank']}: the JVM side stopped (its Spark "
@@ -166,12 +193,14 @@ class SlotChannel:
         until a ring or ``_BELL_WAIT_SECONDS``. The JVM's end closes the socket: from then on
         Python polls."""
         ints = self._ints
-        awaited = sequence + max(1, min(ints[_AHEAD] // 2, self._batches - sequence))
+        left = self._epoch_first + self._batches - sequence
+        awaited = sequence + max(1, min(ints[_AHEAD] // 2, left))
         ints[_PY_WAITING] = awaited
         try:
             with _FENCE:
                 pass
-            if self._longs[_POSTED] >= awaited or ints[_JVM_STATE] != RUNNING:
+            if self._longs[_POSTED] >= awaited or ints[_JVM_STATE] != RUNNING or \
+                    ints[_EPOCHS_ENDED] > self._epoch_index:
                 return
             try:
                 if not self._bell.recv(64):  # the JVM's end closed: its task ends, or it died
@@ -207,12 +236,15 @@ class SlotChannel:
             pass
         awaited = self._ints[_JVM_WAITING]
         if awaited and self.released >= awaited:
-            try:
-                self._bell.send(b"\1", socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                pass  # the socket holds rings the JVM has not read: it wakes anyway
-            except OSError:
-                self._drop_bell()
+            self._ring_jvm()
+
+    def _ring_jvm(self) -> None:
+        try:
+            self._bell.send(b"\1", socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            pass  # the socket holds rings the JVM has not read: it wakes anyway
+        except OSError:
+            self._drop_bell()
 
     def error(self) -> str:
         length = self._ints[_ERROR_LENGTH]

@@ -32,10 +32,12 @@ SHAPE = (3, 64, 64)
 
 class FakeJvm:
     """Writes a slot file and posts ``batches`` batches on it, as the JVM does: in order, as many
-    ahead as it has slots, batch k into slot k % slots once batch k - slots is released."""
+    ahead as it has slots, batch k into slot k % slots once batch k - slots is released; then,
+    each time Python asks for one, another epoch of as many, up to ``epochs``."""
 
-    def __init__(self, directory: str, batch_size: int, batches: int, slots: int = 4):
-        self.batch_size, self.batches, self.slots = batch_size, batches, slots
+    def __init__(self, directory: str, batch_size: int, batches: int, slots: int = 4,
+                 epochs: int = 1):
+        self.batch_size, self.batches, self.slots, self.epochs = batch_size, batches, slots, epochs
         self.slot_bytes = (batch_size * int(np.prod(SHAPE)) + 63) // 64 * 64
         fd, self.path = tempfile.mkstemp(prefix="stoker-shm-check-", dir=directory)
         size = ch.CONTROL_BYTES + slots * self.slot_bytes
@@ -68,17 +70,23 @@ class FakeJvm:
 
     def _run(self) -> None:
         longs, ints = self._longs, self._ints
-        for k in range(self.batches):
-            while int(longs[ch._RELEASED]) <= k - self.slots:
+        for epoch in range(self.epochs):
+            while epoch > 0 and int(ints[ch._ASKED]) < epoch + 1:
                 if int(ints[ch._PY_STATE]) == ch.PY_CLOSED:
                     return
                 time.sleep(0)
-            at = ch._RING_AT + 16 * (k % 256)
-            longs[at // 8] = ch.CONTROL_BYTES + (k % self.slots) * self.slot_bytes
-            ints[at // 4 + 2] = self.batch_size
-            ints[at // 4 + 3] = k
-            longs[ch._POSTED] = k + 1
-        ints[ch._JVM_STATE] = ch.ENDED
+            for k in range(epoch * self.batches, (epoch + 1) * self.batches):
+                while int(longs[ch._RELEASED]) <= k - self.slots:
+                    if int(ints[ch._PY_STATE]) == ch.PY_CLOSED:
+                        return
+                    time.sleep(0)
+                at = ch._RING_AT + 16 * (k % 256)
+                longs[at // 8] = ch.CONTROL_BYTES + (k % self.slots) * self.slot_bytes
+                ints[at // 4 + 2] = self.batch_size
+                ints[at // 4 + 3] = k - epoch * self.batches
+                longs[ch._POSTED] = k + 1
+            longs[ch._EPOCH_END] = (epoch + 1) * self.batches
+            ints[ch._EPOCHS_ENDED] = epoch + 1
 
 
 def measure(device: str, batch_size: int, batches: int, step_ms: float) -> dict:

@@ -18,7 +18,14 @@ with one small handle row per rank. A barrier ``mapInArrow`` / ``mapInPandas`` (
 
 In that task the JVM runs the rank's loader with its slots in a shared-memory file; the tensors
 are views of a slot (no copy), valid until the next batch is asked for (``clone()`` what must
-outlive the step). With ``device="cuda"``, each batch is copied from the slot (page-locked with
+outlive the step). Iterating the loader again runs the next epoch in the same task::
+
+    with stoker.torch.batches(handles) as loader:
+        for _ in range(3):                    # epochs 0, 1, 2 over the rank's rows
+            for batch in loader:
+                ...
+
+With ``device="cuda"``, each batch is copied from the slot (page-locked with
 ``cudaHostRegister``) on a side stream with ``non_blocking=True``, and the slot goes back as soon
 as that copy is done, while the GPU still computes on the batch before.
 """
@@ -118,11 +125,14 @@ def _handles_in(item: Any) -> Iterable[str]:
 
 
 class RankBatches:
-    """One rank's epoch of batches, as a PyTorch ``DataLoader`` would give them: an iterable of
-    dicts of tensors keyed by column name, ``len()`` = batches per rank (the same on every
-    rank). Iterable once (the epoch is the read's ``epoch`` option; read again for the next).
-    Use it as a context manager, or iterate it to the end: leaving early (``break``, an
-    exception, ``KeyboardInterrupt``) stops the JVM side too."""
+    """One rank's batches, as a PyTorch ``DataLoader`` gives them: an iterable of dicts of
+    tensors keyed by column name, ``len()`` = batches per rank and epoch (the same on every
+    rank). Each iteration is the next epoch, on the same rows: the read's ``epoch`` first, then
+    ``epoch + 1``... (each rank's rows shuffled again by ``(seed, epoch, rank)``), with the JVM's
+    loader, its workers and slots kept from one to the next; ``loader.epoch`` is the one being
+    iterated. An epoch must be iterated to its end before the next starts. Use it as a context
+    manager, or iterate it to the end: leaving an epoch early (``break``, an exception,
+    ``KeyboardInterrupt``) closes it and stops the JVM side too."""
 
     def __init__(self, handle: str, device: Union[str, torch.device, None] = None,
                  normalize: Optional[Normalize] = None, timeout: Optional[float] = None):
@@ -130,9 +140,10 @@ class RankBatches:
         self.rank: int = self.meta["rank"]
         self.world_size: int = self.meta["worldSize"]
         self.epoch: int = self.meta["epoch"]
+        """The epoch being iterated (before the first iteration: the read's)."""
         self.batch_size: int = self.meta["batchSize"]
         self.dropped_rows: int = self.meta["droppedRows"]
-        """Rows of the epoch no rank reads (``dropLast``), over all ranks."""
+        """Rows of each epoch no rank reads (``dropLast``), over all ranks."""
         self.padded_rows: int = self.meta["paddedRows"]
         self.columns = {c["name"]: c for c in self.meta["columns"]}
         for name in normalize or {}:
@@ -145,7 +156,8 @@ class RankBatches:
         self._channel: Optional[SlotChannel] = SlotChannel(self.meta)
         self._views: Dict[int, Dict[str, torch.Tensor]] = {}
         self._norms: Dict[str, Tuple[torch.Tensor, torch.Tensor, float]] = {}
-        self._started = False
+        self._epochs = 0  # epochs started
+        self._iterating = False
         self._copy = _DeviceCopy(self._channel, self.device) if self._on_cuda() else None
 
     def _on_cuda(self) -> bool:
@@ -161,24 +173,30 @@ class RankBatches:
         self.close()
 
     def __iter__(self) -> Iterator[Dict[str, torch.Tensor]]:
-        if self._started:
-            raise StokerError(f"rank {self.rank}: the batches of epoch {self.epoch} were "
-                              "iterated already (one epoch per read: read again with the next "
-                              "epoch)")
-        self._started = True
-        return self._epoch()
-
-    def _epoch(self) -> Iterator[Dict[str, torch.Tensor]]:
         channel = self._channel
         if channel is None:
-            raise StokerError(f"rank {self.rank}: the batches are closed")
-        sequence = 0
+            raise StokerError(f"rank {self.rank}: the batches are closed (an epoch left early, "
+                              "or close(), ends them)")
+        if self._iterating:
+            raise StokerError(f"rank {self.rank}: epoch {self.epoch} is still being iterated: "
+                              "iterate it to its end before the next")
+        first = channel.start_epoch()
+        if self._epochs > 0:
+            self.epoch += 1
+        self._epochs += 1
+        self._iterating = True
+        return self._epoch(channel, first)
+
+    def _epoch(self, channel: SlotChannel, first: int) -> Iterator[Dict[str, torch.Tensor]]:
+        sequence = first
         wait, release, timeout = channel.wait, channel.release, self._timeout
         copy, normalize = self._copy, self._normalize
+        ended = False
         try:
             while True:
                 posted = wait(sequence, timeout)
                 if posted is None:
+                    ended = True
                     return
                 batch = self._batch(posted[0], posted[1])
                 if copy is not None:
@@ -189,7 +207,9 @@ class RankBatches:
                 release(sequence)
                 sequence += 1
         finally:
-            self.close()
+            self._iterating = False
+            if not ended:
+                self.close()
 
     def _batch(self, offset: int, rows: int) -> Dict[str, torch.Tensor]:
         views = self._views.get(offset)

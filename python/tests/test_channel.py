@@ -107,7 +107,7 @@ def test_bad_handles_are_refused_with_the_remedy(jvm):
     with pytest.raises(StokerError, match="normalize: no column 'pixels'"):
         st.batches(json.dumps(jvm.meta()), normalize={"pixels": ([0.5], [0.5])})
     meta = dict(jvm.meta(), version=99)
-    with pytest.raises(StokerError, match="handle version 99 .expected: 3.; install the stoker"):
+    with pytest.raises(StokerError, match="handle version 99 .expected: 4.; install the stoker"):
         st.batches(json.dumps(meta))
     meta = dict(jvm.meta(), path=jvm.path + "-gone")
     with pytest.raises(StokerError, match="is gone: its task ended"):
@@ -125,3 +125,38 @@ def test_posted_ahead_batches_are_read_from_their_ring_entries(tmp_path):
             assert np.array_equal(batch["image"].numpy().reshape(-1), slot(fake, k)), k
             assert int(fake._longs[ch._POSTED]) - k <= 3, "never more posted than slots"
     assert k == 39
+
+
+def test_each_iteration_is_the_next_epoch_through_the_same_file(tmp_path):
+    fake = FakeJvm(str(tmp_path), batch_size=4, batches=5, slots=2, epochs=3)
+    fake.start()
+    with st.batches(json.dumps(fake.meta())) as loader:
+        epochs = []
+        for e in range(3):
+            seen = []
+            for batch in loader:
+                seen.append(int(fake._longs[ch._RELEASED]))
+            epochs.append(loader.epoch)
+            assert len(seen) == 5
+            assert seen == list(range(5 * e, 5 * e + 5)), "numbered on across the epochs"
+            assert int(fake._ints[ch._ASKED]) == (e + 1 if e else 0), "asked when started"
+        assert epochs == [0, 1, 2]
+    fake._thread.join(10)
+    assert not fake._thread.is_alive()
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_epoch_is_iterated_to_its_end_before_the_next(tmp_path):
+    fake = FakeJvm(str(tmp_path), batch_size=4, batches=5, slots=2, epochs=2)
+    fake.start()
+    loader = st.batches(json.dumps(fake.meta()))
+    running = iter(loader)
+    next(running)
+    with pytest.raises(StokerError, match="epoch 0 is still being iterated"):
+        iter(loader)
+    running.close()  # what leaving the loop early does once the iterator is dropped
+    with pytest.raises(StokerError, match="the batches are closed"):
+        iter(loader)
+    assert int(fake._ints[ch._PY_STATE]) == ch.PY_CLOSED
+    fake._thread.join(10)
+    assert not fake._thread.is_alive()

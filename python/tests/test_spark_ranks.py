@@ -49,23 +49,27 @@ def nothing_left(spark):
     assert slot_files(spark) == []
 
 
-def ids_per_rank(spark, data, epoch):
-    """Each rank's sample ids in delivery order, read as tensors through shared memory."""
+def ids_per_rank(spark, data, epoch, epochs=1):
+    """Each rank's sample ids in delivery order, read as tensors through shared memory: with
+    ``epochs``, as many epochs in the one stage, their ids one after the other."""
     def per_rank(handles):
         with st.batches(handles) as loader:
             ids = []
-            for batch in loader:
-                assert batch["x"].dtype == torch.float32 and batch["x"].shape == (BATCH, 4)
-                assert batch["label"].dtype == torch.int64 and batch["id"].shape == (BATCH,)
-                assert torch.equal(batch["label"], batch["id"] % 2)
-                ids.append(batch["id"].clone())
+            seen = []
+            for _ in range(epochs):
+                for batch in loader:
+                    assert batch["x"].dtype == torch.float32 and batch["x"].shape == (BATCH, 4)
+                    assert batch["label"].dtype == torch.int64 and batch["id"].shape == (BATCH,)
+                    assert torch.equal(batch["label"], batch["id"] % 2)
+                    ids.append(batch["id"].clone())
+                seen.append(loader.epoch)
             yield pa.RecordBatch.from_pydict({
-                "rank": [loader.rank], "batches": [len(loader)],
+                "rank": [loader.rank], "batches": [len(loader)], "epochs": [seen],
                 "dropped": [loader.dropped_rows], "ids": [torch.cat(ids).tolist()]})
 
     rows = (st.read(spark, data, epoch=epoch, **OPTIONS)
-            .mapInArrow(per_rank, "rank long, batches long, dropped long, ids array<long>",
-                        barrier=True).collect())
+            .mapInArrow(per_rank, "rank long, batches long, epochs array<long>, dropped long, "
+                        "ids array<long>", barrier=True).collect())
     return {r["rank"]: r for r in rows}
 
 
@@ -94,10 +98,24 @@ def test_ranks_get_equal_full_batches_in_the_order_of_seed_and_epoch(spark, data
     assert epoch1[0]["ids"] != epoch0[0]["ids"]
 
 
-def train(kill_rank=None, kill_step=None, killed_marker=None):
-    """A barrier function: trains softmax regression with gradients all-reduced by gloo. With
-    ``kill_rank``, that rank's Python worker kills itself at ``kill_step`` the first time (the
-    marker file says it was done)."""
+def test_epochs_in_one_stage_reshuffle_each_ranks_rows_and_repeat_on_a_rerun(spark, data):
+    three = ids_per_rank(spark, data, 4, epochs=3)
+    rows = BATCHES * BATCH
+    for rank in three.values():
+        assert rank["epochs"] == [4, 5, 6]
+        assert len(rank["ids"]) == 3 * rows, "every epoch the same number of full batches"
+        epochs = [rank["ids"][e * rows:(e + 1) * rows] for e in range(3)]
+        assert sorted(epochs[0]) == sorted(epochs[1]) == sorted(epochs[2]), "the rank's rows"
+        assert epochs[0] != epochs[1] != epochs[2], "each epoch in its own order"
+    assert three[0]["ids"][:rows] == ids_per_rank(spark, data, 4)[0]["ids"], \
+        "the first epoch is the read's"
+    assert ids_per_rank(spark, data, 4, epochs=3) == three, "a function of seed and epoch"
+
+
+def train(kill_rank=None, kill_step=None, killed_marker=None, epochs=2):
+    """A barrier function: trains softmax regression with gradients all-reduced by gloo, for
+    ``epochs`` epochs in the one stage. With ``kill_rank``, that rank's Python worker kills
+    itself at ``kill_step`` the first time (the marker file says it was done)."""
     def run(handles):
         import datetime
         import os
@@ -121,19 +139,21 @@ def train(kill_rank=None, kill_step=None, killed_marker=None):
             opt = torch.optim.SGD(model.parameters(), lr=0.01)
             steps = 0
             with st.batches(handles, normalize={"x": ([8.0], [5.0])}) as loader:
-                for batch in loader:
-                    if (rank == kill_rank and steps == kill_step
-                            and not os.path.exists(killed_marker)):
-                        open(killed_marker, "w").close()
-                        os.kill(os.getpid(), signal.SIGKILL)
-                    loss = torch.nn.functional.cross_entropy(model(batch["x"]), batch["label"])
-                    opt.zero_grad()
-                    loss.backward()
-                    for p in model.parameters():
-                        dist.all_reduce(p.grad)
-                        p.grad /= 2
-                    opt.step()
-                    steps += 1
+                for _ in range(epochs):
+                    for batch in loader:
+                        if (rank == kill_rank and steps == kill_step
+                                and not os.path.exists(killed_marker)):
+                            open(killed_marker, "w").close()
+                            os.kill(os.getpid(), signal.SIGKILL)
+                        loss = torch.nn.functional.cross_entropy(model(batch["x"]),
+                                                                 batch["label"])
+                        opt.zero_grad()
+                        loss.backward()
+                        for p in model.parameters():
+                            dist.all_reduce(p.grad)
+                            p.grad /= 2
+                        opt.step()
+                        steps += 1
             checksum = float(sum(p.detach().double().sum() for p in model.parameters()))
         finally:
             dist.destroy_process_group()
@@ -150,18 +170,18 @@ def test_two_ranks_train_with_gloo_the_same_number_of_steps(spark, data):
     rows = (st.read(spark, data, epoch=0, **OPTIONS)
             .mapInArrow(train(), SCHEMA, barrier=True).collect())
     assert sorted(r["rank"] for r in rows) == [0, 1]
-    assert [r["steps"] for r in rows] == [BATCHES, BATCHES]
+    assert [r["steps"] for r in rows] == [2 * BATCHES, 2 * BATCHES], "two epochs, one stage"
     assert rows[0]["checksum"] == rows[1]["checksum"], "the ranks' models diverged"
 
 
 def test_a_killed_python_worker_makes_the_stage_retry_cleanly(spark, data, tmp_path):
     marker = str(tmp_path / "killed")
     rows = (st.read(spark, data, epoch=0, **OPTIONS)
-            .mapInArrow(train(kill_rank=1, kill_step=5, killed_marker=marker), SCHEMA,
-                        barrier=True)
+            .mapInArrow(train(kill_rank=1, kill_step=BATCHES + 5, killed_marker=marker),
+                        SCHEMA, barrier=True)
             .repartition(1)  # a shuffle after the barrier stage: Spark retries only such stages
             .collect())
-    assert [r["steps"] for r in rows] == [BATCHES, BATCHES]
+    assert [r["steps"] for r in rows] == [2 * BATCHES, 2 * BATCHES]
     assert [r["retried"] for r in rows] == [True, True], "the stage ran again after the kill"
     assert rows[0]["checksum"] == rows[1]["checksum"]
 

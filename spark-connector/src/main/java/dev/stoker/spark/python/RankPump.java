@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * {@link SlotChannel} at once, as many ahead as the loader has slots to spare; it closes each
  * batch once Python has released it. So Python finds its next batch posted while it steps, and
  * the loader fills the one after in the slot Python just gave back. Nothing here waits on Spark's
- * channel to Python, so no Arrow batch is ever held half written.
+ * channel to Python, so no Arrow batch is ever held half written. After the read's epoch, each
+ * time Python asks for another, the same loader (its workers and slots kept) runs the next epoch
+ * over the same rows, as a training run's epochs inside one stage do.
  *
  * <p>{@link #close()} (the task's end, however it ends) stops the thread, joins it, closes the
  * loader and deletes the file; safe twice and from any thread.
@@ -153,33 +155,21 @@ final class RankPump implements AutoCloseable {
   private void pump() {
     ArrayDeque<Batch> posted = new ArrayDeque<>();
     try {
-      BatchIterator it;
-      synchronized (this) {
-        if (stopping) {
-          return;
-        }
-        it = batches = loader.epoch(config.epoch()).iterator();
-      }
-      int ahead = Math.min(it.keepLimit(), SlotChannel.RING);
-      int wakeAfter = wakeAfter(ahead);
-      channel.postsAhead(ahead);
       long sequence = 0;
-      while (!stopping) {
-        // one slot free to fill the next batch in: wait until Python is done with the oldest
-        if (!closeReleased(posted, sequence, ahead - 1, wakeAfter)) {
+      for (int index = 0; !stopping; index++) {
+        // the first epoch at once, each next one once Python asks for it
+        if (index > 0 && !channel.awaitEpochAsked(index + 1, () -> stopping)) {
           return; // Python closed its side, or the task ends
         }
-        if (!it.hasNext()) {
-          break;
+        sequence = pumpEpoch(epochAt(index), posted, sequence);
+        if (sequence < 0) {
+          return;
         }
-        Batch batch = it.nextKept();
-        posted.addLast(batch);
-        channel.post(sequence, memory.offsetOf(batch.buffer()), batch.size(), batch.index());
-        sequence++;
-      }
-      if (!stopping) {
-        channel.ended();
-        closeReleased(posted, sequence, 0, 1); // the slots stay Python's until it is done
+        channel.epochEnded(index + 1, sequence);
+        // the slots stay Python's until it is done: the next epoch starts with none held
+        if (!closeReleased(posted, sequence, 0, 1)) {
+          return;
+        }
       }
     } catch (Throwable t) {
       if (!stopping) {
@@ -191,6 +181,47 @@ final class RankPump implements AutoCloseable {
         batch.close();
       }
     }
+  }
+
+  /** The epoch of the {@code index}-th run of this file (0: the read's). */
+  private int epochAt(int index) {
+    int epoch = config.epoch() + index;
+    if (epoch < 0) {
+      throw new IllegalStateException("epoch " + config.epoch() + " + " + index + " overflows "
+          + "an int: start from a smaller epoch");
+    }
+    return epoch;
+  }
+
+  /**
+   * Posts every batch of {@code epoch}, numbered on from {@code sequence}: the next sequence, or
+   * -1 if Python closed its side or the task ends meanwhile.
+   */
+  private long pumpEpoch(int epoch, ArrayDeque<Batch> posted, long sequence) {
+    BatchIterator it;
+    synchronized (this) {
+      if (stopping) {
+        return -1;
+      }
+      it = batches = loader.epoch(epoch).iterator();
+    }
+    int ahead = Math.min(it.keepLimit(), SlotChannel.RING);
+    int wakeAfter = wakeAfter(ahead);
+    channel.postsAhead(ahead);
+    while (!stopping) {
+      // one slot free to fill the next batch in: wait until Python is done with the oldest
+      if (!closeReleased(posted, sequence, ahead - 1, wakeAfter)) {
+        return -1;
+      }
+      if (!it.hasNext()) {
+        return sequence;
+      }
+      Batch batch = it.nextKept();
+      posted.addLast(batch);
+      channel.post(sequence, memory.offsetOf(batch.buffer()), batch.size(), batch.index());
+      sequence++;
+    }
+    return -1;
   }
 
   /**

@@ -18,11 +18,15 @@ import java.util.function.BooleanSupplier;
  * with it. A side that waits asks for a few batches at once, not one (see {@link RankPump}), so
  * that the two wake each other once per few batches, not once per batch.
  *
+ * <p>Several epochs go through one file, one after the other, their batches numbered on across
+ * them: the JVM starts the first at once, posts its batches, says where it ended, and starts the
+ * next only when Python asks for it, once every batch before is released.
+ *
  * <pre>
  * offset  type   writer  meaning
  *      0  int64  JVM     magic "STOKERPY" (little-endian)
  *      8  int32  JVM     layout version
- *     12  int32  JVM     JVM state: 1 running, 2 ended, 3 failed, 4 stopped (task over)
+ *     12  int32  JVM     JVM state: 1 running, 3 failed, 4 stopped (task over)
  *     16  int32  Python  Python state: 0 not attached, 1 attached, 2 closed (consumer stopped)
  *     20  int32  JVM     bytes of the error text at 128
  *     24  int64  JVM     batches posted (batch k is posted when this becomes k + 1)
@@ -36,6 +40,12 @@ import java.util.function.BooleanSupplier;
  *                        knows it): a waiting Python asks for half of them
  *     56  int64  JVM     the JVM's process id
  *     64  int64  Python  the Python process id
+ *     72  int32  Python  epochs asked for (the JVM starts the first unasked, and epoch i + 1
+ *                        once this is i + 2)
+ *     76  int32  JVM     while the JVM may sleep until an epoch is asked for: the count of
+ *                        epochs asked it waits for (0: awake); Python rings once it asks
+ *     80  int64  JVM     batches posted when the last ended epoch ended
+ *     88  int32  JVM     epochs ended: all of their batches posted
  *    128  bytes  JVM     the error text (UTF-8), when failed, up to offset 4096
  *   4096  ring   JVM     batch k's entry at 4096 + 16 (k % entries): int64 slot offset in the
  *                        file, int32 valid rows, int32 index in its epoch
@@ -43,14 +53,13 @@ import java.util.function.BooleanSupplier;
  */
 final class SlotChannel {
   static final long MAGIC = 0x5950_5245_4B4F_5453L; // "STOKERPY" read as little-endian bytes
-  static final int VERSION = 3;
+  static final int VERSION = 4;
   /** Bytes of the control block: a page of words and error text, a page of ring entries. */
   static final int BYTES = 8192;
   /** Ring entries: batches posted and not yet released are at most this many. */
   static final int RING = 256;
 
   static final int RUNNING = 1;
-  static final int ENDED = 2;
   static final int FAILED = 3;
   static final int STOPPED = 4;
   static final int PY_CLOSED = 2;
@@ -68,6 +77,10 @@ final class SlotChannel {
   /** Longest sleep on the doorbell before the waiter looks again whatever happened. */
   private static final long BELL_WAIT_NANOS = 2_000_000;
   private static final int JVM_PID_AT = 56;
+  private static final int ASKED_AT = 72;
+  private static final int JVM_WAITING_EPOCH_AT = 76;
+  private static final int EPOCH_END_AT = 80;
+  private static final int EPOCHS_ENDED_AT = 88;
   private static final int ERROR_AT = 128;
   private static final int ERROR_END = 4096;
   private static final int RING_AT = 4096;
@@ -152,10 +165,26 @@ final class SlotChannel {
    * longer would take the processor from the threads filling the next batches.
    */
   boolean awaitReleased(long count, BooleanSupplier stop) {
+    return await(RELEASED_AT, true, JVM_WAITING_AT, count, stop);
+  }
+
+  /**
+   * Waits until Python has asked for {@code count} epochs of this file (the one after the
+   * {@code count - 1} ended so far): true then; false as {@link #awaitReleased} returns false.
+   */
+  boolean awaitEpochAsked(int count, BooleanSupplier stop) {
+    return await(ASKED_AT, false, JVM_WAITING_EPOCH_AT, count, stop);
+  }
+
+  /**
+   * Waits until the word at {@code at} (an int64 if {@code wide}, else an int32, written by
+   * Python) reaches {@code count}, saying so in the int32 at {@code waitingAt} while it sleeps.
+   */
+  private boolean await(int at, boolean wide, int waitingAt, long count, BooleanSupplier stop) {
     long park = 10_000;
     long yieldUntil = 0;
     for (int spins = 0; ; spins++) {
-      if ((long) LONGS.getAcquire(control, RELEASED_AT) >= count) {
+      if (read(at, wide) >= count) {
         return true;
       }
       if (pythonClosed() || stop.getAsBoolean()) {
@@ -168,7 +197,7 @@ final class SlotChannel {
       } else if (System.nanoTime() < yieldUntil) {
         Thread.yield();
       } else if (bell != null) {
-        if (!sleepOnBell(count)) {
+        if (!sleepOnBell(at, wide, waitingAt, count)) {
           return false;
         }
       } else {
@@ -178,21 +207,24 @@ final class SlotChannel {
     }
   }
 
+  private long read(int at, boolean wide) {
+    return wide ? (long) LONGS.getVolatile(control, at) : (int) INTS.getVolatile(control, at);
+  }
+
   /**
-   * Says the JVM sleeps until {@code count} batches are released, looks once more (the fence
-   * orders the two), and sleeps on the bell: false if Python's side of it is gone.
+   * Says the JVM sleeps until the word at {@code at} reaches {@code count}, looks once more (the
+   * fence orders the two), and sleeps on the bell: false if Python's side of it is gone.
    */
-  private boolean sleepOnBell(long count) {
-    INTS.setVolatile(control, JVM_WAITING_AT, (int) Math.min(count, Integer.MAX_VALUE));
+  private boolean sleepOnBell(int at, boolean wide, int waitingAt, long count) {
+    INTS.setVolatile(control, waitingAt, (int) Math.min(count, Integer.MAX_VALUE));
     try {
       VarHandle.fullFence();
-      if ((long) LONGS.getVolatile(control, RELEASED_AT) >= count || pythonClosed()) {
+      if (read(at, wide) >= count || pythonClosed()) {
         return true;
       }
-      return bell.await(BELL_WAIT_NANOS) || (long) LONGS.getVolatile(control, RELEASED_AT)
-          >= count;
+      return bell.await(BELL_WAIT_NANOS) || read(at, wide) >= count;
     } finally {
-      INTS.setVolatile(control, JVM_WAITING_AT, 0);
+      INTS.setVolatile(control, waitingAt, 0);
     }
   }
 
@@ -204,9 +236,13 @@ final class SlotChannel {
     return (long) LONGS.getAcquire(control, RELEASED_AT);
   }
 
-  /** The epoch ended: every batch was posted. */
-  void ended() {
-    INTS.setRelease(control, JVM_STATE_AT, ENDED);
+  /**
+   * The {@code epochs}-th epoch of this file ended with {@code posted} batches posted in all:
+   * every batch of it was posted.
+   */
+  void epochEnded(int epochs, long posted) {
+    LONGS.setRelease(control, EPOCH_END_AT, posted);
+    INTS.setRelease(control, EPOCHS_ENDED_AT, epochs);
     wakePython(Long.MAX_VALUE);
   }
 

@@ -115,14 +115,19 @@ class RankPumpTest {
     }
   }
 
-  /** Waits (bounded) until the JVM posted batch {@code k} or left the running state. */
-  private static boolean awaitPosted(MappedByteBuffer page, long k) throws InterruptedException {
+  /**
+   * Waits (bounded) until the JVM posted batch {@code k} (true), or left the running state or
+   * ended its {@code epochs}-th epoch without it (false).
+   */
+  private static boolean awaitPosted(MappedByteBuffer page, long k, int epochs)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       if ((long) LONGS.getAcquire(page, 24) > k) {
         return true;
       }
-      if ((int) INTS.getAcquire(page, 12) != SlotChannel.RUNNING) {
+      if ((int) INTS.getAcquire(page, 12) != SlotChannel.RUNNING
+          || (int) INTS.getAcquire(page, 88) >= epochs) {
         return (long) LONGS.getAcquire(page, 24) > k;
       }
       Thread.sleep(1);
@@ -130,10 +135,14 @@ class RankPumpTest {
     throw new AssertionError("batch " + k + " not posted within 30 s");
   }
 
+  private static boolean awaitPosted(MappedByteBuffer page, long k) throws InterruptedException {
+    return awaitPosted(page, k, Integer.MAX_VALUE);
+  }
+
   @Test
-  void shouldHandEveryBatchThroughTheFileUntilTheEpochEnds() throws Exception {
+  void shouldHandEveryBatchThroughTheFileEpochAfterEpochAsPythonAsks() throws Exception {
     StokerScan scan = scan(data.resolve("t").toString());
-    List<Long> ids = new ArrayList<>();
+    List<List<Long>> epochs = new ArrayList<>();
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 1, shm)) {
       String handle = pump.handle();
       assertThat(handle).contains("\"rank\":1,\"worldSize\":2,\"epoch\":0,\"batchSize\":16,"
@@ -145,23 +154,41 @@ class RankPumpTest {
       MappedByteBuffer page = map(pump.path());
       assertThat((long) LONGS.get(page, 0)).isEqualTo(SlotChannel.MAGIC);
       long k = 0;
-      while (awaitPosted(page, k)) {
-        int entry = 4096 + 16 * (int) (k % SlotChannel.RING);
-        long slot = (long) LONGS.get(page, entry);
-        int rows = (int) INTS.get(page, entry + 8);
-        assertThat((int) INTS.get(page, entry + 12)).as("batch index").isEqualTo((int) k);
-        for (int r = 0; r < rows; r++) {
-          long id = page.getLong((int) slot + 128 + r * 8);
-          ids.add(id);
-          assertThat(page.getFloat((int) slot + r * 8)).isEqualTo((float) id);
-          assertThat(page.getFloat((int) slot + r * 8 + 4)).isEqualTo(1.5f);
+      for (int epoch = 0; epoch < 2; epoch++) {
+        if (epoch > 0) {
+          Thread.sleep(200); // room for a wrong start of the next epoch, unasked, to show
+          assertThat((long) LONGS.getAcquire(page, 24)).as("posted before asked").isEqualTo(k);
+          INTS.setRelease(page, 72, epoch + 1); // Python asks for the next epoch
         }
-        LONGS.setRelease(page, 32, ++k);
+        List<Long> ids = new ArrayList<>();
+        long first = k;
+        while (awaitPosted(page, k, epoch + 1)) {
+          int entry = 4096 + 16 * (int) (k % SlotChannel.RING);
+          long slot = (long) LONGS.get(page, entry);
+          int rows = (int) INTS.get(page, entry + 8);
+          assertThat((int) INTS.get(page, entry + 12)).as("batch index in its epoch")
+              .isEqualTo((int) (k - first));
+          for (int r = 0; r < rows; r++) {
+            long id = page.getLong((int) slot + 128 + r * 8);
+            ids.add(id);
+            assertThat(page.getFloat((int) slot + r * 8)).isEqualTo((float) id);
+            assertThat(page.getFloat((int) slot + r * 8 + 4)).isEqualTo(1.5f);
+          }
+          LONGS.setRelease(page, 32, ++k);
+        }
+        assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.RUNNING);
+        assertThat((int) INTS.get(page, 88)).as("epochs ended").isEqualTo(epoch + 1);
+        assertThat((long) LONGS.get(page, 80)).as("where it ended").isEqualTo(k);
+        epochs.add(ids);
       }
-      assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.ENDED);
     }
-    assertThat(ids).hasSize(6 * BATCH);
-    assertThat(new HashSet<>(ids)).hasSize(6 * BATCH);
+    for (List<Long> ids : epochs) {
+      assertThat(ids).hasSize(6 * BATCH);
+      assertThat(new HashSet<>(ids)).hasSize(6 * BATCH);
+    }
+    assertThat(epochs.get(1)).as("the same rows, in the next epoch's order")
+        .containsExactlyInAnyOrderElementsOf(epochs.get(0))
+        .isNotEqualTo(epochs.get(0));
   }
 
   @Test
@@ -283,6 +310,28 @@ class RankPumpTest {
       assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
       assertThat((long) LONGS.get(page, 24)).as("batches posted: one and those kept ahead")
           .isEqualTo(1 + RankPump.MAX_KEPT_AHEAD);
+    }
+  }
+
+  @Test
+  void shouldStopWhenPythonClosesItsSideBetweenTwoEpochs() throws Exception {
+    StokerScan scan = scan(data.resolve("t").toString());
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      long k = 0;
+      while (awaitPosted(page, k, 1)) {
+        LONGS.setRelease(page, 32, ++k);
+      }
+      Thread.sleep(100); // the pump waits for the next epoch to be asked for
+      assertThat(pumpThreads()).hasSize(1);
+      INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
+      assertThat((long) LONGS.get(page, 24)).as("no batch of an epoch not asked for")
+          .isEqualTo(k);
     }
   }
 
