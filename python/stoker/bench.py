@@ -1,11 +1,16 @@
-"""``python -m stoker.bench``: batches delivered as PyTorch tensors in Python on N ranks, three ways
-over the same Parquet, alternating, the median of ``--repeats`` runs each after one warm-up:
+"""``python -m stoker.bench``: batches delivered as PyTorch tensors in Python on N ranks, four ways
+over the same Parquet, ``--epochs`` epochs each, alternating, the median of ``--repeats`` runs
+each after one warm-up:
 
 - ``stoker``: ``stoker.torch.read`` + a barrier ``mapInArrow`` iterating ``stoker.torch.batches``
-  (the loader's slots in shared memory, the tensors views of them);
+  (the loader's slots in shared memory, the tensors views of them), every epoch in that one stage;
 - ``baseline``: the same ``format("stoker")`` read through a barrier ``mapInArrow`` the way the
-  README showed before: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row;
-- ``jvm_read``: the same read consumed in the JVM (no Python at all).
+  README showed before: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row; a
+  job per epoch;
+- ``jvm_read``: the same read consumed in the JVM (no Python at all), a job per epoch, as the
+  DataSource reads epochs;
+- ``jvm_stage``: every epoch of it in one JVM task per rank, its loader kept from one to the
+  next, as ``stoker`` does (no Python at all).
 
 Each way ends with a uint8 tensor ``[batchSize, 784]`` and a label tensor per batch. Each way's
 rate is given twice: over the whole read (a Spark job: planning, the stage's start, the tasks),
@@ -74,7 +79,8 @@ def _rank_row(rows: int, seconds: float):
                                        "seconds": pa.array([seconds], pa.float64())})
 
 
-def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
+def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int,
+            epochs: int) -> Tuple[int, float]:
     import stoker.torch as st
 
     def per_rank(handles):
@@ -82,15 +88,37 @@ def _stoker(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[
         touched = 0
         start = time.perf_counter()
         with st.batches(handles) as loader:
-            for batch in loader:
-                x, y = batch["pixels"], batch["label"]
-                touched += int(x[0, 0]) + int(y[0])
-                rows += x.shape[0]
+            for _ in range(epochs):
+                for batch in loader:
+                    x, y = batch["pixels"], batch["label"]
+                    touched += int(x[0, 0]) + int(y[0])
+                    rows += x.shape[0]
         yield _rank_row(rows, time.perf_counter() - start)
 
     frame = st.ranks(spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
                      .load(path).select("pixels", "label"))
     return _ranks_out(frame, per_rank)
+
+
+def _job_per_epoch(way):
+    """``way`` (one epoch per job) run for ``epochs`` epochs: rows, and task seconds summed."""
+    def epochs_of(spark, path: str, batch_size: int, ranks: int, epoch: int,
+                  epochs: int) -> Tuple[int, float]:
+        rows, seconds = 0, 0.0
+        for e in range(epoch, epoch + epochs):
+            got, took = way(spark, path, batch_size, ranks, e)
+            rows, seconds = rows + got, seconds + took
+        return rows, seconds
+    return epochs_of
+
+
+def _jvm_stage(spark, path: str, batch_size: int, ranks: int, epoch: int,
+               epochs: int) -> Tuple[int, float]:
+    frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
+             .load(path).select("pixels", "label"))
+    jvm_read = spark._jvm.dev.stoker.spark.python.JvmRead
+    rows, _, nanos = jvm_read.consumeInStage(frame._jdf, epochs)
+    return int(rows), nanos / 1e9
 
 
 def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
@@ -124,7 +152,8 @@ def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tupl
 
 
 def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
-        progress: Callable[[str], None], num_workers: Optional[int] = None) -> dict:
+        progress: Callable[[str], None], num_workers: Optional[int] = None,
+        epochs: int = 1) -> dict:
     _NUM_WORKERS.clear()
     if num_workers is not None:
         _NUM_WORKERS["numWorkers"] = str(num_workers)
@@ -134,15 +163,17 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
     try:
         path = os.path.join(work, "data")
         _write(spark, path, rows)
-        ways = {"stoker": _stoker, "baseline": _baseline, "jvm_read": _jvm_read}
+        ways = {"stoker": _stoker, "baseline": _job_per_epoch(_baseline),
+                "jvm_read": _job_per_epoch(_jvm_read), "jvm_stage": _jvm_stage}
         seconds: Dict[str, List[float]] = {name: [] for name in ways}
         in_task: Dict[str, List[float]] = {name: [] for name in ways}
-        expected = (rows // (ranks * batch_size)) * ranks * batch_size
+        expected = (rows // (ranks * batch_size)) * ranks * batch_size * epochs
         for run_index in range(repeats + 1):
             line = []
             for name, way in ways.items():
                 start = time.perf_counter()
-                got, task_seconds = way(spark, path, batch_size, ranks, run_index)
+                got, task_seconds = way(spark, path, batch_size, ranks, run_index * epochs,
+                                        epochs)
                 took = time.perf_counter() - start
                 if got != expected:
                     raise RuntimeError(f"{name} delivered {got} rows (expected: {expected})")
@@ -157,16 +188,21 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
                      for name, values in in_task.items()}
         return {
             "workload": "python", "rows": expected, "ranks": ranks, "batch_size": batch_size,
-            "num_workers": num_workers, "repeats": repeats,
+            "num_workers": num_workers, "epochs": epochs, "repeats": repeats,
             "stoker_rows_per_s": round(rate["stoker"]),
             "baseline_rows_per_s": round(rate["baseline"]),
             "jvm_read_rows_per_s": round(rate["jvm_read"]),
+            "jvm_stage_rows_per_s": round(rate["jvm_stage"]),
             "stoker_vs_baseline": round(rate["stoker"] / rate["baseline"], 2),
             "stoker_vs_jvm_read": round(rate["stoker"] / rate["jvm_read"], 2),
+            "stoker_vs_jvm_stage": round(rate["stoker"] / rate["jvm_stage"], 2),
             "stoker_in_task_rows_per_s": round(task_rate["stoker"]),
             "baseline_in_task_rows_per_s": round(task_rate["baseline"]),
             "jvm_read_in_task_rows_per_s": round(task_rate["jvm_read"]),
+            "jvm_stage_in_task_rows_per_s": round(task_rate["jvm_stage"]),
             "in_task_stoker_vs_jvm_read": round(task_rate["stoker"] / task_rate["jvm_read"], 2),
+            "in_task_stoker_vs_jvm_stage": round(task_rate["stoker"] / task_rate["jvm_stage"],
+                                                 2),
             "seconds": {name: [round(s, 3) for s in values] for name, values in seconds.items()},
             "in_task_seconds": {name: [round(s, 3) for s in values]
                                 for name, values in in_task.items()},
@@ -187,13 +223,18 @@ def main(argv=None) -> int:
                         help="the loader's numWorkers for every way (default: its own default)")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=1,
+                        help="epochs per run: in one stage for stoker and jvm_stage, a job each "
+                             "for the others")
     args = parser.parse_args(argv)
+    if args.epochs < 1:
+        parser.error(f"--epochs: {args.epochs} (expected: at least 1)")
     if args.rows < args.ranks * args.batch_size:
         parser.error(f"--rows: {args.rows} (expected: at least ranks x batch size = "
                      f"{args.ranks * args.batch_size})")
     result = run(args.jars, args.rows, args.batch_size, args.ranks, args.repeats,
                  lambda line: print("stoker: " + line, file=sys.stderr, flush=True),
-                 args.num_workers)
+                 args.num_workers, args.epochs)
     print(json.dumps(result))
     return 0
 

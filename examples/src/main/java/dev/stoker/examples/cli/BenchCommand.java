@@ -148,8 +148,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--epochs", defaultValue = "1", paramLabel = "E",
       converter = Converters.Positive.class,
       description = "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
-          + "serves every epoch from its shard cache, the Row path reads it again every epoch "
-          + "(default: ${DEFAULT-VALUE}).")
+          + "serves every epoch from its shard cache, the Row path reads it again every epoch; "
+          + "of --workload python: stoker.torch (and the JVM's loader alike) runs every epoch "
+          + "in one stage, the other ways a job per epoch (default: ${DEFAULT-VALUE}).")
   int epochs;
 
   @Option(names = "--repeats", defaultValue = "5", paramLabel = "R",
@@ -191,7 +192,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (PythonBench.WORKLOAD.equals(workload)) {
       return spark.python(rows, batchSize, ranks, repeats,
-          given("--workers") ? workers.get(0) : null);
+          given("--workers") ? workers.get(0) : null, epochs);
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,
@@ -265,9 +266,11 @@ final class BenchCommand implements Callable<Integer> {
         || TrainBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
-    if (!"spark".equals(workload) && given("--epochs")) {
+    if (!"spark".equals(workload) && !PythonBench.WORKLOAD.equals(workload)
+        && given("--epochs")) {
       throw new ParameterException(spec.commandLine(), "--epochs: " + epochs + " with --workload "
-          + workload + " (expected: only with --workload spark)");
+          + workload + " (expected: only with --workload spark or " + PythonBench.WORKLOAD
+          + ")");
     }
     if (SPARK_WORKLOADS.contains(workload)) {
       checkRows();

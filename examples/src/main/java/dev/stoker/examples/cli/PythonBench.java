@@ -35,14 +35,14 @@ final class PythonBench {
 
   /** The JSON the Python side printed; its progress goes to {@code err} as it comes. */
   static String run(int rows, int batchSize, int ranks, int repeats, Integer numWorkers,
-      PrintWriter err) throws IOException {
+      int epochs, PrintWriter err) throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
     Path connectorJar = jarOf(StokerSpark.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
     List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
         "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
         "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
-        "--repeats", Integer.toString(repeats)));
+        "--repeats", Integer.toString(repeats), "--epochs", Integer.toString(epochs)));
     if (numWorkers != null) {
       command.addAll(List.of("--num-workers", numWorkers.toString()));
     }

@@ -103,9 +103,9 @@ final class SparkBench {
    * --workload python: tensors in Python through shared memory against the README's mapInArrow
    * way and the JVM's own read of the same format("stoker") read, run by the Python package.
    */
-  int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers)
+  int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs)
       throws IOException {
-    String result = PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, err);
+    String result = PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, epochs, err);
     out.println(result);
     return json(result);
   }

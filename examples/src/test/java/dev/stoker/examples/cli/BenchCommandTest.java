@@ -173,7 +173,7 @@ class BenchCommandTest {
             + "typed, typed-stream; the spark-device workload times whole epochs on --ranks "
             + "ranks)");
     assertBad(new String[] {"bench", "--workload", "spark-device", "--epochs", "2"},
-        "--epochs: 2 with --workload spark-device (expected: only with --workload spark)");
+        "--epochs: 2 with --workload spark-device (expected: only with --workload spark or python)");
   }
 
   @Test
@@ -219,7 +219,7 @@ class BenchCommandTest {
         "--prefetch with --workload spark (expected: only with copy, normalize, stream, typed, "
             + "typed-stream; the spark workload times whole epochs on --ranks ranks)");
     assertBad(tiny("copy", "--epochs", "2"),
-        "--epochs: 2 with --workload copy (expected: only with --workload spark)");
+        "--epochs: 2 with --workload copy (expected: only with --workload spark or python)");
   }
 
   private static void assertBad(String[] args, String... expected) {

@@ -1,7 +1,23 @@
 package dev.stoker.spark.python;
 
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.BatchIterator;
+import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.Placement;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.RankRuns;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.ShuffleWindow;
+import dev.stoker.spark.parquet.SourceCounters;
+import dev.stoker.spark.source.StokerScan;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
@@ -12,9 +28,11 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * The Python benchmark's yardstick: a {@code format("stoker")} read consumed in the JVM, each
+ * The Python benchmark's yardsticks: a {@code format("stoker")} read consumed in the JVM, each
  * rank's columnar batches taken from the scan as a JVM training loop would take them, the first
- * value of every column of every batch touched. What Python users get is measured against it.
+ * value of every column of every batch touched ({@link #consume}); and several epochs of it in
+ * one task per rank, the rank's loader kept from one to the next, as a training run's epochs in
+ * one stage ({@link #consumeInStage}). What Python users get is measured against them.
  */
 public final class JvmRead {
   private JvmRead() {}
@@ -34,6 +52,77 @@ public final class JvmRead {
       total[2] = Math.max(total[2], rank[3]);
     }
     return total;
+  }
+
+  /**
+   * Reads {@code epochs} epochs of {@code read} in one task per rank, from the read's epoch on,
+   * over the same rows each epoch as {@code stoker.torch} does; returns {rows, batches} over all
+   * ranks and epochs and the slowest rank's nanoseconds from building its loader to its last
+   * batch.
+   */
+  public static long[] consumeInStage(Dataset<Row> read, int epochs) {
+    if (epochs < 1) {
+      throw new IllegalArgumentException("epochs: " + epochs + " (expected: at least 1)");
+    }
+    StokerScan stoker = (StokerScan) scan(read.queryExecution().executedPlan()).scan();
+    ReadPlan plan = stoker.plan();
+    List<RankRuns> ranks = new ArrayList<>();
+    for (int r = 0; r < plan.ranks().size(); r++) {
+      ranks.add(plan.rank(r));
+    }
+    List<long[]> out = JavaSparkContext.fromSparkContext(read.sparkSession().sparkContext())
+        .parallelize(ranks, ranks.size())
+        .mapPartitions(new EpochsOfRank(stoker.config(), epochs)).collect();
+    long[] total = new long[3];
+    for (long[] rank : out) {
+      total[0] += rank[0];
+      total[1] += rank[1];
+      total[2] = Math.max(total[2], rank[2]);
+    }
+    return total;
+  }
+
+  /** In rank r's task: its loader over its runs, {@code epochs} epochs, each batch touched. */
+  private static final class EpochsOfRank implements FlatMapFunction<Iterator<RankRuns>, long[]> {
+    private static final long serialVersionUID = 1L;
+
+    private final ReadConfig config;
+    private final int epochs;
+
+    EpochsOfRank(ReadConfig config, int epochs) {
+      this.config = config;
+      this.epochs = epochs;
+    }
+
+    @Override
+    public Iterator<long[]> call(Iterator<RankRuns> given) {
+      RankRuns runs = given.next();
+      LoaderOptions options = config.loader().options();
+      String name = "stoker-jvm-read-rank" + runs.rank();
+      long rows = 0;
+      long count = 0;
+      long touched = 0;
+      long start = System.nanoTime();
+      try (DirectAllocator windows = new DirectAllocator(name + "-windows",
+              2 * ShuffleWindow.bytes(config.columns(), runs.windowRows(config.windowRows())));
+          DataLoader loader = DataLoader.builder(new RankDataset(config, runs, windows,
+                  new SourceCounters()))
+              .options(options.toBuilder().name(name).build())
+              .placement(Placement.of(runs.rank(), config.loader().placement().worldSize()))
+              .build()) {
+        for (int e = 0; e < epochs; e++) {
+          try (BatchIterator batches = loader.epoch(config.epoch() + e).iterator()) {
+            while (batches.hasNext()) {
+              Batch batch = batches.next();
+              touched += batch.buffer().get(0);
+              rows += batch.size();
+              count++;
+            }
+          }
+        }
+      }
+      return List.of(new long[] {rows, count, System.nanoTime() - start, touched}).iterator();
+    }
   }
 
   private static Iterator<long[]> consume(Iterator<ColumnarBatch> batches) {
