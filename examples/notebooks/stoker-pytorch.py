@@ -13,7 +13,7 @@
 # MAGIC 2. reads it with `stoker.torch.read` (a `spark.read.format("stoker")` read, one handle row
 # MAGIC    per rank);
 # MAGIC 3. trains softmax regression with PyTorch on 2 ranks, gradients averaged with
-# MAGIC    `torch.distributed` (gloo) every step, one barrier stage per epoch;
+# MAGIC    `torch.distributed` (gloo) every step, every epoch in one barrier stage;
 # MAGIC 4. tests the model on images it has not seen.
 # MAGIC
 # MAGIC **Attach Stoker first**:
@@ -128,18 +128,20 @@ display(ranks.mapInArrow(peek, "rank long, batches long, dropped_rows long, pixe
 # MAGIC %md
 # MAGIC ## 3. Training on 2 ranks
 # MAGIC
-# MAGIC Each epoch is one barrier stage over that epoch's read (`epoch=e`: the order is a function
-# MAGIC of the seed and the epoch). The ranks meet through `BarrierTaskContext.allGather` to start
-# MAGIC `torch.distributed` (gloo), average their gradients every step, and stay in step because
-# MAGIC every rank gets the same number of batches. Rank 0 returns the weights for the next epoch.
-# MAGIC With a GPU per task (`spark.task.resource.gpu.amount`), batches go to it on a side stream.
+# MAGIC All epochs run in one barrier stage: each rank starts `torch.distributed` (gloo) once, the
+# MAGIC ranks meeting through `BarrierTaskContext.allGather`, and iterates its loader once per
+# MAGIC epoch (the read's `epoch=0`, then 1, 2...: each rank's rows in a new order, a function of
+# MAGIC the seed and the epoch), its loader in the JVM kept from one epoch to the next. The ranks
+# MAGIC average their gradients every step and stay in step because every rank gets the same number
+# MAGIC of batches. Rank 0 returns the weights. With a GPU per task
+# MAGIC (`spark.task.resource.gpu.amount`), batches go to it on a side stream.
 
 # COMMAND ----------
 
 import io
 
 
-def train_epoch(epoch, state):
+def train(epochs):
     def run(handles):
         import datetime
         import socket
@@ -160,46 +162,45 @@ def train_epoch(epoch, state):
                                 world_size=len(context.getTaskInfos()),
                                 timeout=datetime.timedelta(minutes=5))
         try:
+            torch.manual_seed(0)
             model = torch.nn.Linear(784, 10).to(device)
-            model.load_state_dict(torch.load(io.BytesIO(state)))
             opt = torch.optim.SGD(model.parameters(), lr=0.1)
-            total, steps = 0.0, 0
+            steps, losses = [], []
             with st.batches(handles, device=None if device == "cpu" else device,
                             normalize={"pixels": ([0.25], [0.4])}) as loader:
-                for batch in loader:
-                    loss = torch.nn.functional.cross_entropy(model(batch["pixels"]),
-                                                             batch["label"].long())
-                    opt.zero_grad()
-                    loss.backward()
-                    for p in model.parameters():
-                        grad = p.grad.cpu()
-                        dist.all_reduce(grad)
-                        p.grad.copy_(grad / dist.get_world_size())
-                    opt.step()
-                    total, steps = total + float(loss), steps + 1
+                for _ in range(epochs):
+                    total, count = 0.0, 0
+                    for batch in loader:
+                        loss = torch.nn.functional.cross_entropy(model(batch["pixels"]),
+                                                                 batch["label"].long())
+                        opt.zero_grad()
+                        loss.backward()
+                        for p in model.parameters():
+                            grad = p.grad.cpu()
+                            dist.all_reduce(grad)
+                            p.grad.copy_(grad / dist.get_world_size())
+                        opt.step()
+                        total, count = total + float(loss), count + 1
+                    steps.append(count)
+                    losses.append(total / max(count, 1))
             out = io.BytesIO()
             torch.save({k: v.cpu() for k, v in model.state_dict().items()}, out)
         finally:
             dist.destroy_process_group()
         yield pa.RecordBatch.from_pydict({
-            "rank": [rank], "steps": [steps], "loss": [total / max(steps, 1)],
+            "rank": [rank], "steps": [steps], "loss": [losses],
             "state": [out.getvalue() if rank == 0 else b""]})
 
     frame = st.read(spark, train_path, columns=["pixels", "label"], batchSize=BATCH,
-                    worldSize=RANKS, shuffle=True, seed=42, epoch=epoch, dropLast=True)
-    return frame.mapInArrow(run, "rank long, steps long, loss double, state binary",
-                            barrier=True).collect()
+                    worldSize=RANKS, shuffle=True, seed=42, epoch=0, dropLast=True)
+    return frame.mapInArrow(run, "rank long, steps array<long>, loss array<double>, "
+                            "state binary", barrier=True).collect()
 
 
-torch.manual_seed(0)
-buffer = io.BytesIO()
-torch.save(torch.nn.Linear(784, 10).state_dict(), buffer)
-state = buffer.getvalue()
-history = []
-for epoch in range(epochs):
-    rows = sorted(train_epoch(epoch, state), key=lambda r: r["rank"])
-    state = bytes(rows[0]["state"])
-    history.append((epoch + 1, [r["steps"] for r in rows], sum(r["loss"] for r in rows) / len(rows)))
+rows = sorted(train(epochs), key=lambda r: r["rank"])
+state = bytes(rows[0]["state"])
+history = [(e + 1, [r["steps"][e] for r in rows], sum(r["loss"][e] for r in rows) / len(rows))
+           for e in range(epochs)]
 display(spark.createDataFrame([(e, str(s), l) for e, s, l in history],
                               "epoch int, steps_per_rank string, mean_loss double"))
 
