@@ -381,4 +381,32 @@ class RankPumpTest {
           .contains(copy.toString());
     }
   }
+
+  @Test
+  void shouldSendTheReasonOfAReadThatFailsInALaterEpoch() throws Exception {
+    Path copy = data.resolve("later");
+    spark.read().parquet(data.resolve("t").toString()).write().parquet(copy.toString());
+    StokerScan scan = scan(copy.toString());
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      MappedByteBuffer page = map(pump.path());
+      long k = 0;
+      while (awaitPosted(page, k, 1)) {
+        LONGS.setRelease(page, 32, ++k);
+      }
+      assertThat(k).as("the first epoch whole").isEqualTo(6);
+      try (Stream<Path> files = Files.list(copy)) {
+        for (Path file : files.toList()) {
+          Files.write(file, new byte[] {1, 2, 3}); // damaged between the two epochs
+        }
+      }
+      INTS.setRelease(page, 72, 2);
+      assertThat(awaitPosted(page, k, 2)).isFalse();
+      assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.FAILED);
+      assertThat((int) INTS.get(page, 88)).as("epochs ended").isEqualTo(1);
+      byte[] text = new byte[(int) INTS.get(page, 20)];
+      page.get(128, text);
+      assertThat(new String(text, StandardCharsets.UTF_8)).startsWith("rank 0: ")
+          .contains(copy.toString());
+    }
+  }
 }
