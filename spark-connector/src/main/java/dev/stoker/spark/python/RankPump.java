@@ -17,6 +17,8 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.SourceCounters;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -174,7 +176,7 @@ final class RankPump implements AutoCloseable {
     } catch (Throwable t) {
       if (!stopping) {
         LOG.warn("stoker: rank {} failed feeding Python", rank, t);
-        channel.failed("rank " + rank + ": " + describe(t));
+        channel.failed("rank " + rank + ": " + describe(t, memory.path(), memory.capacity()));
       }
     } finally {
       for (Batch batch : posted) {
@@ -256,11 +258,31 @@ final class RankPump implements AutoCloseable {
     return Math.max(1, ahead / 2);
   }
 
-  private static String describe(Throwable t) {
+  /**
+   * {@code t} and its causes, for Python; where the JVM reports a fault in memory access, most
+   * likely the folder of the slot {@code file} ({@code bytes} long) ran out of room after the
+   * file was made (it holds its pages only once they are written), which it says with the remedy.
+   */
+  static String describe(Throwable t, Path file, long bytes) {
     StringBuilder text = new StringBuilder(String.valueOf(t));
+    boolean fault = t instanceof InternalError;
     for (Throwable cause = t.getCause(); cause != null && cause != cause.getCause();
         cause = cause.getCause()) {
       text.append("; caused by ").append(cause);
+      fault |= cause instanceof InternalError;
+    }
+    if (fault) {
+      Path dir = file.getParent();
+      String free;
+      try {
+        free = Files.getFileStore(dir).getUsableSpace() + " bytes free now";
+      } catch (IOException | RuntimeException e) {
+        free = "its free space unknown";
+      }
+      text.append(String.format(" (the slots' file %s of %d bytes could not be written: most "
+          + "likely %s ran out of room, %s; give it more room (docker run --shm-size, a larger "
+          + "tmpfs), point %s at a larger memory-backed folder, or lower batchSize or "
+          + "maxHostBytes)", file, bytes, dir, free, PythonRanks.DIR_CONF));
     }
     return text.toString();
   }

@@ -409,4 +409,18 @@ class RankPumpTest {
           .contains(copy.toString());
     }
   }
+
+  @Test
+  void shouldSayWhichFolderRanOutOfRoomWhenTheJvmReportsAFaultWritingTheSlots() {
+    Path file = shm.resolve("stoker-shm-1-ab");
+    String fault = RankPump.describe(new IllegalStateException("batch 3 failed",
+        new InternalError("a fault occurred in an unsafe memory access operation")), file, 4096);
+    assertThat(fault).startsWith("java.lang.IllegalStateException: batch 3 failed; caused by "
+            + "java.lang.InternalError: a fault occurred")
+        .contains(file + " of 4096 bytes could not be written")
+        .contains("most likely " + shm + " ran out of room, ")
+        .contains("bytes free now").contains("--shm-size").contains(PythonRanks.DIR_CONF);
+    assertThat(RankPump.describe(new IllegalStateException("bad row"), file, 4096))
+        .isEqualTo("java.lang.IllegalStateException: bad row");
+  }
 }
