@@ -107,6 +107,15 @@ class RankPumpTest {
     return names;
   }
 
+  /** The pump threads still alive once none is left or {@code seconds} have passed. */
+  private static List<String> pumpThreadsWithin(int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    return pumpThreads();
+  }
+
   private static MappedByteBuffer map(Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
         StandardOpenOption.WRITE)) {
@@ -275,11 +284,7 @@ class RankPumpTest {
         INTS.setVolatile(page, 48, 0);
         awaitJvmSleeping(page);
       } // Python's end goes while the JVM sleeps: the pump ends without a release
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      assertThat(pumpThreads()).as("the pump's thread after Python's end closed").isEmpty();
+      assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python's end closed").isEmpty();
       assertThat((long) LONGS.get(page, 24)).as("no batch posted after Python's end")
           .isEqualTo(refilled);
     }
@@ -303,11 +308,7 @@ class RankPumpTest {
       MappedByteBuffer page = map(pump.path());
       assertThat(awaitPosted(page, RankPump.MAX_KEPT_AHEAD)).isTrue();
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
+      assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python closed").isEmpty();
       assertThat((long) LONGS.get(page, 24)).as("batches posted: one and those kept ahead")
           .isEqualTo(1 + RankPump.MAX_KEPT_AHEAD);
     }
@@ -325,11 +326,7 @@ class RankPumpTest {
       Thread.sleep(100); // the pump waits for the next epoch to be asked for
       assertThat(pumpThreads()).hasSize(1);
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (!pumpThreads().isEmpty() && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      assertThat(pumpThreads()).as("the pump's thread after Python closed").isEmpty();
+      assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python closed").isEmpty();
       assertThat((long) LONGS.get(page, 24)).as("no batch of an epoch not asked for")
           .isEqualTo(k);
     }
