@@ -43,8 +43,11 @@ public final class JvmRead {
    */
   public static long[] consume(Dataset<Row> read) {
     BatchScanExec scan = scan(read.queryExecution().executedPlan());
-    List<long[]> ranks = scan.executeColumnar().toJavaRDD()
-        .mapPartitions(JvmRead::consume).collect();
+    return total(scan.executeColumnar().toJavaRDD().mapPartitions(JvmRead::consume).collect());
+  }
+
+  /** Each rank's {rows, batches, touched, nanoseconds} as {rows, batches, slowest rank's ns}. */
+  private static long[] total(List<long[]> ranks) {
     long[] total = new long[3];
     for (long[] rank : ranks) {
       total[0] += rank[0];
@@ -70,16 +73,9 @@ public final class JvmRead {
     for (int r = 0; r < plan.ranks().size(); r++) {
       ranks.add(plan.rank(r));
     }
-    List<long[]> out = JavaSparkContext.fromSparkContext(read.sparkSession().sparkContext())
+    return total(JavaSparkContext.fromSparkContext(read.sparkSession().sparkContext())
         .parallelize(ranks, ranks.size())
-        .mapPartitions(new EpochsOfRank(stoker.config(), epochs)).collect();
-    long[] total = new long[3];
-    for (long[] rank : out) {
-      total[0] += rank[0];
-      total[1] += rank[1];
-      total[2] = Math.max(total[2], rank[2]);
-    }
-    return total;
+        .mapPartitions(new EpochsOfRank(stoker.config(), epochs)).collect());
   }
 
   /** In rank r's task: its loader over its runs, {@code epochs} epochs, each batch touched. */
@@ -121,7 +117,7 @@ public final class JvmRead {
           }
         }
       }
-      return List.of(new long[] {rows, count, System.nanoTime() - start, touched}).iterator();
+      return List.of(new long[] {rows, count, touched, System.nanoTime() - start}).iterator();
     }
   }
 
