@@ -1,6 +1,6 @@
 """``python -m stoker.bench``: batches delivered as PyTorch tensors in Python on N ranks, four ways
 over the same Parquet, ``--epochs`` epochs each, alternating, the median of ``--repeats`` runs
-each after one warm-up:
+each after ``--warmups`` runs (the JVM compiles the loader's loops meanwhile):
 
 - ``stoker``: ``stoker.torch.read`` + a barrier ``mapInArrow`` iterating ``stoker.torch.batches``
   (the loader's slots in shared memory, the tensors views of them), every epoch in that one stage;
@@ -15,8 +15,13 @@ each after one warm-up:
 Each way ends with a uint8 tensor ``[batchSize, 784]`` and a label tensor per batch. Each way's
 rate is given twice: over the whole read (a Spark job: planning, the stage's start, the tasks),
 and within the tasks (the slowest rank, from asking for its first batch to its last), which
-leaves out what any Spark stage costs to start. Prints one JSON object
-(``bin/stoker bench --workload python`` runs this).
+leaves out what any Spark stage costs to start.
+
+Beside them, in the same rounds, ``empty_stage``: a barrier ``mapInArrow`` on N ranks that does
+nothing, what PySpark costs for a stage before and after any task's work. No way that hands
+batches to Python from a PySpark stage takes less than that plus the JVM's own loop
+(``jvm_stage`` within the tasks): ``stoker_ceiling_vs_jvm_read`` is what such a way would score
+against ``jvm_read``. Prints one JSON object (``bin/stoker bench --workload python`` runs this).
 """
 
 from __future__ import annotations
@@ -121,6 +126,19 @@ def _jvm_stage(spark, path: str, batch_size: int, ranks: int, epoch: int,
     return int(rows), nanos / 1e9
 
 
+def _empty_stage(spark, ranks: int) -> float:
+    """Seconds of a barrier ``mapInArrow`` job on ``ranks`` one-row partitions that does nothing."""
+    def per_rank(rows):
+        for _ in rows:
+            pass
+        yield _rank_row(0, 0.0)
+
+    start = time.perf_counter()
+    spark.range(0, ranks, 1, ranks).mapInArrow(per_rank, "rows long, seconds double",
+                                               barrier=True).collect()
+    return time.perf_counter() - start
+
+
 def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
     import numpy as np
     import torch
@@ -153,7 +171,7 @@ def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tupl
 
 def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
         progress: Callable[[str], None], num_workers: Optional[int] = None,
-        epochs: int = 1) -> dict:
+        epochs: int = 1, warmups: int = 3) -> dict:
     _NUM_WORKERS.clear()
     if num_workers is not None:
         _NUM_WORKERS["numWorkers"] = str(num_workers)
@@ -167,8 +185,10 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
                 "jvm_read": _job_per_epoch(_jvm_read), "jvm_stage": _jvm_stage}
         seconds: Dict[str, List[float]] = {name: [] for name in ways}
         in_task: Dict[str, List[float]] = {name: [] for name in ways}
+        empty: List[float] = []
         expected = (rows // (ranks * batch_size)) * ranks * batch_size * epochs
-        for run_index in range(repeats + 1):
+        for run_index in range(warmups + repeats):
+            measured = run_index >= warmups
             line = []
             for name, way in ways.items():
                 start = time.perf_counter()
@@ -177,18 +197,25 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
                 took = time.perf_counter() - start
                 if got != expected:
                     raise RuntimeError(f"{name} delivered {got} rows (expected: {expected})")
-                if run_index > 0:
+                if measured:
                     seconds[name].append(took)
                     in_task[name].append(task_seconds)
                 line.append(f"{name} {took:6.2f} s ({task_seconds:.2f} in the tasks)")
-            progress(("warm-up" if run_index == 0 else f"run {run_index}/{repeats}") + ": "
-                     + ", ".join(line))
+            took = _empty_stage(spark, ranks)
+            if measured:
+                empty.append(took)
+            line.append(f"empty_stage {took:5.2f} s")
+            progress((f"warm-up {run_index + 1}/{warmups}" if not measured
+                      else f"run {run_index - warmups + 1}/{repeats}") + ": " + ", ".join(line))
         rate = {name: expected / statistics.median(values) for name, values in seconds.items()}
         task_rate = {name: expected / statistics.median(values)
                      for name, values in in_task.items()}
+        empty_stage = statistics.median(empty)
+        ceiling = expected / (empty_stage + statistics.median(in_task["jvm_stage"]))
         return {
             "workload": "python", "rows": expected, "ranks": ranks, "batch_size": batch_size,
-            "num_workers": num_workers, "epochs": epochs, "repeats": repeats,
+            "num_workers": num_workers, "epochs": epochs, "warmups": warmups,
+            "repeats": repeats,
             "stoker_rows_per_s": round(rate["stoker"]),
             "baseline_rows_per_s": round(rate["baseline"]),
             "jvm_read_rows_per_s": round(rate["jvm_read"]),
@@ -203,6 +230,8 @@ def run(jars: str, rows: int, batch_size: int, ranks: int, repeats: int,
             "in_task_stoker_vs_jvm_read": round(task_rate["stoker"] / task_rate["jvm_read"], 2),
             "in_task_stoker_vs_jvm_stage": round(task_rate["stoker"] / task_rate["jvm_stage"],
                                                  2),
+            "empty_stage_seconds": round(empty_stage, 3),
+            "stoker_ceiling_vs_jvm_read": round(ceiling / rate["jvm_read"], 2),
             "seconds": {name: [round(s, 3) for s in values] for name, values in seconds.items()},
             "in_task_seconds": {name: [round(s, 3) for s in values]
                                 for name, values in in_task.items()},
@@ -223,18 +252,25 @@ def main(argv=None) -> int:
                         help="the loader's numWorkers for every way (default: its own default)")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--warmups", type=int, default=3,
+                        help="runs of every way before those measured, while the JVM compiles "
+                             "the loader's loops (default: 3)")
     parser.add_argument("--epochs", type=int, default=1,
                         help="epochs per run: in one stage for stoker and jvm_stage, a job each "
                              "for the others")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs: {args.epochs} (expected: at least 1)")
+    if args.repeats < 1:
+        parser.error(f"--repeats: {args.repeats} (expected: at least 1)")
+    if args.warmups < 0:
+        parser.error(f"--warmups: {args.warmups} (expected: at least 0)")
     if args.rows < args.ranks * args.batch_size:
         parser.error(f"--rows: {args.rows} (expected: at least ranks x batch size = "
                      f"{args.ranks * args.batch_size})")
     result = run(args.jars, args.rows, args.batch_size, args.ranks, args.repeats,
                  lambda line: print("stoker: " + line, file=sys.stderr, flush=True),
-                 args.num_workers, args.epochs)
+                 args.num_workers, args.epochs, args.warmups)
     print(json.dumps(result))
     return 0
 

@@ -36,3 +36,20 @@ def test_the_jvm_stage_refuses_no_epochs(spark, table):
     frame = spark.read.format("stoker").options(**bench._options(BATCH, 2, 0)).load(table)
     with pytest.raises(Exception, match="epochs: 0 .expected: at least 1."):
         spark._jvm.dev.stoker.spark.python.JvmRead.consumeInStage(frame._jdf, 0)
+
+
+def test_an_empty_stage_runs_one_task_per_rank(spark):
+    seconds = bench._empty_stage(spark, 2)
+    assert 0 < seconds < 60
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--warmups", "-1"], "--warmups: -1 (expected: at least 0)"),
+    (["--repeats", "0"], "--repeats: 0 (expected: at least 1)"),
+    (["--epochs", "0"], "--epochs: 0 (expected: at least 1)"),
+])
+def test_bad_counts_are_refused_before_spark_starts(capsys, args, message):
+    with pytest.raises(SystemExit) as exit:
+        bench.main(["--jars", "none.jar"] + args)
+    assert exit.value.code == 2
+    assert message in capsys.readouterr().err

@@ -142,7 +142,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--warmup", defaultValue = "20", paramLabel = "K",
       converter = Converters.NonNegative.class,
-      description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}).")
+      description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}); with "
+          + "--workload python, whole runs of every way (default: "
+          + PythonBench.DEFAULT_WARMUPS + ").")
   int warmup;
 
   @Option(names = "--epochs", defaultValue = "1", paramLabel = "E",
@@ -192,7 +194,8 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (PythonBench.WORKLOAD.equals(workload)) {
       return spark.python(rows, batchSize, ranks, repeats,
-          given("--workers") ? workers.get(0) : null, epochs);
+          given("--workers") ? workers.get(0) : null, epochs,
+          given("--warmup") ? warmup : PythonBench.DEFAULT_WARMUPS);
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,

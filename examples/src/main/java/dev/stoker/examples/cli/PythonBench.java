@@ -30,19 +30,25 @@ final class PythonBench {
   static final int DEFAULT_ROWS = 2_000_000;
   /** Batch size by default: a common per-step batch of image training. */
   static final int DEFAULT_BATCH_SIZE = 256;
+  /**
+   * Runs of every way before those measured, by default: within the first runs the JVM still
+   * compiles the loader's loops (on two cores, Stoker's figure still fell in its third run).
+   */
+  static final int DEFAULT_WARMUPS = 3;
 
   private PythonBench() {}
 
   /** The JSON the Python side printed; its progress goes to {@code err} as it comes. */
   static String run(int rows, int batchSize, int ranks, int repeats, Integer numWorkers,
-      int epochs, PrintWriter err) throws IOException {
+      int epochs, int warmups, PrintWriter err) throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
     Path connectorJar = jarOf(StokerSpark.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
     List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
         "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
         "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
-        "--repeats", Integer.toString(repeats), "--epochs", Integer.toString(epochs)));
+        "--repeats", Integer.toString(repeats), "--epochs", Integer.toString(epochs),
+        "--warmups", Integer.toString(warmups)));
     if (numWorkers != null) {
       command.addAll(List.of("--num-workers", numWorkers.toString()));
     }

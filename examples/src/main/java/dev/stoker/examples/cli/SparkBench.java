@@ -47,7 +47,8 @@ final class SparkBench {
 
   static void checkOptions(CommandLine line, String workload) {
     for (String option : SWEEP_ONLY) {
-      if (line.getParseResult().hasMatchedOption(option)) {
+      boolean pythonRuns = "--warmup".equals(option) && PythonBench.WORKLOAD.equals(workload);
+      if (!pythonRuns && line.getParseResult().hasMatchedOption(option)) {
         throw new ParameterException(line, option + " with --workload " + workload
             + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + "; the "
             + workload + " workload times whole epochs on --ranks ranks)");
@@ -103,9 +104,10 @@ final class SparkBench {
    * --workload python: tensors in Python through shared memory against the README's mapInArrow
    * way and the JVM's own read of the same format("stoker") read, run by the Python package.
    */
-  int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs)
-      throws IOException {
-    String result = PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, epochs, err);
+  int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs,
+      int warmups) throws IOException {
+    String result = PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, epochs, warmups,
+        err);
     out.println(result);
     return json(result);
   }
