@@ -38,6 +38,8 @@ public final class SharedFileAllocator implements HostAllocator {
 
   private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-.*");
   private static final int ALIGNMENT = 64;
+  /** The zeros written at a time while a new file takes its pages. */
+  private static final int ZEROS_BYTES = 1 << 20;
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final String name;
@@ -58,12 +60,15 @@ public final class SharedFileAllocator implements HostAllocator {
   }
 
   /**
-   * A new file of {@code capacity} bytes in {@code dir}, mapped; its pages take memory only once
-   * written.
+   * A new file of {@code capacity} bytes in {@code dir}, mapped, every page of it written (with
+   * zeros) before it is mapped. A file only sized would take its pages as they are first written:
+   * if the folder filled up meanwhile, that write would fault, and the JVM reports such a fault
+   * later than the write, so a batch could be handed on before its error, and the other process
+   * would fault on the same page. Written up front, a full folder is an error here, once.
    *
    * @throws IllegalArgumentException if {@code capacity} is not in {@code (0, MAX_CAPACITY]}
-   * @throws IllegalStateException if {@code dir} has less room than {@code capacity}, naming the
-   *     folder, the figures and the remedy
+   * @throws IllegalStateException if {@code dir} has less room than {@code capacity}, or runs out
+   *     of it while the file is written, naming the folder, the figures and the remedy
    * @throws UncheckedIOException if the file cannot be made or mapped
    */
   public static SharedFileAllocator create(Path dir, String name, long capacity) {
@@ -75,9 +80,7 @@ public final class SharedFileAllocator implements HostAllocator {
     try {
       long room = Files.getFileStore(dir).getUsableSpace();
       if (room < aligned) {
-        throw new IllegalStateException(String.format("allocator '%s': %s has %d bytes free, "
-            + "%d needed (mount a larger %s, or lower maxHostBytes, batchSize or prefetchFactor)",
-            name, dir, room, aligned, dir));
+        throw noRoom(name, dir, room + " bytes free", aligned);
       }
       Path path = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
           + HexFormat.of().formatHex(RANDOM.generateSeed(8)));
@@ -85,6 +88,7 @@ public final class SharedFileAllocator implements HostAllocator {
           PosixFilePermissions.fromString("rw-------")));
       try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
           StandardOpenOption.WRITE)) {
+        writeZeros(channel, aligned, name, dir);
         MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, aligned);
         return new SharedFileAllocator(name, path, mapping, aligned);
       } catch (IOException | RuntimeException | Error e) {
@@ -95,6 +99,36 @@ public final class SharedFileAllocator implements HostAllocator {
       throw new UncheckedIOException("allocator '" + name + "': cannot map a file of " + aligned
           + " bytes in " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Writes {@code bytes} zeros at the start of {@code channel}'s file, so it owns its pages. */
+  private static void writeZeros(FileChannel channel, long bytes, String name, Path dir)
+      throws IOException {
+    ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(bytes, ZEROS_BYTES));
+    long at = 0;
+    try {
+      while (at < bytes) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+        at += channel.write(zeros, at);
+      }
+    } catch (IOException e) {
+      long room;
+      try {
+        room = Files.getFileStore(dir).getUsableSpace();
+      } catch (IOException unknown) {
+        room = -1;
+      }
+      IllegalStateException full = noRoom(name, dir, "ran out of room after " + at + " (now "
+          + (room < 0 ? "unknown" : room + " bytes free") + ")", bytes);
+      full.initCause(e);
+      throw full;
+    }
+  }
+
+  private static IllegalStateException noRoom(String name, Path dir, String found, long needed) {
+    return new IllegalStateException(String.format("allocator '%s': %s has %s, %d bytes needed "
+        + "(mount a larger %s, or lower maxHostBytes, batchSize or prefetchFactor)", name, dir,
+        found, needed, dir));
   }
 
   /**

@@ -133,10 +133,24 @@ final class RankPump implements AutoCloseable {
 
   /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
   static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
+    RankPump pump = open(plan, config, rank, dir);
+    pump.begin();
+    return pump;
+  }
+
+  /**
+   * Rank {@code rank}'s loader over a new file in {@code dir}, its thread not started yet
+   * ({@link #begin()}): a test can change the folder under the file before a batch is written.
+   */
+  static RankPump open(ReadPlan plan, ReadConfig config, int rank, Path dir) {
     RankPump pump = new RankPump(plan, config, rank, dir);
     OPEN.incrementAndGet();
-    pump.thread.start();
     return pump;
+  }
+
+  /** Starts the thread that fills and posts the batches; once, before {@link #close()}. */
+  void begin() {
+    thread.start();
   }
 
   /** Pumps started and not yet closed in this JVM, for tests that look for leaks. */
@@ -259,9 +273,9 @@ final class RankPump implements AutoCloseable {
   }
 
   /**
-   * {@code t} and its causes, for Python; where the JVM reports a fault in memory access, most
-   * likely the folder of the slot {@code file} ({@code bytes} long) ran out of room after the
-   * file was made (it holds its pages only once they are written), which it says with the remedy.
+   * {@code t} and its causes, for Python; where the JVM reports a fault in memory access, the
+   * slot {@code file} ({@code bytes} long) lost pages it owned from its making on (its pages are
+   * written then): something shortened it or its folder failed, which it says with the remedy.
    */
   static String describe(Throwable t, Path file, long bytes) {
     StringBuilder text = new StringBuilder(String.valueOf(t));
@@ -279,10 +293,10 @@ final class RankPump implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         free = "its free space unknown";
       }
-      text.append(String.format(" (the slots' file %s of %d bytes could not be written: most "
-          + "likely %s ran out of room, %s; give it more room (docker run --shm-size, a larger "
-          + "tmpfs), point %s at a larger memory-backed folder, or lower batchSize or "
-          + "maxHostBytes)", file, bytes, dir, free, PythonRanks.DIR_CONF));
+      text.append(String.format(" (the slots' file %s of %d bytes faulted on access though its "
+          + "pages were written when it was made: another process shortened or removed it, or "
+          + "%s failed, %s; keep other processes out of %s, or point %s at a memory-backed folder "
+          + "of its own)", file, bytes, dir, free, dir, PythonRanks.DIR_CONF));
     }
     return text.toString();
   }

@@ -1,6 +1,7 @@
 package dev.stoker.spark.python;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.spark.source.StokerScan;
 import dev.stoker.spark.testing.SparkClusters;
@@ -32,6 +33,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -408,16 +410,94 @@ class RankPumpTest {
   }
 
   @Test
-  void shouldSayWhichFolderRanOutOfRoomWhenTheJvmReportsAFaultWritingTheSlots() {
+  void shouldNameTheFileAndItsFolderWhenTheJvmReportsAFaultOnTheSlots() {
     Path file = shm.resolve("stoker-shm-1-ab");
     String fault = RankPump.describe(new IllegalStateException("batch 3 failed",
         new InternalError("a fault occurred in an unsafe memory access operation")), file, 4096);
     assertThat(fault).startsWith("java.lang.IllegalStateException: batch 3 failed; caused by "
             + "java.lang.InternalError: a fault occurred")
-        .contains(file + " of 4096 bytes could not be written")
-        .contains("most likely " + shm + " ran out of room, ")
-        .contains("bytes free now").contains("--shm-size").contains(PythonRanks.DIR_CONF);
+        .contains(file + " of 4096 bytes faulted on access")
+        .contains("another process shortened or removed it, or " + shm + " failed, ")
+        .contains("bytes free now").contains(PythonRanks.DIR_CONF);
     assertThat(RankPump.describe(new IllegalStateException("bad row"), file, 4096))
         .isEqualTo("java.lang.IllegalStateException: bad row");
+  }
+
+  /**
+   * The slot file owns its pages from its making on: a folder that fills up afterwards changes
+   * nothing for the rank (a page first written then would fault, in the JVM and in Python), and
+   * a folder without room for another rank's file refuses it at once, naming the folder. A
+   * tmpfs of its own (mounting one needs root) is filled to its last page.
+   */
+  @Test
+  void shouldOwnTheSlotPagesFromTheStartSoThatAFolderFillingUpLaterChangesNothing()
+      throws Exception {
+    Path small = Files.createTempDirectory("stoker-small-shm");
+    try {
+      Assumptions.assumeTrue(command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs",
+          small.toString()), "mounting a small tmpfs needs root");
+      try {
+        StokerScan scan = scan(data.resolve("t").toString());
+        try (RankPump pump = RankPump.open(scan.plan(), scan.config(), 0, small)) {
+          MappedByteBuffer page = map(pump.path());
+          Path filler = fill(small.resolve("filler"));
+          pump.begin();
+          long k = 0;
+          while (awaitPosted(page, k, 1)) {
+            int slot = (int) (long) LONGS.getAcquire(page, 4096 + 16 * (int) k);
+            // the slot starts with column x of its first row: {id, 1.5f}
+            assertThat(page.getFloat(slot)).as("batch %d's first x[0], read from its slot", k)
+                .isBetween(0f, ROWS - 1f);
+            assertThat(page.getFloat(slot + 4)).isEqualTo(1.5f);
+            LONGS.setRelease(page, 32, ++k);
+          }
+          assertThat((int) INTS.get(page, 12)).as("the rank's state")
+              .isEqualTo(SlotChannel.RUNNING);
+          assertThat(k).as("rank 0's batches").isEqualTo(6);
+          assertThatThrownBy(() -> RankPump.open(scan.plan(), scan.config(), 1, small))
+              .isInstanceOf(IllegalStateException.class)
+              .hasMessageContaining(small + " has ").hasMessageContaining("bytes needed (mount "
+                  + "a larger " + small);
+          Files.delete(filler);
+        }
+        try (Stream<Path> files = Files.list(small)) {
+          assertThat(files).as("files left in the small folder").isEmpty();
+        }
+      } finally {
+        command("umount", "-l", small.toString());
+      }
+    } finally {
+      Files.deleteIfExists(small);
+    }
+  }
+
+  /** Runs {@code args}: true if it exited 0 within 30 s. */
+  private static boolean command(String... args) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(args).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      return false;
+    }
+    return process.exitValue() == 0;
+  }
+
+  /** A file at {@code file} written until its folder has no room left. */
+  private static Path fill(Path file) throws IOException {
+    byte[] chunk = new byte[4096];
+    Arrays.fill(chunk, (byte) 1);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      ByteBuffer buffer = ByteBuffer.wrap(chunk);
+      while (true) {
+        buffer.clear();
+        channel.write(buffer);
+      }
+    } catch (IOException full) {
+      if (Files.getFileStore(file.getParent()).getUsableSpace() >= chunk.length) {
+        throw full;
+      }
+    }
+    return file;
   }
 }
