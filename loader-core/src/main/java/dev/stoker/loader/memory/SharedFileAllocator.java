@@ -80,7 +80,7 @@ public final class SharedFileAllocator implements HostAllocator {
     try {
       long room = Files.getFileStore(dir).getUsableSpace();
       if (room < aligned) {
-        throw noRoom(name, dir, room + " bytes free", aligned);
+        throw noRoom(name, dir, "has " + room + " bytes free, " + aligned + " bytes needed");
       }
       Path path = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
           + HexFormat.of().formatHex(RANDOM.generateSeed(8)));
@@ -118,17 +118,17 @@ public final class SharedFileAllocator implements HostAllocator {
       } catch (IOException unknown) {
         room = -1;
       }
-      IllegalStateException full = noRoom(name, dir, "ran out of room after " + at + " (now "
-          + (room < 0 ? "unknown" : room + " bytes free") + ")", bytes);
+      IllegalStateException full = noRoom(name, dir, "ran out of room after " + at + " of "
+          + bytes + " bytes (" + (room < 0 ? "its free space unknown" : room + " bytes free")
+          + " now)");
       full.initCause(e);
       throw full;
     }
   }
 
-  private static IllegalStateException noRoom(String name, Path dir, String found, long needed) {
-    return new IllegalStateException(String.format("allocator '%s': %s has %s, %d bytes needed "
-        + "(mount a larger %s, or lower maxHostBytes, batchSize or prefetchFactor)", name, dir,
-        found, needed, dir));
+  private static IllegalStateException noRoom(String name, Path dir, String what) {
+    return new IllegalStateException(String.format("allocator '%s': %s %s (mount a larger %s, or "
+        + "lower maxHostBytes, batchSize or prefetchFactor)", name, dir, what, dir));
   }
 
   /**
