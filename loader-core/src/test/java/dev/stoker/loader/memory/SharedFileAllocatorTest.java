@@ -53,6 +53,23 @@ class SharedFileAllocatorTest {
     assertThat(allocator.allocatedBytes()).isZero();
   }
 
+  /**
+   * Every page of a new file is taken as it is made (its blocks on disk or in memory cover it),
+   * not at its first write while a consumer runs, when a full folder would fault the write.
+   */
+  @Test
+  void shouldTakeEveryPageOfTheFileAsItIsMade() throws Exception {
+    long capacity = 3L << 20;
+    try (SharedFileAllocator big = SharedFileAllocator.create(dir, "test-pages", capacity)) {
+      Process stat = new ProcessBuilder("stat", "--format=%b %B", big.path().toString())
+          .redirectErrorStream(true).start();
+      String[] blocks = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+      assertThat(stat.waitFor()).as("stat: %s", String.join(" ", blocks)).isZero();
+      assertThat(Long.parseLong(blocks[0]) * Long.parseLong(blocks[1]))
+          .as("bytes of blocks the file holds").isGreaterThanOrEqualTo(capacity);
+    }
+  }
+
   @Test
   void shouldMakeAFileOnlyItsOwnerCanRead() throws IOException {
     assertThat(allocator.path().getFileName().toString())
