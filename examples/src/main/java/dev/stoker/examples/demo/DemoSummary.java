@@ -41,9 +41,9 @@ public record DemoSummary(DemoOptions options, String master, double[] mean, dou
   /** The summary as a JSON object. */
   public String json() {
     String perEpoch = epochs.stream().map(e -> String.format(Locale.ROOT,
-        "    {\"epoch\": %d, \"loss\": %.6f, \"testAccuracy\": %.4f, \"samplesPerSecond\": %.1f, "
+        "    {\"epoch\": %d, \"loss\": %s, \"testAccuracy\": %s, \"samplesPerSecond\": %.1f, "
             + "\"verdict\": %s, \"droppedAtRead\": %d, \"droppedRowsPerRank\": %s, "
-            + "\"seconds\": %.2f}", e.epoch(), e.loss(), e.accuracy(), e.samplesPerSecond(),
+            + "\"seconds\": %.2f}", e.epoch(), exact(e.loss()), exact(e.accuracy()), e.samplesPerSecond(),
         quote(e.verdict()), e.droppedAtRead(), e.droppedRowsPerRank(), e.seconds()))
         .collect(Collectors.joining(",\n"));
     String configs = samplesPerSecond.entrySet().stream().map(e -> String.format(Locale.ROOT,
@@ -51,13 +51,21 @@ public record DemoSummary(DemoOptions options, String master, double[] mean, dou
     return String.format(Locale.ROOT, "{%n  \"dataset\": \"fashion-mnist\",%n  \"master\": %s,%n"
             + "  \"model\": \"%s\",%n"
             + "  \"ranks\": %d,%n  \"batchSizePerRank\": %d,%n  \"hidden\": %d,%n"
-            + "  \"learningRate\": %s,%n  \"seed\": %d,%n  \"pixelMean\": %.6f,%n"
-            + "  \"pixelStd\": %.6f,%n  \"epochs\": [%n%s%n  ],%n"
-            + "  \"samplesPerSecond\": {%n%s%n  },%n  \"finalTestAccuracy\": %.4f,%n"
+            + "  \"learningRate\": %s,%n  \"seed\": %d,%n  \"pixelMean\": %s,%n"
+            + "  \"pixelStd\": %s,%n  \"epochs\": [%n%s%n  ],%n"
+            + "  \"samplesPerSecond\": {%n%s%n  },%n  \"finalTestAccuracy\": %s,%n"
             + "  \"wallSeconds\": %.1f%n}%n", quote(master),
         options.model.name().toLowerCase(Locale.ROOT), options.ranks, options.batchSize,
         options.hidden, options.learningRate(), options.seed,
-        mean[0], std[0], perEpoch, configs, finalAccuracy(), wallSeconds);
+        exact(mean[0]), exact(std[0]), perEpoch, configs, exact(finalAccuracy()), wallSeconds);
+  }
+
+  /**
+   * A figure to compare across runs: the shortest decimal that reads back as the same double
+   * (bitwise), or null where it is not finite (JSON has no NaN).
+   */
+  private static String exact(double figure) {
+    return Double.isFinite(figure) ? Double.toString(figure) : "null";
   }
 
   private static String quote(String text) {

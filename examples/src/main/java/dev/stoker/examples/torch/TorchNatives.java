@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.openblas.global.openblas_full;
 import org.bytedeco.pytorch.global.torch;
 
 /**
@@ -99,14 +100,21 @@ public final class TorchNatives {
   }
 
   /**
-   * Sets the framework's intra-op threads of this process to {@link #threadsFor(int)}. PyTorch
-   * keeps one intra-op pool per process: ranks sharing a JVM share it, and each sets the same
-   * number.
+   * Sets the framework's intra-op threads of this process, and those of the BLAS library under
+   * it, to {@link #threadsFor(int)}. PyTorch keeps one intra-op pool per process: ranks sharing a
+   * JVM share it, and each sets the same number.
+   *
+   * <p>The BLAS threads are set too because they change the figures: OpenBLAS splits a product
+   * over its threads, and its thread count would otherwise follow the environment, which differs
+   * by host layout (Spark sets {@code OMP_NUM_THREADS} to the executor's cores on a cluster, and
+   * not at all on {@code local[N]}), so the same seed trained to a loss that differed in its
+   * fourth digit. Set from the task's CPUs, the figures are the same bits on any layout.
    */
   public static int useThreads(int taskCpus) {
     load().require();
     int threads = threadsFor(taskCpus);
     torch.set_num_threads(threads); // also each new thread's OpenMP team size, on its first op
+    openblas_full.openblas_set_num_threads(threads);
     return threads;
   }
 }

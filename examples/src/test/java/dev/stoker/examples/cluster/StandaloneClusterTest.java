@@ -50,6 +50,8 @@ class StandaloneClusterTest {
   private static final String ROWS = "6000";
   private static final Pattern FIGURES = Pattern.compile(
       "mean [0-9.]+, std [0-9.]+ over [0-9]+|loss [0-9.]+, test accuracy [0-9.]+");
+  private static final Pattern EXACT_FIGURES = Pattern.compile("\"(pixelMean|pixelStd|loss|"
+      + "testAccuracy|droppedAtRead|droppedRowsPerRank)\": (\\[[0-9, ]*]|[0-9.E-]+)");
 
   @TempDir
   static Path dir;
@@ -96,6 +98,8 @@ class StandaloneClusterTest {
     assertThat(local.await(5)).as(local.log()).isTrue();
     assertThat(local.exitCode()).as(local.log()).isZero();
     assertThat(figures(run.log())).hasSize(2).isEqualTo(figures(local.log()));
+    // bitwise: the summaries write each figure as the shortest decimal that reads back the same
+    assertThat(exactFigures("figures")).hasSize(6).isEqualTo(exactFigures("local"));
     assertNoShards();
   }
 
@@ -246,6 +250,17 @@ class StandaloneClusterTest {
       }
     });
     return found;
+  }
+
+  /** The figures of a run's JSON summary, each as written: every bit of the double. */
+  private static List<String> exactFigures(String name) throws IOException {
+    String json = Files.readString(dir.resolve(name + "-out").resolve("stoker-demo.json"));
+    List<String> figures = new ArrayList<>();
+    Matcher matcher = EXACT_FIGURES.matcher(json);
+    while (matcher.find()) {
+      figures.add(matcher.group());
+    }
+    return figures;
   }
 
   private static List<String> figures(String log) {

@@ -73,7 +73,7 @@ class DemoJobTest {
     Path plot = dir.resolve("out/stoker-demo.png");
     assertThat(Files.readAllBytes(plot)).startsWith(PNG_MAGIC);
     assertThat(Files.readString(dir.resolve("out/stoker-demo.json")))
-        .contains("\"finalTestAccuracy\": " + epoch.group(2), "\"droppedRowsPerRank\": [0, 0]",
+        .contains("\"finalTestAccuracy\": " + summary.finalAccuracy(), "\"droppedRowsPerRank\": [0, 0]",
             "\"model\": \"cnn\"");
 
     DemoTesting.Run again = DemoTesting.stoker(concat("demo", args()));

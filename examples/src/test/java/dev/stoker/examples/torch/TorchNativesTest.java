@@ -12,6 +12,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.bytedeco.openblas.global.openblas_full;
+import org.bytedeco.pytorch.global.torch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +81,25 @@ class TorchNativesTest {
     assertThat(TorchNatives.threadsFor(1)).isEqualTo(1);
     assertThat(TorchNatives.threadsFor(4)).isEqualTo(4);
     assertThat(TorchNatives.threadsFor(0)).isEqualTo(1);
+  }
+
+  /** The BLAS threads follow the task's CPUs, not the environment (which differs by host). */
+  @Test
+  void shouldSizeTheBlasThreadsAsTheFrameworksWhateverTheEnvironmentSays() {
+    TorchNatives.load().require();
+    int blasBefore = openblas_full.openblas_get_num_threads();
+    int torchBefore = torch.get_num_threads();
+    try {
+      for (int cpus : new int[] {1, 3, 1}) {
+        assertThat(TorchNatives.useThreads(cpus)).isEqualTo(cpus);
+        assertThat(openblas_full.openblas_get_num_threads()).as("BLAS threads for %d CPUs", cpus)
+            .isEqualTo(cpus);
+        assertThat(torch.get_num_threads()).isEqualTo(cpus);
+      }
+    } finally {
+      torch.set_num_threads(torchBefore);
+      openblas_full.openblas_set_num_threads(blasBefore);
+    }
   }
 
   private record Result(int exitCode, String output) {}
