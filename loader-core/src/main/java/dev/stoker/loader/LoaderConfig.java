@@ -49,7 +49,8 @@ public final class LoaderConfig implements Serializable {
 
   /**
    * Both layers from string values, with the errors of {@link LoaderOptions#fromMap(Map)} and
-   * {@link Placement#fromMap(Map)}; Spark's own keys are accepted and left out.
+   * {@link Placement#fromMap(Map)}. Any other name, Spark's own ({@code path}) among them, is
+   * refused; {@link #fromMap(Map, Collection)} names the keys a source accepts beside these.
    */
   public static LoaderConfig fromMap(Map<String, String> values) {
     return fromMap(values, List.of());

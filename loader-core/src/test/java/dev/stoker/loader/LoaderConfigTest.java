@@ -93,6 +93,15 @@ class LoaderConfigTest {
     assertThat(config.toMap()).containsExactly(Map.entry("batchSize", "2"));
   }
 
+  /** As its Javadoc says: Spark's own keys are not taken unless the caller names them. */
+  @Test
+  void shouldRefuseSparksPathUnlessTheCallerAcceptsIt() {
+    assertThatThrownBy(() -> LoaderConfig.fromMap(Map.of("path", "/data", "batchSize", "2")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'path'");
+    assertThat(LoaderConfig.fromMap(Map.of("path", "/data", "batchSize", "2"), List.of("path"))
+        .toMap()).containsExactly(Map.entry("batchSize", "2"));
+  }
+
   @Test
   void shouldValidateBothLayersWithTheirOwnMessages() {
     assertThatThrownBy(() -> LoaderConfig.fromMap(Map.of("batch_size", "8")))
