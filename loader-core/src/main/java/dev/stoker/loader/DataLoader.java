@@ -207,19 +207,40 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         : new Position(current.epoch(), delivered);
   }
 
-  /** Rows of this rank's share that {@code dropLast} drops per epoch: its short last batch. */
+  /**
+   * Rows of this rank's share that {@code dropLast} drops in the epoch iteration stands in
+   * ({@link #position()}): its short last batch. A resumed epoch's are those of its rest.
+   */
   public long droppedRows() {
-    return source.droppedRows();
+    return droppedRows(position().epoch());
+  }
+
+  /** {@link #droppedRows()} of epoch {@code epoch}. */
+  public long droppedRows(int epoch) {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
+    }
+    return source.droppedRows(epoch);
   }
 
   /**
    * Rows of the dataset no batch holds in an epoch, over all ranks: the rows left over when the
    * dataset is split evenly across ranks, plus every rank's short last batch. Zero without
    * {@code dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does).
-   * -1 for a stream, whose rows per rank only that rank knows.
+   * -1 for a stream, whose rows per rank only that rank knows. Of the epoch iteration stands in
+   * ({@link #position()}): a resumed epoch's are the rows its rest leaves out on the ranks it
+   * resumed on.
    */
   public long droppedRowsAllRanks() {
-    return source.droppedRowsAllRanks();
+    return droppedRowsAllRanks(position().epoch());
+  }
+
+  /** {@link #droppedRowsAllRanks()} of epoch {@code epoch}. */
+  public long droppedRowsAllRanks(int epoch) {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
+    }
+    return source.droppedRowsAllRanks(epoch);
   }
 
   /** The batches of epoch {@code epoch}. */

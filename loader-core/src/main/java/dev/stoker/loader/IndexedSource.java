@@ -3,6 +3,7 @@ package dev.stoker.loader;
 import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.sampler.BatchSampler;
 import dev.stoker.loader.sampler.DistributedSampler;
+import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
 
 /**
@@ -33,6 +34,10 @@ final class IndexedSource implements LoaderSource {
     this.shard = new DistributedSampler(dataset.size(), placement.rank(), placement.worldSize(),
         options.shuffle(), options.seed(), options.dropLast());
     this.sampler = new BatchSampler(shard, options.batchSize(), options.dropLast());
+    if (resumeFrom != null && resumeFrom.input().equals(InputFingerprint.ofRows(dataset.size()))) {
+      Resume.checkIndexed(resumeFrom, dataset.size());
+    }
+    // a changed input the caller accepted may hold fewer rows than the state consumed
     long start = resumeFrom == null ? 0 : Math.min(resumeFrom.consumedRows(), dataset.size());
     this.resumedEpoch = start > 0 ? resumeFrom.epoch() : -1;
     this.resumed = start > 0 ? new BatchSampler(new DistributedSampler(dataset.size(), (int) start,
@@ -66,13 +71,15 @@ final class IndexedSource implements LoaderSource {
   }
 
   @Override
-  public long droppedRows() {
-    return sampler.droppedSamples();
+  public long droppedRows(int epoch) {
+    return samplerOf(epoch).droppedSamples();
   }
 
   @Override
-  public long droppedRowsAllRanks() {
-    return (long) sampler.droppedSamples() * worldSize + shard.droppedCount();
+  public long droppedRowsAllRanks(int epoch) {
+    BatchSampler batches = samplerOf(epoch);
+    return (long) batches.droppedSamples() * worldSize
+        + ((DistributedSampler) batches.sampler()).droppedCount();
   }
 
   @Override

@@ -23,11 +23,11 @@ interface LoaderSource {
     return 0;
   }
 
-  /** Rows of this rank's share that no batch holds, per epoch; -1 if unknown. */
-  long droppedRows();
+  /** Rows of this rank's share of epoch {@code epoch} that no batch holds; -1 if unknown. */
+  long droppedRows(int epoch);
 
-  /** Rows no batch holds per epoch over all ranks; -1 if unknown. */
-  long droppedRowsAllRanks();
+  /** Rows of epoch {@code epoch} no batch holds over all ranks; -1 if unknown. */
+  long droppedRowsAllRanks(int epoch);
 
   /** Opens epoch {@code epoch}. */
   EpochSource open(int epoch, EpochCounters counters) throws Exception;

@@ -63,12 +63,13 @@ final class StreamedSource implements LoaderSource {
   }
 
   @Override
-  public long droppedRows() {
-    return rowCount < 0 ? -1 : options.dropLast() ? rowCount % options.batchSize() : 0;
+  public long droppedRows(int epoch) {
+    long rows = rowCount < 0 ? -1 : dataset.rowCount(epoch);
+    return rows < 0 ? -1 : options.dropLast() ? rows % options.batchSize() : 0;
   }
 
   @Override
-  public long droppedRowsAllRanks() {
+  public long droppedRowsAllRanks(int epoch) {
     return -1; // each rank streams its own rows: only the rank knows its part
   }
 

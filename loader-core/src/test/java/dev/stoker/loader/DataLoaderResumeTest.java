@@ -190,6 +190,8 @@ class DataLoaderResumeTest {
               padded = dropLast ? 0 : Math.max(0, (after.isEmpty() ? 0 : (long) ((left
                   + resumedOn - 1) / resumedOn) * resumedOn) - left);
             }
+            assertThat(loader.droppedRowsAllRanks(state.epoch()))
+                .as(label + " the loader's drops of the resumed epoch").isEqualTo(dropped);
           } finally {
             LoaderLeaks.closeAndCheck(loader);
           }
@@ -209,6 +211,63 @@ class DataLoaderResumeTest {
       assertThat(missing).as(label + " rows never delivered").isEqualTo(dropped);
       assertThat(repeats).as(label + " rows twice").isEqualTo(padded);
       assertThat(dropped).as(label).isLessThan((long) Math.max(worldSize, resumedOn) * batchSize);
+    }
+  }
+
+  /** 4,455 rows, batches of 32, 2 ranks cut after 4,160 rows, resumed on 3: 7 rows left out. */
+  @Test
+  void shouldReportTheDropsOfTheResumedEpochNotOfAFreshOne() {
+    int n = 4455;
+    LoaderState cut = LoaderState.startOf(11, true, 0, 2, 32, true, 0, InputFingerprint.ofRows(n))
+        .plusBatches(65);
+    assertThat(cut.consumedRows()).isEqualTo(4160);
+    DataLoader loader = DataLoader.builder(new IndexDataset(n)).options(options(1, true, true,
+        32)).placement(Placement.of(1, 3)).resumeFrom(cut).build();
+    try {
+      assertThat(loader.droppedRowsAllRanks()).as("the resumed epoch's").isEqualTo(7);
+      assertThat(loader.droppedRows()).isEqualTo(98 - 96);
+      assertThat(loader.droppedRowsAllRanks(1)).as("a fresh epoch's").isEqualTo(n % 96);
+      assertThat(rest(loader.iterator())).hasSize(3);
+      assertThat(loader.droppedRowsAllRanks()).as("once the next epoch is next")
+          .isEqualTo(n % 96);
+    } finally {
+      LoaderLeaks.closeAndCheck(loader);
+    }
+  }
+
+  /** A checksum only proves the string is intact; the rows it claims must fit the input. */
+  @Test
+  void shouldRefuseAStateThatClaimsMoreRowsThanTheInputHeld() {
+    LoaderOptions options = options(0, true, true, 5);
+    LoaderState tooFar = new LoaderState(11, true, 0, 0, 5, true, 0,
+        List.of(new Segment(2, 60)), InputFingerprint.ofRows(100));
+    assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100)).options(options)
+        .resumeFrom(tooFar).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("resumeFrom: segment 1 of 1 claims 60 row(s) consumed per rank on 2 rank(s), "
+            + "but epoch 0 of 100 rows had 100 left there, at most 50 per rank in batches of 5 "
+            + "(expected: a state this input made; the state is not of this input)");
+    LoaderState laterTooFar = new LoaderState(11, true, 0, 0, 5, true, 0,
+        List.of(new Segment(2, 40), new Segment(1, 25)), InputFingerprint.ofRows(100));
+    assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100)).options(options)
+        .resumeFrom(laterTooFar).build()).hasMessageContaining("segment 2 of 2 claims 25 row(s)")
+        .hasMessageContaining("had 20 left there");
+    LoaderState streams = new LoaderState(11, true, 0, 0, 5, true, 64,
+        List.of(new Segment(2, 10)), InputFingerprint.ofRows(100));
+    assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100)).options(options)
+        .resumeFrom(streams).build()).hasMessageContaining("the state is a stream's");
+    LoaderState otherOrder = new LoaderState(11, true, 2, 1, 5, true, 0,
+        List.of(new Segment(2, 10)), InputFingerprint.ofRows(100));
+    assertThatThrownBy(() -> DataLoader.builder(new IndexDataset(100)).options(options)
+        .resumeFrom(otherOrder).build()).hasMessageContaining("orderEpoch 1 differs from epoch 2");
+    LoaderState whole = new LoaderState(11, true, 0, 0, 5, true, 0,
+        List.of(new Segment(2, 50)), InputFingerprint.ofRows(100));
+    DataLoader done = DataLoader.builder(new IndexDataset(100)).options(options)
+        .resumeFrom(whole).build();
+    try {
+      assertThat(done.state().describe()).as("an epoch consumed to its end is the next's start")
+          .startsWith("epoch 1, 0 row(s)");
+    } finally {
+      LoaderLeaks.closeAndCheck(done);
     }
   }
 

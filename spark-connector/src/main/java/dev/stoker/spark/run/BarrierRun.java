@@ -157,9 +157,10 @@ public final class BarrierRun {
     LoaderState base = given == null ? null : given.resumeFrom();
     // A run plans the row groups once, in its read's epoch's order (a resumed run: the state's).
     int epoch = base != null ? base.orderEpoch() : given == null ? 0 : given.epoch();
-    if (base != null) {
-      read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput()); // checks it
-    }
+    // a resumed run reports the rows its first epoch, the resumed one, leaves out: the plan of
+    // that epoch's rest, which also checks the state against the input
+    ReadPlan first = base == null ? null
+        : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
     boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
     ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
     ReadConfig config = read.config(spec.options(), spec.worldSize, epoch,
@@ -180,8 +181,9 @@ public final class BarrierRun {
     }
     // One element per partition: each task carries its own rank's runs, not the whole plan.
     RDD<RankRuns> ranks = new JavaSparkContext(spark).parallelize(runs, spec.worldSize).rdd();
+    long dropped = first != null ? first.droppedRows() : plan.droppedRows();
     ReadPlan figures = new ReadPlan(plan.rows(), plan.rowGroups(), plan.rowsPerRank(),
-        plan.batchesPerRank(), plan.droppedRows(), plan.paddedRows(), List.of());
+        plan.batchesPerRank(), dropped, plan.paddedRows(), List.of());
     List<RankOutcome> outcomes;
     CommitLog commits = new CommitLog(spec.worldSize, base,
         state -> read.plan(spec.options(), spec.worldSize, state, true));
@@ -212,7 +214,7 @@ public final class BarrierRun {
       spark.removeSparkListener(watch);
       spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
     }
-    TrainingResult<R> result = results(outcomes, plan.rows(), plan.droppedRows(),
+    TrainingResult<R> result = results(outcomes, plan.rows(), dropped,
         read.dataset().files().size(), true, false);
     return new TrainingResult<>(result.results(), result.report(), commits.common());
   }
