@@ -212,6 +212,22 @@ def test_an_exception_in_the_training_step_fails_the_task_with_it(spark, data):
         st.read(spark, data, **OPTIONS).mapInArrow(failing, "x long", barrier=True).collect()
 
 
+def test_more_ranks_than_task_slots_fail_at_once_naming_both_numbers(spark, data):
+    # raised by read() on the driver, before any stage: Spark's own check would retry for minutes
+    with pytest.raises(Exception, match="worldSize 3: a barrier stage of 3 tasks needs 3 task "
+                                        "slots at once, and the cluster has 2"):
+        st.read(spark, data, **{**OPTIONS, "worldSize": 3})
+
+
+def test_a_stage_that_is_not_a_barrier_one_is_refused(spark, data):
+    def plain(handles):
+        with st.batches(handles) as loader:
+            yield pa.RecordBatch.from_pydict({"x": [len(loader)]})
+
+    with pytest.raises(Exception, match="which is not a barrier stage"):
+        st.read(spark, data, **OPTIONS).mapInArrow(plain, "x long").collect()
+
+
 def test_a_failure_in_the_jvm_reaches_python_with_its_reason(spark, data, tmp_path):
     def drain(handles):
         with st.batches(handles) as loader:

@@ -1,5 +1,6 @@
 package dev.stoker.spark.python;
 
+import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.source.StokerScan;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -52,7 +54,8 @@ public final class PythonRanks {
    * One handle row per rank of {@code read}, which must be a {@code format("stoker")} read, at
    * most with a choice of its columns.
    *
-   * @throws IllegalArgumentException for any other DataFrame, saying what to pass
+   * @throws IllegalArgumentException for any other DataFrame, saying what to pass, or where the
+   *     cluster cannot run the read's {@code worldSize} tasks at once (both numbers, the remedy)
    */
   public static Dataset<Row> of(Dataset<Row> read) {
     SparkPlan executed = read.queryExecution().executedPlan();
@@ -67,6 +70,7 @@ public final class PythonRanks {
     String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);
     ReadPlan plan = stoker.plan();
     int world = plan.ranks().size();
+    TaskSlots.require(spark.sparkContext(), world); // as the runner does, before any task
     List<Integer> ranks = new ArrayList<>();
     for (int r = 0; r < world; r++) {
       ranks.add(r);
@@ -83,6 +87,15 @@ public final class PythonRanks {
    */
   public static int openRanks() {
     return RankPump.open();
+  }
+
+  /** Why rank {@code rank} refuses to start in stage {@code stage}, which is not a barrier one. */
+  static String notBarrier(int rank, int stage) {
+    return "stoker.torch: rank " + rank + " started in stage " + stage + ", which is not a "
+        + "barrier stage: its ranks may then run one after another or be retried alone, and "
+        + "ranks that meet in collectives wait for each other forever (expected: "
+        + "mapInArrow/mapInPandas(..., barrier=True) or rdd.barrier().mapPartitions over the "
+        + "handle rows)";
   }
 
   /** The folder for the slot files: {@code configured} if it is one, else the temporary folder. */
@@ -138,6 +151,9 @@ public final class PythonRanks {
       if (task == null) {
         throw new IllegalStateException("stoker.torch: rank " + rank + " must start in a Spark "
             + "task");
+      }
+      if (!(task instanceof BarrierTaskContext)) {
+        throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
       RankPump pump = RankPump.start(plan, config, rank, folder(dir));
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());

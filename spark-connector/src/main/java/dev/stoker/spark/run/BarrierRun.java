@@ -7,6 +7,7 @@ import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.CacheMode;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -61,8 +62,6 @@ public final class BarrierRun {
   private static final ClassTag<RankOutcome> OUTCOME = ClassTag$.MODULE$.apply(RankOutcome.class);
   /** Spark's local property for the description of the jobs a thread starts. */
   private static final String JOB_DESCRIPTION = "spark.job.description";
-  /** Spark's local property that has a cancelled job's tasks interrupted. */
-  private static final String INTERRUPT_ON_CANCEL = "spark.job.interruptOnCancel";
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static final ClassTag<Tuple2<Integer, RankOutcome>> PAIR =
       (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class);
@@ -119,7 +118,7 @@ public final class BarrierRun {
   }
 
   private <R> TrainingResult<R> runStages() {
-    TaskSlots.require(TaskSlots.of(spark), spec.worldSize);
+    TaskSlots.require(spark, spec.worldSize);
     if (planned != null) {
       return streamed();
     }
@@ -199,8 +198,6 @@ public final class BarrierRun {
         read.fingerprint()));
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
-    String interrupt = spark.getLocalProperty(INTERRUPT_ON_CANCEL);
-    spark.setLocalProperty(INTERRUPT_ON_CANCEL, "true");
     try {
       outcomes = barrier(ranks, RankTask.planned(ranked, config, figures));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
@@ -212,7 +209,6 @@ public final class BarrierRun {
     } finally {
       server.close();
       spark.removeSparkListener(watch);
-      spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
     }
     TrainingResult<R> result = results(outcomes, plan.rows(), dropped,
         read.dataset().files().size(), true, false);
@@ -258,11 +254,12 @@ public final class BarrierRun {
     }
   }
 
+  /** Every rank stage's job, on every path: see {@link BarrierJobs}. */
   private <T> List<RankOutcome> barrier(RDD<T> ranks, RankTask<T> task) {
     RDD<Tuple2<Integer, RankOutcome>> outcomes =
         ranks.barrier().mapPartitions(task, false, PAIR).setName("stoker ranks");
-    List<Tuple2<Integer, RankOutcome>> collected = JavaPairRDD.fromRDD(outcomes, INT, OUTCOME)
-        .partitionBy(new HashPartitioner(1)).collect();
+    List<Tuple2<Integer, RankOutcome>> collected = BarrierJobs.run(spark, () -> JavaPairRDD
+        .fromRDD(outcomes, INT, OUTCOME).partitionBy(new HashPartitioner(1)).collect());
     RankOutcome[] byRank = new RankOutcome[spec.worldSize];
     for (Tuple2<Integer, RankOutcome> one : collected) {
       byRank[one._1()] = one._2();

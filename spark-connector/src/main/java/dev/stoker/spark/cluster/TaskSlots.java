@@ -1,4 +1,4 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.cluster;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -38,6 +38,15 @@ public final class TaskSlots {
   }
 
   private TaskSlots() {}
+
+  /**
+   * Returns once {@code worldSize} tasks fit {@code spark}'s cluster at once.
+   *
+   * @throws IllegalArgumentException if they do not, naming both numbers and the remedy
+   */
+  public static void require(SparkContext spark, int worldSize) {
+    require(of(spark), worldSize);
+  }
 
   /**
    * Returns once {@code worldSize} tasks fit the cluster at once.
