@@ -64,6 +64,7 @@ public final class Batch implements AutoCloseable {
       state = reason;
       ended = staged;
       staged = null;
+      owner.returnStarted(); // before any other thread can see the batch ended
     }
     owner.release(this, ended);
   }

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -69,6 +71,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private volatile boolean closed;
   /** True while next() waits for a batch; guarded by {@code this}. */
   private boolean taking;
+  /** Batches ended and on their way back to the pool: see {@link #awaitReturns()}. */
+  private final AtomicInteger returning = new AtomicInteger();
 
   BatchIterator(String loader, BatchLayout layout, EpochSource source, EpochPipeline pipeline,
       EpochCounters counters, int batchCount, int slots, Consumer<EpochMetrics> onEnd) {
@@ -148,12 +152,6 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     return pending != null;
   }
 
-  private synchronized StagedBatch takePending() {
-    StagedBatch staged = pending;
-    pending = null;
-    return staged;
-  }
-
   /**
    * The next batch, in order.
    *
@@ -220,23 +218,24 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     if (previous != null) {
       previous.supersede();
     }
-    StagedBatch staged = takePending();
-    if (staged == null) {
+    if (!hasPending()) {
       checkSlotLeft(false);
       if (!takeIntoPending()) {
         throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
             + ": the source ended at batch " + delivered + " of its planned " + batchCount);
       }
-      staged = takePending();
     }
     long now = System.nanoTime();
     counters.addConsumerWait(now - asked);
-    Batch batch = new Batch(this, staged);
+    Batch batch;
+    // The batch leaves pending and becomes held (or kept) in one step: a close() from another
+    // thread finds its slot in one of them, never in this thread's hands alone.
     synchronized (this) {
       if (closed) {
-        pipeline.release(staged);
-        throw closedMeanwhile();
+        throw closedMeanwhile(); // close() returns the slot still in pending
       }
+      batch = new Batch(this, pending);
+      pending = null;
       if (keep) {
         kept.add(batch);
       } else {
@@ -348,15 +347,28 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
         + "' was closed while batch " + delivered + " was asked for");
   }
 
+  /** Counts a batch that ended and is on its way back ({@link #release}). */
+  void returnStarted() {
+    returning.incrementAndGet();
+  }
+
   /** Returns a batch's memory; called by {@link Batch} once it ends. */
   void release(Batch batch, StagedBatch staged) {
-    synchronized (this) {
-      if (held == batch) {
-        held = null;
+    try {
+      synchronized (this) {
+        if (held == batch) {
+          held = null;
+        }
+        kept.remove(batch);
       }
-      kept.remove(batch);
+      pipeline.release(staged);
+    } finally {
+      if (returning.decrementAndGet() == 0) {
+        synchronized (this) {
+          notifyAll();
+        }
+      }
     }
-    pipeline.release(staged);
   }
 
   /** The metrics of this epoch so far. */
@@ -422,15 +434,32 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       if (unclaimed != null) {
         pipeline.release(unclaimed);
       }
+      synchronized (this) {
+        awaitReturns();
+      }
       endEpoch();
     }
   }
 
   /** Waits, holding {@code this}, until a next() in another thread has let go of its slot. */
   private void awaitTakeDone() {
+    awaitWhile(() -> taking);
+  }
+
+  /**
+   * Waits, holding {@code this}, until a batch that another thread ended (its consumer closing
+   * it, or asking for the next) is back in the pool: between the end and the return the slot is
+   * in that thread's hands alone, and the pool must not be closed under it.
+   */
+  private void awaitReturns() {
+    awaitWhile(() -> returning.get() > 0);
+  }
+
+  /** Waits, holding {@code this}, while {@code condition} holds, at most the take grace. */
+  private void awaitWhile(BooleanSupplier condition) {
     long deadline = System.nanoTime() + TAKE_GRACE_MILLIS * 1_000_000;
     boolean interrupted = false;
-    while (taking) {
+    while (condition.getAsBoolean()) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
