@@ -15,6 +15,9 @@ import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -298,6 +301,56 @@ class StokerSourceErrorsTest {
             + "stoker read; sample " + String.format(REMEDY, "sample"));
     assertThatThrownBy(() -> spark.sql("SELECT id FROM sampled TABLESAMPLE (10 PERCENT)")
         .collectAsList()).hasMessageContaining(": a sample of it (fraction 0.1, without");
+  }
+
+  /**
+   * What Spark never hands a source: refused when the query is planned, by the check the source
+   * adds to the session, naming what and the remedy; aggregates and a limit stay allowed.
+   */
+  @Test
+  void shouldRefuseWhatSparkNeverHandsTheSourceAboveTheRead() {
+    spark.udf().register("isEven", (UDF1<Long, Boolean>) id -> id % 2 == 0,
+        DataTypes.BooleanType);
+    Dataset<Row> read = tensors(images);
+    String refused = "format(\"stoker\") read of '" + images + "': ";
+    String breaks = " over it would drop or move rows of the batches planned for each rank, "
+        + "leaving the ranks with unequal, partial batches, and Spark does not hand it to the "
+        + "source (expected: no filter, join, distinct, sort or repartition over a stoker read; "
+        + "apply it before writing the data, or read the files with spark.read().parquet(...), "
+        + "apply it there and hand the result to StokerSpark.on(...), which rebalances the rows "
+        + "across the ranks)";
+    assertThatThrownBy(() -> read.where("isEven(id)").count())
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining(refused + "a filter (").hasMessageContaining(breaks);
+    // some lines of Spark hand a random condition to the source, others do not: refused either way
+    assertThatThrownBy(() -> read.where("rand(3) < 0.5").collectAsList())
+        .hasMessageContaining(refused + "a filter").hasMessageContaining("unequal, partial batches");
+    assertThatThrownBy(() -> read.where("id IN (SELECT id FROM range(10))").count())
+        .hasMessageContaining(refused + "a join (LEFT SEMI; a subquery over the read becomes one)");
+    assertThatThrownBy(() -> read.join(spark.range(0, 10), "id").count())
+        .hasMessageContaining(refused + "a join (INNER");
+    assertThatThrownBy(() -> read.select("label").distinct().collectAsList())
+        .hasMessageContaining(refused + "a distinct");
+    assertThatThrownBy(() -> read.repartition(3).count())
+        .hasMessageContaining(refused + "a repartition");
+    spark.conf().set("spark.sql.ansi.enabled", "false");
+    try {
+      assertThatThrownBy(() -> read.select("id").where("id * 2 + 1 > 7").collectAsList())
+          .hasMessageContaining(": a filter");
+    } finally {
+      spark.conf().unset("spark.sql.ansi.enabled");
+    }
+    Dataset<Row> cached = read.select("id", "label").cache();
+    try {
+      assertThat(cached.count()).isEqualTo(200);
+      assertThatThrownBy(() -> cached.where("id < 10").count())
+          .hasMessageContaining(refused.replace("': ", "' (cached): ") + "a filter ((");
+    } finally {
+      cached.unpersist(true);
+    }
+    assertThat(read.groupBy("label").count().count()).as("an aggregate's rows are no batches")
+        .isPositive();
+    assertThat(read.agg(functions.sum("id")).first().getLong(0)).isEqualTo(199 * 200 / 2);
   }
 
   @Test
