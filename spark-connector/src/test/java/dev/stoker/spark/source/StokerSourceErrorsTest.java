@@ -3,6 +3,8 @@ package dev.stoker.spark.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.DType;
+import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.testing.SparkClusters;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -323,6 +325,9 @@ class StokerSourceErrorsTest {
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining(refused + "a filter (").hasMessageContaining(breaks);
     // some lines of Spark hand a random condition to the source, others do not: refused either way
+    assertThatThrownBy(() -> StokerSpark.on(read.where("isEven(id)")).scalar("id", DType.INT64)
+        .worldSize(2).run((rank, loader) -> 0)).as("a run over such a read")
+        .hasMessageContaining(refused + "a filter (");
     assertThatThrownBy(() -> read.where("rand(3) < 0.5").collectAsList())
         .hasMessageContaining(refused + "a filter").hasMessageContaining("unequal, partial batches");
     assertThatThrownBy(() -> read.where("id IN (SELECT id FROM range(10))").count())
