@@ -187,7 +187,7 @@ class RankLifecycleTest {
             Thread.sleep(10);
           }
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | InterruptedException e) {
         KILL_ERROR.set(e.getClass().getSimpleName());
         throw e;
       } finally {
@@ -198,7 +198,9 @@ class RankLifecycleTest {
     assertThat(run.results()).containsExactly(1, 1);
     assertThat(KILLED_AT.get()).as("batches rank 0 read before it was killed")
         .isBetween(1, 999);
-    assertThat(KILL_ERROR.get()).isNotNull();
+    // the kill interrupts the task's thread (a rank stage always does): the sleep in the step ends
+    // at once, or the loader's next() is cancelled as its loader is closed
+    assertThat(KILL_ERROR.get()).isIn("InterruptedException", "CancellationException");
   }
 
   @Test
