@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Timeout;
  * retry starts without waiting for it, and the job's failure comes after every rank ended and
  * took its shard files with it.
  */
-@Timeout(300)
+@Timeout(500)
 class LateRankTest {
   /** Longer than Spark's four attempts of a 2 s timeout take, however loaded the machine. */
-  private static final long LATE_SECONDS = 240;
+  private static final long LATE_SECONDS = 400;
   private static SparkSession spark;
 
   @BeforeAll

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
@@ -54,9 +55,19 @@ final class BarrierJobs {
     }
   }
 
-  /** The tasks of the marked job's stages that started and have not ended. */
+  /**
+   * The marked jobs and the tasks of their stages that started and have not ended. Spark posts a
+   * job's task starts before its end, and the end of its killed tasks after it; so once a job's
+   * end has arrived here, no start of its tasks is still on the way, and the tasks counted are
+   * all there are.
+   */
   private static final class Tasks extends SparkListener {
+    /** How long a failed job's start may take to arrive here before it counts as never run. */
+    private static final long JOB_START_WAIT_MILLIS = 5_000;
+
     private final String mark;
+    private final Set<Integer> jobs = new HashSet<>();
+    private final Set<Integer> jobsEnded = new HashSet<>();
     private final Set<Integer> stages = new HashSet<>();
     private final Set<Long> running = new HashSet<>();
 
@@ -68,10 +79,20 @@ final class BarrierJobs {
     public synchronized void onJobStart(SparkListenerJobStart start) {
       Properties properties = start.properties();
       if (properties != null && mark.equals(properties.getProperty(MARK))) {
+        jobs.add(start.jobId());
         scala.collection.Iterator<Object> ids = start.stageIds().iterator();
         while (ids.hasNext()) {
           stages.add((Integer) ids.next());
         }
+        notifyAll();
+      }
+    }
+
+    @Override
+    public synchronized void onJobEnd(SparkListenerJobEnd end) {
+      if (jobs.contains(end.jobId())) {
+        jobsEnded.add(end.jobId());
+        notifyAll();
       }
     }
 
@@ -93,11 +114,26 @@ final class BarrierJobs {
       return running.size();
     }
 
-    /** Waits up to {@code millis} for every started task to end; false if some did not. */
+    /** Whether every marked job has ended and every task it started with it. */
+    private boolean allEnded() {
+      return !jobs.isEmpty() && jobsEnded.containsAll(jobs) && running.isEmpty();
+    }
+
+    /**
+     * Waits up to {@code millis} for the marked jobs and every task they started to end; false
+     * if some did not. A job whose start never arrives (it failed before Spark ran it) is waited
+     * for {@link #JOB_START_WAIT_MILLIS} at most.
+     */
     synchronized boolean awaitEnded(long millis) {
-      long deadline = System.nanoTime() + millis * 1_000_000;
-      while (!running.isEmpty()) {
-        long left = deadline - System.nanoTime();
+      long begin = System.nanoTime();
+      long deadline = begin + millis * 1_000_000;
+      long startDeadline = begin + JOB_START_WAIT_MILLIS * 1_000_000;
+      while (!allEnded()) {
+        long now = System.nanoTime();
+        if (jobs.isEmpty() && now - startDeadline >= 0) {
+          return true; // no job of the run started: no task to wait for
+        }
+        long left = (jobs.isEmpty() ? startDeadline : deadline) - now;
         if (left <= 0) {
           return false;
         }
