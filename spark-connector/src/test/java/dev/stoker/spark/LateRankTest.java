@@ -7,6 +7,7 @@ import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.testing.SparkClusters;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * Parquet scan), with Spark's stage retries at their default: the other rank's timeout fails the
  * attempt, the late rank is interrupted at once (whatever the caller's thread had set), each
  * retry starts without waiting for it, and the job's failure comes after every rank ended and
- * took its shard files with it.
+ * took its shard files with it, however long the stopped rank takes to let go.
  */
 @Timeout(500)
 class LateRankTest {
@@ -49,7 +50,14 @@ class LateRankTest {
           .options(LoaderOptions.builder().batchSize(4).dropLast(true).build())
           .run((rank, loader) -> {
             if (rank.rank() == 1) {
-              TimeUnit.SECONDS.sleep(LATE_SECONDS);
+              try {
+                TimeUnit.SECONDS.sleep(LATE_SECONDS);
+              } finally { // a rank that takes a while to let go once stopped: its files go after
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                while (System.nanoTime() < until) {
+                  LockSupport.parkNanos(until - System.nanoTime());
+                }
+              }
             }
             rank.allReduceMean(new float[4]);
             return 0;

@@ -42,17 +42,23 @@ final class BarrierJobs {
     spark.addSparkListener(tasks);
     try {
       return job.get();
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable e) { // Spark's SparkException too: checked, though Scala throws it freely
       if (!tasks.awaitEnded(TASK_END_WAIT_MILLIS)) {
         LOG.warn("stoker: {} task(s) of the failed rank stage still running after {} ms; their "
             + "shard files go when they end", tasks.running(), TASK_END_WAIT_MILLIS);
       }
-      throw e;
+      throw BarrierJobs.<RuntimeException>sneaky(e);
     } finally {
       spark.removeSparkListener(tasks);
       spark.setLocalProperty(INTERRUPT_ON_CANCEL, interrupt);
       spark.setLocalProperty(MARK, mark);
     }
+  }
+
+  /** Throws {@code e} as it is, checked or not. */
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E sneaky(Throwable e) throws E {
+    throw (E) e;
   }
 
   /**
