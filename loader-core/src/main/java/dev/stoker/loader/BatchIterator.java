@@ -363,7 +363,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       }
       pipeline.release(staged);
     } finally {
-      if (returning.decrementAndGet() == 0) {
+      // only a close() waits for returns, and it marks the iterator closed before it waits
+      if (returning.decrementAndGet() == 0 && closed) {
         synchronized (this) {
           notifyAll();
         }
