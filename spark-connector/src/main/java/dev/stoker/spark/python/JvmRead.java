@@ -2,16 +2,12 @@ package dev.stoker.spark.python;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.BatchIterator;
-import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.Placement;
-import dev.stoker.loader.memory.DirectAllocator;
-import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
-import dev.stoker.spark.parquet.ShuffleWindow;
-import dev.stoker.spark.parquet.SourceCounters;
+import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -20,10 +16,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.ColumnarToRowExec;
-import org.apache.spark.sql.execution.InputAdapter;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -94,20 +87,15 @@ public final class JvmRead {
     public Iterator<long[]> call(Iterator<RankRuns> given) {
       RankRuns runs = given.next();
       LoaderOptions options = config.loader().options();
-      String name = "stoker-jvm-read-rank" + runs.rank();
       long rows = 0;
       long count = 0;
       long touched = 0;
       long start = System.nanoTime();
-      try (DirectAllocator windows = new DirectAllocator(name + "-windows",
-              2 * ShuffleWindow.bytes(config.columns(), runs.windowRows(config.windowRows())));
-          DataLoader loader = DataLoader.builder(new RankDataset(config, runs, windows,
-                  new SourceCounters()))
-              .options(options.toBuilder().name(name).build())
-              .placement(Placement.of(runs.rank(), config.loader().placement().worldSize()))
-              .build()) {
+      try (RankLoader rank = RankLoader.builder(config, runs)
+          .options(options.toBuilder().name("stoker-jvm-read-rank" + runs.rank()).build())
+          .build()) {
         for (int e = 0; e < epochs; e++) {
-          try (BatchIterator batches = loader.epoch(config.epoch() + e).iterator()) {
+          try (BatchIterator batches = rank.loader().epoch(config.epoch() + e).iterator()) {
             while (batches.hasNext()) {
               Batch batch = batches.next();
               touched += batch.buffer().get(0);
@@ -138,17 +126,9 @@ public final class JvmRead {
   }
 
   private static BatchScanExec scan(SparkPlan plan) {
-    while (!(plan instanceof BatchScanExec)) {
-      if (plan instanceof WholeStageCodegenExec codegen) {
-        plan = codegen.child();
-      } else if (plan instanceof InputAdapter adapter) {
-        plan = adapter.child();
-      } else if (plan instanceof ColumnarToRowExec transition) {
-        plan = transition.child();
-      } else {
-        throw new IllegalArgumentException("expected a format(\"stoker\") read, got:\n" + plan);
-      }
+    if (ScanPlans.scanOf(plan) instanceof BatchScanExec scan) {
+      return scan;
     }
-    return (BatchScanExec) plan;
+    throw new IllegalArgumentException("expected a format(\"stoker\") read, got:\n" + plan);
   }
 }

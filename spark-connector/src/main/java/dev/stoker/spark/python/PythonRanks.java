@@ -3,6 +3,7 @@ package dev.stoker.spark.python;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,13 +21,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.expressions.Attribute;
-import org.apache.spark.sql.execution.ColumnarToRowExec;
-import org.apache.spark.sql.execution.InputAdapter;
-import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.WholeStageCodegenExec;
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
@@ -59,8 +54,8 @@ public final class PythonRanks {
    */
   public static Dataset<Row> of(Dataset<Row> read) {
     SparkPlan executed = read.queryExecution().executedPlan();
-    SparkPlan scan = scanOf(executed);
-    if (!(scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker)) {
+    StokerScan stoker = ScanPlans.stokerScan(executed);
+    if (stoker == null) {
       throw new IllegalArgumentException("stoker.torch: expected a spark.read.format(\"stoker\") "
           + "read, at most with select() of its columns (filter or transform the data before "
           + "writing the Parquet, or apply it to the tensors in Python), but the plan is:\n"
@@ -104,31 +99,6 @@ public final class PythonRanks {
     return Files.isDirectory(dir) ? dir : Paths.get(System.getProperty("java.io.tmpdir"));
   }
 
-  /** The scan under {@code plan}, if nothing but a choice of its columns lies above it. */
-  private static SparkPlan scanOf(SparkPlan plan) {
-    if (plan instanceof WholeStageCodegenExec codegen) {
-      plan = codegen.child();
-    }
-    if (plan instanceof ProjectExec project) {
-      scala.collection.Iterator<?> expressions = project.projectList().iterator();
-      while (expressions.hasNext()) {
-        if (!(expressions.next() instanceof Attribute)) {
-          return null;
-        }
-      }
-      plan = project.child();
-    }
-    if (plan instanceof InputAdapter adapter) {
-      plan = adapter.child();
-    }
-    if (plan instanceof ColumnarToRowExec transition) {
-      plan = transition.child();
-    }
-    if (plan instanceof InputAdapter adapter) {
-      plan = adapter.child();
-    }
-    return plan;
-  }
 
   /** In rank r's task: starts its pump, ties it to the task, and yields its handle row. */
   private static final class StartRank

@@ -3,20 +3,15 @@ package dev.stoker.spark.python;
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.BatchIterator;
 import dev.stoker.loader.BatchLayout;
-import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.Placement;
-import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.util.Closer;
-import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
-import dev.stoker.spark.parquet.ShuffleWindow;
-import dev.stoker.spark.parquet.SourceCounters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,11 +57,10 @@ final class RankPump implements AutoCloseable {
   private final ReadPlan plan;
   private final BatchLayout layout;
   private final SharedFileAllocator memory;
-  private final DirectAllocator windows;
   private final HostMemory control;
   private final SlotChannel channel;
   private final Doorbell bell;
-  private final DataLoader loader;
+  private final RankLoader loader;
   private final Thread thread;
   private volatile boolean stopping;
   private BatchIterator batches;
@@ -77,7 +71,7 @@ final class RankPump implements AutoCloseable {
     this.plan = plan;
     this.config = config;
     LoaderOptions given = config.loader().options();
-    String name = (given.name() != null ? given.name() : "stoker-python") + "-rank" + rank;
+    String name = RankLoader.rankName(given, "stoker-python", rank);
     this.layout = new BatchLayout(config.loaderSchema(), given.batchSize());
     int keptAhead = keptAhead(layout.slotBytes());
     SlotBudget budget = SlotBudget.of(layout.slotBytes(), given.maxHostBytes(),
@@ -87,28 +81,20 @@ final class RankPump implements AutoCloseable {
     this.memory = SharedFileAllocator.create(dir, name + "-slots",
         SlotChannel.BYTES + (long) layout.slotBytes() * budget.allowed());
     HostMemory block = null;
-    DirectAllocator staging = null;
+    RankLoader built = null;
     Doorbell doorbell = null;
     try {
       Path file = memory.path();
       doorbell = Doorbell.open(file.resolveSibling(file.getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
-      RankRuns runs = new RankRuns(rank, plan.rowsPerRank(), plan.ranks().get(rank));
-      staging = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(
-          config.columns(), runs.windowRows(config.windowRows())));
-      this.loader = DataLoader.builder(new RankDataset(config, runs, staging,
-              new SourceCounters()))
+      built = RankLoader.builder(config, new RankRuns(rank, plan.rowsPerRank(),
+              plan.ranks().get(rank)))
           .options(given.toBuilder().name(name).build())
-          .placement(Placement.of(rank, config.loader().placement().worldSize()))
-          .allocator(memory)
-          .keptAhead(keptAhead)
+          .slots(memory, keptAhead)
           .build();
     } catch (Throwable t) {
       Closer onFailure = new Closer().add(t);
-      if (staging != null) {
-        onFailure.run(staging::close);
-      }
       if (block != null) {
         onFailure.run(block::close);
       }
@@ -119,8 +105,8 @@ final class RankPump implements AutoCloseable {
       onFailure.throwIfAny();
       throw t;
     }
+    this.loader = built;
     this.control = block;
-    this.windows = staging;
     this.bell = doorbell;
     this.thread = new Thread(this::pump, "stoker-python-rank-" + rank);
     thread.setDaemon(true);
@@ -219,7 +205,7 @@ final class RankPump implements AutoCloseable {
       if (stopping) {
         return -1;
       }
-      it = batches = loader.epoch(epoch).iterator();
+      it = batches = loader.loader().epoch(epoch).iterator();
     }
     int ahead = Math.min(it.keepLimit(), SlotChannel.RING);
     int wakeAfter = wakeAfter(ahead);
@@ -319,7 +305,6 @@ final class RankPump implements AutoCloseable {
     }
     closer.run(this::join);
     closer.run(loader::close);
-    closer.run(windows::close);
     if (bell != null) {
       closer.run(bell::close);
     }

@@ -4,7 +4,7 @@ import dev.stoker.loader.Field;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.SourceDataset;
 import dev.stoker.spark.parquet.SourceOptions;
-import dev.stoker.spark.run.balance.ScalaSeqs;
+import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,13 +15,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.Partition;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.expressions.Attribute;
-import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.FileSourceScanExec;
-import org.apache.spark.sql.execution.InputAdapter;
-import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
@@ -48,7 +43,7 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
    * rows path (the reason is logged).
    */
   public static PlannedInput of(Dataset<Row> input, List<Field> fields) {
-    SparkPlan scan = scanOf(input.queryExecution().executedPlan());
+    SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     if (scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker) {
       return declared(stoker.read().dataset(), fields, stoker.read().dataset().options());
     }
@@ -64,7 +59,7 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
    * its columns), or null: they hold for a run over it whichever path its rows take.
    */
   public static SourceOptions stokerRead(Dataset<Row> input) {
-    SparkPlan scan = scanOf(input.queryExecution().executedPlan());
+    SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     return scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
         ? stoker.read().dataset().options() : null;
   }
@@ -118,28 +113,4 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     return SourceDataset.ofFiles(new ArrayList<>(paths), conf);
   }
 
-  /** The scan under {@code plan}, if nothing but a choice of its columns lies above it. */
-  private static SparkPlan scanOf(SparkPlan plan) {
-    if (plan instanceof WholeStageCodegenExec codegen) {
-      plan = codegen.child();
-    }
-    if (plan instanceof ProjectExec project) {
-      for (Object expression : ScalaSeqs.elements(project.projectList())) {
-        if (!(expression instanceof Attribute)) {
-          return null;
-        }
-      }
-      plan = project.child();
-    }
-    if (plan instanceof InputAdapter adapter) {
-      plan = adapter.child();
-    }
-    if (plan instanceof ColumnarToRowExec transition) {
-      plan = transition.child();
-    }
-    if (plan instanceof InputAdapter adapter) {
-      plan = adapter.child();
-    }
-    return plan instanceof BatchScanExec || plan instanceof FileSourceScanExec ? plan : null;
-  }
 }

@@ -88,7 +88,7 @@ public final class RankRuntime {
         throw failed(task, "asking the driver where its loader starts failed", e);
       }
     }
-    return train(task, RankData.planned(config, plan, runs, spec.worldSize, parts, cache,
+    return train(task, new PlannedRank(config, plan, runs, spec.worldSize, parts, cache,
         start));
   }
 
@@ -148,7 +148,7 @@ public final class RankRuntime {
       discard(shard, files);
       return RankOutcome.refused(rank, refusal);
     }
-    return train(task, RankData.shard(shard, files, sizing, rank, spec.normalizations,
+    return train(task, new ShardRank(shard, files, sizing, rank, spec.normalizations,
         shardSeconds));
   }
 

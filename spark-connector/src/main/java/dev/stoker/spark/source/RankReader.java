@@ -1,15 +1,10 @@
 package dev.stoker.spark.source;
 
-import dev.stoker.spark.parquet.RankDataset;
-import dev.stoker.spark.parquet.ReadConfig;
-import dev.stoker.spark.parquet.ShuffleWindow;
-import dev.stoker.spark.parquet.SourceCounters;
 import dev.stoker.loader.BatchIterator;
-import dev.stoker.loader.DataLoader;
-import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.Placement;
-import dev.stoker.loader.memory.DirectAllocator;
-import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.parquet.RankDataset;
+import dev.stoker.spark.parquet.RankLoader;
+import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.parquet.SourceCounters;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -18,7 +13,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.TaskCompletionListener;
 
 /**
- * Reads one rank in a Spark task: a {@link DataLoader} over the rank's {@link RankDataset} runs
+ * Reads one rank in a Spark task: the rank's {@link RankLoader} over its {@link RankDataset} runs
  * the epoch, and each of its batches is handed to Spark as a {@link ColumnarBatch} over the
  * batch's slot, valid until the next call of {@link #next()}. Nothing starts before the first
  * {@code next()}; {@link #close()} (also when the task completes, however it ends) stops the
@@ -30,8 +25,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   private final RankPartition partition;
   private final ReadConfig config;
   private final SourceCounters counters = new SourceCounters();
-  private DirectAllocator windows;
-  private DataLoader loader;
+  private RankLoader loader;
   private BatchIterator batches;
   private SlotBatch slots;
   private ColumnarBatch current;
@@ -75,17 +69,12 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   private void start() {
     OPEN.incrementAndGet();
     started = true;
-    LoaderOptions given = config.loader().options();
-    String name = (given.name() != null ? given.name() : "stoker-source") + "-rank"
-        + partition.rank();
-    windows = new DirectAllocator(name + "-windows", 2 * ShuffleWindow.bytes(config.columns(),
-        partition.runs().windowRows(config.windowRows())));
-    loader = DataLoader.builder(new RankDataset(config, partition.runs(), windows, counters))
-        .options(given.toBuilder().name(name).build())
-        .placement(Placement.of(partition.rank(), config.loader().placement().worldSize()))
+    loader = RankLoader.builder(config, partition.runs())
+        .namedAfter("stoker-source")
+        .dataset(windows -> new RankDataset(config, partition.runs(), windows, counters))
         .build();
     slots = new SlotBatch(config.columns(), config.schema());
-    batches = loader.epoch(config.epoch()).iterator();
+    batches = loader.loader().epoch(config.epoch()).iterator();
   }
 
   /** Batches of rows without columns, as many and as large as the loader's would be. */
@@ -122,13 +111,8 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     if (started) {
       OPEN.decrementAndGet();
     }
-    Closer closer = new Closer();
     if (loader != null) {
-      closer.run(loader::close);
+      loader.close();
     }
-    if (windows != null) {
-      closer.run(windows::close);
-    }
-    closer.throwIfAny();
   }
 }
