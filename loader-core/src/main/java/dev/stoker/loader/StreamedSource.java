@@ -1,6 +1,7 @@
 package dev.stoker.loader;
 
 import dev.stoker.loader.metrics.EpochCounters;
+import dev.stoker.loader.sampler.EpochSplit;
 
 /**
  * A {@link StreamedDataset}, cut into batches as its rows arrive: with a known row count the
@@ -35,7 +36,7 @@ final class StreamedSource implements LoaderSource {
   }
 
   private static int batches(long rows, int batchSize, boolean dropLast) {
-    long count = rows / batchSize + (!dropLast && rows % batchSize != 0 ? 1 : 0);
+    long count = EpochSplit.batches(rows, batchSize, dropLast);
     if (count > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(String.format(
           "rowCount(): %d rows make %d batches of batchSize=%d (expected: at most %d batches "

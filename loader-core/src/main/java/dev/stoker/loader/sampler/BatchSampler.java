@@ -11,9 +11,7 @@ public final class BatchSampler {
     this.sampler = Checks.notNull("sampler", sampler);
     this.batchSize = Checks.positive("batchSize", batchSize);
     this.dropLast = dropLast;
-    int length = sampler.length();
-    boolean shortTail = length % batchSize != 0;
-    this.batchCount = length / batchSize + (shortTail && !dropLast ? 1 : 0);
+    this.batchCount = (int) EpochSplit.batches(sampler.length(), batchSize, dropLast);
   }
 
   /** The sampler whose order this cuts. */

@@ -69,8 +69,8 @@ public record OrderSlice(long from, long to, int window, int seedRank, long firs
    * The order of window {@code i}'s rows (null: as read), as {@link RankStream} delivers them.
    */
   int[] order(long i, boolean shuffle, long seed, int epoch) {
-    return shuffle ? Permutations.permutation(windowRows(i),
-        RankStream.windowSeed(seed, seedRank, firstWindow + i), epoch) : null;
+    return shuffle ? Permutations.windowPermutation(windowRows(i), seed, seedRank,
+        firstWindow + i, epoch) : null;
   }
 
   /** Each delivered position of the epoch's order (before wrapping), in delivery order. */

@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.loader.sampler.EpochSplit;
 import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.loader.state.Segment;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
@@ -43,7 +44,7 @@ public final class RankPlanner {
               + "full batch; lower batchSize or worldSize)", batchSize, worldSize, step, input,
           rows, rows));
     }
-    long perRank = dropLast ? rows / step * batchSize : (rows + worldSize - 1) / worldSize;
+    long perRank = EpochSplit.rowsPerRank(rows, worldSize, batchSize, dropLast);
     long batches = batches(perRank, batchSize, dropLast);
     List<Group> order = ordered(groups, shuffle, seed, epoch);
     long[] starts = starts(order);
@@ -100,7 +101,7 @@ public final class RankPlanner {
   }
 
   private static long batches(long perRank, int batchSize, boolean dropLast) {
-    long batches = perRank / batchSize + (dropLast || perRank % batchSize == 0 ? 0 : 1);
+    long batches = EpochSplit.batches(perRank, batchSize, dropLast);
     if (batches > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("batchSize: " + batchSize + " gives " + batches
           + " batches per rank (expected: at most " + Integer.MAX_VALUE + "; raise batchSize)");

@@ -133,15 +133,6 @@ public final class RankStream implements ChunkStream {
     }
   }
 
-  /** The seed of window {@code window} of rank {@code rank}, mixed SplitMix64-style. */
-  public static long windowSeed(long seed, int rank, long window) {
-    long z = seed ^ 0x9E3779B97F4A7C15L * (rank + 1L);
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z += 0x94D049BB133111EBL * (window + 1);
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
-  }
-
   private synchronized int takeWindow() throws InterruptedException {
     while (true) {
       for (int w = 0; w < windows.length; w++) {

@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.loader.sampler.EpochSplit;
 import dev.stoker.loader.state.Segment;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ public final class StreamSplit {
   /** Rank {@code r} of {@code worldSize} takes positions {@code [r * perRank, (r + 1) * perRank)}. */
   public static Plan fresh(long rows, int worldSize, int batchSize, boolean dropLast,
       int windowRows) {
-    long perRank = perRank(rows, worldSize, batchSize, dropLast);
+    long perRank = EpochSplit.rowsPerRank(rows, worldSize, batchSize, dropLast);
     List<List<OrderSlice>> ranks = new ArrayList<>();
     for (int r = 0; r < worldSize; r++) {
       ranks.add(perRank == 0 ? List.of() : List.of(
@@ -118,7 +119,7 @@ public final class StreamSplit {
   static Plan split(List<OrderSlice> left, long rows, int worldSize, int batchSize,
       boolean dropLast, int windowRows) {
     long total = left.stream().mapToLong(OrderSlice::take).sum();
-    long perRank = perRank(total, worldSize, batchSize, dropLast);
+    long perRank = EpochSplit.rowsPerRank(total, worldSize, batchSize, dropLast);
     List<List<OrderSlice>> ranks = new ArrayList<>();
     for (int r = 0; r < worldSize; r++) {
       long start = r * perRank;
@@ -149,11 +150,5 @@ public final class StreamSplit {
       at = sliceEnd;
     }
     return out;
-  }
-
-  /** Rows per rank: the largest multiple of batchSize every rank can have, or an equal share. */
-  static long perRank(long rows, int worldSize, int batchSize, boolean dropLast) {
-    long step = (long) batchSize * worldSize;
-    return dropLast ? rows / step * batchSize : (rows + worldSize - 1) / worldSize;
   }
 }

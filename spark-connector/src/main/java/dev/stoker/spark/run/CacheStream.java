@@ -5,7 +5,6 @@ import dev.stoker.loader.ColumnChunk;
 import dev.stoker.loader.ColumnTarget;
 import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.sampler.Permutations;
-import dev.stoker.spark.parquet.RankStream;
 import dev.stoker.spark.run.shard.MappedShard;
 import dev.stoker.spark.run.shard.RowConverter;
 import java.nio.ByteBuffer;
@@ -32,8 +31,8 @@ final class CacheStream implements ChunkStream {
     this.converters = converters;
     this.rows = Math.toIntExact(shard.rows());
     this.chunkRows = chunkRows;
-    this.order = request.shuffle() ? Permutations.permutation(rows,
-        RankStream.windowSeed(request.seed(), request.rank(), -1), request.epoch()) : null;
+    this.order = request.shuffle() ? Permutations.windowPermutation(rows, request.seed(),
+        request.rank(), -1, request.epoch()) : null;
     int columns = shard.layout().columns();
     this.segments = new ByteBuffer[columns][];
     for (int c = 0; c < columns; c++) {

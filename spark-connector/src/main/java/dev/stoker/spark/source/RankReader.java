@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.loader.BatchIterator;
+import dev.stoker.loader.sampler.EpochSplit;
 import dev.stoker.spark.parquet.RankDataset;
 import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -80,12 +81,13 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   /** Batches of rows without columns, as many and as large as the loader's would be. */
   private boolean nextCountOnly() {
     int batchSize = config.loader().options().batchSize();
-    long done = (long) countOnlyBatches * batchSize;
-    if (done >= partition.rows()
-        || config.loader().options().dropLast() && partition.rows() - done < batchSize) {
+    long rows = partition.rows();
+    if (countOnlyBatches >= EpochSplit.batches(rows, batchSize,
+        config.loader().options().dropLast())) {
       return false;
     }
-    current = SlotBatch.empty((int) Math.min(batchSize, partition.rows() - done));
+    long done = (long) countOnlyBatches * batchSize;
+    current = SlotBatch.empty((int) Math.min(batchSize, rows - done));
     countOnlyBatches++;
     counters.batches.increment();
     return true;
