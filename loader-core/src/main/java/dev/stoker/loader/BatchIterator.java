@@ -2,10 +2,7 @@ package dev.stoker.loader;
 
 import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.metrics.EpochMetrics;
-import dev.stoker.loader.pipeline.BatchLoadException;
 import dev.stoker.loader.pipeline.EpochPipeline;
-import dev.stoker.loader.pipeline.LoaderTimeoutException;
-import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.pipeline.StagedBatch;
 import java.util.ArrayList;
 import java.util.Collections;

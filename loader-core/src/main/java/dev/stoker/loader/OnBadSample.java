@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** What a loader does when a dataset fails to write a sample. */
 public enum OnBadSample {
-  /** The batch fails: the consumer gets a {@link dev.stoker.loader.pipeline.BatchLoadException}. */
+  /** The batch fails: the consumer gets a {@link dev.stoker.loader.BatchLoadException}. */
   FAIL,
   /**
    * The sample is left out: the batch keeps its shape with fewer valid rows ({@link Batch#size()}),

@@ -1,8 +1,6 @@
 package dev.stoker.loader;
 
 import dev.stoker.loader.memory.HostMemory;
-import dev.stoker.loader.pipeline.BatchLoadException;
-import dev.stoker.loader.pipeline.Stage;
 import dev.stoker.loader.pipeline.StagedBatch;
 import dev.stoker.loader.pipeline.WorkerStatus;
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.metrics.SkippedSample;
-import dev.stoker.loader.pipeline.BatchLoadException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

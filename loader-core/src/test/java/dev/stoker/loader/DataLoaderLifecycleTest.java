@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.memory.DirectAllocator;
-import dev.stoker.loader.pipeline.BatchLoadException;
-import dev.stoker.loader.pipeline.LoaderTimeoutException;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.stoker.loader.device.HostCopyDevice;
 import dev.stoker.loader.memory.HostMemory;
-import dev.stoker.loader.pipeline.BatchLoadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

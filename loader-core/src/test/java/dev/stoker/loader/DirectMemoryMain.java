@@ -1,6 +1,5 @@
 package dev.stoker.loader;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
 
 /**
  * Runs loaders whose slots do not all fit in the JVM's direct memory (start it with a small

@@ -3,7 +3,6 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
 import java.io.IOException;
 import java.util.Queue;
 import java.util.concurrent.CancellationException;

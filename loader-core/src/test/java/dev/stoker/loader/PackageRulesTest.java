@@ -1,8 +1,10 @@
 package dev.stoker.loader;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,13 +12,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -51,11 +62,26 @@ class PackageRulesTest {
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
       .importPackages(STOKER);
 
-  /** The root package is a slice of its own, and so is each subpackage with all below it. */
+  /**
+   * The failures a user catches: API types of the root package that the pipeline raises too, so
+   * they use nothing else of the loader and count as a leaf of their own.
+   */
+  private static final DescribedPredicate<JavaClass> FAILURES = DescribedPredicate.describe(
+      "the loader's failures", type -> belongToAnyOf(BatchLoadException.class,
+          LoaderTimeoutException.class, Stage.class)
+          .test(type.isArray() ? type.getBaseComponentType() : type));
+
+  /**
+   * The root package is a slice of its own, and so is each subpackage with all below it; the
+   * failures are one more.
+   */
   private static final SliceAssignment ROOT_AND_SUBPACKAGES = new SliceAssignment() {
     @Override
     public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
       String pkg = javaClass.getPackageName();
+      if (FAILURES.test(javaClass)) {
+        return SliceIdentifier.of(STOKER + "'s failures");
+      }
       if (pkg.equals(STOKER)) {
         return SliceIdentifier.of(STOKER);
       }
@@ -156,9 +182,11 @@ class PackageRulesTest {
   void pipelineShouldNotKnowDatasetsSamplersOrTheLoader() {
     noClasses()
         .that().resideInAPackage(PIPELINE)
-        .should().dependOnClassesThat(stokerOutside(PIPELINE, MEMORY, DEVICE, METRICS, UTIL))
-        .because("the pipeline knows slots, batch numbers and stages; datasets, schemas and "
-            + "sampler order belong to the loader, which drives the pipeline through a BatchWriter")
+        .should().dependOnClassesThat(stokerOutside(PIPELINE, MEMORY, DEVICE, METRICS, UTIL)
+            .and(not(FAILURES)))
+        .because("the pipeline knows slots, batch numbers and stages, and raises the loader's "
+            + "failures; datasets, schemas and sampler order belong to the loader, which drives "
+            + "the pipeline through a BatchWriter")
         .check(CLASSES);
   }
 
@@ -201,6 +229,27 @@ class PackageRulesTest {
   }
 
   @Test
+  void failuresShouldUseNothingElseOfStoker() {
+    noClasses()
+        .that(FAILURES)
+        .should().dependOnClassesThat(stokerOutside(LOADER).or(resideInAPackage(LOADER)
+            .and(not(FAILURES))))
+        .because("the pipeline raises them and users catch them: they are plain values")
+        .check(CLASSES);
+  }
+
+  @Test
+  void apiShouldExposeOnlyApiTypes() {
+    classes()
+        .that().resideInAPackage(LOADER)
+        .and().arePublic()
+        .should(exposeNoTypeThat(resideInAnyPackage(PIPELINE, BENCH, GPU_CHECK, DEVICE_CHECK)))
+        .because("users import the root package and the packages it names in its signatures; "
+            + "the pipeline and the tools are not among them")
+        .check(CLASSES);
+  }
+
+  @Test
   void packagesShouldBeFreeOfCycles() {
     slices()
         .assignedFrom(ROOT_AND_SUBPACKAGES)
@@ -235,6 +284,55 @@ class PackageRulesTest {
 
   private static Path packageInfo(Path sources, String pkg) {
     return sources.resolve(pkg.replace('.', '/')).resolve("package-info.java");
+  }
+
+  /**
+   * The class's supertypes and type parameters, and the signatures of its public and protected
+   * constructors, methods and fields (parameters, results, type arguments and bounds, declared
+   * exceptions), use none of {@code types}.
+   */
+  private static ArchCondition<JavaClass> exposeNoTypeThat(DescribedPredicate<JavaClass> types) {
+    return new ArchCondition<>("expose no type that " + types.getDescription()) {
+      @Override
+      public void check(JavaClass type, ConditionEvents events) {
+        Set<String> seen = new TreeSet<>();
+        List<JavaType> declaration = new ArrayList<>();
+        type.getSuperclass().ifPresent(declaration::add);
+        declaration.addAll(type.getInterfaces());
+        declaration.addAll(type.getTypeParameters());
+        expose(type, type.getName(), declaration, types, seen);
+        for (JavaMember member : type.getMembers()) {
+          Set<JavaModifier> modifiers = member.getModifiers();
+          if (!modifiers.contains(JavaModifier.PUBLIC)
+              && !modifiers.contains(JavaModifier.PROTECTED)) {
+            continue;
+          }
+          List<JavaType> signature = new ArrayList<>();
+          if (member instanceof JavaField field) {
+            signature.add(field.getType());
+          } else if (member instanceof JavaCodeUnit code) {
+            signature.add(code.getReturnType());
+            signature.addAll(code.getParameterTypes());
+            signature.addAll(code.getTypeParameters());
+            signature.addAll(code.getExceptionTypes());
+          }
+          expose(type, member.getFullName(), signature, types, seen);
+        }
+        seen.forEach(message -> events.add(SimpleConditionEvent.violated(type, message)));
+      }
+    };
+  }
+
+  private static void expose(JavaClass owner, String where, List<JavaType> parts,
+      DescribedPredicate<JavaClass> types, Set<String> seen) {
+    for (JavaType part : parts) {
+      for (JavaClass used : part.getAllInvolvedRawTypes()) {
+        JavaClass base = used.isArray() ? used.getBaseComponentType() : used;
+        if (types.test(base)) {
+          seen.add(owner.getName() + ": " + where + " exposes " + base.getName());
+        }
+      }
+    }
   }
 
   /** Classes of Stoker outside the given packages (each a package pattern). */

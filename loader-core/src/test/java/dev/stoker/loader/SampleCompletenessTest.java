@@ -3,7 +3,6 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
 import org.junit.jupiter.api.Test;
 
 /** A sample that leaves a field unwritten would carry another sample's values: it is bad. */

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
-import dev.stoker.loader.pipeline.Stage;
-import dev.stoker.loader.pipeline.LoaderTimeoutException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,8 +3,6 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
-import dev.stoker.loader.pipeline.Stage;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Timeout;

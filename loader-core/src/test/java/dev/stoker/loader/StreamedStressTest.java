@@ -2,7 +2,6 @@ package dev.stoker.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stoker.loader.pipeline.BatchLoadException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.stoker.loader.device.HostCopyDevice;
 import dev.stoker.loader.memory.HostMemory;
-import dev.stoker.loader.pipeline.BatchLoadException;
-import dev.stoker.loader.pipeline.Stage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

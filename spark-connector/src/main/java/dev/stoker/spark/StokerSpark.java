@@ -9,7 +9,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.Placement;
 import dev.stoker.spark.rows.InputColumns;
-import dev.stoker.spark.run.shard.Normalization;
+import dev.stoker.spark.shard.Normalization;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;

@@ -10,7 +10,7 @@ import dev.stoker.loader.Field;
 import dev.stoker.loader.Batch;
 import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.rows.BadRowException;
-import dev.stoker.spark.run.shard.ShardBudgetException;
+import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package dev.stoker.loader.pipeline;
 
+import dev.stoker.loader.BatchLoadException;
+import dev.stoker.loader.LoaderTimeoutException;
+import dev.stoker.loader.Stage;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;

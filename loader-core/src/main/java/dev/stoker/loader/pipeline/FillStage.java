@@ -1,5 +1,8 @@
 package dev.stoker.loader.pipeline;
 
+import dev.stoker.loader.BatchLoadException;
+import dev.stoker.loader.Stage;
+
 import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SlotPool;
 import dev.stoker.loader.metrics.EpochCounters;

@@ -1,5 +1,7 @@
 package dev.stoker.loader.pipeline;
 
+import dev.stoker.loader.BatchLoadException;
+import dev.stoker.loader.Stage;
 import dev.stoker.loader.device.Device;
 import dev.stoker.loader.device.TransferSpec;
 import dev.stoker.loader.memory.SlotPool;

@@ -1,5 +1,8 @@
 package dev.stoker.loader.pipeline;
 
+import dev.stoker.loader.BatchLoadException;
+import dev.stoker.loader.Stage;
+
 import dev.stoker.loader.device.DeviceBuffer;
 import dev.stoker.loader.device.TransferEngine;
 import dev.stoker.loader.metrics.EpochCounters;

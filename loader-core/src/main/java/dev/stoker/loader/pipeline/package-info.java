@@ -6,6 +6,8 @@
  * through a {@link dev.stoker.loader.pipeline.BatchWriter} and hand them over in order as
  * {@link dev.stoker.loader.pipeline.StagedBatch}es, and for a device a transfer stage after it. It
  * knows slots, batch numbers and stages, not datasets, schemas or sampler order: it imports memory,
- * device, metrics and util of Stoker, never the root package, samplers, stats, bench or Spark.
+ * device, metrics and util of Stoker, and of the root package only the failures it raises
+ * ({@link dev.stoker.loader.BatchLoadException}, {@link dev.stoker.loader.LoaderTimeoutException}
+ * and their {@link dev.stoker.loader.Stage}); never samplers, stats, bench or Spark.
  */
 package dev.stoker.loader.pipeline;

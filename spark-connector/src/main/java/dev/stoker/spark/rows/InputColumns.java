@@ -3,7 +3,7 @@ package dev.stoker.spark.rows;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.Schema;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.ShardLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.types.ArrayType;

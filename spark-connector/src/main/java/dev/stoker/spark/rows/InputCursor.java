@@ -1,6 +1,6 @@
 package dev.stoker.spark.rows;
 
-import dev.stoker.spark.run.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardBlock;
 import java.util.Iterator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.vectorized.ColumnarBatch;

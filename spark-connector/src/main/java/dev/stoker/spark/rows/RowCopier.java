@@ -1,7 +1,7 @@
 package dev.stoker.spark.rows;
 
-import dev.stoker.spark.run.shard.ShardBlock;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardLayout;
 import java.io.Serializable;
 import java.util.Iterator;
 import java.util.List;

@@ -5,8 +5,8 @@ import dev.stoker.loader.ColumnChunk;
 import dev.stoker.loader.ColumnTarget;
 import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.sampler.Permutations;
-import dev.stoker.spark.run.shard.MappedShard;
-import dev.stoker.spark.run.shard.RowConverter;
+import dev.stoker.spark.shard.MappedShard;
+import dev.stoker.spark.shard.RowConverter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

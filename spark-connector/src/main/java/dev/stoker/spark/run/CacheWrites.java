@@ -1,7 +1,7 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.spark.parquet.ShuffleWindow;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.ShardLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

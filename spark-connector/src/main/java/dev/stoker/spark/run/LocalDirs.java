@@ -1,6 +1,6 @@
 package dev.stoker.spark.run;
 
-import dev.stoker.spark.run.shard.ShardFiles;
+import dev.stoker.spark.shard.ShardFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

@@ -10,7 +10,7 @@ import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceCounters;
-import dev.stoker.spark.run.shard.MappedShard;
+import dev.stoker.spark.shard.MappedShard;
 
 /**
  * A streaming rank: its runs of a plan (whose figures only are used here) read into the rank's

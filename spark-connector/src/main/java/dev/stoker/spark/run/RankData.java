@@ -4,7 +4,7 @@ import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.Device;
 import dev.stoker.loader.state.LoaderState;
-import dev.stoker.spark.run.shard.MappedShard;
+import dev.stoker.spark.shard.MappedShard;
 
 /**
  * What a rank's one loader reads, and what the rank reports of it: its shard of rows (the rows

@@ -6,8 +6,8 @@ import dev.stoker.spark.SparkRunOptions;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.rows.RowCopier;
-import dev.stoker.spark.run.shard.Normalization;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.Normalization;
+import dev.stoker.spark.shard.ShardLayout;
 import java.io.Serializable;
 import java.util.List;
 

@@ -4,7 +4,7 @@ import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.run.balance.RankSizing;
-import dev.stoker.spark.run.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardBlock;
 import java.io.Serializable;
 import org.apache.spark.TaskContext;
 import scala.Function1;

@@ -4,10 +4,10 @@ import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.Device;
 import dev.stoker.spark.run.balance.RankSizing;
-import dev.stoker.spark.run.shard.MappedShard;
-import dev.stoker.spark.run.shard.Normalization;
-import dev.stoker.spark.run.shard.ShardDataset;
-import dev.stoker.spark.run.shard.ShardFiles;
+import dev.stoker.spark.shard.MappedShard;
+import dev.stoker.spark.shard.Normalization;
+import dev.stoker.spark.shard.ShardDataset;
+import dev.stoker.spark.shard.ShardFiles;
 import java.util.List;
 
 /** A rank on the rows path: its shard, written before the loader starts, read by index. */

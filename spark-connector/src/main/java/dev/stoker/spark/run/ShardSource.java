@@ -2,8 +2,8 @@ package dev.stoker.spark.run;
 
 import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
-import dev.stoker.spark.run.shard.ShardBlock;
-import dev.stoker.spark.run.shard.ShardWriter;
+import dev.stoker.spark.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardWriter;
 import java.io.IOException;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.LongAccumulator;

@@ -4,8 +4,8 @@
  * Parquet runs or its shard of rows, the shard cache, the device, progress, cleanup). A plain
  * Parquet scan or a {@code format("stoker")} read is planned by {@code dev.stoker.spark.parquet}
  * and streamed into the ranks' loaders; any other DataFrame goes through the rows path
- * ({@code dev.stoker.spark.rows}, {@code balance}, {@code shard}). Implements the API's
- * {@link dev.stoker.spark.RankContext}; nothing in the connector imports it but the API's builder
- * and the benchmarks, and of its subpackages the rows path uses {@code shard}'s blocks.
+ ({@code dev.stoker.spark.rows}, {@code balance}) into each rank's shard
+ * ({@code dev.stoker.spark.shard}). Implements the API's {@link dev.stoker.spark.RankContext};
+ * nothing in the connector imports it but the API's builder and the benchmarks.
  */
 package dev.stoker.spark.run;

@@ -10,7 +10,7 @@ import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.SourceColumn;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.ShardLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

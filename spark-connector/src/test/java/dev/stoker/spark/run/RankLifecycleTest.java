@@ -243,7 +243,7 @@ class RankLifecycleTest {
       }
       return RankIds.read(rank.rank(), loader, 20);
     })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
-        + "dev.stoker.spark.run.shard.ShardChangedException: shard file ")
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
         .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected "
             + "(expected: the shard's files left alone while its rank runs; keep other processes "
             + "and cleanup jobs out of shardDir, or set shardDir to a folder of its own)")
@@ -270,7 +270,7 @@ class RankLifecycleTest {
       }
       return 0;
     })).hasMessageContaining("rank 0 of 2 (stage attempt 1): reading its shard failed: "
-        + "dev.stoker.spark.run.shard.ShardChangedException: shard file ")
+        + "dev.stoker.spark.shard.ShardChangedException: shard file ")
         .hasMessageContaining("0-x.col changed while mapped: 0 bytes, 640 bytes expected");
   }
 

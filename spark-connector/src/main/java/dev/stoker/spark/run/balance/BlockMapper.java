@@ -2,8 +2,8 @@ package dev.stoker.spark.run.balance;
 
 import dev.stoker.spark.rows.InputCursor;
 import dev.stoker.spark.rows.RowCopier;
-import dev.stoker.spark.run.shard.ShardBlock;
-import dev.stoker.spark.run.shard.ShardLayout;
+import dev.stoker.spark.shard.ShardBlock;
+import dev.stoker.spark.shard.ShardLayout;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.NoSuchElementException;

@@ -1,4 +1,4 @@
-package dev.stoker.loader.pipeline;
+package dev.stoker.loader;
 
 /** The step of the pipeline where a batch failed. */
 public enum Stage {

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run.shard;
+package dev.stoker.spark.shard;
 
 /** A shard that would not fit its byte budget or its disk: the input, not a fault, so no retry. */
 public final class ShardBudgetException extends IllegalStateException {

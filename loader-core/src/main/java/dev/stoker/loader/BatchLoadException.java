@@ -1,4 +1,4 @@
-package dev.stoker.loader.pipeline;
+package dev.stoker.loader;
 
 import java.util.Locale;
 

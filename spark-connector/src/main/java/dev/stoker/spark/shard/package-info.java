@@ -4,4 +4,4 @@
  * Knows loader-core's data model only; must not import Spark, Scala, Hadoop or any other package
  * of the connector.
  */
-package dev.stoker.spark.run.shard;
+package dev.stoker.spark.shard;

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run.shard;
+package dev.stoker.spark.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

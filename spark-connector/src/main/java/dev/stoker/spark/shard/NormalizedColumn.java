@@ -1,4 +1,4 @@
-package dev.stoker.spark.run.shard;
+package dev.stoker.spark.shard;
 
 import dev.stoker.loader.DType;
 import dev.stoker.loader.SampleWriter;

@@ -1,4 +1,4 @@
-package dev.stoker.loader.pipeline;
+package dev.stoker.loader;
 
 /**
  * No batch came within the loader's {@code timeout}; the message says which batch was late, at

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run.shard;
+package dev.stoker.spark.shard;
 
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
