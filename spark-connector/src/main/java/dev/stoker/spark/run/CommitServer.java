@@ -30,23 +30,37 @@ final class CommitServer implements AutoCloseable {
   static final byte START = 2;
   private static final Logger LOG = LoggerFactory.getLogger(CommitServer.class);
   private static final int READ_TIMEOUT_MILLIS = 30_000;
+  /** How long the acceptor waits after a failed accept, so a lasting failure does not spin. */
+  private static final long ACCEPT_BACKOFF_MILLIS = 100;
 
   private final CommitLog log;
   private final byte[] secret = new byte[32];
   private final ServerSocket server;
   private final Thread acceptor;
-  private final ExecutorService handlers = Executors.newFixedThreadPool(4, runnable -> {
-    Thread thread = new Thread(runnable, "stoker-commits-handler");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService handlers;
 
   /** Listens on {@code host} (any free port). */
   CommitServer(CommitLog log, String host) throws IOException {
+    this(log, host, Executors.newFixedThreadPool(4, runnable -> {
+      Thread thread = new Thread(runnable, "stoker-commits-handler");
+      thread.setDaemon(true);
+      return thread;
+    }));
+  }
+
+  /** Listens on {@code host}, handling each connection on {@code handlers} (shut down on close). */
+  CommitServer(CommitLog log, String host, ExecutorService handlers) throws IOException {
     this.log = log;
+    this.handlers = handlers;
     new SecureRandom().nextBytes(secret);
     this.server = new ServerSocket();
-    server.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+    try {
+      server.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+    } catch (IOException | RuntimeException e) {
+      server.close();
+      handlers.shutdownNow();
+      throw e;
+    }
     this.acceptor = new Thread(this::accept, "stoker-commits");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -59,18 +73,51 @@ final class CommitServer implements AutoCloseable {
         windowRows, input);
   }
 
+  /**
+   * Accepts connections until the server is closed, whatever fails on the way: a failed accept
+   * or a connection that cannot be handed to a handler (its socket is closed, so that rank's
+   * client sees the failure at once) is logged and the next connection accepted, since every
+   * rank's commits depend on this loop.
+   */
   private void accept() {
     while (!server.isClosed()) {
+      Socket socket;
       try {
-        Socket socket = server.accept();
-        handlers.execute(() -> handle(socket));
-      } catch (IOException e) {
-        if (!server.isClosed()) {
-          LOG.warn("stoker: accepting a commit connection failed", e);
+        socket = server.accept();
+      } catch (Throwable t) {
+        if (server.isClosed()) {
+          return;
         }
-      } catch (RuntimeException e) { // rejected after close
-        return;
+        LOG.warn("stoker: accepting a commit connection failed; accepting the next", t);
+        pause();
+        continue;
       }
+      try {
+        handlers.execute(() -> handle(socket));
+      } catch (Throwable t) {
+        closeQuietly(socket);
+        if (server.isClosed()) {
+          return;
+        }
+        LOG.warn("stoker: a commit connection from {} could not be handled; accepting the next",
+            socket.getRemoteSocketAddress(), t);
+      }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(ACCEPT_BACKOFF_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // the connection is dropped either way
     }
   }
 

@@ -11,10 +11,16 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The driver's commit server and log without Spark: the last state every rank committed wins,
@@ -90,5 +96,61 @@ class CommitServerTest {
     CommitClient.commit(endpoint, 0, 0, at(40));
     CommitClient.commit(endpoint, 1, 0, at(40));
     assertThat(log.common()).as("the ranks go on").isEqualTo(at(40));
+  }
+
+  @Test
+  @Timeout(120)
+  void shouldAcceptTheNextConnectionWhenOneCannotBeHandled() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    AtomicInteger asked = new AtomicInteger();
+    ExecutorService failing = new AbstractExecutorService() {
+      @Override
+      public void execute(Runnable command) {
+        switch (asked.incrementAndGet()) {
+          case 1 -> throw new RejectedExecutionException("the handlers are saturated");
+          case 2 -> throw new OutOfMemoryError("unable to create native thread");
+          default -> pool.execute(command);
+        }
+      }
+
+      @Override
+      public void shutdown() {
+        pool.shutdown();
+      }
+
+      @Override
+      public List<Runnable> shutdownNow() {
+        return pool.shutdownNow();
+      }
+
+      @Override
+      public boolean isShutdown() {
+        return pool.isShutdown();
+      }
+
+      @Override
+      public boolean isTerminated() {
+        return pool.isTerminated();
+      }
+
+      @Override
+      public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return pool.awaitTermination(timeout, unit);
+      }
+    };
+    try (CommitServer flaky = new CommitServer(log, "127.0.0.1", failing)) {
+      CommitEndpoint at = flaky.endpoint("127.0.0.1", 0, 16, FILES);
+      assertThatThrownBy(() -> CommitClient.commit(at, 0, 0, at(40)))
+          .as("dropped at once, not left to time out").isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> CommitClient.commit(at, 1, 0, at(40)))
+          .isInstanceOf(IOException.class);
+
+      CommitClient.commit(at, 0, 0, at(40));
+      CommitClient.commit(at, 1, 0, at(40));
+
+      assertThat(asked).hasValue(4);
+      assertThat(log.common()).as("the server went on").isEqualTo(at(40));
+    }
+    assertThat(pool.isShutdown()).as("its handlers are shut down on close").isTrue();
   }
 }
