@@ -35,7 +35,7 @@
 
 # Stops here, with what to do, when Stoker's jars or its Python package are missing.
 try:
-    spark._jvm.dev.stoker.spark.python.PythonRanks.openRanks()  # not callable when missing
+    jar = spark._jvm.dev.stoker.spark.StokerVersion.describe()  # not callable when missing
 except Exception as e:
     raise RuntimeError("Stoker's jars are not on the cluster: install stoker-spark-connector as a "
                        "cluster library (see the first cell), then detach and re-attach") from e
@@ -46,7 +46,7 @@ except ImportError as e:
                        "library (see the first cell)") from e
 import torch
 
-print(f"Spark {spark.version}, PyTorch {torch.__version__}, "
+print(f"{jar}; Spark {spark.version}, PyTorch {torch.__version__}, "
       f"{spark.sparkContext.defaultParallelism} task slots")
 
 # COMMAND ----------

@@ -42,10 +42,10 @@ def nothing_left(spark):
     yield
     # A failed job's other tasks end shortly after the job does: wait for them (bounded)
     deadline = time.monotonic() + 60
-    while (spark._jvm.dev.stoker.spark.python.PythonRanks.openRanks() > 0
+    while (spark._jvm.dev.stoker.spark.parquet.OpenCounts.open("PYTHON_RANKS") > 0
            and time.monotonic() < deadline):
         time.sleep(0.2)
-    assert spark._jvm.dev.stoker.spark.python.PythonRanks.openRanks() == 0
+    assert spark._jvm.dev.stoker.spark.parquet.OpenCounts.open("PYTHON_RANKS") == 0
     assert slot_files(spark) == []
 
 

@@ -3,7 +3,6 @@ package dev.stoker.spark.parquet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
@@ -22,7 +21,6 @@ import org.apache.parquet.schema.Type;
  * are passed over with their levels checked but their values not copied.
  */
 public final class ParquetRunReader implements RunReader {
-  private static final AtomicInteger OPEN = new AtomicInteger();
 
   private final ReadRun run;
   private final ReadConfig config;
@@ -45,7 +43,7 @@ public final class ParquetRunReader implements RunReader {
         .withRange(run.start(), run.start() + run.length()).build();
     HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
     this.reader = new ParquetFileReader(input, options);
-    OPEN.incrementAndGet();
+    OpenCounts.opened(OpenCounts.Kind.PARQUET_FILE_READERS);
     try {
       long rows = 0;
       for (BlockMetaData block : reader.getRowGroups()) {
@@ -72,11 +70,6 @@ public final class ParquetRunReader implements RunReader {
     this.decoders = new ChunkDecoder[config.columns().size()];
     this.skip = run.skipRows();
     this.nextGroupFirstRow = run.firstRow();
-  }
-
-  /** Readers opened and not yet closed in this JVM, for tests that look for leaks. */
-  public static int openReaders() {
-    return OPEN.get();
   }
 
   /** The path of the one leaf of top-level column {@code name}. */
@@ -130,7 +123,7 @@ public final class ParquetRunReader implements RunReader {
   public void close() throws IOException {
     if (!closed) {
       closed = true;
-      OPEN.decrementAndGet();
+      OpenCounts.closed(OpenCounts.Kind.PARQUET_FILE_READERS);
       try {
         if (pages != null) {
           pages.close();

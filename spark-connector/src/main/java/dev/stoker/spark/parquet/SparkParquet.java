@@ -1,7 +1,6 @@
 package dev.stoker.spark.parquet;
 
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.FileSplit;
@@ -63,26 +62,20 @@ public final class SparkParquet {
     return reader;
   }
 
-  /** Readers opened and not yet closed in this JVM, for tests that look for leaks. */
-  public static int openReaders() {
-    return Reader.OPEN.get();
-  }
-
   /** Spark's vectorized reader into off-heap vectors, telling the rows its split holds. */
   public static final class Reader extends VectorizedParquetRecordReader {
-    private static final AtomicInteger OPEN = new AtomicInteger();
     private boolean closed;
 
     Reader(int capacity) {
       super(true, capacity);
-      OPEN.incrementAndGet();
+      OpenCounts.opened(OpenCounts.Kind.SPARK_PARQUET_READERS);
     }
 
     @Override
     public void close() throws IOException {
       if (!closed) {
         closed = true;
-        OPEN.decrementAndGet();
+        OpenCounts.closed(OpenCounts.Kind.SPARK_PARQUET_READERS);
         super.close();
       }
     }

@@ -76,14 +76,6 @@ public final class PythonRanks {
     return spark.createDataFrame(rows, SCHEMA);
   }
 
-  /**
-   * Ranks started in this JVM whose task has not ended yet (their loader thread and file still
-   * there): 0 once every task is over, which tests check.
-   */
-  public static int openRanks() {
-    return RankPump.open();
-  }
-
   /** Why rank {@code rank} refuses to start in stage {@code stage}, which is not a barrier one. */
   static String notBarrier(int rank, int stage) {
     return "stoker.torch: rank " + rank + " started in stage " + stage + ", which is not a "

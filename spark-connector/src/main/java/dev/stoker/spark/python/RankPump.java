@@ -8,6 +8,7 @@ import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -17,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RankPump implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankPump.class);
-  private static final AtomicInteger OPEN = new AtomicInteger();
   /** How long close() waits for the thread before it interrupts it, and again after. */
   private static final long JOIN_MILLIS = 10_000;
   /**
@@ -130,18 +129,13 @@ final class RankPump implements AutoCloseable {
    */
   static RankPump open(ReadPlan plan, ReadConfig config, int rank, Path dir) {
     RankPump pump = new RankPump(plan, config, rank, dir);
-    OPEN.incrementAndGet();
+    OpenCounts.opened(OpenCounts.Kind.PYTHON_RANKS);
     return pump;
   }
 
   /** Starts the thread that fills and posts the batches; once, before {@link #close()}. */
   void begin() {
     thread.start();
-  }
-
-  /** Pumps started and not yet closed in this JVM, for tests that look for leaks. */
-  static int open() {
-    return OPEN.get();
   }
 
   /** What Python needs to map the file and read its batches. */
@@ -310,7 +304,7 @@ final class RankPump implements AutoCloseable {
     }
     closer.run(control::close);
     closer.run(memory::close);
-    OPEN.decrementAndGet();
+    OpenCounts.closed(OpenCounts.Kind.PYTHON_RANKS);
     closer.throwIfAny();
   }
 

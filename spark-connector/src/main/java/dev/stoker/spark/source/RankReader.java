@@ -2,11 +2,11 @@ package dev.stoker.spark.source;
 
 import dev.stoker.loader.BatchIterator;
 import dev.stoker.loader.sampler.EpochSplit;
+import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankDataset;
 import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.SourceCounters;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -21,7 +21,6 @@ import org.apache.spark.util.TaskCompletionListener;
  * loader and frees the Parquet reader, the shuffle windows and every slot.
  */
 final class RankReader implements PartitionReader<ColumnarBatch> {
-  private static final AtomicInteger OPEN = new AtomicInteger();
 
   private final RankPartition partition;
   private final ReadConfig config;
@@ -41,11 +40,6 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     if (task != null) {
       task.addTaskCompletionListener((TaskCompletionListener) context -> close());
     }
-  }
-
-  /** Readers started and not yet closed in this JVM, for tests that look for leaks. */
-  static int openReaders() {
-    return OPEN.get();
   }
 
   @Override
@@ -68,7 +62,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   }
 
   private void start() {
-    OPEN.incrementAndGet();
+    OpenCounts.opened(OpenCounts.Kind.RANK_READERS);
     started = true;
     loader = RankLoader.builder(config, partition.runs())
         .namedAfter("stoker-source")
@@ -111,7 +105,7 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     closed = true;
     current = null;
     if (started) {
-      OPEN.decrementAndGet();
+      OpenCounts.closed(OpenCounts.Kind.RANK_READERS);
     }
     if (loader != null) {
       loader.close();

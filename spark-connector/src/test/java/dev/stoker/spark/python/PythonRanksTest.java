@@ -3,6 +3,7 @@ package dev.stoker.spark.python;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,7 +72,7 @@ class PythonRanksTest {
     Dataset<Row> handles = PythonRanks.of(read(2));
     assertThatThrownBy(handles::collectAsList).hasMessageContaining("which is not a barrier "
         + "stage").hasMessageContaining("barrier=True");
-    assertThat(PythonRanks.openRanks()).as("no rank left open").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.PYTHON_RANKS)).as("no rank left open").isZero();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.stoker.spark.python;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.source.StokerScan;
 import dev.stoker.spark.testing.SparkClusters;
 import java.io.IOException;
@@ -72,7 +73,7 @@ class RankPumpTest {
 
   @AfterEach
   void nothingLeft() throws IOException {
-    assertThat(RankPump.open()).as("pumps not closed").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.PYTHON_RANKS)).as("pumps not closed").isZero();
     assertThat(pumpThreads()).isEmpty();
     try (Stream<Path> files = Files.list(shm)) {
       assertThat(files).as("files left in the shared-memory folder").isEmpty();

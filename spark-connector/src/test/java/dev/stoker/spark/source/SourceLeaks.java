@@ -1,9 +1,8 @@
 package dev.stoker.spark.source;
 
-import dev.stoker.spark.parquet.ParquetRunReader;
-import dev.stoker.spark.parquet.SparkParquet;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.spark.parquet.OpenCounts;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -18,15 +17,15 @@ final class SourceLeaks {
     while (System.currentTimeMillis() < deadline && !nothingOpen()) {
       Thread.sleep(20);
     }
-    assertThat(RankReader.openReaders()).as("rank readers open").isZero();
-    assertThat(SparkParquet.openReaders()).as("Spark's Parquet readers open").isZero();
-    assertThat(ParquetRunReader.openReaders()).as("Parquet file readers open").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.RANK_READERS)).as("rank readers open").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS)).as("Spark's Parquet readers open").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS)).as("Parquet file readers open").isZero();
     assertThat(threads()).as("source threads alive").isEmpty();
   }
 
   private static boolean nothingOpen() {
-    return RankReader.openReaders() == 0 && SparkParquet.openReaders() == 0
-        && ParquetRunReader.openReaders() == 0 && threads().isEmpty();
+    return OpenCounts.open(OpenCounts.Kind.RANK_READERS) == 0 && OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS) == 0
+        && OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS) == 0 && threads().isEmpty();
   }
 
   private static List<String> threads() {
