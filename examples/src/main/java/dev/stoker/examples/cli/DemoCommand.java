@@ -14,8 +14,9 @@ import picocli.CommandLine.Spec;
  * {@code stoker demo}: the main job ({@link DemoJob}) on an embedded Spark, {@code local[2]}
  * (or as many threads as ranks), stopped when the job ends.
  */
-@Command(name = "demo", description = "Train a small MLP on Fashion-MNIST data-parallel over "
-    + "Spark ranks fed by Stoker: data, normalization statistics, training, plot and summary.")
+@Command(name = "demo", description = "Train a small CNN (PyTorch's, through libtorch; the MLP "
+    + "with --model mlp or where libtorch cannot load) on Fashion-MNIST data-parallel over Spark "
+    + "ranks fed by Stoker: data, normalization statistics, training, plot and summary.")
 final class DemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

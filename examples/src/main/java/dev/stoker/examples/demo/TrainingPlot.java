@@ -16,6 +16,7 @@ import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.Range;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -66,7 +67,7 @@ public final class TrainingPlot {
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     ((NumberAxis) plot.getDomainAxis()).setStandardTickUnits(NumberAxis.createIntegerTickUnits());
     NumberAxis right = new NumberAxis("accuracy");
-    right.setRange(0, 1);
+    right.setRange(accuracyRange(epochs));
     plot.setRangeAxis(1, right);
     plot.setDataset(1, new XYSeriesCollection(accuracy));
     plot.mapDatasetToRangeAxis(1, 1);
@@ -79,6 +80,26 @@ public final class TrainingPlot {
     plot.setRenderer(0, lossLine);
     plot.setRenderer(1, accuracyLine);
     return chart;
+  }
+
+  /**
+   * The accuracy axis: the figures' span with a margin, within 0 and 1, so that a climb from 0.87
+   * to 0.89 is seen as one (a fixed 0 to 1 drew it flat).
+   */
+  static Range accuracyRange(List<Epoch> epochs) {
+    double low = 1;
+    double high = 0;
+    for (Epoch e : epochs) {
+      if (Double.isFinite(e.accuracy())) {
+        low = Math.min(low, e.accuracy());
+        high = Math.max(high, e.accuracy());
+      }
+    }
+    if (low > high) {
+      return new Range(0, 1);
+    }
+    double margin = Math.max(0.01, (high - low) * 0.15);
+    return new Range(Math.max(0, low - margin), Math.min(1, high + margin));
   }
 
   private static JFreeChart throughput(Map<String, Double> samplesPerSecond) {

@@ -37,4 +37,19 @@ class TrainingPlotTest {
     }
     assertThat(colours).as("something was drawn, not a blank image").isGreaterThan(5);
   }
+
+  @Test
+  void shouldSpanTheAccuracyAxisOverTheFiguresNotFromZeroToOne() {
+    org.jfree.data.Range climb = TrainingPlot.accuracyRange(List.of(
+        new TrainingPlot.Epoch(0, 0.5, 0.87), new TrainingPlot.Epoch(1, 0.4, 0.89)));
+    assertThat(climb.getLowerBound()).isBetween(0.85, 0.87);
+    assertThat(climb.getUpperBound()).isBetween(0.89, 0.91);
+
+    org.jfree.data.Range one = TrainingPlot.accuracyRange(List.of(
+        new TrainingPlot.Epoch(0, 0.5, 0.995)));
+    assertThat(one.getLowerBound()).isEqualTo(0.985, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(one.getUpperBound()).as("never past 1").isEqualTo(1.0);
+    assertThat(TrainingPlot.accuracyRange(List.of(new TrainingPlot.Epoch(0, 0.5, Double.NaN))))
+        .as("no figure: the whole scale").isEqualTo(new org.jfree.data.Range(0, 1));
+  }
 }
