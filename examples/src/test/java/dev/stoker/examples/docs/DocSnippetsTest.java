@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.stoker.examples.docs.DocBlocks.Block;
+import dev.stoker.examples.notebook.ScalaCells;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -43,7 +44,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every {@code java} block of the README and the docs compiles against this module's test class
- * path (Stoker, Spark, the examples), one dynamic test per block, named by its file and line. A
+ * path (Stoker, Spark, the examples), one dynamic test per block, named by its file and line, and
+ * so does every {@code scala} block, through Scala's interpreter. A
  * block is a whole compilation unit ({@code class}), a class's members ({@code members}) or, by
  * default, statements ({@code method}), which are wrapped in a method of a class whose fields are
  * the comment's {@code given} declarations and whose further members are its {@code extra} lines
@@ -51,9 +53,9 @@ import org.junit.jupiter.api.TestFactory;
  */
 class DocSnippetsTest {
   /** The languages whose blocks are tested here, or by python/tests/test_doc_snippets.py. */
-  private static final Set<String> TESTED = Set.of("java", "python", "sql");
+  private static final Set<String> TESTED = Set.of("java", "scala", "python", "sql");
   /** The languages whose blocks are deliberately not compiled or run. */
-  private static final Set<String> NOT_RUN = Set.of("bash", "text", "scala");
+  private static final Set<String> NOT_RUN = Set.of("bash", "text");
 
   private static final Pattern PUBLIC_TYPE = Pattern.compile(
       "(?m)^public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
@@ -83,6 +85,38 @@ class DocSnippetsTest {
         .filter(b -> b.language().equals("java")).collect(Collectors.toList());
     assertThat(blocks).as("java blocks in README.md and docs/").isNotEmpty();
     return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> compile(b)));
+  }
+
+  /**
+   * Every {@code scala} block compiles: Scala's interpreter compiles it as the body of a method
+   * {@code snippet} whose parameters are the comment's {@code given} ones (by default
+   * {@code spark: SparkSession}), and never calls it.
+   */
+  @TestFactory
+  Stream<DynamicTest> everyScalaBlockCompiles() {
+    List<Block> blocks = DocBlocks.all(DocBlocks.root()).stream()
+        .filter(b -> b.language().equals("scala")).collect(Collectors.toList());
+    if (blocks.isEmpty()) {
+      return Stream.empty();
+    }
+    ScalaCells scala = new ScalaCells();
+    return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> {
+      String kind = b.kind() == null ? "method" : b.kind();
+      assertThat(kind).as("%s: snippet kind of a scala block", b.where()).isEqualTo("method");
+      List<String> given = b.values("given", ";");
+      StringBuilder code = new StringBuilder();
+      for (String name : b.values("imports", ",")) {
+        code.append("import ").append(name).append('\n');
+      }
+      code.append("def snippet(").append(given.isEmpty()
+          ? "spark: org.apache.spark.sql.SparkSession" : String.join(", ", given))
+          .append("): Unit = {\n").append(b.code()).append("}\n");
+      ScalaCells.Outcome outcome = scala.run(code.toString());
+      if (!outcome.success()) {
+        fail(b.where() + ": the scala block does not compile (" + outcome.result() + "):\n"
+            + outcome.output() + "\nas compiled:\n" + numbered(code.toString()));
+      }
+    })).onClose(scala::close);
   }
 
   @Test
