@@ -4,8 +4,8 @@ each after ``--warmups`` runs (the JVM compiles the loader's loops meanwhile):
 
 - ``stoker``: ``stoker.torch.read`` + a barrier ``mapInArrow`` iterating ``stoker.torch.batches``
   (the loader's slots in shared memory, the tensors views of them), every epoch in that one stage;
-- ``baseline``: the same ``format("stoker")`` read through a barrier ``mapInArrow`` the way the
-  README showed before: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row; a
+- ``baseline``: the same ``format("stoker")`` read through a barrier ``mapInArrow`` the way
+  docs/datasource.md shows: Arrow batches of ``batchSize`` rows, NumPy arrays built row by row; a
   job per epoch;
 - ``jvm_read``: the same read consumed in the JVM (no Python at all), a job per epoch, as the
   DataSource reads epochs;
@@ -149,7 +149,7 @@ def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tupl
         rows = 0
         touched = 0
         start = time.perf_counter()
-        for batch in batches:  # one pyarrow.RecordBatch per batch, as in the README
+        for batch in batches:  # one pyarrow.RecordBatch per batch, as in docs/datasource.md
             x = torch.from_numpy(np.stack(
                 [np.frombuffer(p, np.uint8) for p in batch.column("pixels").to_pylist()]))
             y = torch.from_numpy(batch.column("label").to_numpy())

@@ -73,7 +73,8 @@ final class BenchCommand implements Callable<Integer> {
           + "batch when resuming at 0, 50 and 90 percent of an epoch, for an indexed source and for "
           + "format(\"stoker\") over the same Parquet; python: the same read as "
           + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
-          + "README's mapInArrow way and the read consumed in the JVM ($STOKER_PYTHON, else "
+          + "mapInArrow way of docs/datasource.md and the read consumed in the JVM "
+          + "($STOKER_PYTHON, else "
           + "python3, with pyspark, pyarrow and torch; --rows default "
           + PythonBench.DEFAULT_ROWS + ", --batch-size default " + PythonBench.DEFAULT_BATCH_SIZE
           + ", numWorkers the first of --workers if given, else the loader's default); train: "

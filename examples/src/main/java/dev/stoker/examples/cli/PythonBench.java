@@ -90,8 +90,7 @@ final class PythonBench {
     }
     if (exit != 0 || json == null) {
       throw new IOException("'" + String.join(" ", command) + "' exited with " + exit
-          + " (its output is above; it needs pyspark, pyarrow and torch: see the README's "
-          + "Python section)");
+          + " (its output is above; it needs pyspark, pyarrow and torch: see docs/python.md)");
     }
     return json;
   }

@@ -101,8 +101,9 @@ final class SparkBench {
   }
 
   /**
-   * --workload python: tensors in Python through shared memory against the README's mapInArrow
-   * way and the JVM's own read of the same format("stoker") read, run by the Python package.
+   * --workload python: tensors in Python through shared memory against the mapInArrow way of
+   * docs/datasource.md and the JVM's own read of the same format("stoker") read, run by the
+   * Python package.
    */
   int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs,
       int warmups) throws IOException {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo submitted with {@code SparkSubmit} and the jar for spark-submit, as the README tells
+ * The demo submitted with {@code SparkSubmit} and the jar for spark-submit, as docs/runner.md tells
  * users, to a Spark standalone cluster of separate hosts ({@link NetnsCluster}: a master and two
  * workers of one core each, every one in a network namespace with an address of its own), so that
  * the two ranks run on different hosts and the collective binds, meets and reduces across them.
@@ -272,7 +272,7 @@ class StandaloneClusterTest {
     return figures;
   }
 
-  /** The demo submitted to the cluster from the master's host, as the README shows. */
+  /** The demo submitted to the cluster from the master's host, as docs/runner.md shows. */
   private Submitted submit(String name, Path shared, List<String> conf, String... demo)
       throws IOException {
     List<String> app = new ArrayList<>(conf);

@@ -24,15 +24,16 @@ import scala.tools.nsc.interpreter.IMain;
  * {@code spark-shell} and Databricks notebooks ({@code -Yrepl-class-based}), so that what a
  * closure captures from the notebook is what it would capture there. The classpath is the test's;
  * the interpreter's classes are loaded by {@link #classLoader()}, a child of the test's loader.
+ * Public for the documentation's tests, which compile the docs' Scala blocks with it.
  */
-final class ScalaCells implements AutoCloseable {
+public final class ScalaCells implements AutoCloseable {
   /** What running one cell gave: whether it compiled and ran, and what the interpreter wrote. */
-  record Outcome(boolean success, String result, String output) {}
+  public record Outcome(boolean success, String result, String output) {}
 
   private final StringWriter cellOutput = new StringWriter();
   private final IMain interpreter;
 
-  ScalaCells() {
+  public ScalaCells() {
     Settings settings = new Settings();
     settings.processArgumentString("-Yrepl-class-based");
     settings.usejavacp().value_$eq(false);
@@ -45,7 +46,7 @@ final class ScalaCells implements AutoCloseable {
   }
 
   /** Compiles and runs {@code code}; the interpreter's messages also go to standard output. */
-  Outcome run(String code) {
+  public Outcome run(String code) {
     cellOutput.getBuffer().setLength(0);
     Object result = interpreter.interpret(code);
     String text = cellOutput.toString();
