@@ -4,7 +4,7 @@
 # pairs to a bridge without an address (the hosts reach each other and their loopback, nothing
 # else), and each host's link shaped to RATE both ways with tc (egress inside the host, and the
 # bridge's egress toward it), as the network card of a separate machine would be. Then one rank
-# process per host (dev.stoker.spark.bench.AllReduceHosts): the star and the ring alternating.
+# process per host (dev.stoker.tools.spark.AllReduceHosts): the star and the ring alternating.
 # Everything it made is removed on exit, also on failure or Ctrl-C.
 #
 #   scripts/allreduce-netns.sh [RANKS=4] [FLOATS=10000000] [RATE=1gbit] [REPEATS=5] [JSON]
@@ -29,7 +29,7 @@ esac
 
 "$root/bin/stoker" bench --help >/dev/null # builds the checkout if a jar is missing or old
 classpath=""
-for module in loader-core spark-connector; do
+for module in loader-core spark-connector tools; do
   for jar in "$root/$module"/target/stoker-"$module"-*.jar; do
     case "$jar" in *-sources.jar | *-tests.jar | */original-*) ;; *) classpath+="$jar:" ;; esac
   done
@@ -70,9 +70,9 @@ for ((i = ranks - 1; i >= 0; i--)); do
     "netns hosts, veth shaped to $rate" "$gb_s")
   if [[ $i -eq 0 ]]; then
     [[ -n "$json" ]] && args+=("$json")
-    ip netns exec "$id$i" "$java" -Xmx2g -cp "$classpath" dev.stoker.spark.bench.AllReduceHosts "${args[@]}"
+    ip netns exec "$id$i" "$java" -Xmx2g -cp "$classpath" dev.stoker.tools.spark.AllReduceHosts "${args[@]}"
   else
-    ip netns exec "$id$i" "$java" -Xmx2g -cp "$classpath" dev.stoker.spark.bench.AllReduceHosts "${args[@]}" \
+    ip netns exec "$id$i" "$java" -Xmx2g -cp "$classpath" dev.stoker.tools.spark.AllReduceHosts "${args[@]}" \
       >/dev/null &
     pids+=("$!")
   fi

@@ -87,8 +87,9 @@ java_opts() {
 run_bench() {
   local label="$1" round="$2" dir="$scratch/$1" cp="" module jar
   # Each module's own jar, then the third-party jars (older revisions also copied Stoker's own
-  # jars into lib/: the same classes).
-  for module in examples spark-connector loader-core; do
+  # jars into lib/: the same classes; revisions before the tools module have no tools/).
+  for module in examples tools spark-connector loader-core; do
+    [[ -d "$dir/$module" ]] || continue
     jar="$(ls "$dir/$module"/target/stoker-"$module"-*.jar 2>/dev/null \
       | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1)"
     cp+="$jar:"

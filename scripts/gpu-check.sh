@@ -35,8 +35,8 @@ build_kit() {
   case "$dir" in
     ""|"/") echo "gpu-check: refusing to build a kit into '$dir'" >&2; exit 2 ;;
   esac
-  echo "gpu-check: building loader-core" >&2
-  mvn_quiet -pl loader-core -am package -DskipTests
+  echo "gpu-check: building loader-core and the tools" >&2
+  mvn_quiet -pl tools -am package -DskipTests
   local deps
   deps=$(mktemp -d)
   mvn_quiet -pl loader-core dependency:copy-dependencies -DincludeScope=test \
@@ -44,7 +44,9 @@ build_kit() {
 
   rm -rf "$dir"
   mkdir -p "$dir/lib/native"
-  cp "$ROOT"/loader-core/target/stoker-loader-core-*.jar "$dir/lib/"
+  # The check's classes are the tools'; they use loader-core as users do (no Spark, no connector).
+  cp "$ROOT"/loader-core/target/stoker-loader-core-*.jar "$ROOT"/tools/target/stoker-tools-*.jar \
+    "$dir/lib/"
   rm -f "$dir"/lib/*-sources.jar "$dir"/lib/*-tests.jar
   cp "$deps"/slf4j-api-*.jar "$deps"/slf4j-simple-*.jar "$deps/jcuda-$JCUDA.jar" "$dir/lib/"
   # Only the libraries the check loads: the runtime API (CUDA runtime linked in statically; needs
@@ -52,7 +54,7 @@ build_kit() {
   local natives="$deps/jcuda-natives-$JCUDA-$PLATFORM.jar"
   (cd "$dir/lib/native" && unzip -q -j "$natives" \
     "lib/libJCudaRuntime-$JCUDA-$PLATFORM.so" "lib/libJCudaDriver-$JCUDA-$PLATFORM.so")
-  cp "$ROOT/loader-core/src/main/resources/dev/stoker/loader/device/check/spin.ptx" "$dir/"
+  cp "$ROOT/tools/src/main/resources/dev/stoker/tools/gpucheck/device/spin.ptx" "$dir/"
   cp "$ROOT/scripts/gpu_check_torch.py" "$dir/"
   mkdir -p "$dir/python/stoker"
   cp "$ROOT"/python/stoker/*.py "$dir/python/stoker/"
@@ -101,7 +103,7 @@ if [ -x "$KIT/jre/bin/java" ]; then
   fi
 fi
 "$JAVA" -Xmx6g -XX:MaxDirectMemorySize=2g -Djava.library.path="$KIT/lib/native" \
-  -cp "$KIT/lib/*" dev.stoker.loader.gpucheck.GpuCheck "$@" \
+  -cp "$KIT/lib/*" dev.stoker.tools.gpucheck.GpuCheck "$@" \
   --torch-script "$KIT/gpu_check_torch.py"
 status=$?
 mkdir -p "$1"
@@ -136,7 +138,7 @@ a copy from pageable memory, into OUT/stoker-python.txt, if python3 can import t
 Writes OUT/gpu-check.json and OUT/gpu-check.txt. Exit status: 0 passed, 1 a check failed,
 2 bad arguments, 3 no GPU.
 
-Contents: jre/ (a Java 17 runtime), lib/ (Stoker's loader-core, SLF4J, JCuda 12.0.0),
+Contents: jre/ (a Java 17 runtime), lib/ (Stoker's loader-core and tools, SLF4J, JCuda 12.0.0),
 lib/native/ (JCuda's runtime and driver bindings for linux-x86_64; they need the NVIDIA driver's
 libcuda.so.1, for CUDA 12.0 or later), spin.ptx (the step's kernel, also inside the jar),
 gpu_check_torch.py (the PyTorch peer), python/stoker (the Python package, for check 5).

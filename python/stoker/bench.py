@@ -121,7 +121,7 @@ def _jvm_stage(spark, path: str, batch_size: int, ranks: int, epoch: int,
                epochs: int) -> Tuple[int, float]:
     frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
              .load(path).select("pixels", "label"))
-    jvm_read = spark._jvm.dev.stoker.spark.python.JvmRead
+    jvm_read = spark._jvm.dev.stoker.tools.spark.python.JvmRead
     rows, _, nanos = jvm_read.consumeInStage(frame._jdf, epochs)
     return int(rows), nanos / 1e9
 
@@ -165,7 +165,7 @@ def _baseline(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tupl
 def _jvm_read(spark, path: str, batch_size: int, ranks: int, epoch: int) -> Tuple[int, float]:
     frame = (spark.read.format("stoker").options(**_options(batch_size, ranks, epoch))
              .load(path).select("pixels", "label"))
-    rows, _, nanos = spark._jvm.dev.stoker.spark.python.JvmRead.consume(frame._jdf)
+    rows, _, nanos = spark._jvm.dev.stoker.tools.spark.python.JvmRead.consume(frame._jdf)
     return int(rows), nanos / 1e9
 
 
@@ -245,7 +245,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stoker.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jars", required=True,
-                        help="comma-separated Stoker jars (loader-core and spark-connector)")
+                        help="comma-separated Stoker jars (loader-core, spark-connector and tools)")
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--num-workers", type=int, default=None,

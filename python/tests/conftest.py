@@ -18,7 +18,8 @@ def stoker_jars():
     if given:
         return given
     jars = []
-    for module in ("loader-core", "spark-connector"):
+    # the libraries, and the tools for the Python benchmark's JVM yardstick (JvmRead)
+    for module in ("loader-core", "spark-connector", "tools"):
         found = [j for j in glob.glob(os.path.join(ROOT, module, "target", "stoker-*.jar"))
                  if not j.endswith(("-sources.jar", "-tests.jar", "-javadoc.jar"))]
         if not found:

@@ -35,7 +35,7 @@ def test_every_way_delivers_every_full_batch_of_every_epoch(spark, table, name):
 def test_the_jvm_stage_refuses_no_epochs(spark, table):
     frame = spark.read.format("stoker").options(**bench._options(BATCH, 2, 0)).load(table)
     with pytest.raises(Exception, match="epochs: 0 .expected: at least 1."):
-        spark._jvm.dev.stoker.spark.python.JvmRead.consumeInStage(frame._jdf, 0)
+        spark._jvm.dev.stoker.tools.spark.python.JvmRead.consumeInStage(frame._jdf, 0)
 
 
 def test_an_empty_stage_runs_one_task_per_rank(spark):

@@ -41,17 +41,19 @@ class PackageRulesTest {
 
   /** The connector's public API: its root package alone, without the packages below it. */
   private static final String CONNECTOR_API = "dev.stoker.spark";
-  private static final String CONNECTOR_BENCH = "dev.stoker.spark.bench..";
 
   private static final String LOADER = "dev.stoker.loader";
-  private static final String LOADER_BENCH = LOADER + ".bench..";
 
   /**
    * The loader's public API as its package-info gives it: the root package, the memory, device
-   * (not device.check) and metrics types it hands out, and stats and bench, built on it.
+   * and metrics types it hands out, and stats, built on it.
    */
   private static final String[] LOADER_API = {LOADER, LOADER + ".memory..", LOADER + ".device",
-      LOADER + ".metrics..", LOADER + ".stats..", LOADER_BENCH};
+      LOADER + ".metrics..", LOADER + ".stats.."};
+
+  private static final String TOOLS = "dev.stoker.tools";
+  /** The tools' benchmarks: the loader's and the Spark ones (with the Python one's yardstick). */
+  private static final String[] BENCHMARKS = {TOOLS + ".bench..", TOOLS + ".spark.."};
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -77,11 +79,10 @@ class PackageRulesTest {
   @Test
   void examplesShouldUseOnlyTheConnectorsPublicApi() {
     noClasses()
-        .should().dependOnClassesThat(insideOutside("dev.stoker.spark", CONNECTOR_API,
-            CONNECTOR_BENCH))
+        .should().dependOnClassesThat(insideOutside("dev.stoker.spark", CONNECTOR_API))
         .because("the examples are jobs as users write them: StokerSpark, its data model and "
             + "format(\"stoker\"), never the runner, the Parquet stack, the rows path or the "
-            + "DataSource's classes; the command line's bench runs the connector's benchmarks")
+            + "DataSource's classes")
         .check(CLASSES);
   }
 
@@ -90,8 +91,8 @@ class PackageRulesTest {
     noClasses()
         .should().dependOnClassesThat(insideOutside(LOADER, LOADER_API))
         .because("the examples use the loader as users do: its root package, the memory, device "
-            + "and metrics types it hands out, stats and bench, never the pipeline, the samplers, "
-            + "util or the GPU check's tools")
+            + "and metrics types it hands out and stats, never the pipeline, the samplers or "
+            + "util")
         .check(CLASSES);
   }
 
@@ -99,8 +100,17 @@ class PackageRulesTest {
   void onlyTheCommandLineShouldRunTheBenchmarks() {
     noClasses()
         .that().resideOutsideOfPackage(CLI)
-        .should().dependOnClassesThat().resideInAnyPackage(CONNECTOR_BENCH, LOADER_BENCH)
+        .should().dependOnClassesThat().resideInAPackage(TOOLS + "..")
         .because("the benchmarks are stoker bench's; the jobs train as users do")
+        .check(CLASSES);
+  }
+
+  @Test
+  void theCommandLineShouldUseOnlyTheBenchmarksOfTheTools() {
+    noClasses()
+        .should().dependOnClassesThat(insideOutside(TOOLS, BENCHMARKS))
+        .because("stoker bench runs the tools' benchmarks; the GPU check is a kit of its own "
+            + "(scripts/gpu-check.sh), which the command line does not run")
         .check(CLASSES);
   }
 

@@ -7,6 +7,6 @@
  * ({@link dev.stoker.loader.MapDataset}, {@link dev.stoker.loader.StreamedDataset}) with the
  * writers they fill batch rows through, and the {@link dev.stoker.loader.Batch} the consumer gets.
  * It drives the samplers and the pipeline and hands out memory, device and metrics types. It must
- * not import stats or bench, which are built on it, nor Spark, Hadoop or JCuda.
+ * not import stats, which is built on it, nor Spark, Hadoop or JCuda.
  */
 package dev.stoker.loader;

@@ -52,11 +52,8 @@ class PackageRulesTest {
   private static final String PIPELINE = STOKER + ".pipeline..";
   private static final String METRICS = STOKER + ".metrics..";
   private static final String STATS = STOKER + ".stats..";
-  private static final String BENCH = STOKER + ".bench..";
   private static final String UTIL = STOKER + ".util..";
   private static final String STATE = STOKER + ".state..";
-  private static final String DEVICE_CHECK = STOKER + ".device.check..";
-  private static final String GPU_CHECK = STOKER + ".gpucheck..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -104,8 +101,8 @@ class PackageRulesTest {
     noClasses()
         .should().dependOnClassesThat()
         .resideInAnyPackage("org.apache.spark..", "org.apache.hadoop..", "scala..")
-        .because("the arrows go one way, examples -> spark-connector -> loader-core: the loader "
-            + "runs without Spark or Hadoop on the classpath")
+        .because("the arrows go one way, examples -> tools -> spark-connector -> loader-core: the "
+            + "loader runs without Spark or Hadoop on the classpath")
         .check(CLASSES);
   }
 
@@ -191,40 +188,21 @@ class PackageRulesTest {
   }
 
   @Test
-  void statsAndBenchShouldNotReachIntoThePipeline() {
+  void statsShouldNotReachIntoThePipeline() {
     noClasses()
-        .that().resideInAnyPackage(STATS, BENCH)
+        .that().resideInAPackage(STATS)
         .should().dependOnClassesThat().resideInAPackage(PIPELINE)
-        .because("statistics and benchmarks read data through a DataLoader as any user does, "
-            + "so what they measure is what users get")
+        .because("statistics read data through a DataLoader as any user does, so what they "
+            + "compute is what users get")
         .check(CLASSES);
   }
 
   @Test
-  void loaderShouldNotDependOnStatsOrBench() {
+  void loaderShouldNotDependOnStats() {
     noClasses()
         .that().resideInAPackage(LOADER)
-        .should().dependOnClassesThat().resideInAnyPackage(STATS, BENCH)
-        .because("statistics and benchmarks are built on the loader's public API, not part of it")
-        .check(CLASSES);
-  }
-
-  @Test
-  void gpuCheckShouldReadDataAsUsersDo() {
-    noClasses()
-        .that().resideInAPackage(GPU_CHECK)
-        .should().dependOnClassesThat().resideInAPackage(PIPELINE)
-        .because("the GPU check measures what users get, through a DataLoader and a device")
-        .check(CLASSES);
-  }
-
-  @Test
-  void onlyTheGpuCheckShouldUseItsTools() {
-    noClasses()
-        .that().resideOutsideOfPackages(GPU_CHECK, DEVICE_CHECK)
-        .should().dependOnClassesThat().resideInAnyPackage(GPU_CHECK, DEVICE_CHECK)
-        .because("the GPU check and its CUDA tools are no part of the loader: nothing a loader "
-            + "runs may need them")
+        .should().dependOnClassesThat().resideInAPackage(STATS)
+        .because("statistics are built on the loader's public API, not part of it")
         .check(CLASSES);
   }
 
@@ -243,9 +221,9 @@ class PackageRulesTest {
     classes()
         .that().resideInAPackage(LOADER)
         .and().arePublic()
-        .should(exposeNoTypeThat(resideInAnyPackage(PIPELINE, BENCH, GPU_CHECK, DEVICE_CHECK)))
+        .should(exposeNoTypeThat(resideInAPackage(PIPELINE)))
         .because("users import the root package and the packages it names in its signatures; "
-            + "the pipeline and the tools are not among them")
+            + "the pipeline is not among them")
         .check(CLASSES);
   }
 

@@ -7,6 +7,6 @@
  * builder hands the run to {@code dev.stoker.spark.run}, which implements the rank context. Every
  * top-level class here is public, no public signature names a type of the packages below it,
  * none uses Spark's execution or catalyst classes or JCuda, and only {@code StokerSpark} imports
- * the runner. Only {@code run} and the benchmarks import this package.
+ * the runner. Of the connector, only {@code run} imports this package.
  */
 package dev.stoker.spark;

@@ -56,7 +56,6 @@ class PackageRulesTest {
   private static final String ROWS = SPARK + ".rows..";
   private static final String COLLECTIVE = SPARK + ".collective..";
   private static final String RAPIDS = SPARK + ".rapids..";
-  private static final String BENCH = SPARK + ".bench..";
   private static final String OPTIONS = SPARK + ".options..";
   private static final String UI = SPARK + ".ui..";
   private static final String PYTHON = SPARK + ".python..";
@@ -164,31 +163,30 @@ class PackageRulesTest {
   void thePythonBridgeShouldUseOnlyTheScanAndTheParquetStack() {
     noClasses()
         .that().resideInAPackage(PYTHON)
-        .should().dependOnClassesThat().resideInAnyPackage(API, RUNNER, ROWS, COLLECTIVE, BENCH)
+        .should().dependOnClassesThat().resideInAnyPackage(API, RUNNER, ROWS, COLLECTIVE)
         .because("a Python rank is one loader over the scan's planned runs; the runner, the "
             + "API and the collective are for JVM training")
         .check(CLASSES);
   }
 
   @Test
-  void onlyTheRunnerAndTheBenchmarksShouldUseTheApi() {
+  void onlyTheRunnerShouldUseTheApi() {
     noClasses()
-        .that().resideOutsideOfPackages(API, RUN, BENCH)
+        .that().resideOutsideOfPackages(API, RUN)
         .should().dependOnClassesThat().resideInAPackage(API)
         .because("the API is built on the packages below it: only the runner, which implements "
-            + "RankContext, and the benchmarks, which use the API as users do, import it")
+            + "RankContext, imports it")
         .check(CLASSES);
   }
 
   @Test
-  void onlyTheBuilderAndTheBenchmarksShouldUseTheRunner() {
+  void onlyTheBuilderShouldUseTheRunner() {
     noClasses()
         .that().resideOutsideOfPackage(RUNNER)
         .and(not(BUILDER))
-        .and().resideOutsideOfPackage(BENCH)
         .should().dependOnClassesThat().resideInAnyPackage(RUN, BALANCE)
         .because("the runner is no library: nothing in the connector imports it but the API's "
-            + "builder and the benchmarks")
+            + "builder")
         .check(CLASSES);
   }
 
@@ -197,7 +195,6 @@ class PackageRulesTest {
     noClasses()
         .that().resideOutsideOfPackages(RUNNER, ROWS, SHARD)
         .and(not(BUILDER))
-        .and().resideOutsideOfPackage(BENCH)
         .should().dependOnClassesThat().resideInAPackage(SHARD)
         .because("the shard cache is the runner's; the rows path fills its blocks and the "
             + "builder checks the declared columns against its layout")
@@ -215,10 +212,10 @@ class PackageRulesTest {
   }
 
   @Test
-  void sourceShouldNotUseTheRunnerTheApiTheRowsOrTheBenchmarks() {
+  void sourceShouldNotUseTheRunnerTheApiOrTheRows() {
     noClasses()
         .that().resideInAPackage(SOURCE)
-        .should().dependOnClassesThat().resideInAnyPackage(RUNNER, API, ROWS, BENCH)
+        .should().dependOnClassesThat().resideInAnyPackage(RUNNER, API, ROWS)
         .because("the DataSource holds only Spark's read interfaces over the Parquet stack; "
             + "the runner and the API consume it")
         .check(CLASSES);
@@ -292,25 +289,6 @@ class PackageRulesTest {
         .that().resideInAPackage(RAPIDS)
         .should().dependOnClassesThat(stokerOutside(RAPIDS))
         .because("finding RAPIDS in a session needs Spark only")
-        .check(CLASSES);
-  }
-
-  @Test
-  void benchmarksShouldUseTheConnectorAsUsersDo() {
-    noClasses()
-        .that().resideInAPackage(BENCH)
-        .should().dependOnClassesThat(connectorOutside(BENCH, API, SOURCE, COLLECTIVE))
-        .because("the benchmarks use the connector's public API, the DataSource's scan and the "
-            + "collective, so what they measure is what users get")
-        .check(CLASSES);
-  }
-
-  @Test
-  void nothingButTheBenchmarksShouldUseThem() {
-    noClasses()
-        .that().resideOutsideOfPackage(BENCH)
-        .should().dependOnClassesThat().resideInAPackage(BENCH)
-        .because("the benchmarks are built on the connector, no part of it")
         .check(CLASSES);
   }
 

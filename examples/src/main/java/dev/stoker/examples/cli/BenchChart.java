@@ -1,7 +1,7 @@
 package dev.stoker.examples.cli;
 
-import dev.stoker.loader.bench.SweepConfig;
-import dev.stoker.loader.bench.SweepRow;
+import dev.stoker.tools.bench.SweepConfig;
+import dev.stoker.tools.bench.SweepRow;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Paint;

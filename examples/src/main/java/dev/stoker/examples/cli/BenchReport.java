@@ -1,9 +1,9 @@
 package dev.stoker.examples.cli;
 
-import dev.stoker.loader.bench.Sweep;
-import dev.stoker.loader.bench.SweepConfig;
-import dev.stoker.loader.bench.SweepResult;
-import dev.stoker.loader.bench.SweepRow;
+import dev.stoker.tools.bench.Sweep;
+import dev.stoker.tools.bench.SweepConfig;
+import dev.stoker.tools.bench.SweepResult;
+import dev.stoker.tools.bench.SweepRow;
 import java.io.PrintWriter;
 import java.util.Locale;
 

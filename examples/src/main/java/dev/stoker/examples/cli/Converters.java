@@ -1,6 +1,6 @@
 package dev.stoker.examples.cli;
 
-import dev.stoker.loader.bench.ReferenceWorkloads;
+import dev.stoker.tools.bench.ReferenceWorkloads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -66,7 +66,7 @@ final class Converters {
     public String convert(String value) {
       List<String> names = new ArrayList<>(ReferenceWorkloads.NAMES);
       names.addAll(BenchCommand.SPARK_WORKLOADS);
-      names.add(dev.stoker.spark.bench.AllReduceBench.WORKLOAD);
+      names.add(dev.stoker.tools.spark.AllReduceBench.WORKLOAD);
       if (!names.contains(value)) {
         throw new TypeConversionException("'" + value + "' (expected one of: "
             + String.join(", ", names) + ")");

@@ -2,6 +2,7 @@ package dev.stoker.examples.cli;
 
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.StokerSpark;
+import dev.stoker.tools.spark.python.JvmRead;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,7 +19,8 @@ import java.util.Map;
 /**
  * {@code stoker bench --workload python}: runs {@code python -m stoker.bench} (the Python package
  * in this checkout's {@code python/}, or an installed one) with PySpark, given the jars this
- * command runs from, and hands its JSON on. The Python is {@code $STOKER_PYTHON}, else
+ * command runs from (loader-core, the connector, and the tools for the JVM yardstick the Python
+ * side calls), and hands its JSON on. The Python is {@code $STOKER_PYTHON}, else
  * {@code python3}: one that imports pyspark, pyarrow and torch.
  */
 final class PythonBench {
@@ -43,9 +45,11 @@ final class PythonBench {
       int epochs, int warmups, PrintWriter err) throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
     Path connectorJar = jarOf(StokerSpark.class);
+    Path toolsJar = jarOf(JvmRead.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
     List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
-        "--jars", loaderJar + "," + connectorJar, "--rows", Integer.toString(rows),
+        "--jars", loaderJar + "," + connectorJar + "," + toolsJar,
+        "--rows", Integer.toString(rows),
         "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
         "--repeats", Integer.toString(repeats), "--epochs", Integer.toString(epochs),
         "--warmups", Integer.toString(warmups)));

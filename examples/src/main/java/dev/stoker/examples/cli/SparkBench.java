@@ -1,15 +1,15 @@
 package dev.stoker.examples.cli;
 
-import dev.stoker.loader.bench.ReferenceWorkloads;
+import dev.stoker.tools.bench.ReferenceWorkloads;
 import dev.stoker.spark.DeviceFactory;
-import dev.stoker.spark.bench.DeviceBench;
-import dev.stoker.spark.bench.DeviceBenchResult;
-import dev.stoker.spark.bench.ResumeBench;
-import dev.stoker.spark.bench.ResumeBenchResult;
-import dev.stoker.spark.bench.SourceBench;
-import dev.stoker.spark.bench.SourceBenchResult;
-import dev.stoker.spark.bench.SparkIngestBench;
-import dev.stoker.spark.bench.SparkIngestResult;
+import dev.stoker.tools.spark.DeviceBench;
+import dev.stoker.tools.spark.DeviceBenchResult;
+import dev.stoker.tools.spark.ResumeBench;
+import dev.stoker.tools.spark.ResumeBenchResult;
+import dev.stoker.tools.spark.SourceBench;
+import dev.stoker.tools.spark.SourceBenchResult;
+import dev.stoker.tools.spark.SparkIngestBench;
+import dev.stoker.tools.spark.SparkIngestResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

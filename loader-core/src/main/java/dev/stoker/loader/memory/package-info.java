@@ -6,6 +6,6 @@
  * {@link dev.stoker.loader.memory.SlotPool}, the loader-lifetime pool of batch-sized slots sized by
  * a {@link dev.stoker.loader.memory.SlotBudget}. Pinned allocators (CUDA) implement the same
  * interface from the device side. Of Stoker this package may import only util and metrics: not the
- * loader, samplers, devices, the pipeline, stats or bench, and no JCuda or Spark.
+ * loader, samplers, devices, the pipeline or stats, and no JCuda or Spark.
  */
 package dev.stoker.loader.memory;

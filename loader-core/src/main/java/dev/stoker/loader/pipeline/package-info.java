@@ -8,6 +8,6 @@
  * knows slots, batch numbers and stages, not datasets, schemas or sampler order: it imports memory,
  * device, metrics and util of Stoker, and of the root package only the failures it raises
  * ({@link dev.stoker.loader.BatchLoadException}, {@link dev.stoker.loader.LoaderTimeoutException}
- * and their {@link dev.stoker.loader.Stage}); never samplers, stats, bench or Spark.
+ * and their {@link dev.stoker.loader.Stage}); never samplers, stats or Spark.
  */
 package dev.stoker.loader.pipeline;

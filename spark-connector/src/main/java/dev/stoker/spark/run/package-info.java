@@ -6,6 +6,6 @@
  * and streamed into the ranks' loaders; any other DataFrame goes through the rows path
  ({@code dev.stoker.spark.rows}, {@code balance}) into each rank's shard
  * ({@code dev.stoker.spark.shard}). Implements the API's {@link dev.stoker.spark.RankContext};
- * nothing in the connector imports it but the API's builder and the benchmarks.
+ * nothing in the connector imports it but the API's builder.
  */
 package dev.stoker.spark.run;

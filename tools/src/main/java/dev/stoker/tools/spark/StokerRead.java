@@ -1,0 +1,71 @@
+package dev.stoker.tools.spark;
+
+import dev.stoker.tools.spark.SourceBench.Config;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * The read through {@code format("stoker")}: each rank's columnar batches, as a training runner
+ * takes them from the scan, touched as a consumer would (the label and first value of each row).
+ * Page checksums are verified unless the system property {@code stoker.bench.verifyChecksums} is
+ * {@code false}, to measure what verifying costs.
+ */
+final class StokerRead {
+  /** The system property that sets the read's {@code verifyChecksums} (default true). */
+  static final String VERIFY_CHECKSUMS = "stoker.bench.verifyChecksums";
+
+  private StokerRead() {}
+
+  static BatchCount read(SparkSession spark, String data, Config config, int epoch) {
+    Dataset<Row> df = spark.read().format("stoker").option("batchSize", config.batchSize())
+        .option("worldSize", config.ranks()).option("shuffle", true).option("seed", 1)
+        .option("epoch", epoch).option("dropLast", true)
+        .option("verifyChecksums", System.getProperty(VERIFY_CHECKSUMS, "true")).load(data);
+    BatchScanExec scan = scan(df.queryExecution().executedPlan());
+    StructType schema = scan.scan().readSchema();
+    int label = schema.fieldIndex("label");
+    int image = schema.fieldIndex("image");
+    List<long[]> ranks = scan.executeColumnar().toJavaRDD()
+        .mapPartitions(batches -> consume(batches, label, image)).collect();
+    return BatchCount.sum(ranks);
+  }
+
+  private static Iterator<long[]> consume(Iterator<ColumnarBatch> batches, int label, int image) {
+    long rows = 0;
+    long count = 0;
+    double touched = 0;
+    while (batches.hasNext()) {
+      ColumnarBatch batch = batches.next();
+      ColumnVector labels = batch.column(label);
+      ColumnVector images = batch.column(image);
+      for (int r = 0; r < batch.numRows(); r++) {
+        touched += labels.getInt(r) + images.getArray(r).getFloat(0);
+      }
+      rows += batch.numRows();
+      count++;
+    }
+    return List.of(new long[] {rows, count, (long) touched}).iterator();
+  }
+
+  private static BatchScanExec scan(SparkPlan plan) {
+    if (plan instanceof BatchScanExec scan) {
+      return scan;
+    }
+    scala.collection.Seq<SparkPlan> children = plan.children();
+    for (int i = 0; i < children.size(); i++) {
+      BatchScanExec found = scan(children.apply(i));
+      if (found != null) {
+        return found;
+      }
+    }
+    return null;
+  }
+}
