@@ -55,6 +55,7 @@ class PackageRulesTest {
   private static final String BENCH = STOKER + ".bench..";
   private static final String UTIL = STOKER + ".util..";
   private static final String STATE = STOKER + ".state..";
+  private static final String OPTION = STOKER + ".option..";
   private static final String DEVICE_CHECK = STOKER + ".device.check..";
   private static final String GPU_CHECK = STOKER + ".gpucheck..";
 
@@ -136,6 +137,16 @@ class PackageRulesTest {
         .should().dependOnClassesThat(stokerOutside(STATE))
         .because("a loader's state is a value stored next to a model checkpoint: it is read "
             + "and checked without a loader, a dataset or memory")
+        .check(CLASSES);
+  }
+
+  @Test
+  void optionShouldUseNothingElseOfStokerButUtil() {
+    noClasses()
+        .that().resideInAPackage(OPTION)
+        .should().dependOnClassesThat(stokerOutside(OPTION, UTIL))
+        .because("the typed option and its readers sit below every table of options: the "
+            + "loader's and the Spark connector's")
         .check(CLASSES);
   }
 
