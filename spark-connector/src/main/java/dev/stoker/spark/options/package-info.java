@@ -3,7 +3,9 @@
  * the loader's options of {@code dev.stoker.loader.LoaderOptionTable} and the DataSource's and
  * the runner's own, each typed, with its default, one line of documentation and the layers that
  * read it), how a reader resolves them ({@link dev.stoker.spark.options.OptionReader}: an option it
- * was given beats the session's {@code spark.stoker.<name>} setting, which beats the default).
- * Imports loader-core and Spark's session only; every other connector package may use it.
+ * was given beats the session's {@code spark.stoker.<name>} setting, which beats the default), and
+ * the reference page generated from the table, {@code docs/configuration.md}
+ * ({@link dev.stoker.spark.options.ConfigurationPage}). Imports loader-core and Spark's session
+ * only; every other connector package may use it.
  */
 package dev.stoker.spark.options;
