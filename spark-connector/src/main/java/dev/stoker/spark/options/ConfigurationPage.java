@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -58,7 +59,9 @@ public final class ConfigurationPage {
   }
 
   private static String row(OptionSpec spec) {
-    String name = spec.isPrefix() ? spec.name() + "<column>" : spec.name();
+    String name = spec.isPrefix() ? spec.name() + "<column>"
+        : spec.layers().equals(Set.of(OptionLayer.SETTING))
+            ? OptionRegistry.setting(spec.option()) : spec.name();
     String value = spec.option().defaultValue() != null ? "`" + spec.defaultValue() + "`"
         : spec.defaultValue();
     List<String> cells = List.of("`" + name + "`", spec.type(), value, layers(spec), spec.doc());

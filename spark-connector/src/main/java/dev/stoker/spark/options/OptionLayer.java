@@ -19,7 +19,15 @@ public enum OptionLayer {
   /** The runner's run ({@code StokerSpark}). */
   RUN("The run (`StokerSpark`)",
       "Options of `StokerSpark.on(df)...run(...)`: `SparkRunOptions` in code, or "
-          + "`option(name, value)` beside the loader's knobs and `worldSize`.");
+          + "`option(name, value)` beside the loader's knobs and `worldSize`."),
+  /**
+   * A Spark setting only ({@code spark.stoker.<name>}), read by the executors or the Python
+   * bridge: never an option of a read or a run, and no reader of options takes it.
+   */
+  SETTING("Spark settings",
+      "Read from the Spark configuration only, as `spark.stoker.<name>` (`--conf` at submit, or "
+          + "the session's configuration), by the executors or the Python bridge: never an "
+          + "option of a read or a run.");
 
   private final String title;
   private final String description;

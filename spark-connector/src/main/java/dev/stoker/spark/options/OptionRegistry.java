@@ -1,5 +1,6 @@
 package dev.stoker.spark.options;
 
+import dev.stoker.loader.option.StokerOption;
 import dev.stoker.loader.util.ClosestName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,6 +22,11 @@ import scala.Tuple2;
 public final class OptionRegistry {
   /** The prefix of the session settings that stand in for options. */
   public static final String SESSION_PREFIX = "spark.stoker.";
+
+  /** The Spark setting of {@code option}: {@code spark.stoker.<name>}. */
+  public static String setting(StokerOption<?> option) {
+    return SESSION_PREFIX + option.name();
+  }
 
   private OptionRegistry() {}
 

@@ -3,6 +3,7 @@ package dev.stoker.spark.options;
 import static dev.stoker.spark.options.OptionLayer.LOADER;
 import static dev.stoker.spark.options.OptionLayer.PLACEMENT;
 import static dev.stoker.spark.options.OptionLayer.RUN;
+import static dev.stoker.spark.options.OptionLayer.SETTING;
 import static dev.stoker.spark.options.OptionLayer.SOURCE;
 
 import dev.stoker.loader.LoaderOptionTable;
@@ -21,7 +22,8 @@ import java.util.stream.IntStream;
 /**
  * Every option of Stoker on Spark, each defined once with the layers that read it: the loader's
  * (from {@link LoaderOptionTable}, read by both the DataSource and the runner), then the
- * DataSource's and the runner's own. {@link #ALL} lists them in that order, the order of the
+ * DataSource's and the runner's own, and last the Spark settings that are no option. {@link #ALL}
+ * lists them in that order, the order of the
  * reference page and of the names an error lists. The enum-valued options ({@link #CACHE},
  * {@link #REBALANCE}) hold the label; the API's enums read their constant from it.
  */
@@ -120,6 +122,26 @@ public final class SparkOptionTable {
           .doc("Longest wait of a rank's collective call (all-reduce, allGather, barrier) for "
               + "its peers before a clear error; 0 waits until the task is killed.").build(),
       RUN);
+
+  /** The network interface the collective listens on, e.g. {@code eth1}. */
+  public static final StokerOption<String> COLLECTIVE_INTERFACE = add(
+      StokerOption.builder("collective.interface", ValueType.TEXT)
+          .values("a network interface (eth1)").defaultText("(the route to the driver)")
+          .doc("The interface every executor's ranks listen on for their peers (its first IPv4 "
+              + "address).").build(), SETTING);
+
+  /** The ports the collective may listen on, {@code first-last}. */
+  public static final StokerOption<String> COLLECTIVE_PORTS = add(
+      StokerOption.builder("collective.ports", ValueType.TEXT)
+          .values("ports first-last (41000-41015)").defaultValue("0")
+          .doc("The ports a rank may listen on for its peers, the first free one taken; 0 lets "
+              + "the system choose.").build(), SETTING);
+
+  /** The shared-memory folder of a Python rank's slot file. */
+  public static final StokerOption<String> PYTHON_SHM_DIR = add(
+      StokerOption.builder("python.shmDir", ValueType.TEXT).values("a folder")
+          .defaultValue("/dev/shm")
+          .doc("The shared-memory folder of each Python rank's slot file.").build(), SETTING);
 
   /** Every option with its layers, the loader's knobs first. */
   public static final List<OptionSpec> ALL = List.copyOf(DEFINED);

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 class ConfigurationPageTest {
   /** The page from the module's directory, where the tests run. */
   private static final Path PAGE = Path.of("..").resolve(ConfigurationPage.PATH);
-  private static final String HOW = "run: mvn -B -o -pl spark-connector -am verify "
+  private static final String HOW = "run `mvn -pl spark-connector -am verify "
       + "-Dtest=ConfigurationPageTest -Dsurefire.failIfNoSpecifiedTests=false "
-      + "-Dstoker.docs.write=true, and commit the page";
+      + "-Dstoker.docs.write=true` and commit the page";
 
   @Test
   void shouldMatchTheOptionTable() throws IOException {
@@ -37,8 +37,8 @@ class ConfigurationPageTest {
     String page = ConfigurationPage.markdown();
     for (OptionSpec spec : OptionRegistry.all()) {
       String name = spec.isPrefix() ? spec.name() + "<column>" : spec.name();
-      assertThat(page.split("\\| `" + name.replace(".", "\\.") + "` \\|", -1))
-          .as(name).hasSize(spec.layers().size() + 1);
+      String cell = "\\| `(spark\\.stoker\\.)?" + name.replace(".", "\\.") + "` \\|";
+      assertThat(page.split(cell, -1)).as(name).hasSize(spec.layers().size() + 1);
     }
     assertThat(page).contains("| `batchSize` | int > 0 | `1` | loader | Samples per batch. |")
         .contains("| `cache` | auto\\|disk\\|none | `auto` | run |")

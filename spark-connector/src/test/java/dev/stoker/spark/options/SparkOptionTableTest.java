@@ -8,7 +8,11 @@ import dev.stoker.loader.option.StokerOption;
 import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.SparkOptionNames;
+import dev.stoker.spark.collective.ListenOn;
+import dev.stoker.spark.parquet.SourceOptions;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -77,5 +81,29 @@ class SparkOptionTableTest {
     assertThat(SparkOptionTable.SHAPE.parse("shape.x", "[2, 3]")).containsExactly(2, 3);
     assertThatThrownBy(() -> SparkOptionTable.SHAPE.parse("shape.x", "2,a"))
         .hasMessageStartingWith("shape.x: '2,a' (expected: dimensions > 0");
+  }
+
+  /**
+   * The settings of the collective and the Python bridge are read from Spark's configuration, not
+   * by a reader of options: set for the session, they are no unknown option to a read or a run.
+   */
+  @Test
+  void shouldLeaveTheSparkSettingsToTheirReaders() {
+    Map<String, String> session = Map.of("spark.stoker.collective.ports", "41000-41015",
+        "spark.stoker.collective.interface", "eth1", "spark.stoker.python.shmDir", "/tmp");
+    for (Set<OptionLayer> layers : List.of(SourceOptions.LAYERS,
+        EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT, OptionLayer.RUN))) {
+      assertThat(OptionRegistry.resolve(Map.of("batchSize", "4"), session, layers))
+          .containsExactly(Map.entry("batchSize", "4"));
+    }
+    assertThatThrownBy(() -> OptionRegistry.resolve(Map.of(),
+        Map.of("spark.stoker.collective.port", "1"), SourceOptions.LAYERS))
+        .hasMessage("spark.stoker.collective.port: a session setting that names no option of "
+            + "Stoker's (expected: did you mean 'spark.stoker.collective.ports'?)");
+    assertThat(ListenOn.PORTS_OPTION)
+        .as("the collective, which imports nothing of the connector, names its setting itself")
+        .isEqualTo(OptionRegistry.setting(SparkOptionTable.COLLECTIVE_PORTS));
+    assertThat(ConfigurationPage.markdown())
+        .contains("| `spark.stoker.collective.ports` | ports first-last (41000-41015) | `0` |");
   }
 }
