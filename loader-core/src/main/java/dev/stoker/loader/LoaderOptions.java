@@ -208,8 +208,9 @@ public final class LoaderOptions {
   }
 
   /**
-   * Builds {@link LoaderOptions}; PyTorch's defaults where it has them. Each setter checks its
-   * value by the option's rule in {@link LoaderOptionTable}, whose documentation it shares.
+   * Builds {@link LoaderOptions}. Each setter checks its value by its option's rule in
+   * {@link LoaderOptionTable}, where the option's default is (PyTorch's where it has one); an
+   * option not set keeps it.
    */
   public static final class Builder {
     /** The options given, by option; the others keep their defaults. */
@@ -217,37 +218,37 @@ public final class LoaderOptions {
 
     private Builder() {}
 
-    /** {@link LoaderOptionTable#BATCH_SIZE}: samples per batch, > 0 (default 1). */
+    /** {@link LoaderOptionTable#BATCH_SIZE}: samples per batch, > 0. */
     public Builder batchSize(int value) {
       return set(LoaderOptionTable.BATCH_SIZE, value);
     }
 
-    /** {@link LoaderOptionTable#SHUFFLE}: reshuffle every epoch (default false). */
+    /** {@link LoaderOptionTable#SHUFFLE}: reshuffle every epoch. */
     public Builder shuffle(boolean value) {
       return set(LoaderOptionTable.SHUFFLE, value);
     }
 
-    /** {@link LoaderOptionTable#SEED}: the seed of the shuffled order (default 0). */
+    /** {@link LoaderOptionTable#SEED}: the seed of the shuffled order. */
     public Builder seed(long value) {
       return set(LoaderOptionTable.SEED, value);
     }
 
     /**
      * {@link LoaderOptionTable#NUM_WORKERS}: worker threads, 0 to {@value #MAX_WORKERS}; 0 loads
-     * in the caller's thread (default).
+     * in the caller's thread.
      */
     public Builder numWorkers(int value) {
       return set(LoaderOptionTable.NUM_WORKERS, value);
     }
 
-    /** {@link LoaderOptionTable#PIN_MEMORY}: page-locked host slots (default false). */
+    /** {@link LoaderOptionTable#PIN_MEMORY}: page-locked host slots. */
     public Builder pinMemory(boolean value) {
       return set(LoaderOptionTable.PIN_MEMORY, value);
     }
 
     /**
-     * {@link LoaderOptionTable#PREFETCH_FACTOR}: batches each worker loads ahead, >= 1 (default
-     * 2); only with numWorkers > 0.
+     * {@link LoaderOptionTable#PREFETCH_FACTOR}: batches each worker loads ahead, >= 1; only with
+     * numWorkers > 0.
      */
     public Builder prefetchFactor(int value) {
       return set(LoaderOptionTable.PREFETCH_FACTOR, value);
@@ -261,38 +262,38 @@ public final class LoaderOptions {
       return set(LoaderOptionTable.PERSISTENT_WORKERS, value);
     }
 
-    /** {@link LoaderOptionTable#DROP_LAST}: drop the short last batch (default false). */
+    /** {@link LoaderOptionTable#DROP_LAST}: drop the short last batch. */
     public Builder dropLast(boolean value) {
       return set(LoaderOptionTable.DROP_LAST, value);
     }
 
     /**
      * {@link LoaderOptionTable#TIMEOUT}: longest wait for one batch before a clear error; zero
-     * (default) waits forever. At most {@code Long.MAX_VALUE} nanoseconds (about 292 years), so
+     * waits forever. At most {@code Long.MAX_VALUE} nanoseconds (about 292 years), so
      * that {@link #timeoutNanos()} fits.
      */
     public Builder timeout(Duration value) {
       return set(LoaderOptionTable.TIMEOUT, value);
     }
 
-    /** {@link LoaderOptionTable#ON_BAD_SAMPLE}: fail the batch (default) or skip the sample. */
+    /** {@link LoaderOptionTable#ON_BAD_SAMPLE}: fail the batch or skip the sample. */
     public Builder onBadSample(OnBadSample value) {
       return set(LoaderOptionTable.ON_BAD_SAMPLE, value);
     }
 
-    /** {@link LoaderOptionTable#MAX_HOST_BYTES}: the host slot pool's budget, > 0 (4 GiB). */
+    /** {@link LoaderOptionTable#MAX_HOST_BYTES}: the host slot pool's budget in bytes, > 0. */
     public Builder maxHostBytes(long value) {
       return set(LoaderOptionTable.MAX_HOST_BYTES, value);
     }
 
-    /** {@link LoaderOptionTable#TRANSFER_DEPTH}: batches copied ahead, >= 1 (default 2). */
+    /** {@link LoaderOptionTable#TRANSFER_DEPTH}: batches copied ahead, >= 1. */
     public Builder transferDepth(int value) {
       return set(LoaderOptionTable.TRANSFER_DEPTH, value);
     }
 
     /**
      * {@link LoaderOptionTable#NAME}: the name for threads and messages, stripped of surrounding
-     * whitespace (default: generated).
+     * whitespace; null for a generated one.
      */
     public Builder name(String value) {
       return set(LoaderOptionTable.NAME, value);

@@ -13,21 +13,21 @@ import java.util.List;
 public final class SparkOptionNames {
   /** The number of ranks: tasks of the barrier stage, one per GPU as a rule. Required. */
   public static final String WORLD_SIZE = OptionNames.WORLD_SIZE;
-  /** {@link SparkOptionTable#MAX_SHARD_BYTES}: the most bytes of one rank's shard (64g). */
+  /** {@link SparkOptionTable#MAX_SHARD_BYTES}: the most bytes of one rank's shard. */
   public static final String MAX_SHARD_BYTES = SparkOptionTable.MAX_SHARD_BYTES.name();
-  /** {@link SparkOptionTable#SHARD_DIR}: the shards' folder (Spark's local directories). */
+  /** {@link SparkOptionTable#SHARD_DIR}: the folder of the shards. */
   public static final String SHARD_DIR = SparkOptionTable.SHARD_DIR.name();
   /** {@link SparkOptionTable#REBALANCE}: the rows path's shuffle, {@code auto} or always. */
   public static final String REBALANCE = SparkOptionTable.REBALANCE.name();
-  /** {@link SparkOptionTable#PROGRESS_INTERVAL}: how often ranks report progress (1s). */
+  /** {@link SparkOptionTable#PROGRESS_INTERVAL}: how often ranks report progress. */
   public static final String PROGRESS_INTERVAL = SparkOptionTable.PROGRESS_INTERVAL.name();
-  /** {@link SparkOptionTable#COLLECTIVE_TIMEOUT}: a collective call's longest wait (10m). */
+  /** {@link SparkOptionTable#COLLECTIVE_TIMEOUT}: a collective call's longest wait. */
   public static final String COLLECTIVE_TIMEOUT = SparkOptionTable.COLLECTIVE_TIMEOUT.name();
-  /** {@link SparkOptionTable#VERIFY_CHECKSUMS}: verify Parquet page checksums (true). */
+  /** {@link SparkOptionTable#VERIFY_CHECKSUMS}: verify Parquet page checksums. */
   public static final String VERIFY_CHECKSUMS = SparkOptionTable.VERIFY_CHECKSUMS.name();
   /** {@link SparkOptionTable#CACHE}: a streaming rank's shard cache; see {@link CacheMode}. */
   public static final String CACHE = SparkOptionTable.CACHE.name();
-  /** {@link SparkOptionTable#EPOCHS}: the epochs the rank function runs (0: not known). */
+  /** {@link SparkOptionTable#EPOCHS}: the epochs the rank function runs. */
   public static final String EPOCHS = SparkOptionTable.EPOCHS.name();
 
   /** The names a run reads besides the loader's knobs, in the order its errors list them. */

@@ -118,7 +118,10 @@ public final class SparkRunOptions implements Serializable {
         cache.label(), SparkOptionNames.EPOCHS, epochs);
   }
 
-  /** Builds {@link SparkRunOptions}; each setter checks by its option's rule. */
+  /**
+   * Builds {@link SparkRunOptions}. Each setter checks its value by its option's rule in
+   * {@link SparkOptionTable}, where the option's default is; an option not set keeps it.
+   */
   public static final class Builder {
     private long maxShardBytes = DEFAULT_MAX_SHARD_BYTES;
     private String shardDir = SparkOptionTable.SHARD_DIR.defaultValue();
@@ -132,36 +135,36 @@ public final class SparkRunOptions implements Serializable {
     private Builder() {}
 
     /**
-     * The epochs the rank function runs, >= 0 (default 0: not known): {@code cache=auto} writes
-     * no cache for one, and writes it while the first epoch streams for more.
+     * The epochs the rank function runs, >= 0, 0 when not known: {@code cache=auto} writes no
+     * cache for one, and writes it while the first epoch streams for more.
      */
     public Builder epochs(int value) {
       epochs = SparkOptionTable.EPOCHS.check(value);
       return this;
     }
 
-    /** Whether a rank streaming Parquet keeps a shard cache (default {@link CacheMode#AUTO}). */
+    /** Whether a rank streaming Parquet keeps a shard cache; see {@link CacheMode}. */
     public Builder cache(CacheMode value) {
       cache = Objects.requireNonNull(value, SparkOptionNames.CACHE);
       return this;
     }
 
     /**
-     * Whether Stoker's Parquet decoder verifies page checksums where the files have them
-     * (default true; false saves the time of a CRC-32 over every page read).
+     * Whether Stoker's Parquet decoder verifies page checksums where the files have them (false
+     * saves the time of a CRC-32 over every page read).
      */
     public Builder verifyChecksums(boolean value) {
       verifyChecksums = value;
       return this;
     }
 
-    /** At most this many bytes per rank's shard, > 0 (default 64 GiB). */
+    /** At most this many bytes per rank's shard, > 0. */
     public Builder maxShardBytes(long value) {
       maxShardBytes = SparkOptionTable.MAX_SHARD_BYTES.check(value);
       return this;
     }
 
-    /** A local folder for the shards, on every executor (default: Spark's local directories). */
+    /** A local folder for the shards, on every executor; null for Spark's local directories. */
     public Builder shardDir(String value) {
       shardDir = SparkOptionTable.SHARD_DIR.check(value);
       return this;
@@ -172,15 +175,15 @@ public final class SparkRunOptions implements Serializable {
       return this;
     }
 
-    /** How often each rank updates its progress accumulators, > 0 (default 1 s). */
+    /** How often each rank updates its progress accumulators, > 0. */
     public Builder progressInterval(Duration value) {
       progressInterval = SparkOptionTable.PROGRESS_INTERVAL.check(value);
       return this;
     }
 
     /**
-     * Longest wait of a rank's collective call for a peer, >= 0 (default 10 min; 0 waits
-     * forever, until the task is killed): how long an all-reduce waits for a peer's next bytes,
+     * Longest wait of a rank's collective call for a peer, >= 0 (0 waits forever, until the
+     * task is killed): how long an all-reduce waits for a peer's next bytes,
      * and {@code allGather}, {@code barrier} and the ranks' meeting (the first all-reduce) for
      * every rank to arrive; the bound on how long a rank waits for a peer that stopped making
      * the same calls without failing.

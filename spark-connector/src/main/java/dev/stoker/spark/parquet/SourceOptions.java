@@ -33,25 +33,13 @@ import java.util.TreeMap;
  * as {@code fs.s3a.endpoint}). Any other name is an error suggesting the closest known one.
  */
 public final class SourceOptions {
-  /** The epoch whose order is read, >= 0 (default 0). */
+  /** The names of the source's own options, each defined in {@link SparkOptionTable}. */
   public static final String EPOCH = SparkOptionTable.EPOCH.name();
-  /** Rows of a rank's shuffle buffer, >= 1 (default: 8192, fewer for rows over 4 KiB). */
   public static final String SHUFFLE_BUFFER = SparkOptionTable.SHUFFLE_BUFFER.name();
-  /** Prefix of a tensor column's shape, e.g. {@code shape.image = 3,32,32}. */
+  /** The prefix of a tensor column's shape, e.g. {@code shape.image = 3,32,32}. */
   public static final String SHAPE_PREFIX = SparkOptionTable.SHAPE.name();
-  /**
-   * Whether the pages' checksums are verified where the files have them, {@code true} or
-   * {@code false} (default true): a page whose bytes changed since it was written is then an
-   * error, not values read silently.
-   */
   public static final String VERIFY_CHECKSUMS = SparkOptionTable.VERIFY_CHECKSUMS.name();
-
-  /**
-   * A state to resume from (a {@code stoker1:...} string, as {@code LoaderState.toString()} prints
-   * it): the read is the rest of the state's epoch, split across {@code worldSize} ranks.
-   */
   public static final String RESUME_FROM = SparkOptionTable.RESUME_FROM.name();
-  /** Whether a state taken on other files is resumed anyway, {@code true} or {@code false}. */
   public static final String ACCEPT_CHANGED_INPUT = SparkOptionTable.ACCEPT_CHANGED_INPUT.name();
 
   /** Spark's own key for {@code load(path)}. */
@@ -136,17 +124,7 @@ public final class SourceOptions {
     }
     LoaderOptions loader = LoaderOptions.fromMap(stoker, OWN);
     OptionReader read = OptionReader.of(stoker);
-    String rank = read.text(LoaderOptionTable.RANK);
-    if (rank != null) {
-      throw new IllegalArgumentException(OptionNames.RANK + ": '" + rank + "' (expected: no "
-          + "rank; format(\"stoker\") reads every rank at once, partition r being rank r: give "
-          + "worldSize only)");
-    }
-    if (loader.onBadSample() != OnBadSample.FAIL) {
-      throw new IllegalArgumentException(OptionNames.ON_BAD_SAMPLE + ": '"
-          + loader.onBadSample().label() + "' (expected: fail; format(\"stoker\") cannot skip a "
-          + "row without unbalancing the ranks: fix or filter the data when writing it)");
-    }
+    refuseWhatAReadCannotDo(read, loader);
     int worldSize = Placement.fromMap(stoker).worldSize();
     LoaderState state = read.get(SparkOptionTable.RESUME_FROM);
     int epoch = read.get(SparkOptionTable.EPOCH);
@@ -158,6 +136,21 @@ public final class SourceOptions {
         read.get(SparkOptionTable.SHUFFLE_BUFFER), read.get(SparkOptionTable.VERIFY_CHECKSUMS),
         Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop), paths(read),
         givenNames(given.keySet()), state, read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT));
+  }
+
+  /** A rank (each partition is its rank) and skipped rows (they would unbalance the ranks). */
+  private static void refuseWhatAReadCannotDo(OptionReader read, LoaderOptions loader) {
+    String rank = read.text(LoaderOptionTable.RANK);
+    if (rank != null) {
+      throw new IllegalArgumentException(OptionNames.RANK + ": '" + rank + "' (expected: no "
+          + "rank; format(\"stoker\") reads every rank at once, partition r being rank r: give "
+          + "worldSize only)");
+    }
+    if (loader.onBadSample() != OnBadSample.FAIL) {
+      throw new IllegalArgumentException(OptionNames.ON_BAD_SAMPLE + ": '"
+          + loader.onBadSample().label() + "' (expected: fail; format(\"stoker\") cannot skip a "
+          + "row without unbalancing the ranks: fix or filter the data when writing it)");
+    }
   }
 
   /** The loader and placement options among {@code keys}, by their own names. */
