@@ -1,5 +1,6 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.option.StokerOption;
 import java.io.InvalidObjectException;
 import java.io.ObjectStreamException;
 import java.io.Serializable;
@@ -34,11 +35,13 @@ public final class LoaderConfig implements Serializable {
         values.put(name, String.valueOf(value));
       }
     });
-    if (placement.rank() != 0) {
-      values.put(OptionNames.RANK, Integer.toString(placement.rank()));
-    }
-    if (placement.worldSize() != 1) {
-      values.put(OptionNames.WORLD_SIZE, Integer.toString(placement.worldSize()));
+    putUnlessDefault(LoaderOptionTable.RANK, placement.rank());
+    putUnlessDefault(LoaderOptionTable.WORLD_SIZE, placement.worldSize());
+  }
+
+  private void putUnlessDefault(StokerOption<Integer> option, int value) {
+    if (value != option.defaultValue()) {
+      values.put(option.name(), Integer.toString(value));
     }
   }
 

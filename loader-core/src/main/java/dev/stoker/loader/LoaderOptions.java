@@ -1,11 +1,15 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.option.OptionMap;
+import dev.stoker.loader.option.StokerOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The validated, immutable options of a {@link DataLoader}, named after PyTorch's DataLoader
@@ -42,38 +46,21 @@ public final class LoaderOptions {
    */
   public static final int MAX_WORKERS = 1024;
 
-  public static final int DEFAULT_PREFETCH_FACTOR = 2;
-  public static final long DEFAULT_MAX_HOST_BYTES = 4L << 30;
-  public static final int DEFAULT_TRANSFER_DEPTH = 2;
+  public static final int DEFAULT_PREFETCH_FACTOR =
+      LoaderOptionTable.PREFETCH_FACTOR.defaultValue();
+  public static final long DEFAULT_MAX_HOST_BYTES =
+      LoaderOptionTable.MAX_HOST_BYTES.defaultValue();
+  public static final int DEFAULT_TRANSFER_DEPTH = LoaderOptionTable.TRANSFER_DEPTH.defaultValue();
 
-  private final int batchSize;
-  private final boolean shuffle;
-  private final long seed;
-  private final int numWorkers;
-  private final boolean pinMemory;
-  private final int prefetchFactor;
-  private final boolean persistentWorkers;
-  private final boolean dropLast;
-  private final Duration timeout;
-  private final OnBadSample onBadSample;
-  private final long maxHostBytes;
-  private final int transferDepth;
-  private final String name;
+  /** Every knob's value (its default where none was given), by option, in the table's order. */
+  private final Map<StokerOption<?>, Object> values;
 
   private LoaderOptions(Builder b) {
-    this.batchSize = b.batchSize;
-    this.shuffle = b.shuffle;
-    this.seed = b.seed;
-    this.numWorkers = b.numWorkers;
-    this.pinMemory = b.pinMemory;
-    this.prefetchFactor = b.prefetchFactor == null ? DEFAULT_PREFETCH_FACTOR : b.prefetchFactor;
-    this.persistentWorkers = b.persistentWorkers;
-    this.dropLast = b.dropLast;
-    this.timeout = b.timeout;
-    this.onBadSample = b.onBadSample;
-    this.maxHostBytes = b.maxHostBytes;
-    this.transferDepth = b.transferDepth;
-    this.name = b.name;
+    Map<StokerOption<?>, Object> all = new LinkedHashMap<>();
+    for (StokerOption<?> option : LoaderOptionTable.KNOBS) {
+      all.put(option, b.get(option));
+    }
+    this.values = Collections.unmodifiableMap(all);
   }
 
   public static Builder builder() {
@@ -83,11 +70,12 @@ public final class LoaderOptions {
   /**
    * Options from string values, e.g. Spark's {@code .option(...)} map. Names match ignoring case;
    * the same name twice in different case is an error. Placement names ({@code rank},
-   * {@code worldSize}) are accepted and left to their reader; any other name is an error that suggests the closest known name. Sizes take a
-   * binary unit ({@code 512m}), durations a unit of time ({@code 30s}; plain digits are ms).
+   * {@code worldSize}) are accepted and left to their reader; any other name is an error that
+   * suggests the closest known name. Sizes take a binary unit ({@code 512m}), durations a unit of
+   * time ({@code 30s}; plain digits are ms).
    */
   public static LoaderOptions fromMap(Map<String, String> values) {
-    return OptionParser.parse(values, List.of());
+    return fromMap(values, List.of());
   }
 
   /**
@@ -96,83 +84,97 @@ public final class LoaderOptions {
    */
   public static LoaderOptions fromMap(Map<String, String> values,
       Collection<String> alsoAccepted) {
-    return OptionParser.parse(values, List.copyOf(alsoAccepted));
+    List<String> accepted = new ArrayList<>(OptionNames.PLACEMENT);
+    accepted.addAll(alsoAccepted);
+    OptionMap map = OptionMap.strict(values, OptionNames.LOADER, accepted);
+    Builder b = builder();
+    for (StokerOption<?> option : LoaderOptionTable.KNOBS) {
+      String text = map.get(option.name());
+      if (text != null) {
+        b.read(option, text);
+      }
+    }
+    return b.build();
   }
 
   /** A builder holding these options, to change some of them. */
   public Builder toBuilder() {
-    Builder b = builder().batchSize(batchSize).shuffle(shuffle).seed(seed).numWorkers(numWorkers)
-        .pinMemory(pinMemory).persistentWorkers(persistentWorkers).dropLast(dropLast)
-        .timeout(timeout).onBadSample(onBadSample)
-        .maxHostBytes(maxHostBytes).transferDepth(transferDepth).name(name);
-    if (numWorkers > 0) {
-      b.prefetchFactor(prefetchFactor);
-    }
+    Builder b = builder();
+    values.forEach((option, value) -> {
+      if (option != LoaderOptionTable.PREFETCH_FACTOR || numWorkers() > 0) {
+        b.values.put(option, value);
+      }
+    });
     return b;
   }
 
+  @SuppressWarnings("unchecked")
+  private <T> T get(StokerOption<T> option) {
+    return (T) values.get(option);
+  }
+
   public int batchSize() {
-    return batchSize;
+    return get(LoaderOptionTable.BATCH_SIZE);
   }
 
   public boolean shuffle() {
-    return shuffle;
+    return get(LoaderOptionTable.SHUFFLE);
   }
 
   public long seed() {
-    return seed;
+    return get(LoaderOptionTable.SEED);
   }
 
   public int numWorkers() {
-    return numWorkers;
+    return get(LoaderOptionTable.NUM_WORKERS);
   }
 
   public boolean pinMemory() {
-    return pinMemory;
+    return get(LoaderOptionTable.PIN_MEMORY);
   }
 
   public int prefetchFactor() {
-    return prefetchFactor;
+    return get(LoaderOptionTable.PREFETCH_FACTOR);
   }
 
   public boolean persistentWorkers() {
-    return persistentWorkers;
+    return get(LoaderOptionTable.PERSISTENT_WORKERS);
   }
 
   public boolean dropLast() {
-    return dropLast;
+    return get(LoaderOptionTable.DROP_LAST);
   }
 
   /** Longest wait for one batch; zero waits forever. */
   public Duration timeout() {
-    return timeout;
+    return get(LoaderOptionTable.TIMEOUT);
   }
 
   /** {@link #timeout()} in nanoseconds; 0 waits forever. Never overflows: the builder checks. */
   public long timeoutNanos() {
-    return timeout.toNanos();
+    return timeout().toNanos();
   }
 
   public OnBadSample onBadSample() {
-    return onBadSample;
+    return get(LoaderOptionTable.ON_BAD_SAMPLE);
   }
 
   public long maxHostBytes() {
-    return maxHostBytes;
+    return get(LoaderOptionTable.MAX_HOST_BYTES);
   }
 
   public int transferDepth() {
-    return transferDepth;
+    return get(LoaderOptionTable.TRANSFER_DEPTH);
   }
 
   /** The loader's name (thread names, messages), or null for a generated one. */
   public String name() {
-    return name;
+    return get(LoaderOptionTable.NAME);
   }
 
   /** Batches that may be in flight in the fill stage: numWorkers x prefetchFactor, or 1. */
   public int prefetchWindow() {
-    return numWorkers == 0 ? 1 : numWorkers * prefetchFactor;
+    return numWorkers() == 0 ? 1 : numWorkers() * prefetchFactor();
   }
 
   /**
@@ -181,20 +183,13 @@ public final class LoaderOptions {
    */
   public Map<String, Object> asMap() {
     Map<String, Object> map = new LinkedHashMap<>();
-    map.put(BATCH_SIZE, batchSize);
-    map.put(SHUFFLE, shuffle);
-    map.put(SEED, seed);
-    map.put(NUM_WORKERS, numWorkers);
-    map.put(PIN_MEMORY, pinMemory);
-    map.put(PREFETCH_FACTOR, prefetchFactor);
-    map.put(PERSISTENT_WORKERS, persistentWorkers);
-    map.put(DROP_LAST, dropLast);
-    map.put(TIMEOUT, OptionValues.durationText(timeout));
-    map.put(ON_BAD_SAMPLE, onBadSample.label());
-    map.put(MAX_HOST_BYTES, maxHostBytes);
-    map.put(TRANSFER_DEPTH, transferDepth);
-    map.put(NAME, name);
+    values.forEach((option, value) -> map.put(option.name(), plain(option, value)));
     return map;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> Object plain(StokerOption<T> option, Object value) {
+    return option.plain((T) value);
   }
 
   @Override
@@ -212,126 +207,96 @@ public final class LoaderOptions {
     return "LoaderOptions" + asMap();
   }
 
-  /** Builds {@link LoaderOptions}; PyTorch's defaults where it has them. */
+  /**
+   * Builds {@link LoaderOptions}. Each setter checks its value by its option's rule in
+   * {@link LoaderOptionTable}, where the option's default is (PyTorch's where it has one); an
+   * option not set keeps it.
+   */
   public static final class Builder {
-    private int batchSize = 1;
-    private boolean shuffle;
-    private long seed;
-    private int numWorkers;
-    private boolean pinMemory;
-    private Integer prefetchFactor;
-    private boolean persistentWorkers;
-    private boolean dropLast;
-    private Duration timeout = Duration.ZERO;
-    private OnBadSample onBadSample = OnBadSample.FAIL;
-    private long maxHostBytes = DEFAULT_MAX_HOST_BYTES;
-    private int transferDepth = DEFAULT_TRANSFER_DEPTH;
-    private String name;
+    /** The options given, by option; the others keep their defaults. */
+    private final Map<StokerOption<?>, Object> values = new HashMap<>();
 
     private Builder() {}
 
-    /** Samples per batch, > 0 (default 1). */
+    /** {@link LoaderOptionTable#BATCH_SIZE}: samples per batch, > 0. */
     public Builder batchSize(int value) {
-      batchSize = positive(BATCH_SIZE, value);
-      return this;
+      return set(LoaderOptionTable.BATCH_SIZE, value);
     }
 
-    /** Reshuffle every epoch; the order is a pure function of (seed, epoch, rank, worldSize). */
+    /** {@link LoaderOptionTable#SHUFFLE}: reshuffle every epoch. */
     public Builder shuffle(boolean value) {
-      shuffle = value;
-      return this;
+      return set(LoaderOptionTable.SHUFFLE, value);
     }
 
+    /** {@link LoaderOptionTable#SEED}: the seed of the shuffled order. */
     public Builder seed(long value) {
-      seed = value;
-      return this;
+      return set(LoaderOptionTable.SEED, value);
     }
 
     /**
-     * Worker threads, 0 to {@value #MAX_WORKERS}; 0 loads in the caller's thread (default).
+     * {@link LoaderOptionTable#NUM_WORKERS}: worker threads, 0 to {@value #MAX_WORKERS}; 0 loads
+     * in the caller's thread.
      */
     public Builder numWorkers(int value) {
-      if (value < 0) {
-        throw new IllegalArgumentException(NUM_WORKERS + ": " + value
-            + " (expected: >= 0; 0 loads in the caller's thread)");
-      }
-      if (value > MAX_WORKERS) {
-        throw new IllegalArgumentException(NUM_WORKERS + ": " + value + " (expected: <= "
-            + MAX_WORKERS + "; a few per core is plenty, more threads only wait for each other)");
-      }
-      numWorkers = value;
-      return this;
+      return set(LoaderOptionTable.NUM_WORKERS, value);
     }
 
-    /** Page-locked host slots for asynchronous copies; without CUDA, direct memory and a warning. */
+    /** {@link LoaderOptionTable#PIN_MEMORY}: page-locked host slots. */
     public Builder pinMemory(boolean value) {
-      pinMemory = value;
-      return this;
-    }
-
-    /** Batches each worker loads ahead, >= 1 (default 2); only with numWorkers > 0. */
-    public Builder prefetchFactor(int value) {
-      prefetchFactor = positive(PREFETCH_FACTOR, value);
-      return this;
-    }
-
-    /** Keep worker threads and slots across epochs; only with numWorkers > 0. */
-    public Builder persistentWorkers(boolean value) {
-      persistentWorkers = value;
-      return this;
-    }
-
-    /** Drop the short last batch, so that every batch (on every rank) has batchSize rows. */
-    public Builder dropLast(boolean value) {
-      dropLast = value;
-      return this;
+      return set(LoaderOptionTable.PIN_MEMORY, value);
     }
 
     /**
-     * Longest wait for one batch before a clear error; zero (default) waits forever. At most
-     * {@code Long.MAX_VALUE} nanoseconds (about 292 years), so that {@link #timeoutNanos()} fits.
+     * {@link LoaderOptionTable#PREFETCH_FACTOR}: batches each worker loads ahead, >= 1; only with
+     * numWorkers > 0.
+     */
+    public Builder prefetchFactor(int value) {
+      return set(LoaderOptionTable.PREFETCH_FACTOR, value);
+    }
+
+    /**
+     * {@link LoaderOptionTable#PERSISTENT_WORKERS}: keep worker threads and slots across epochs;
+     * only with numWorkers > 0.
+     */
+    public Builder persistentWorkers(boolean value) {
+      return set(LoaderOptionTable.PERSISTENT_WORKERS, value);
+    }
+
+    /** {@link LoaderOptionTable#DROP_LAST}: drop the short last batch. */
+    public Builder dropLast(boolean value) {
+      return set(LoaderOptionTable.DROP_LAST, value);
+    }
+
+    /**
+     * {@link LoaderOptionTable#TIMEOUT}: longest wait for one batch before a clear error; zero
+     * waits forever. At most {@code Long.MAX_VALUE} nanoseconds (about 292 years), so
+     * that {@link #timeoutNanos()} fits.
      */
     public Builder timeout(Duration value) {
-      Objects.requireNonNull(value, TIMEOUT);
-      if (value.isNegative()) {
-        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
-            + " (expected: >= 0; 0 waits forever)");
-      }
-      if (value.compareTo(OptionValues.MAX_DURATION) > 0) {
-        throw new IllegalArgumentException(TIMEOUT + ": " + OptionValues.describe(value)
-            + " (expected: " + OptionValues.MAX_DURATION_TEXT + "; 0 waits forever)");
-      }
-      timeout = value;
-      return this;
+      return set(LoaderOptionTable.TIMEOUT, value);
     }
 
+    /** {@link LoaderOptionTable#ON_BAD_SAMPLE}: fail the batch or skip the sample. */
     public Builder onBadSample(OnBadSample value) {
-      onBadSample = Objects.requireNonNull(value, ON_BAD_SAMPLE);
-      return this;
+      return set(LoaderOptionTable.ON_BAD_SAMPLE, value);
     }
 
-    /** Budget of the host slot pool in bytes, > 0 (default 4 GiB). */
+    /** {@link LoaderOptionTable#MAX_HOST_BYTES}: the host slot pool's budget in bytes, > 0. */
     public Builder maxHostBytes(long value) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(MAX_HOST_BYTES + ": " + value + " (expected: > 0)");
-      }
-      maxHostBytes = value;
-      return this;
+      return set(LoaderOptionTable.MAX_HOST_BYTES, value);
     }
 
-    /** Batches copied to the device ahead of the consumer, >= 1 (default 2). */
+    /** {@link LoaderOptionTable#TRANSFER_DEPTH}: batches copied ahead, >= 1. */
     public Builder transferDepth(int value) {
-      transferDepth = positive(TRANSFER_DEPTH, value);
-      return this;
+      return set(LoaderOptionTable.TRANSFER_DEPTH, value);
     }
 
-    /** Name for threads and messages, stripped of surrounding whitespace (default: generated). */
+    /**
+     * {@link LoaderOptionTable#NAME}: the name for threads and messages, stripped of surrounding
+     * whitespace; null for a generated one.
+     */
     public Builder name(String value) {
-      if (value != null && value.isBlank()) {
-        throw new IllegalArgumentException(NAME + ": '" + value + "' (expected: a non-blank name)");
-      }
-      name = value == null ? null : value.strip();
-      return this;
+      return set(LoaderOptionTable.NAME, value);
     }
 
     /**
@@ -339,15 +304,16 @@ public final class LoaderOptions {
      * workers, and numWorkers x prefetchFactor (the batches in flight) within int range.
      */
     public LoaderOptions build() {
-      if (numWorkers == 0 && prefetchFactor != null) {
-        throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + prefetchFactor
+      int numWorkers = get(LoaderOptionTable.NUM_WORKERS);
+      int factor = get(LoaderOptionTable.PREFETCH_FACTOR);
+      if (numWorkers == 0 && values.containsKey(LoaderOptionTable.PREFETCH_FACTOR)) {
+        throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + factor
             + " (expected: only with numWorkers > 0; numWorkers is 0)");
       }
-      if (numWorkers == 0 && persistentWorkers) {
+      if (numWorkers == 0 && get(LoaderOptionTable.PERSISTENT_WORKERS)) {
         throw new IllegalArgumentException(PERSISTENT_WORKERS
             + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
       }
-      int factor = prefetchFactor == null ? DEFAULT_PREFETCH_FACTOR : prefetchFactor;
       long inFlight = (long) numWorkers * factor;
       if (inFlight > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(String.format("%s: %d with %s=%d makes %d batches in "
@@ -357,11 +323,20 @@ public final class LoaderOptions {
       return new LoaderOptions(this);
     }
 
-    private static int positive(String option, int value) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(option + ": " + value + " (expected: > 0)");
-      }
-      return value;
+    private <T> Builder set(StokerOption<T> option, T value) {
+      values.put(option, option.check(value));
+      return this;
+    }
+
+    /** Sets {@code option} from its text, read as the option reads it. */
+    private <T> void read(StokerOption<T> option, String text) {
+      set(option, option.valueType().reader().read(option.name(), text));
+    }
+
+    /** The value given for {@code option}, else its default. */
+    @SuppressWarnings("unchecked")
+    private <T> T get(StokerOption<T> option) {
+      return values.containsKey(option) ? (T) values.get(option) : option.defaultValue();
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.stoker.loader;
 
+import dev.stoker.loader.option.OptionMap;
+import dev.stoker.loader.option.StokerOption;
 import java.io.InvalidObjectException;
 import java.io.ObjectStreamException;
 import java.io.Serializable;
@@ -31,13 +33,8 @@ public final class Placement implements Serializable {
    * @throws IllegalArgumentException unless {@code 0 <= rank < worldSize}
    */
   public static Placement of(int rank, int worldSize) {
-    if (worldSize <= 0) {
-      throw new IllegalArgumentException(
-          OptionNames.WORLD_SIZE + ": " + worldSize + " (expected: > 0)");
-    }
-    if (rank < 0) {
-      throw new IllegalArgumentException(OptionNames.RANK + ": " + rank + " (expected: >= 0)");
-    }
+    LoaderOptionTable.WORLD_SIZE.check(worldSize);
+    LoaderOptionTable.RANK.check(rank);
     if (rank >= worldSize) {
       throw new IllegalArgumentException(OptionNames.RANK + ": " + rank
           + " (expected: 0 <= rank < " + OptionNames.WORLD_SIZE + " = " + worldSize + ")");
@@ -52,10 +49,14 @@ public final class Placement implements Serializable {
    */
   public static Placement fromMap(Map<String, String> values) {
     OptionMap map = OptionMap.lenient(values, OptionNames.PLACEMENT);
-    String rank = map.get(OptionNames.RANK);
-    String worldSize = map.get(OptionNames.WORLD_SIZE);
-    return of(rank == null ? 0 : OptionValues.intValue(OptionNames.RANK, rank),
-        worldSize == null ? 1 : OptionValues.intValue(OptionNames.WORLD_SIZE, worldSize));
+    return of(read(map, LoaderOptionTable.RANK), read(map, LoaderOptionTable.WORLD_SIZE));
+  }
+
+  /** The value given for {@code option}, read but not yet checked, else its default. */
+  private static int read(OptionMap map, StokerOption<Integer> option) {
+    String text = map.get(option.name());
+    return text == null ? option.defaultValue()
+        : option.valueType().reader().read(option.name(), text);
   }
 
   public int rank() {

@@ -54,6 +54,7 @@ class PackageRulesTest {
   private static final String STATS = STOKER + ".stats..";
   private static final String UTIL = STOKER + ".util..";
   private static final String STATE = STOKER + ".state..";
+  private static final String OPTION = STOKER + ".option..";
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -133,6 +134,16 @@ class PackageRulesTest {
         .should().dependOnClassesThat(stokerOutside(STATE))
         .because("a loader's state is a value stored next to a model checkpoint: it is read "
             + "and checked without a loader, a dataset or memory")
+        .check(CLASSES);
+  }
+
+  @Test
+  void optionShouldUseNothingElseOfStokerButUtil() {
+    noClasses()
+        .that().resideInAPackage(OPTION)
+        .should().dependOnClassesThat(stokerOutside(OPTION, UTIL))
+        .because("the typed option and its readers sit below every table of options: the "
+            + "loader's and the Spark connector's")
         .check(CLASSES);
   }
 

@@ -1,5 +1,6 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.options.SparkOptionTable;
 import java.util.Locale;
 
 /**
@@ -30,14 +31,11 @@ public enum CacheMode {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** {@code auto}, {@code disk} or {@code none}, any case. */
+  /**
+   * {@code auto}, {@code disk} or {@code none}, any case, with surrounding whitespace: the
+   * labels of {@link SparkOptionTable#CACHE}, whose error names the option and the labels.
+   */
   public static CacheMode parse(String text) {
-    for (CacheMode value : values()) {
-      if (value.label().equalsIgnoreCase(text.strip())) {
-        return value;
-      }
-    }
-    throw new IllegalArgumentException(SparkOptionNames.CACHE + ": '" + text
-        + "' (expected: auto, disk or none)");
+    return valueOf(SparkOptionTable.CACHE.parse(text).toUpperCase(Locale.ROOT));
   }
 }

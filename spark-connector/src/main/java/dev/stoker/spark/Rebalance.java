@@ -1,5 +1,6 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.options.SparkOptionTable;
 import java.util.Locale;
 
 /**
@@ -19,14 +20,11 @@ public enum Rebalance {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** {@code auto} or {@code always}, any case. */
+  /**
+   * {@code auto} or {@code always}, any case, with surrounding whitespace: the labels of
+   * {@link SparkOptionTable#REBALANCE}, whose error names the option and the labels.
+   */
   public static Rebalance parse(String text) {
-    for (Rebalance value : values()) {
-      if (value.label().equalsIgnoreCase(text.strip())) {
-        return value;
-      }
-    }
-    throw new IllegalArgumentException(SparkOptionNames.REBALANCE + ": '" + text
-        + "' (expected: auto or always)");
+    return valueOf(SparkOptionTable.REBALANCE.parse(text).toUpperCase(Locale.ROOT));
   }
 }

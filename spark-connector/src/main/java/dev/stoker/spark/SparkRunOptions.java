@@ -1,24 +1,27 @@
 package dev.stoker.spark;
 
-import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.OptionNames;
+import dev.stoker.spark.options.OptionReader;
+import dev.stoker.spark.options.SparkOptionTable;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The validated options of a Spark run beyond the loader's knobs (see {@link SparkOptionNames}):
- * immutable and serializable, sent to every rank. Each value is checked as it is set; a bad one
- * is an {@link IllegalArgumentException} naming the option, the value and what is allowed.
+ * immutable and serializable, sent to every rank. Each value is checked as it is set, by its
+ * option's rule in {@link SparkOptionTable}; a bad one is an {@link IllegalArgumentException}
+ * naming the option, the value and what is allowed.
  */
 public final class SparkRunOptions implements Serializable {
   private static final long serialVersionUID = 1L;
-  public static final long DEFAULT_MAX_SHARD_BYTES = 64L << 30;
-  public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
-  public static final Duration DEFAULT_COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
+  public static final long DEFAULT_MAX_SHARD_BYTES =
+      SparkOptionTable.MAX_SHARD_BYTES.defaultValue();
+  public static final Duration DEFAULT_PROGRESS_INTERVAL =
+      SparkOptionTable.PROGRESS_INTERVAL.defaultValue();
+  public static final Duration DEFAULT_COLLECTIVE_TIMEOUT =
+      SparkOptionTable.COLLECTIVE_TIMEOUT.defaultValue();
 
   private final long maxShardBytes;
   private final String shardDir;
@@ -50,77 +53,17 @@ public final class SparkRunOptions implements Serializable {
    * ({@code 512m}, {@code 30s}).
    */
   public static SparkRunOptions fromMap(Map<String, String> values) {
-    Map<String, String> byName = new HashMap<>();
-    values.forEach((key, value) -> {
-      for (String name : SparkOptionNames.ACCEPTED) {
-        if (name.equalsIgnoreCase(key)) {
-          byName.put(name, value == null ? "" : value.strip());
-        }
-      }
-    });
-    Builder b = builder();
-    String size = byName.get(SparkOptionNames.MAX_SHARD_BYTES);
-    if (size != null) {
-      b.maxShardBytes(parsed(SparkOptionNames.MAX_SHARD_BYTES, OptionNames.MAX_HOST_BYTES, size)
-          .maxHostBytes());
-    }
-    String dir = byName.get(SparkOptionNames.SHARD_DIR);
-    if (dir != null) {
-      b.shardDir(dir);
-    }
-    String rebalance = byName.get(SparkOptionNames.REBALANCE);
-    if (rebalance != null) {
-      b.rebalance(Rebalance.parse(rebalance));
-    }
-    String interval = byName.get(SparkOptionNames.PROGRESS_INTERVAL);
-    if (interval != null) {
-      b.progressInterval(parsed(SparkOptionNames.PROGRESS_INTERVAL, OptionNames.TIMEOUT, interval)
-          .timeout());
-    }
-    String collective = byName.get(SparkOptionNames.COLLECTIVE_TIMEOUT);
-    if (collective != null) {
-      b.collectiveTimeout(parsed(SparkOptionNames.COLLECTIVE_TIMEOUT, OptionNames.TIMEOUT,
-          collective).timeout());
-    }
-    String verify = byName.get(SparkOptionNames.VERIFY_CHECKSUMS);
-    if (verify != null) {
-      if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false")) {
-        throw new IllegalArgumentException(SparkOptionNames.VERIFY_CHECKSUMS + ": '" + verify
-            + "' (expected: true or false)");
-      }
-      b.verifyChecksums(Boolean.parseBoolean(verify));
-    }
-    String cache = byName.get(SparkOptionNames.CACHE);
-    if (cache != null) {
-      b.cache(CacheMode.parse(cache));
-    }
-    String epochs = byName.get(SparkOptionNames.EPOCHS);
-    if (epochs != null) {
-      int value;
-      try {
-        value = Integer.parseInt(epochs);
-      } catch (NumberFormatException e) {
-        value = -1;
-      }
-      if (value < 0) {
-        throw new IllegalArgumentException(SparkOptionNames.EPOCHS + ": '" + epochs
-            + "' (expected: a whole number from 0, the epochs the rank function runs; 0 when "
-            + "not known)");
-      }
-      b.epochs(value);
-    }
-    return b.build();
-  }
-
-  /** Reads {@code text} with the parser of the loader's option {@code like}, errors renamed. */
-  private static LoaderOptions parsed(String name, String like, String text) {
-    try {
-      return LoaderOptions.fromMap(Map.of(like, text));
-    } catch (IllegalArgumentException e) {
-      String message = String.valueOf(e.getMessage());
-      throw new IllegalArgumentException(message.startsWith(like + ":")
-          ? name + message.substring(like.length()) : name + ": " + message, e);
-    }
+    OptionReader read = OptionReader.of(values);
+    return builder()
+        .maxShardBytes(read.get(SparkOptionTable.MAX_SHARD_BYTES))
+        .shardDir(read.get(SparkOptionTable.SHARD_DIR))
+        .rebalance(Rebalance.parse(read.get(SparkOptionTable.REBALANCE)))
+        .progressInterval(read.get(SparkOptionTable.PROGRESS_INTERVAL))
+        .collectiveTimeout(read.get(SparkOptionTable.COLLECTIVE_TIMEOUT))
+        .verifyChecksums(read.get(SparkOptionTable.VERIFY_CHECKSUMS))
+        .cache(CacheMode.parse(read.get(SparkOptionTable.CACHE)))
+        .epochs(read.get(SparkOptionTable.EPOCHS))
+        .build();
   }
 
   /** Whether a rank streaming Parquet keeps a shard cache for later epochs. */
@@ -166,72 +109,64 @@ public final class SparkRunOptions implements Serializable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%d}",
-        SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes, SparkOptionNames.SHARD_DIR, shardDir,
-        SparkOptionNames.REBALANCE, rebalance.label(), SparkOptionNames.PROGRESS_INTERVAL,
-        progressInterval, SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout,
+    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, "
+        + "%s=%s, %s=%d}", SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes,
+        SparkOptionNames.SHARD_DIR, shardDir, SparkOptionNames.REBALANCE, rebalance.label(),
+        SparkOptionNames.PROGRESS_INTERVAL, progressInterval,
+        SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout,
         SparkOptionNames.VERIFY_CHECKSUMS, verifyChecksums, SparkOptionNames.CACHE,
         cache.label(), SparkOptionNames.EPOCHS, epochs);
   }
 
-  /** Builds {@link SparkRunOptions}. */
+  /**
+   * Builds {@link SparkRunOptions}. Each setter checks its value by its option's rule in
+   * {@link SparkOptionTable}, where the option's default is; an option not set keeps it.
+   */
   public static final class Builder {
     private long maxShardBytes = DEFAULT_MAX_SHARD_BYTES;
-    private String shardDir;
-    private Rebalance rebalance = Rebalance.AUTO;
+    private String shardDir = SparkOptionTable.SHARD_DIR.defaultValue();
+    private Rebalance rebalance = Rebalance.parse(SparkOptionTable.REBALANCE.defaultValue());
     private Duration progressInterval = DEFAULT_PROGRESS_INTERVAL;
     private Duration collectiveTimeout = DEFAULT_COLLECTIVE_TIMEOUT;
-    private boolean verifyChecksums = true;
-    private CacheMode cache = CacheMode.AUTO;
-    private int epochs;
+    private boolean verifyChecksums = SparkOptionTable.VERIFY_CHECKSUMS.defaultValue();
+    private CacheMode cache = CacheMode.parse(SparkOptionTable.CACHE.defaultValue());
+    private int epochs = SparkOptionTable.EPOCHS.defaultValue();
 
     private Builder() {}
 
     /**
-     * The epochs the rank function runs, >= 0 (default 0: not known): {@code cache=auto} writes
-     * no cache for one, and writes it while the first epoch streams for more.
+     * The epochs the rank function runs, >= 0, 0 when not known: {@code cache=auto} writes no
+     * cache for one, and writes it while the first epoch streams for more.
      */
     public Builder epochs(int value) {
-      if (value < 0) {
-        throw new IllegalArgumentException(SparkOptionNames.EPOCHS + ": " + value
-            + " (expected: >= 0; 0 when not known)");
-      }
-      epochs = value;
+      epochs = SparkOptionTable.EPOCHS.check(value);
       return this;
     }
 
-    /** Whether a rank streaming Parquet keeps a shard cache (default {@link CacheMode#AUTO}). */
+    /** Whether a rank streaming Parquet keeps a shard cache; see {@link CacheMode}. */
     public Builder cache(CacheMode value) {
       cache = Objects.requireNonNull(value, SparkOptionNames.CACHE);
       return this;
     }
 
     /**
-     * Whether Stoker's Parquet decoder verifies page checksums where the files have them
-     * (default true; false saves the time of a CRC-32 over every page read).
+     * Whether Stoker's Parquet decoder verifies page checksums where the files have them (false
+     * saves the time of a CRC-32 over every page read).
      */
     public Builder verifyChecksums(boolean value) {
       verifyChecksums = value;
       return this;
     }
 
-    /** At most this many bytes per rank's shard, > 0 (default 64 GiB). */
+    /** At most this many bytes per rank's shard, > 0. */
     public Builder maxShardBytes(long value) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(
-            SparkOptionNames.MAX_SHARD_BYTES + ": " + value + " (expected: > 0)");
-      }
-      maxShardBytes = value;
+      maxShardBytes = SparkOptionTable.MAX_SHARD_BYTES.check(value);
       return this;
     }
 
-    /** A local folder for the shards, on every executor (default: Spark's local directories). */
+    /** A local folder for the shards, on every executor; null for Spark's local directories. */
     public Builder shardDir(String value) {
-      if (value != null && value.isBlank()) {
-        throw new IllegalArgumentException(SparkOptionNames.SHARD_DIR + ": '" + value
-            + "' (expected: a folder on the executors' local disk)");
-      }
-      shardDir = value == null ? null : value.strip();
+      shardDir = SparkOptionTable.SHARD_DIR.check(value);
       return this;
     }
 
@@ -240,31 +175,21 @@ public final class SparkRunOptions implements Serializable {
       return this;
     }
 
-    /** How often each rank updates its progress accumulators, > 0 (default 1 s). */
+    /** How often each rank updates its progress accumulators, > 0. */
     public Builder progressInterval(Duration value) {
-      Objects.requireNonNull(value, SparkOptionNames.PROGRESS_INTERVAL);
-      if (value.isZero() || value.isNegative()) {
-        throw new IllegalArgumentException(SparkOptionNames.PROGRESS_INTERVAL + ": "
-            + value.toMillis() + " ms (expected: > 0)");
-      }
-      progressInterval = value;
+      progressInterval = SparkOptionTable.PROGRESS_INTERVAL.check(value);
       return this;
     }
 
     /**
-     * Longest wait of a rank's collective call for a peer, >= 0 (default 10 min; 0 waits
-     * forever, until the task is killed): how long an all-reduce waits for a peer's next bytes,
+     * Longest wait of a rank's collective call for a peer, >= 0 (0 waits forever, until the
+     * task is killed): how long an all-reduce waits for a peer's next bytes,
      * and {@code allGather}, {@code barrier} and the ranks' meeting (the first all-reduce) for
      * every rank to arrive; the bound on how long a rank waits for a peer that stopped making
      * the same calls without failing.
      */
     public Builder collectiveTimeout(Duration value) {
-      Objects.requireNonNull(value, SparkOptionNames.COLLECTIVE_TIMEOUT);
-      if (value.isNegative()) {
-        throw new IllegalArgumentException(SparkOptionNames.COLLECTIVE_TIMEOUT + ": "
-            + value.toMillis() + " ms (expected: >= 0; 0 waits forever)");
-      }
-      collectiveTimeout = value;
+      collectiveTimeout = SparkOptionTable.COLLECTIVE_TIMEOUT.check(value);
       return this;
     }
 

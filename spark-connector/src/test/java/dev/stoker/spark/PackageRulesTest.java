@@ -278,8 +278,8 @@ class PackageRulesTest {
     noClasses()
         .that().resideInAPackage(OPTIONS)
         .should().dependOnClassesThat(connectorOutside(OPTIONS))
-        .because("the registry of options sits below every reader of options: the loader's, "
-            + "the DataSource's and the runner's")
+        .because("the table of options sits below every reader of options: the loader's, "
+            + "the DataSource's, the runner's and the API's typed options and enums")
         .check(CLASSES);
   }
 

@@ -17,7 +17,11 @@ import java.util.Objects;
  * @param lastPort the last port to try (0 with {@code firstPort} 0)
  */
 public record ListenOn(String host, int firstPort, int lastPort) {
-  /** The Spark setting that pins the collective's ports: "first-last", e.g. 41000-41015. */
+  /**
+   * The Spark setting that pins the collective's ports: "first-last", e.g. 41000-41015. Written
+   * here, since the collective imports nothing of the connector; the connector's table of options
+   * documents it under the same name.
+   */
   public static final String PORTS_OPTION = "spark.stoker.collective.ports";
 
   public ListenOn {

@@ -1,14 +1,8 @@
 package dev.stoker.spark.options;
 
-import static dev.stoker.spark.options.OptionLayer.LOADER;
-import static dev.stoker.spark.options.OptionLayer.PLACEMENT;
-import static dev.stoker.spark.options.OptionLayer.RUN;
-import static dev.stoker.spark.options.OptionLayer.SOURCE;
-
-import dev.stoker.loader.OptionNames;
+import dev.stoker.loader.option.StokerOption;
 import dev.stoker.loader.util.ClosestName;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,65 +12,32 @@ import org.apache.spark.sql.SparkSession;
 import scala.Tuple2;
 
 /**
- * Every option of Stoker, with its type, default and layers, and the session settings that stand
- * in for options not given: {@code spark.conf.set("spark.stoker.batchSize", "64")} is the
+ * Finds the options of {@link SparkOptionTable} by name, and the session settings that stand in
+ * for options not given: {@code spark.conf.set("spark.stoker.batchSize", "64")} is the
  * {@code batchSize} of every read and run of the session that does not give its own. A
  * {@code spark.stoker.*} setting that names no option is an error with the closest name. The
- * values themselves are parsed, strictly, by their readers ({@code LoaderOptions}, the
- * DataSource's and the runner's options), whose errors name the option.
+ * values themselves are parsed, strictly, by the table's options as their readers
+ * ({@code LoaderOptions}, the DataSource's and the runner's options) ask for them.
  */
 public final class OptionRegistry {
   /** The prefix of the session settings that stand in for options. */
   public static final String SESSION_PREFIX = "spark.stoker.";
 
-  private static final Set<OptionLayer> BOTH = EnumSet.of(SOURCE, RUN);
-
-  private static final List<OptionSpec> ALL = List.of(
-      loader(OptionNames.BATCH_SIZE, "int > 0", "1"),
-      loader(OptionNames.SHUFFLE, "true|false", "false"),
-      loader(OptionNames.SEED, "long", "0"),
-      loader(OptionNames.NUM_WORKERS, "int 0..1024", "0"),
-      loader(OptionNames.PIN_MEMORY, "true|false", "false"),
-      loader(OptionNames.PREFETCH_FACTOR, "int > 0, with numWorkers > 0", "2"),
-      loader(OptionNames.PERSISTENT_WORKERS, "true|false", "false"),
-      loader(OptionNames.DROP_LAST, "true|false", "false"),
-      loader(OptionNames.TIMEOUT, "duration (30s, 500ms), 0 = none", "0ms"),
-      loader(OptionNames.ON_BAD_SAMPLE, "fail|skip", "fail"),
-      loader(OptionNames.MAX_HOST_BYTES, "size (512m, 4g)", "4g"),
-      loader(OptionNames.TRANSFER_DEPTH, "int > 0", "2"),
-      loader(OptionNames.NAME, "text", "(generated)"),
-      new OptionSpec(OptionNames.WORLD_SIZE, "int > 0", "(required)", EnumSet.of(PLACEMENT)),
-      new OptionSpec("epoch", "int >= 0", "0", EnumSet.of(SOURCE)),
-      new OptionSpec("shuffleBuffer", "int > 0 (rows)", "rows of 32 MiB, at most 8192",
-          EnumSet.of(SOURCE)),
-      new OptionSpec("shape.", "shape (3,32,32)", "(from the files)", EnumSet.of(SOURCE)),
-      new OptionSpec("verifyChecksums", "true|false", "true", BOTH),
-      new OptionSpec("resumeFrom", "a state (stoker1:...)", "(none: a fresh epoch)",
-          EnumSet.of(SOURCE)),
-      new OptionSpec("acceptChangedInput", "true|false", "false", EnumSet.of(SOURCE)),
-      new OptionSpec("maxShardBytes", "size (512m, 64g)", "64g", EnumSet.of(RUN)),
-      new OptionSpec("shardDir", "a local folder", "(Spark's local directories)",
-          EnumSet.of(RUN)),
-      new OptionSpec("cache", "auto|disk|none", "auto", EnumSet.of(RUN)),
-      new OptionSpec("epochs", "int >= 0, 0 = not known", "0", EnumSet.of(RUN)),
-      new OptionSpec("rebalance", "auto|always", "auto", EnumSet.of(RUN)),
-      new OptionSpec("progressInterval", "duration > 0", "1s", EnumSet.of(RUN)),
-      new OptionSpec("collectiveTimeout", "duration, 0 = forever", "10m", EnumSet.of(RUN)));
+  /** The Spark setting of {@code option}: {@code spark.stoker.<name>}. */
+  public static String setting(StokerOption<?> option) {
+    return SESSION_PREFIX + option.name();
+  }
 
   private OptionRegistry() {}
 
-  private static OptionSpec loader(String name, String type, String defaultValue) {
-    return new OptionSpec(name, type, defaultValue, EnumSet.of(LOADER));
-  }
-
   /** Every option, loader knobs first. */
   public static List<OptionSpec> all() {
-    return ALL;
+    return SparkOptionTable.ALL;
   }
 
   /** The option {@code key} names (or whose family it belongs to), ignoring case. */
   public static Optional<OptionSpec> find(String key) {
-    for (OptionSpec spec : ALL) {
+    for (OptionSpec spec : SparkOptionTable.ALL) {
       if (spec.matches(key)) {
         return Optional.of(spec);
       }
@@ -149,7 +110,7 @@ public final class OptionRegistry {
 
   private static IllegalArgumentException unknown(String key, String name) {
     List<String> names = new ArrayList<>();
-    for (OptionSpec spec : ALL) {
+    for (OptionSpec spec : SparkOptionTable.ALL) {
       names.add(spec.name());
     }
     String closest = ClosestName.of(name, names);

@@ -1,6 +1,8 @@
 package dev.stoker.spark.python;
 
 import dev.stoker.spark.cluster.TaskSlots;
+import dev.stoker.spark.options.OptionRegistry;
+import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.source.ScanPlans;
@@ -31,13 +33,13 @@ import org.apache.spark.util.TaskCompletionListener;
  * per rank (partition r is rank r), which a barrier {@code mapInArrow}, {@code mapInPandas} or
  * RDD {@code mapPartitions} hands to {@code stoker.torch.batches}. Computing rank r's row starts
  * that rank's loader in the task ({@link RankPump}), with its slots in a file of
- * {@value #DEFAULT_DIR} (or {@value #DIR_CONF}); the task's end, however it ends, stops it and
+ * {@link #DEFAULT_DIR} (or {@link #DIR_CONF}); the task's end, however it ends, stops it and
  * deletes the file.
  */
 public final class PythonRanks {
   /** Spark setting: the shared-memory folder of the slot files. */
-  public static final String DIR_CONF = "spark.stoker.python.shmDir";
-  public static final String DEFAULT_DIR = "/dev/shm";
+  public static final String DIR_CONF = OptionRegistry.setting(SparkOptionTable.PYTHON_SHM_DIR);
+  public static final String DEFAULT_DIR = SparkOptionTable.PYTHON_SHM_DIR.defaultValue();
   /** The rows' schema: the rank, and its handle (JSON). */
   public static final StructType SCHEMA = new StructType()
       .add("rank", DataTypes.IntegerType, false)

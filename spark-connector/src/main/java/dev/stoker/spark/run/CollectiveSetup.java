@@ -1,6 +1,8 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.spark.collective.ListenOn;
+import dev.stoker.spark.options.OptionRegistry;
+import dev.stoker.spark.options.SparkOptionTable;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.Inet4Address;
@@ -26,7 +28,7 @@ import org.apache.spark.SparkEnv;
  * interface the machine's name resolves to. If that cannot be found, the block manager's host.
  *
  * <p>Both can be pinned, as {@code spark.driver.host} and {@code spark.driver.port} pin the
- * driver's: {@value #INTERFACE_OPTION} names the network interface every executor listens on
+ * driver's: {@link #INTERFACE_OPTION} names the network interface every executor listens on
  * (its first IPv4 address, e.g. {@code eth1} for a cluster's second network), and
  * {@value ListenOn#PORTS_OPTION} the ports (first-last) a firewall lets through between the
  * executors: each rank takes the first free one for its ring listener, and rank 0 one more for
@@ -34,7 +36,8 @@ import org.apache.spark.SparkEnv;
  */
 public final class CollectiveSetup {
   /** The Spark setting naming the network interface the collective listens on. */
-  public static final String INTERFACE_OPTION = "spark.stoker.collective.interface";
+  public static final String INTERFACE_OPTION =
+      OptionRegistry.setting(SparkOptionTable.COLLECTIVE_INTERFACE);
 
   private CollectiveSetup() {}
 
@@ -49,7 +52,8 @@ public final class CollectiveSetup {
   static ListenOn listenOn(SparkConf conf, java.util.function.Supplier<String> defaultHost) {
     String name = conf.get(INTERFACE_OPTION, "").trim();
     String host = name.isEmpty() ? defaultHost.get() : interfaceAddress(name);
-    return ListenOn.parse(host, conf.get(ListenOn.PORTS_OPTION, "0"));
+    return ListenOn.parse(host, conf.get(ListenOn.PORTS_OPTION,
+        SparkOptionTable.COLLECTIVE_PORTS.defaultValue()));
   }
 
   /** The first IPv4 address of the interface {@code name} (else its first), for listening. */

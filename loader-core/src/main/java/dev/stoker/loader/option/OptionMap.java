@@ -1,4 +1,4 @@
-package dev.stoker.loader;
+package dev.stoker.loader.option;
 
 import dev.stoker.loader.util.ClosestName;
 import java.util.ArrayList;
@@ -15,7 +15,7 @@ import java.util.Objects;
  * does not know, suggesting the closest known one; a lenient map ignores them. Values are stripped
  * of surrounding whitespace; a null value reads as empty.
  */
-final class OptionMap {
+public final class OptionMap {
   /** Canonical name to stripped value, for the names read. */
   private final Map<String, String> values = new HashMap<>();
 
@@ -48,19 +48,20 @@ final class OptionMap {
   }
 
   /** Reads {@code read}; any name that is neither read nor {@code accepted} is an error. */
-  static OptionMap strict(Map<String, String> given, List<String> read, List<String> accepted) {
+  public static OptionMap strict(Map<String, String> given, List<String> read,
+      List<String> accepted) {
     List<String> known = new ArrayList<>(read);
     known.addAll(accepted);
     return new OptionMap(given, read, known, true);
   }
 
   /** Reads {@code read} and ignores every other name. */
-  static OptionMap lenient(Map<String, String> given, List<String> read) {
+  public static OptionMap lenient(Map<String, String> given, List<String> read) {
     return new OptionMap(given, read, read, false);
   }
 
   /** The stripped value of option {@code name} (canonical spelling), or null if not given. */
-  String get(String name) {
+  public String get(String name) {
     return values.get(name);
   }
 

@@ -1,7 +1,8 @@
-package dev.stoker.loader;
+package dev.stoker.loader.option;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -12,10 +13,11 @@ import java.util.regex.Pattern;
  * and durations are digits with an optional unit, an optional single space between; any other
  * text, a sign included, is an error, and so is a value too large for its type.
  */
-final class OptionValues {
+public final class OptionValues {
   /** The largest duration: nanoseconds must fit in a long. */
-  static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE);
-  static final String MAX_DURATION_TEXT = "at most " + Long.MAX_VALUE + " ns, about 292 years";
+  public static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE);
+  public static final String MAX_DURATION_TEXT =
+      "at most " + Long.MAX_VALUE + " ns, about 292 years";
 
   private static final Pattern WHOLE = Pattern.compile("[+-]?[0-9]+");
   private static final Pattern AMOUNT = Pattern.compile("([0-9]+) ?([a-zA-Z]*)");
@@ -32,12 +34,12 @@ final class OptionValues {
   private OptionValues() {}
 
   /** A whole number in int range, optionally signed, as {@link Integer#parseInt} reads it. */
-  static int intValue(String name, String text) {
+  public static int intValue(String name, String text) {
     return (int) wholeNumber(name, text, Integer.MIN_VALUE, Integer.MAX_VALUE);
   }
 
   /** A whole number in long range, optionally signed. */
-  static long longValue(String name, String text) {
+  public static long longValue(String name, String text) {
     return wholeNumber(name, text, Long.MIN_VALUE, Long.MAX_VALUE);
   }
 
@@ -55,7 +57,7 @@ final class OptionValues {
   }
 
   /** {@code true} or {@code false}, in any case. */
-  static boolean booleanValue(String name, String text) {
+  public static boolean booleanValue(String name, String text) {
     if (text.equalsIgnoreCase("true")) {
       return true;
     }
@@ -70,7 +72,7 @@ final class OptionValues {
    * {@code kib} (1024); the same for {@code m}, {@code g} and {@code t}. E.g. {@code 512m},
    * {@code 4 GiB}.
    */
-  static long bytes(String name, String text) {
+  public static long bytes(String name, String text) {
     Matcher m = AMOUNT.matcher(text);
     Long unit = m.matches() ? SIZE_UNITS.get(m.group(2).toLowerCase(Locale.ROOT)) : null;
     if (unit == null) {
@@ -90,7 +92,7 @@ final class OptionValues {
    * {@code us}, {@code ms}, {@code s}, {@code m} or {@code min}, {@code h}; e.g. {@code 30s}. At
    * most {@link #MAX_DURATION}, so that its nanoseconds fit in a long.
    */
-  static Duration duration(String name, String text) {
+  public static Duration duration(String name, String text) {
     Matcher m = AMOUNT.matcher(text);
     Long unit = m.matches() ? DURATION_UNITS.get(m.group(2).toLowerCase(Locale.ROOT)) : null;
     if (unit == null) {
@@ -105,14 +107,58 @@ final class OptionValues {
     }
   }
 
+  /**
+   * One of {@code labels}, in any case and with surrounding whitespace; the label itself. An
+   * error lists them: {@code cache: 'x' (expected: auto, disk or none)}.
+   */
+  public static String choice(String name, String text, List<String> labels) {
+    for (String label : labels) {
+      if (label.equalsIgnoreCase(text.strip())) {
+        return label;
+      }
+    }
+    String last = labels.get(labels.size() - 1);
+    String listed = labels.size() == 1 ? last
+        : String.join(", ", labels.subList(0, labels.size() - 1)) + " or " + last;
+    throw new IllegalArgumentException(name + ": '" + text + "' (expected: " + listed + ")");
+  }
+
+  /** Bytes in the largest binary unit that holds them exactly, as {@link #bytes} reads them. */
+  public static String bytesText(long value) {
+    String[] units = {"t", "g", "m", "k"};
+    for (int i = 0; i < units.length; i++) {
+      long unit = 1L << (10 * (units.length - i));
+      if (value != 0 && value % unit == 0) {
+        return value / unit + units[i];
+      }
+    }
+    return Long.toString(value);
+  }
+
+  /**
+   * A duration in the largest unit that holds it exactly ({@code 10m}, {@code 1s}, {@code 0}),
+   * as {@link #duration} reads it back.
+   */
+  public static String shortText(Duration value) {
+    long nanos = value.toNanos();
+    String[] units = {"h", "m", "s", "ms", "us"};
+    long[] sizes = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L};
+    for (int i = 0; i < units.length; i++) {
+      if (nanos != 0 && nanos % sizes[i] == 0) {
+        return nanos / sizes[i] + units[i];
+      }
+    }
+    return nanos == 0 ? "0" : nanos + "ns";
+  }
+
   /** The text {@link #duration} reads back exactly: {@code 500ms}, or {@code 1500ns} below ms. */
-  static String durationText(Duration value) {
+  public static String durationText(Duration value) {
     return value.getNano() % 1_000_000 == 0
         ? value.toMillis() + "ms" : value.toNanos() + "ns";
   }
 
   /** A duration for messages, never failing: {@code 5 ms}, {@code 1500 ns} or {@code 9.5 s}. */
-  static String describe(Duration value) {
+  public static String describe(Duration value) {
     try {
       return value.getNano() % 1_000_000 == 0
           ? value.toMillis() + " ms" : value.toNanos() + " ns";
