@@ -28,8 +28,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The package rules that each {@code package-info.java} of the examples states, one rule per
- * test. Only main classes are checked: tests may reach across packages.
+ * The package rules that each {@code package-info.java} of the examples states, one rule per test.
+ * Only main classes are checked: tests may reach across packages.
  */
 class PackageRulesTest {
 
@@ -45,62 +45,73 @@ class PackageRulesTest {
   private static final String LOADER = "dev.stoker.loader";
 
   /**
-   * The loader's public API as its package-info gives it: the root package, the memory, device
-   * and metrics types it hands out, and stats, built on it.
+   * The loader's public API as its package-info gives it: the root package, the memory, device and
+   * metrics types it hands out, and stats, built on it.
    */
-  private static final String[] LOADER_API = {LOADER, LOADER + ".memory..", LOADER + ".device",
-      LOADER + ".metrics..", LOADER + ".stats.."};
+  private static final String[] LOADER_API = {
+    LOADER, LOADER + ".memory..", LOADER + ".device", LOADER + ".metrics..", LOADER + ".stats.."
+  };
 
   private static final String TOOLS = "dev.stoker.tools";
+
   /** The tools' benchmarks: the loader's and the Spark ones (with the Python one's yardstick). */
   private static final String[] BENCHMARKS = {TOOLS + ".bench..", TOOLS + ".spark.."};
 
-  private static final JavaClasses CLASSES = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages(EXAMPLES);
+  private static final JavaClasses CLASSES =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages(EXAMPLES);
 
   /** Each exact package of the examples is a slice of its own. */
-  private static final SliceAssignment EACH_PACKAGE = new SliceAssignment() {
-    @Override
-    public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-      String pkg = javaClass.getPackageName();
-      if (pkg.equals(EXAMPLES) || pkg.startsWith(EXAMPLES + ".")) {
-        return SliceIdentifier.of(pkg);
-      }
-      return SliceIdentifier.ignore();
-    }
+  private static final SliceAssignment EACH_PACKAGE =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+          String pkg = javaClass.getPackageName();
+          if (pkg.equals(EXAMPLES) || pkg.startsWith(EXAMPLES + ".")) {
+            return SliceIdentifier.of(pkg);
+          }
+          return SliceIdentifier.ignore();
+        }
 
-    @Override
-    public String getDescription() {
-      return "each package of " + EXAMPLES;
-    }
-  };
+        @Override
+        public String getDescription() {
+          return "each package of " + EXAMPLES;
+        }
+      };
 
   @Test
   void examplesShouldUseOnlyTheConnectorsPublicApi() {
     noClasses()
-        .should().dependOnClassesThat(insideOutside("dev.stoker.spark", CONNECTOR_API))
-        .because("the examples are jobs as users write them: StokerSpark, its data model and "
-            + "format(\"stoker\"), never the runner, the Parquet stack, the rows path or the "
-            + "DataSource's classes")
+        .should()
+        .dependOnClassesThat(insideOutside("dev.stoker.spark", CONNECTOR_API))
+        .because(
+            "the examples are jobs as users write them: StokerSpark, its data model and "
+                + "format(\"stoker\"), never the runner, the Parquet stack, the rows path or the "
+                + "DataSource's classes")
         .check(CLASSES);
   }
 
   @Test
   void examplesShouldUseOnlyTheLoadersPublicApi() {
     noClasses()
-        .should().dependOnClassesThat(insideOutside(LOADER, LOADER_API))
-        .because("the examples use the loader as users do: its root package, the memory, device "
-            + "and metrics types it hands out and stats, never the pipeline, the samplers or "
-            + "util")
+        .should()
+        .dependOnClassesThat(insideOutside(LOADER, LOADER_API))
+        .because(
+            "the examples use the loader as users do: its root package, the memory, device "
+                + "and metrics types it hands out and stats, never the pipeline, the samplers or "
+                + "util")
         .check(CLASSES);
   }
 
   @Test
   void onlyTheCommandLineShouldRunTheBenchmarks() {
     noClasses()
-        .that().resideOutsideOfPackage(CLI)
-        .should().dependOnClassesThat().resideInAPackage(TOOLS + "..")
+        .that()
+        .resideOutsideOfPackage(CLI)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(TOOLS + "..")
         .because("the benchmarks are stoker bench's; the jobs train as users do")
         .check(CLASSES);
   }
@@ -108,61 +119,83 @@ class PackageRulesTest {
   @Test
   void theCommandLineShouldUseOnlyTheBenchmarksOfTheTools() {
     noClasses()
-        .should().dependOnClassesThat(insideOutside(TOOLS, BENCHMARKS))
-        .because("stoker bench runs the tools' benchmarks; the GPU check is a kit of its own "
-            + "(scripts/gpu-check.sh), which the command line does not run")
+        .should()
+        .dependOnClassesThat(insideOutside(TOOLS, BENCHMARKS))
+        .because(
+            "stoker bench runs the tools' benchmarks; the GPU check is a kit of its own "
+                + "(scripts/gpu-check.sh), which the command line does not run")
         .check(CLASSES);
   }
 
   @Test
   void nothingButTheCommandLineShouldImportIt() {
     noClasses()
-        .that().resideOutsideOfPackage(CLI)
-        .should().dependOnClassesThat().resideInAPackage(CLI)
-        .because("the command line drives the jobs; the demo and the DataSource example run "
-            + "without it")
+        .that()
+        .resideOutsideOfPackage(CLI)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(CLI)
+        .because(
+            "the command line drives the jobs; the demo and the DataSource example run "
+                + "without it")
         .check(CLASSES);
   }
 
   @Test
   void dataSourceExampleShouldUseOnlyTheDemosModel() {
     noClasses()
-        .that().resideInAPackage(DATASOURCE)
-        .should().dependOnClassesThat(resideInAPackage(DEMO).and(not(belongToAnyOf(Mlp.class)))
-            .as("reside in the demo apart from its model, Mlp"))
-        .because("the DataSource example shows the read API and trains the demo's model; the "
-            + "demo's data, cache and job are no part of it")
+        .that()
+        .resideInAPackage(DATASOURCE)
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage(DEMO)
+                .and(not(belongToAnyOf(Mlp.class)))
+                .as("reside in the demo apart from its model, Mlp"))
+        .because(
+            "the DataSource example shows the read API and trains the demo's model; the "
+                + "demo's data, cache and job are no part of it")
         .check(CLASSES);
   }
 
   @Test
   void theFrameworkAdapterShouldNotImportSpark() {
     noClasses()
-        .that().resideInAPackage(TORCH)
-        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..",
-            "dev.stoker.spark..", DEMO, CLI)
-        .because("the adapter shows how a loader's batches become tensors, with or without "
-            + "Spark; the jobs use it, not the other way round")
+        .that()
+        .resideInAPackage(TORCH)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.apache.spark..", "dev.stoker.spark..", DEMO, CLI)
+        .because(
+            "the adapter shows how a loader's batches become tensors, with or without "
+                + "Spark; the jobs use it, not the other way round")
         .check(CLASSES);
   }
 
   @Test
   void onlyTheAdapterAndTheJobsShouldUsePyTorch() {
     noClasses()
-        .that().resideOutsideOfPackages(TORCH, DEMO, CLI)
-        .should().dependOnClassesThat().resideInAPackage("org.bytedeco..")
-        .because("PyTorch is the examples' optional framework: the DataSource example and the "
-            + "shared helpers run without its natives")
+        .that()
+        .resideOutsideOfPackages(TORCH, DEMO, CLI)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.bytedeco..")
+        .because(
+            "PyTorch is the examples' optional framework: the DataSource example and the "
+                + "shared helpers run without its natives")
         .check(CLASSES);
   }
 
   @Test
   void examplesShouldDrawHeadless() {
     noClasses()
-        .should().dependOnClassesThat(resideInAPackage("javax.swing..")
-            .or(assignableTo(java.awt.Component.class)).as("are Swing or AWT components"))
-        .because("charts and plots are drawn into images and written to files with AWT "
-            + "headless, on machines without a display")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("javax.swing..")
+                .or(assignableTo(java.awt.Component.class))
+                .as("are Swing or AWT components"))
+        .because(
+            "charts and plots are drawn into images and written to files with AWT "
+                + "headless, on machines without a display")
         .check(CLASSES);
   }
 
@@ -170,9 +203,11 @@ class PackageRulesTest {
   void packagesShouldBeFreeOfCycles() {
     slices()
         .assignedFrom(EACH_PACKAGE)
-        .should().beFreeOfCycles()
-        .because("the command line uses the jobs and the jobs use the shared helpers, never the "
-            + "other way round")
+        .should()
+        .beFreeOfCycles()
+        .because(
+            "the command line uses the jobs and the jobs use the shared helpers, never the "
+                + "other way round")
         .check(CLASSES);
   }
 
@@ -184,18 +219,21 @@ class PackageRulesTest {
     Set<String> packages = new TreeSet<>();
     CLASSES.forEach(c -> packages.add(c.getPackageName()));
     try (Stream<Path> files = Files.walk(sources.resolve(EXAMPLES.replace('.', '/')))) {
-      files.filter(f -> f.toString().endsWith(".java"))
+      files
+          .filter(f -> f.toString().endsWith(".java"))
           .map(f -> sources.relativize(f.getParent()).toString().replace('/', '.'))
           .forEach(packages::add);
     }
-    List<String> missing = packages.stream()
-        .filter(p -> !Files.isRegularFile(packageInfo(sources, p)))
-        .collect(Collectors.toList());
+    List<String> missing =
+        packages.stream()
+            .filter(p -> !Files.isRegularFile(packageInfo(sources, p)))
+            .collect(Collectors.toList());
 
     assertThat(packages).contains(EXAMPLES, EXAMPLES + ".cli");
     assertThat(missing)
-        .as("packages without a package-info.java that says what lives there and what it must "
-            + "not import")
+        .as(
+            "packages without a package-info.java that says what lives there and what it must "
+                + "not import")
         .isEmpty();
   }
 
@@ -205,7 +243,8 @@ class PackageRulesTest {
 
   /** Classes in {@code root} or below it, outside the given packages (each a package pattern). */
   private static DescribedPredicate<JavaClass> insideOutside(String root, String... allowed) {
-    return resideInAPackage(root + "..").and(not(resideInAnyPackage(allowed)))
+    return resideInAPackage(root + "..")
+        .and(not(resideInAnyPackage(allowed)))
         .as("reside in %s outside %s", root, String.join(", ", allowed));
   }
 }

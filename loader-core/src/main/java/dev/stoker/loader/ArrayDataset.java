@@ -2,8 +2,8 @@ package dev.stoker.loader;
 
 /**
  * Adapts a function that returns each sample as arrays, one per field, to a {@link MapDataset}.
- * Convenient, at the cost of the arrays the function makes; write a {@link MapDataset} directly
- * for the fastest path.
+ * Convenient, at the cost of the arrays the function makes; write a {@link MapDataset} directly for
+ * the fastest path.
  */
 public final class ArrayDataset implements MapDataset {
   /** Returns the values of sample {@code index}, one per field in schema order. */
@@ -11,12 +11,12 @@ public final class ArrayDataset implements MapDataset {
   public interface SampleFunction {
     /**
      * Each value is a primitive array of the field's dtype with exactly the field's element count
-     * ({@code byte[]} for uint8, {@code int[]}, {@code long[]}, {@code float[]},
-     * {@code double[]}), or for a field of one element also a {@link Number}. A Number must be
-     * one the field holds exactly: for uint8, int32 and int64 a whole number in the dtype's range
-     * (so {@code 1e19} for int64 or {@code 3.7} for uint8 is an error, never truncated); for
-     * float32 and float64 any value whose conversion is finite, rounded to the nearest (so
-     * {@code 1e300} for float32 is an error), and NaN and infinities given as such.
+     * ({@code byte[]} for uint8, {@code int[]}, {@code long[]}, {@code float[]}, {@code double[]}),
+     * or for a field of one element also a {@link Number}. A Number must be one the field holds
+     * exactly: for uint8, int32 and int64 a whole number in the dtype's range (so {@code 1e19} for
+     * int64 or {@code 3.7} for uint8 is an error, never truncated); for float32 and float64 any
+     * value whose conversion is finite, rounded to the nearest (so {@code 1e300} for float32 is an
+     * error), and NaN and infinities given as such.
      */
     Object[] sample(int index) throws Exception;
   }
@@ -52,9 +52,13 @@ public final class ArrayDataset implements MapDataset {
   public void write(int index, SampleWriter row) throws Exception {
     Object[] values = function.sample(index);
     if (values == null || values.length != schema.size()) {
-      throw new IllegalArgumentException(String.format(
-          "sample %d: %s values (expected: %d, one per field %s)", index,
-          values == null ? "null instead of" : values.length, schema.size(), schema.names()));
+      throw new IllegalArgumentException(
+          String.format(
+              "sample %d: %s values (expected: %d, one per field %s)",
+              index,
+              values == null ? "null instead of" : values.length,
+              schema.size(),
+              schema.names()));
     }
     for (int f = 0; f < values.length; f++) {
       writeField(index, f, values[f], row);
@@ -69,15 +73,20 @@ public final class ArrayDataset implements MapDataset {
     }
     int length = lengthOf(value, field.dtype());
     if (length < 0) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' sample %d: %s (expected: a %s array%s)", field.name(), index,
-          value == null ? "null" : value.getClass().getSimpleName(), javaType(field.dtype()),
-          field.elements() == 1 ? " or a Number" : ""));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' sample %d: %s (expected: a %s array%s)",
+              field.name(),
+              index,
+              value == null ? "null" : value.getClass().getSimpleName(),
+              javaType(field.dtype()),
+              field.elements() == 1 ? " or a Number" : ""));
     }
     if (length != field.elements()) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' sample %d: %d values (expected: %d = %s)", field.name(), index, length,
-          field.elements(), field.shapeText()));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' sample %d: %d values (expected: %d = %s)",
+              field.name(), index, length, field.elements(), field.shapeText()));
     }
     switch (field.dtype()) {
       case UINT8 -> row.putBytes(f, 0, (byte[]) value, 0, length);

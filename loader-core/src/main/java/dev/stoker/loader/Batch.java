@@ -8,18 +8,17 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * One batch handed to the consumer: {@link #capacity()} rows of every field of the schema, laid
- * out column by column (see {@link BatchLayout}), of which the first {@link #size()} are valid.
- * On the CPU device it is read in host memory; on another device through
- * {@link #deviceColumn(String)} and {@link #deviceEvent()}.
+ * One batch handed to the consumer: {@link #capacity()} rows of every field of the schema, laid out
+ * column by column (see {@link BatchLayout}), of which the first {@link #size()} are valid. On the
+ * CPU device it is read in host memory; on another device through {@link #deviceColumn(String)} and
+ * {@link #deviceEvent()}.
  *
  * <p>A batch is valid until it is closed, or until the next batch is asked for from the same
  * iterator, or its epoch or loader is closed, whichever comes first; its memory then holds other
- * batches. Every batch handed out is an object of its own: reading one through its methods once
- * it is no longer valid is an {@link IllegalStateException} naming it and saying why. The views
- * it gives ({@link #buffer()}, {@link #column(String)}) have their own position, limit and byte
- * order; a view kept past the batch's life shows whatever the memory holds later, but never
- * freed memory.
+ * batches. Every batch handed out is an object of its own: reading one through its methods once it
+ * is no longer valid is an {@link IllegalStateException} naming it and saying why. The views it
+ * gives ({@link #buffer()}, {@link #column(String)}) have their own position, limit and byte order;
+ * a view kept past the batch's life shows whatever the memory holds later, but never freed memory.
  */
 public final class Batch implements AutoCloseable {
   private static final int OPEN = 0;
@@ -28,13 +27,16 @@ public final class Batch implements AutoCloseable {
   private static final int EPOCH_CLOSED = 3;
 
   private final BatchIterator owner;
+
   /** Null once the batch ended, so that a batch kept past its life keeps no memory reachable. */
   private StagedBatch staged;
+
   private final boolean onDevice;
   private final int epoch;
   private final int index;
   private final int size;
   private final int skipped;
+
   /** Guarded by {@code this}: every read holds it, so memory is never let go of mid-read. */
   private int state;
 
@@ -126,19 +128,22 @@ public final class Batch implements AutoCloseable {
   public synchronized long sampleIndex(int row) {
     checkValid();
     if (skipped > 0) {
-      throw new IllegalStateException(this + ": " + skipped
-          + " sample(s) were skipped, so rows no longer map to sampler positions");
+      throw new IllegalStateException(
+          this
+              + ": "
+              + skipped
+              + " sample(s) were skipped, so rows no longer map to sampler positions");
     }
     if (row < 0 || row >= size) {
-      throw new IndexOutOfBoundsException("row: " + row + " (expected: 0 <= row < size = " + size
-          + ")");
+      throw new IndexOutOfBoundsException(
+          "row: " + row + " (expected: 0 <= row < size = " + size + ")");
     }
     return owner.sampleIndex(index, row);
   }
 
   /**
-   * A read-only view of the whole batch, native order, position 0, columns at
-   * {@link BatchLayout#columnOffset(int)}. Allocates a view.
+   * A read-only view of the whole batch, native order, position 0, columns at {@link
+   * BatchLayout#columnOffset(int)}. Allocates a view.
    */
   public synchronized ByteBuffer buffer() {
     return host().readOnlyView();
@@ -149,8 +154,11 @@ public final class Batch implements AutoCloseable {
     HostMemory memory = host();
     BatchLayout layout = owner.layout();
     int f = layout.schema().indexOf(field);
-    return memory.readOnlyView().position(layout.columnOffset(f))
-        .limit(layout.columnOffset(f) + size * layout.rowStride(f)).slice()
+    return memory
+        .readOnlyView()
+        .position(layout.columnOffset(f))
+        .limit(layout.columnOffset(f) + size * layout.rowStride(f))
+        .slice()
         .order(ByteOrder.nativeOrder());
   }
 
@@ -202,8 +210,12 @@ public final class Batch implements AutoCloseable {
     int[] shape = new int[own.length + 1];
     shape[0] = layout.batchSize();
     System.arraycopy(own, 0, shape, 1, own.length);
-    return new DeviceColumn(column.name(), column.dtype(), shape,
-        buffer.address() + layout.columnOffset(f), layout.columnBytes(f));
+    return new DeviceColumn(
+        column.name(),
+        column.dtype(),
+        shape,
+        buffer.address() + layout.columnOffset(f),
+        layout.columnBytes(f));
   }
 
   /** Completes when the batch's copy to the device has; a consumer's stream can wait on it. */
@@ -214,8 +226,11 @@ public final class Batch implements AutoCloseable {
   private HostMemory host() {
     checkValid();
     if (staged.host() == null) {
-      throw new IllegalStateException(this + " is on device '" + staged.device().deviceName()
-          + "': read it there (deviceColumn), or load with the CPU device to read it on the host");
+      throw new IllegalStateException(
+          this
+              + " is on device '"
+              + staged.device().deviceName()
+              + "': read it there (deviceColumn), or load with the CPU device to read it on the host");
     }
     return staged.host();
   }
@@ -223,8 +238,10 @@ public final class Batch implements AutoCloseable {
   private DeviceBuffer device() {
     checkValid();
     if (staged.device() == null) {
-      throw new IllegalStateException(this + " is in host memory (the loader's device is the "
-          + "CPU): read it with buffer(), column() or the get methods");
+      throw new IllegalStateException(
+          this
+              + " is in host memory (the loader's device is the "
+              + "CPU): read it with buffer(), column() or the get methods");
     }
     return staged.device();
   }
@@ -232,13 +249,14 @@ public final class Batch implements AutoCloseable {
   private int at(int field, DType expected, int row, int element) {
     Field f = owner.layout().schema().field(field);
     if (f.dtype() != expected) {
-      throw new IllegalArgumentException(String.format("field '%s' is %s, not %s", f.name(),
-          f.dtype().label(), expected.label()));
+      throw new IllegalArgumentException(
+          String.format("field '%s' is %s, not %s", f.name(), f.dtype().label(), expected.label()));
     }
     if (row < 0 || row >= size || element < 0 || element >= f.elements()) {
-      throw new IndexOutOfBoundsException(String.format(
-          "field '%s': row %d element %d (expected: row < size = %d, element < %d = %s)",
-          f.name(), row, element, size, f.elements(), f.shapeText()));
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "field '%s': row %d element %d (expected: row < size = %d, element < %d = %s)",
+              f.name(), row, element, size, f.elements(), f.shapeText()));
     }
     return owner.layout().rowOffset(field, row) + element * expected.byteSize();
   }
@@ -248,20 +266,33 @@ public final class Batch implements AutoCloseable {
     if (state == OPEN) {
       return;
     }
-    String why = switch (state) {
-      case CLOSED -> "it was closed";
-      case SUPERSEDED -> "the next batch was asked for (a batch is valid until then; copy what "
-          + "you need to keep)";
-      default -> "its epoch was closed";
-    };
-    throw new IllegalStateException(String.format(
-        "batch %d of epoch %d (loader '%s') is no longer valid: %s; its memory now holds other "
-            + "batches", index, epoch, owner.loaderName(), why));
+    String why =
+        switch (state) {
+          case CLOSED -> "it was closed";
+          case SUPERSEDED ->
+              "the next batch was asked for (a batch is valid until then; copy what "
+                  + "you need to keep)";
+          default -> "its epoch was closed";
+        };
+    throw new IllegalStateException(
+        String.format(
+            "batch %d of epoch %d (loader '%s') is no longer valid: %s; its memory now holds other "
+                + "batches",
+            index, epoch, owner.loaderName(), why));
   }
 
   @Override
   public String toString() {
-    return "Batch[epoch " + epoch + ", index " + index + ", " + size + "/" + capacity()
-        + " rows" + (isOpen() ? "" : ", no longer valid") + "]";
+    return "Batch[epoch "
+        + epoch
+        + ", index "
+        + index
+        + ", "
+        + size
+        + "/"
+        + capacity()
+        + " rows"
+        + (isOpen() ? "" : ", no longer valid")
+        + "]";
   }
 }

@@ -17,24 +17,23 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * The consumer's side of one epoch. {@link #next()} returns the batches in order and first ends
- * the batch it returned before, if the caller has not closed it. {@link #close()} (or the end of
- * the epoch, or starting another one) stops the work in flight and returns every slot.
- * {@code hasNext()} changes nothing, but for a stream of unknown length it may wait for the
- * stream to tell whether another batch comes.
+ * The consumer's side of one epoch. {@link #next()} returns the batches in order and first ends the
+ * batch it returned before, if the caller has not closed it. {@link #close()} (or the end of the
+ * epoch, or starting another one) stops the work in flight and returns every slot. {@code
+ * hasNext()} changes nothing, but for a stream of unknown length it may wait for the stream to tell
+ * whether another batch comes.
  *
- * <p>{@link #nextKept()} hands the next batch out without any later call ending it, for a
- * consumer that works on several batches at once (another process reading them in place while
- * the next ones are posted): each stays valid until the caller closes it or the epoch ends. Kept
- * batches hold host slots, so at most {@link #keepLimit()} are open at once.
+ * <p>{@link #nextKept()} hands the next batch out without any later call ending it, for a consumer
+ * that works on several batches at once (another process reading them in place while the next ones
+ * are posted): each stays valid until the caller closes it or the epoch ends. Kept batches hold
+ * host slots, so at most {@link #keepLimit()} are open at once.
  *
- * <p>One thread iterates; {@link #close()} may come from any other (a task being killed): a
- * {@code next()} waiting then ends with a {@link CancellationException}, and the slot it may just
- * have got goes back before {@code close()} returns. With {@code numWorkers=0} that
- * {@code next()} may be inside the dataset's own code, filling its batch in the consumer's thread:
- * {@code close()} then waits for it at most {@link #TAKE_GRACE_MILLIS} ms and returns; the
- * {@code next()} ends with a {@link CancellationException} once the dataset returns, and gives its
- * slot back then.
+ * <p>One thread iterates; {@link #close()} may come from any other (a task being killed): a {@code
+ * next()} waiting then ends with a {@link CancellationException}, and the slot it may just have got
+ * goes back before {@code close()} returns. With {@code numWorkers=0} that {@code next()} may be
+ * inside the dataset's own code, filling its batch in the consumer's thread: {@code close()} then
+ * waits for it at most {@link #TAKE_GRACE_MILLIS} ms and returns; the {@code next()} ends with a
+ * {@link CancellationException} once the dataset returns, and gives its slot back then.
  */
 public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   /**
@@ -54,25 +53,40 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   private final Object closeLock = new Object();
 
   private Batch held;
+
   /** Batches handed out by nextKept() and not yet ended; guarded by {@code this}. */
   private final Set<Batch> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+
   /** Host slots of the loader, shared by kept batches and those being filled; 0 on a device. */
   private final int slots;
+
   private long handedOutAt;
   private int delivered;
+
   /** For a stream of unknown length: batch {@code delivered}, taken by hasNext(). */
   private StagedBatch pending;
+
   /** A failure hasNext() met, for next() to throw. */
   private Throwable pendingFailure;
+
   private boolean ended;
   private volatile boolean closed;
+
   /** True while next() waits for a batch; guarded by {@code this}. */
   private boolean taking;
+
   /** Batches ended and on their way back to the pool: see {@link #awaitReturns()}. */
   private final AtomicInteger returning = new AtomicInteger();
 
-  BatchIterator(String loader, BatchLayout layout, EpochSource source, EpochPipeline pipeline,
-      EpochCounters counters, int batchCount, int slots, Consumer<EpochMetrics> onEnd) {
+  BatchIterator(
+      String loader,
+      BatchLayout layout,
+      EpochSource source,
+      EpochPipeline pipeline,
+      EpochCounters counters,
+      int batchCount,
+      int slots,
+      Consumer<EpochMetrics> onEnd) {
     this.loader = loader;
     this.slots = slots;
     this.layout = layout;
@@ -113,9 +127,9 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   /**
-   * Whether another batch comes. For a stream of unknown length this takes the next batch from
-   * the pipeline (waiting for it, within the loader's timeout) and keeps it for {@link #next()};
-   * a failure met on the way is kept too, and {@link #next()} throws it.
+   * Whether another batch comes. For a stream of unknown length this takes the next batch from the
+   * pipeline (waiting for it, within the loader's timeout) and keeps it for {@link #next()}; a
+   * failure met on the way is kept too, and {@link #next()} throws it.
    */
   @Override
   public boolean hasNext() {
@@ -154,8 +168,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    *
    * @throws BatchLoadException if it failed to load, naming the stage; the epoch ends
    * @throws LoaderTimeoutException if it did not come within the timeout; the epoch ends
-   * @throws CancellationException if the epoch was closed meanwhile, or the caller was
-   *     interrupted while waiting (its interrupt flag is then set again)
+   * @throws CancellationException if the epoch was closed meanwhile, or the caller was interrupted
+   *     while waiting (its interrupt flag is then set again)
    */
   @Override
   public Batch next() {
@@ -163,28 +177,30 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   /**
-   * The next batch, in order, kept: unlike with {@link #next()}, asking for later batches does
-   * not end it; it stays valid until the caller closes it, or the epoch or the loader is closed.
-   * It ends the batch the last {@link #next()} returned, as any request for the next batch does.
+   * The next batch, in order, kept: unlike with {@link #next()}, asking for later batches does not
+   * end it; it stays valid until the caller closes it, or the epoch or the loader is closed. It
+   * ends the batch the last {@link #next()} returned, as any request for the next batch does.
    *
    * @throws IllegalStateException if {@link #keepLimit()} kept batches are open (the loader would
-   *     have no slot to fill the next one in: close one first), or the loader delivers to a
-   *     device
+   *     have no slot to fill the next one in: close one first), or the loader delivers to a device
    * @throws BatchLoadException, LoaderTimeoutException, CancellationException as {@link #next()}
    */
   public Batch nextKept() {
     if (slots == 0) {
-      throw new IllegalStateException("loader '" + loader + "' delivers to a device: kept "
-          + "batches are host batches (use next(), and copy on the device what must outlive "
-          + "the step)");
+      throw new IllegalStateException(
+          "loader '"
+              + loader
+              + "' delivers to a device: kept "
+              + "batches are host batches (use next(), and copy on the device what must outlive "
+              + "the step)");
     }
     return advance(true);
   }
 
   /**
    * How many kept batches may be open at once: the loader's host slots ({@code numWorkers x
-   * prefetchFactor + 1}, or 1 with {@code numWorkers=0}, plus 1 for a stream of unknown length).
-   * A consumer asks for the next batch with at most {@code keepLimit() - 1} open.
+   * prefetchFactor + 1}, or 1 with {@code numWorkers=0}, plus 1 for a stream of unknown length). A
+   * consumer asks for the next batch with at most {@code keepLimit() - 1} open.
    */
   public int keepLimit() {
     return slots;
@@ -199,8 +215,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       if (closed) { // closed between the check above and hasNext()
         throw closedMeanwhile();
       }
-      throw new NoSuchElementException("epoch " + epoch() + " of loader '" + loader
-          + "' has no batch after " + delivered);
+      throw new NoSuchElementException(
+          "epoch " + epoch() + " of loader '" + loader + "' has no batch after " + delivered);
     }
     throwPendingFailure(); // met by the hasNext() just now
     long asked = System.nanoTime();
@@ -218,8 +234,15 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     if (!hasPending()) {
       checkSlotLeft(false);
       if (!takeIntoPending()) {
-        throw new IllegalStateException("loader '" + loader + "' epoch " + epoch()
-            + ": the source ended at batch " + delivered + " of its planned " + batchCount);
+        throw new IllegalStateException(
+            "loader '"
+                + loader
+                + "' epoch "
+                + epoch()
+                + ": the source ended at batch "
+                + delivered
+                + " of its planned "
+                + batchCount);
       }
     }
     long now = System.nanoTime();
@@ -250,16 +273,18 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
 
   /**
    * Refuses to take another batch when the consumer holds every host slot in kept batches (and,
-   * with {@code countHeld}, the batch of the last next()): the fill would wait for a slot only
-   * the consumer can give back.
+   * with {@code countHeld}, the batch of the last next()): the fill would wait for a slot only the
+   * consumer can give back.
    */
   private synchronized void checkSlotLeft(boolean countHeld) {
     int open = kept.size() + (countHeld && held != null ? 1 : 0);
     if (!kept.isEmpty() && open >= slots) {
-      throw new IllegalStateException(String.format("loader '%s' epoch %d: %d batches are "
-          + "open (kept) and the loader has %d host slots, so batch %d could never be filled; "
-          + "close a kept batch before asking for the next (keepLimit() = %d)", loader, epoch(),
-          open, slots, delivered, slots));
+      throw new IllegalStateException(
+          String.format(
+              "loader '%s' epoch %d: %d batches are "
+                  + "open (kept) and the loader has %d host slots, so batch %d could never be filled; "
+                  + "close a kept batch before asking for the next (keepLimit() = %d)",
+              loader, epoch(), open, slots, delivered, slots));
     }
   }
 
@@ -294,8 +319,14 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       failed(false);
-      throw new CancellationException("interrupted while waiting for batch " + delivered
-          + " of epoch " + epoch() + " of loader '" + loader + "'");
+      throw new CancellationException(
+          "interrupted while waiting for batch "
+              + delivered
+              + " of epoch "
+              + epoch()
+              + " of loader '"
+              + loader
+              + "'");
     } catch (CancellationException e) {
       failed(false);
       throw e;
@@ -340,8 +371,14 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   private CancellationException closedMeanwhile() {
-    return new CancellationException("epoch " + epoch() + " of loader '" + loader
-        + "' was closed while batch " + delivered + " was asked for");
+    return new CancellationException(
+        "epoch "
+            + epoch()
+            + " of loader '"
+            + loader
+            + "' was closed while batch "
+            + delivered
+            + " was asked for");
   }
 
   /** Counts a batch that ended and is on its way back ({@link #release}). */
@@ -390,8 +427,8 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   /**
-   * True if a next() in another thread still had a slot out, inside dataset code, when the grace
-   * of {@link #close()} ran out: it gives that slot back itself when the dataset returns.
+   * True if a next() in another thread still had a slot out, inside dataset code, when the grace of
+   * {@link #close()} ran out: it gives that slot back itself when the dataset returns.
    */
   synchronized boolean fillingAfterClose() {
     return closed && taking;
@@ -445,9 +482,9 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   }
 
   /**
-   * Waits, holding {@code this}, until a batch that another thread ended (its consumer closing
-   * it, or asking for the next) is back in the pool: between the end and the return the slot is
-   * in that thread's hands alone, and the pool must not be closed under it.
+   * Waits, holding {@code this}, until a batch that another thread ended (its consumer closing it,
+   * or asking for the next) is back in the pool: between the end and the return the slot is in that
+   * thread's hands alone, and the pool must not be closed under it.
    */
   private void awaitReturns() {
     awaitWhile(() -> returning.get() > 0);

@@ -3,9 +3,9 @@ package dev.stoker.loader;
 import dev.stoker.loader.memory.HostMemory;
 
 /**
- * Where every column of a batch lives inside one buffer slot: column {@code c} starts at
- * {@link #columnOffset(int)}, aligned to {@link #ALIGNMENT} bytes, and row {@code r} of it at
- * {@code columnOffset(c) + r * rowStride(c)}. All offsets are computed here once.
+ * Where every column of a batch lives inside one buffer slot: column {@code c} starts at {@link
+ * #columnOffset(int)}, aligned to {@link #ALIGNMENT} bytes, and row {@code r} of it at {@code
+ * columnOffset(c) + r * rowStride(c)}. All offsets are computed here once.
  */
 public final class BatchLayout {
   /** Column alignment in bytes: a cache line, and a multiple of every dtype's size. */
@@ -41,8 +41,14 @@ public final class BatchLayout {
   private void checkCapacity(long bytes) {
     if (bytes > Integer.MAX_VALUE - ALIGNMENT) {
       throw new IllegalArgumentException(
-          "batchSize: " + batchSize + " gives a batch of " + bytes + "+ bytes for " + schema
-              + " (expected: at most " + (Integer.MAX_VALUE - ALIGNMENT)
+          "batchSize: "
+              + batchSize
+              + " gives a batch of "
+              + bytes
+              + "+ bytes for "
+              + schema
+              + " (expected: at most "
+              + (Integer.MAX_VALUE - ALIGNMENT)
               + " bytes per batch; lower batchSize)");
     }
   }

@@ -19,10 +19,24 @@ public final class BatchLoadException extends RuntimeException {
    * @param detail what went wrong, after the place, e.g. {@code sample 4711 (row 3 of 64): ...}
    * @param sampleIndex the dataset index of the failing sample, or -1
    */
-  public BatchLoadException(String loader, Stage stage, int epoch, int batch, long sampleIndex,
-      String detail, Throwable cause) {
-    super(String.format(Locale.ROOT, "loader '%s' epoch %d batch %d (%s): %s", loader, epoch,
-        batch, stage.label(), detail), cause);
+  public BatchLoadException(
+      String loader,
+      Stage stage,
+      int epoch,
+      int batch,
+      long sampleIndex,
+      String detail,
+      Throwable cause) {
+    super(
+        String.format(
+            Locale.ROOT,
+            "loader '%s' epoch %d batch %d (%s): %s",
+            loader,
+            epoch,
+            batch,
+            stage.label(),
+            detail),
+        cause);
     this.stage = stage;
     this.epoch = epoch;
     this.batch = batch;
@@ -30,8 +44,8 @@ public final class BatchLoadException extends RuntimeException {
   }
 
   /** A failure not tied to one sample; the detail is the cause. */
-  public static BatchLoadException of(String loader, Stage stage, int epoch, int batch,
-      Throwable cause) {
+  public static BatchLoadException of(
+      String loader, Stage stage, int epoch, int batch, Throwable cause) {
     return new BatchLoadException(loader, stage, epoch, batch, -1, String.valueOf(cause), cause);
   }
 

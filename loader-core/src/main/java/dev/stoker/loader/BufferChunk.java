@@ -31,18 +31,24 @@ final class BufferChunk implements ColumnChunk {
   @Override
   public void copyTo(int field, int fromRow, ColumnTarget target) {
     if (field < 0 || field >= columns.length) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' (index %d): the chunk has %d column(s) (expected: one per field)",
-          target.field().name(), field, columns.length));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' (index %d): the chunk has %d column(s) (expected: one per field)",
+              target.field().name(), field, columns.length));
     }
     long start = (long) fromRow * target.rowBytes();
     ByteBuffer column = columns[field];
-    if (fromRow < 0 || fromRow + target.rows() > rows
-        || start + target.bytes() > column.limit()) {
-      throw new IndexOutOfBoundsException(String.format(
-          "field '%s': rows %d..%d of a chunk of %d rows whose column has %d bytes "
-              + "(expected: %d bytes per row)", target.field().name(), fromRow,
-          fromRow + target.rows() - 1, rows, column.limit(), target.rowBytes()));
+    if (fromRow < 0 || fromRow + target.rows() > rows || start + target.bytes() > column.limit()) {
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "field '%s': rows %d..%d of a chunk of %d rows whose column has %d bytes "
+                  + "(expected: %d bytes per row)",
+              target.field().name(),
+              fromRow,
+              fromRow + target.rows() - 1,
+              rows,
+              column.limit(),
+              target.rowBytes()));
     }
     target.put(column, (int) start, target.bytes());
   }

@@ -9,24 +9,24 @@ import org.slf4j.LoggerFactory;
 /**
  * The chunks of one epoch's stream that loading threads are still copying from. Chunks are pulled
  * in order, by one thread at a time, only as far as a row asked for; a chunk is closed as soon as
- * every row of it that a batch will take has been copied, so that a stream reusing chunk memory
- * can go on. Rows past {@code neededRows} (the tail that {@code dropLast} drops) are not held:
- * their chunks are closed as soon as they are pulled. A failed pull fails every later one, since
- * the stream's place is then lost.
+ * every row of it that a batch will take has been copied, so that a stream reusing chunk memory can
+ * go on. Rows past {@code neededRows} (the tail that {@code dropLast} drops) are not held: their
+ * chunks are closed as soon as they are pulled. A failed pull fails every later one, since the
+ * stream's place is then lost.
  *
  * <p>{@link #close()} closes each chunk once no thread copies from it, and the stream once no
  * thread pulls from it and its chunks are closed: whichever thread comes last does it, so that
  * nothing is closed under a thread still using it.
  *
- * <p>A stream may yield chunks of 0 rows, but not endlessly: a run of {@link #MAX_EMPTY_CHUNKS}
- * of them in a row, or one that lasts longer than the loader's timeout (when it has one), is a
- * failure of the stream. {@link #cancel()} stops the pulling at the next chunk.
+ * <p>A stream may yield chunks of 0 rows, but not endlessly: a run of {@link #MAX_EMPTY_CHUNKS} of
+ * them in a row, or one that lasts longer than the loader's timeout (when it has one), is a failure
+ * of the stream. {@link #cancel()} stops the pulling at the next chunk.
  */
 final class ChunkWindow {
   /**
    * The most chunks of 0 rows a stream may yield in a row: far more than any reader of real data
-   * yields (a filtered scan of 4096-row batches would have to drop four billion rows in a row),
-   * few enough that an endless run fails in about a second rather than spinning forever.
+   * yields (a filtered scan of 4096-row batches would have to drop four billion rows in a row), few
+   * enough that an endless run fails in about a second rather than spinning forever.
    */
   static final int MAX_EMPTY_CHUNKS = 1 << 20;
 
@@ -55,13 +55,17 @@ final class ChunkWindow {
   private final ChunkStream stream;
   private final long neededRows;
   private final long timeoutNanos;
+
   /** Chunks of 0 rows pulled in a row, and when the run began; only the pulling thread. */
   private int emptyRun;
+
   private long emptyRunStart;
   private volatile boolean cancelled;
   private final ArrayDeque<Held> held = new ArrayDeque<>();
+
   /** Row ranges {from, to} that no batch will copy any more: their batch failed. */
   private final List<long[]> abandoned = new ArrayList<>();
+
   private long pulledRows;
   private int pulledChunks;
   private boolean ended;
@@ -89,10 +93,10 @@ final class ChunkWindow {
   }
 
   /**
-   * Pulls until {@code rows} rows have been pulled, or the stream ended (or the window was
-   * closed); returns the rows pulled, which may be more. One thread pulls at a time; the others
-   * wait for what it pulls rather than for it to finish, since it may wait in {@code next()} for
-   * them to copy and close the chunk before.
+   * Pulls until {@code rows} rows have been pulled, or the stream ended (or the window was closed);
+   * returns the rows pulled, which may be more. One thread pulls at a time; the others wait for
+   * what it pulls rather than for it to finish, since it may wait in {@code next()} for them to
+   * copy and close the chunk before.
    */
   long reach(long rows) throws Exception {
     while (true) {
@@ -102,8 +106,9 @@ final class ChunkWindow {
             return pulledRows;
           }
           if (failure != null) {
-            throw new IllegalStateException("reading the stream failed before, after "
-                + pulledRows + " rows: " + failure, failure);
+            throw new IllegalStateException(
+                "reading the stream failed before, after " + pulledRows + " rows: " + failure,
+                failure);
           }
           if (!pulling) {
             pulling = true;
@@ -117,8 +122,8 @@ final class ChunkWindow {
   }
 
   /**
-   * The chunk holding row {@code row}, pulling up to it, for copying from; null if the stream
-   * ended (or the window was closed) before that row. Give it back with {@link #release}.
+   * The chunk holding row {@code row}, pulling up to it, for copying from; null if the stream ended
+   * (or the window was closed) before that row. Give it back with {@link #release}.
    */
   Held acquire(long row) throws Exception {
     if (reach(row + 1) <= row) {
@@ -133,8 +138,14 @@ final class ChunkWindow {
       if (closed || cancelled) {
         return null;
       }
-      throw new IllegalStateException("row " + row + " of the stream is in no chunk held ("
-          + held.size() + " held, " + pulledRows + " rows pulled): it was copied before");
+      throw new IllegalStateException(
+          "row "
+              + row
+              + " of the stream is in no chunk held ("
+              + held.size()
+              + " held, "
+              + pulledRows
+              + " rows pulled): it was copied before");
     }
   }
 
@@ -177,8 +188,8 @@ final class ChunkWindow {
   }
 
   /**
-   * Rows {@code [from, to)} will not be copied, since their batch failed: chunks no longer wait
-   * for them, so that the stream can go on to the batches after it.
+   * Rows {@code [from, to)} will not be copied, since their batch failed: chunks no longer wait for
+   * them, so that the stream can go on to the batches after it.
    */
   void abandon(long from, long to) {
     List<Held> done = new ArrayList<>();
@@ -240,8 +251,10 @@ final class ChunkWindow {
     }
     if (rows < 0) {
       closeQuietly(chunk);
-      throw new IllegalStateException(String.format("chunk %d of the stream (after %d rows) has "
-          + "%d rows (expected: >= 0)", pulledChunks, pulledRows, rows));
+      throw new IllegalStateException(
+          String.format(
+              "chunk %d of the stream (after %d rows) has " + "%d rows (expected: >= 0)",
+              pulledChunks, pulledRows, rows));
     }
     if (rows == 0) {
       closeQuietly(chunk);
@@ -278,14 +291,19 @@ final class ChunkWindow {
       pulledChunks++;
     }
     if (emptyRun >= MAX_EMPTY_CHUNKS) {
-      throw new IllegalStateException(String.format("the stream gave %d chunks of 0 rows in a "
-          + "row, after %d rows (expected: chunks with rows, or null at its end)", emptyRun,
-          pulledRows));
+      throw new IllegalStateException(
+          String.format(
+              "the stream gave %d chunks of 0 rows in a "
+                  + "row, after %d rows (expected: chunks with rows, or null at its end)",
+              emptyRun, pulledRows));
     }
     if (timeoutNanos > 0 && now - emptyRunStart > timeoutNanos) {
-      throw new IllegalStateException(String.format("the stream gave %d chunks of 0 rows in a "
-          + "row for longer than timeout=%d ms, after %d rows (expected: chunks with rows, or "
-          + "null at its end)", emptyRun, timeoutNanos / 1_000_000, pulledRows));
+      throw new IllegalStateException(
+          String.format(
+              "the stream gave %d chunks of 0 rows in a "
+                  + "row for longer than timeout=%d ms, after %d rows (expected: chunks with rows, or "
+                  + "null at its end)",
+              emptyRun, timeoutNanos / 1_000_000, pulledRows));
     }
   }
 

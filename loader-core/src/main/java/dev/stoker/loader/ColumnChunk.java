@@ -3,8 +3,8 @@ package dev.stoker.loader;
 import java.nio.ByteBuffer;
 
 /**
- * Consecutive rows of a stream, column by column. The loader asks for a run of rows of one field
- * at a time and the chunk writes them into a {@link ColumnTarget} in bulk: values of the field's
+ * Consecutive rows of a stream, column by column. The loader asks for a run of rows of one field at
+ * a time and the chunk writes them into a {@link ColumnTarget} in bulk: values of the field's
  * dtype, native byte order, row after row. Several threads may copy from one chunk at once
  * (different rows); the chunk must allow that.
  */
@@ -23,9 +23,9 @@ public interface ColumnChunk {
   default void close() throws Exception {}
 
   /**
-   * A chunk over one buffer per field, in schema order, each holding {@code rows} rows laid out
-   * as a batch lays out the field (the dtype's values in native order, row after row, from index
-   * 0). The buffers are read with absolute access only.
+   * A chunk over one buffer per field, in schema order, each holding {@code rows} rows laid out as
+   * a batch lays out the field (the dtype's values in native order, row after row, from index 0).
+   * The buffers are read with absolute access only.
    */
   static ColumnChunk ofBuffers(int rows, ByteBuffer... columns) {
     return new BufferChunk(rows, columns);

@@ -8,10 +8,10 @@ import java.util.Objects;
 /**
  * Where a {@link ColumnChunk} writes a run of rows of one field: {@link #rows()} rows of the
  * batch's column, {@link #bytes()} bytes in all, written front to back by the put methods (each
- * continues where the last stopped; raw and typed puts mix freely). The typed puts refuse values
- * of another dtype than the field's, and every put refuses to write past the run; a source range
- * out of bounds is refused before anything is counted. Reused by the loader for every copy a
- * thread makes; valid only inside {@link ColumnChunk#copyTo}.
+ * continues where the last stopped; raw and typed puts mix freely). The typed puts refuse values of
+ * another dtype than the field's, and every put refuses to write past the run; a source range out
+ * of bounds is refused before anything is counted. Reused by the loader for every copy a thread
+ * makes; valid only inside {@link ColumnChunk#copyTo}.
  */
 public final class ColumnTarget {
   private HostMemory slot;
@@ -62,8 +62,8 @@ public final class ColumnTarget {
   }
 
   /**
-   * Copies {@code length} raw bytes (values of the field's dtype, native order) from {@code src}
-   * at {@code srcIndex}, with absolute access (its position and limit stay).
+   * Copies {@code length} raw bytes (values of the field's dtype, native order) from {@code src} at
+   * {@code srcIndex}, with absolute access (its position and limit stay).
    */
   public void put(ByteBuffer src, int srcIndex, int length) {
     Objects.checkFromIndexSize(srcIndex, length, src.limit());
@@ -154,19 +154,24 @@ public final class ColumnTarget {
   /** Claims {@code length} bytes, checking the dtype (null: raw) and the room left. */
   private int advance(long length, DType dtype) {
     if (slot == null) {
-      throw new IllegalStateException("a ColumnTarget is written only inside ColumnChunk.copyTo"
-          + " (field '" + field.name() + "')");
+      throw new IllegalStateException(
+          "a ColumnTarget is written only inside ColumnChunk.copyTo"
+              + " (field '"
+              + field.name()
+              + "')");
     }
     if (dtype != null && dtype != field.dtype()) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' is %s%s: a chunk wrote %s values (expected: the field's dtype)",
-          field.name(), field.dtype().label(), field.shapeText(), dtype.label()));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' is %s%s: a chunk wrote %s values (expected: the field's dtype)",
+              field.name(), field.dtype().label(), field.shapeText(), dtype.label()));
     }
     if (length < 0 || length > end - position) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s': a chunk wrote %d more bytes with %d of %d left for %d rows (expected: "
-              + "exactly %d bytes per row)", field.name(), length, end - position, end - start,
-          rows, rowBytes()));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s': a chunk wrote %d more bytes with %d of %d left for %d rows (expected: "
+                  + "exactly %d bytes per row)",
+              field.name(), length, end - position, end - start, rows, rowBytes()));
     }
     int at = position;
     position += (int) length;

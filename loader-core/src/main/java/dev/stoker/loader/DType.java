@@ -2,7 +2,10 @@ package dev.stoker.loader;
 
 import java.util.Locale;
 
-/** Element types of a batch column, with their size in bytes. Multi-byte values are stored in native order. */
+/**
+ * Element types of a batch column, with their size in bytes. Multi-byte values are stored in native
+ * order.
+ */
 public enum DType {
   UINT8(1),
   INT32(4),

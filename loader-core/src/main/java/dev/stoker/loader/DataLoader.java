@@ -22,21 +22,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Loads a dataset in fixed-shape batches, with PyTorch DataLoader's options (see
- * {@link LoaderOptions}), from either kind of source: a {@link MapDataset} read by index in the
- * samplers' order, or a {@link StreamedDataset} of column chunks. {@code loader.epoch(e)}
- * iterates epoch {@code e}; plain iteration runs epochs 0, 1, 2, ... in turn. One epoch runs at
- * a time: starting another one ends the one before (and returns its slots). Iterate from one
- * thread.
+ * Loads a dataset in fixed-shape batches, with PyTorch DataLoader's options (see {@link
+ * LoaderOptions}), from either kind of source: a {@link MapDataset} read by index in the samplers'
+ * order, or a {@link StreamedDataset} of column chunks. {@code loader.epoch(e)} iterates epoch
+ * {@code e}; plain iteration runs epochs 0, 1, 2, ... in turn. One epoch runs at a time: starting
+ * another one ends the one before (and returns its slots). Iterate from one thread.
  *
  * <p>The host slots, their allocator, the worker threads (with {@code persistentWorkers}) and the
  * transfer thread belong to the loader for its whole life. Closing the loader, from any thread and
- * any number of times, ends the running epoch, stops every thread and frees every slot; it
- * returns once all that is done, or reports a thread stuck in dataset code.
+ * any number of times, ends the running epoch, stops every thread and frees every slot; it returns
+ * once all that is done, or reports a thread stuck in dataset code.
  */
 public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   /** How long closing the loader waits for its threads before interrupting them. */
   private static final long CLOSE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
   private static final AtomicInteger IDS = new AtomicInteger();
 
   private final LoaderOptions options;
@@ -53,8 +53,10 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   private final InputFingerprint input;
   private final List<EpochMetrics> finished = new ArrayList<>();
   private final Object closeLock = new Object();
+
   /** The iterator opened last; it may still hold the batch it returned last. */
   private BatchIterator current;
+
   private int nextEpoch;
   private boolean closed;
   private boolean closeDone;
@@ -97,28 +99,51 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     Objects.requireNonNull(schema, "dataset.schema()");
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
     this.layout = new BatchLayout(schema, options.batchSize());
-    this.input = b.input != null ? b.input
-        : b.map != null ? InputFingerprint.ofRows(b.map.size()) : null;
+    this.input =
+        b.input != null ? b.input : b.map != null ? InputFingerprint.ofRows(b.map.size()) : null;
     if (b.resumeFrom != null) {
       Resume.check(b.resumeFrom, options, input, b.acceptChangedInput);
       this.nextEpoch = b.resumeFrom.epoch();
     }
-    this.source = b.map != null
-        ? new IndexedSource(name, b.map, options, placement, layout, b.resumeFrom)
-        : new StreamedSource(name, b.stream, options, placement, layout);
-    this.budget = SlotBudget.of(layout.slotBytes(), options.maxHostBytes(),
-        options.numWorkers(), options.prefetchWindow(), !device.isHost(),
-        source.batchCount() < 0, b.keptAhead, options.batchSize() + " x " + schema.fields());
+    this.source =
+        b.map != null
+            ? new IndexedSource(name, b.map, options, placement, layout, b.resumeFrom)
+            : new StreamedSource(name, b.stream, options, placement, layout);
+    this.budget =
+        SlotBudget.of(
+            layout.slotBytes(),
+            options.maxHostBytes(),
+            options.numWorkers(),
+            options.prefetchWindow(),
+            !device.isHost(),
+            source.batchCount() < 0,
+            b.keptAhead,
+            options.batchSize() + " x " + schema.fields());
     this.ownsAllocator = b.allocator == null;
-    this.allocator = ownsAllocator
-        ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())
-        : b.allocator;
+    this.allocator =
+        ownsAllocator
+            ? device.hostAllocator(name + "-host", options.maxHostBytes(), options.pinMemory())
+            : b.allocator;
     try {
-      this.pool = new SlotPool(name, allocator, layout.slotBytes(), budget.allowed(),
-          Math.min(budget.needed(), budget.allowed()));
-      this.pipeline = new LoaderPipeline(new PipelineConfig(name, options.numWorkers(),
-          options.prefetchFactor(), options.persistentWorkers(), options.timeoutNanos(),
-          options.transferDepth(), layout.slotBytes()), pool, device);
+      this.pool =
+          new SlotPool(
+              name,
+              allocator,
+              layout.slotBytes(),
+              budget.allowed(),
+              Math.min(budget.needed(), budget.allowed()));
+      this.pipeline =
+          new LoaderPipeline(
+              new PipelineConfig(
+                  name,
+                  options.numWorkers(),
+                  options.prefetchFactor(),
+                  options.persistentWorkers(),
+                  options.timeoutNanos(),
+                  options.transferDepth(),
+                  layout.slotBytes()),
+              pool,
+              device);
     } catch (Throwable t) {
       Closer closer = new Closer().add(t);
       if (ownsAllocator) {
@@ -155,8 +180,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   }
 
   /**
-   * Batches every epoch yields on this rank (the same on every rank with {@code dropLast}), or
-   * -1 for a stream whose length is known only at its end.
+   * Batches every epoch yields on this rank (the same on every rank with {@code dropLast}), or -1
+   * for a stream whose length is known only at its end.
    */
   public int batchesPerEpoch() {
     return source.batchCount();
@@ -178,9 +203,12 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
    */
   public synchronized LoaderState state() {
     if (input == null) {
-      throw new UnsupportedOperationException("loader '" + name + "' reads a stream: its position "
-          + "is its reader's (expected: a loader of a MapDataset; a format(\"stoker\") read or a "
-          + "StokerSpark run keeps a stream's state itself)");
+      throw new UnsupportedOperationException(
+          "loader '"
+              + name
+              + "' reads a stream: its position "
+              + "is its reader's (expected: a loader of a MapDataset; a format(\"stoker\") read or a "
+              + "StokerSpark run keeps a stream's state itself)");
     }
     return Resume.state(options, placement, input, source, position());
   }
@@ -201,13 +229,14 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       return new Position(nextEpoch, 0);
     }
     int delivered = current.delivered();
-    return delivered == current.batchCount() ? new Position(current.epoch() + 1, 0)
+    return delivered == current.batchCount()
+        ? new Position(current.epoch() + 1, 0)
         : new Position(current.epoch(), delivered);
   }
 
   /**
-   * Rows of this rank's share that {@code dropLast} drops in the epoch iteration stands in
-   * ({@link #position()}): its short last batch. A resumed epoch's are those of its rest.
+   * Rows of this rank's share that {@code dropLast} drops in the epoch iteration stands in ({@link
+   * #position()}): its short last batch. A resumed epoch's are those of its rest.
    */
   public long droppedRows() {
     return droppedRows(position().epoch());
@@ -223,11 +252,10 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   /**
    * Rows of the dataset no batch holds in an epoch, over all ranks: the rows left over when the
-   * dataset is split evenly across ranks, plus every rank's short last batch. Zero without
-   * {@code dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does).
-   * -1 for a stream, whose rows per rank only that rank knows. Of the epoch iteration stands in
-   * ({@link #position()}): a resumed epoch's are the rows its rest leaves out on the ranks it
-   * resumed on.
+   * dataset is split evenly across ranks, plus every rank's short last batch. Zero without {@code
+   * dropLast} (the shares are then padded instead, as PyTorch's DistributedSampler does). -1 for a
+   * stream, whose rows per rank only that rank knows. Of the epoch iteration stands in ({@link
+   * #position()}): a resumed epoch's are the rows its rest leaves out on the ranks it resumed on.
    */
   public long droppedRowsAllRanks() {
     return droppedRowsAllRanks(position().epoch());
@@ -258,22 +286,28 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
   /**
    * Starts epoch {@code epoch}, ending the one before.
    *
-   * @throws BatchLoadException (stage {@code open}) if the epoch could not be started: its
-   *     source failed to open or its threads to start; nothing of it is left behind
+   * @throws BatchLoadException (stage {@code open}) if the epoch could not be started: its source
+   *     failed to open or its threads to start; nothing of it is left behind
    */
   private synchronized BatchIterator open(int epoch) {
     checkOpen();
     if (current != null) {
       current.close();
     }
-    EpochCounters counters = new EpochCounters(epoch, options.batchSize(), options.numWorkers(),
-        options.prefetchWindow(), budget.allowed(), pool::waitNanos);
+    EpochCounters counters =
+        new EpochCounters(
+            epoch,
+            options.batchSize(),
+            options.numWorkers(),
+            options.prefetchWindow(),
+            budget.allowed(),
+            pool::waitNanos);
     EpochSource epochSource;
     try {
       epochSource = source.open(epoch, counters);
     } catch (Throwable t) {
-      throw new BatchLoadException(name, Stage.OPEN, epoch, 0, -1,
-          "opening the epoch's source failed: " + t, t);
+      throw new BatchLoadException(
+          name, Stage.OPEN, epoch, 0, -1, "opening the epoch's source failed: " + t, t);
     }
     EpochPipeline epochPipeline;
     try {
@@ -282,8 +316,16 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       closeQuietly(epochSource);
       throw t;
     }
-    current = new BatchIterator(name, layout, epochSource, epochPipeline, counters,
-        source.batchCount(epoch), device.isHost() ? pool.maxSlots() : 0, this::epochEnded);
+    current =
+        new BatchIterator(
+            name,
+            layout,
+            epochSource,
+            epochPipeline,
+            counters,
+            source.batchCount(epoch),
+            device.isHost() ? pool.maxSlots() : 0,
+            this::epochEnded);
     return current;
   }
 
@@ -357,12 +399,12 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   /**
    * Ends the running epoch, stops every thread and frees every slot. Safe to call twice and from
-   * any thread; every call returns once the first is done. A thread in dataset code gets a grace
-   * to come back (1 s, {@link BatchIterator#TAKE_GRACE_MILLIS}, for a consumer filling its own
-   * batch with {@code numWorkers=0}; 1 s and then an interrupt for a worker); one that has not come
-   * back by then keeps its slot until it does, and the slot is freed then, with the loader's own
-   * allocator. A consumer left that way in a {@code next()} ends with a
-   * {@link java.util.concurrent.CancellationException}.
+   * any thread; every call returns once the first is done. A thread in dataset code gets a grace to
+   * come back (1 s, {@link BatchIterator#TAKE_GRACE_MILLIS}, for a consumer filling its own batch
+   * with {@code numWorkers=0}; 1 s and then an interrupt for a worker); one that has not come back
+   * by then keeps its slot until it does, and the slot is freed then, with the loader's own
+   * allocator. A consumer left that way in a {@code next()} ends with a {@link
+   * java.util.concurrent.CancellationException}.
    *
    * @throws IllegalStateException if a thread of the loader did not stop (stuck in dataset code,
    *     ignoring interrupts); its slot is freed when it comes back
@@ -387,9 +429,14 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
       boolean consumerFilling = running != null && running.fillingAfterClose();
       List<String> stuck = pipeline.close(CLOSE_GRACE_NANOS);
       if (!stuck.isEmpty()) {
-        closer.add(new IllegalStateException("loader '" + name + "': thread(s) still running "
-            + "after close, stuck in dataset code: " + String.join("; ", stuck)
-            + "; their slots are freed when they return"));
+        closer.add(
+            new IllegalStateException(
+                "loader '"
+                    + name
+                    + "': thread(s) still running "
+                    + "after close, stuck in dataset code: "
+                    + String.join("; ", stuck)
+                    + "; their slots are freed when they return"));
       }
       if (stuck.isEmpty() && !consumerFilling) {
         closer.run(pool::close);
@@ -398,7 +445,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
         }
       } else {
         // The slots still out are in threads inside dataset code, which give them back.
-        closer.run(() -> pool.closeAfterReturns(ownsAllocator ? allocator::close : () -> { }));
+        closer.run(() -> pool.closeAfterReturns(ownsAllocator ? allocator::close : () -> {}));
       }
       closer.throwIfAny();
     }
@@ -406,8 +453,17 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
 
   @Override
   public String toString() {
-    return "DataLoader[" + name + ", " + source.describe() + ", " + options + ", " + placement
-        + ", " + device.name() + "]";
+    return "DataLoader["
+        + name
+        + ", "
+        + source.describe()
+        + ", "
+        + options
+        + ", "
+        + placement
+        + ", "
+        + device.name()
+        + "]";
   }
 
   /** Builds a {@link DataLoader}; only the options are required. */
@@ -495,8 +551,13 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
      */
     public Builder keptAhead(int value) {
       if (value < 0 || value > SlotBudget.MAX_IN_FLIGHT) {
-        throw new IllegalArgumentException("keptAhead: " + value + " (expected: 0 <= keptAhead "
-            + "<= " + SlotBudget.MAX_IN_FLIGHT + ")");
+        throw new IllegalArgumentException(
+            "keptAhead: "
+                + value
+                + " (expected: 0 <= keptAhead "
+                + "<= "
+                + SlotBudget.MAX_IN_FLIGHT
+                + ")");
       }
       keptAhead = value;
       return this;

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * A named column of a batch: every sample holds one fixed-shape array of {@link #dtype()} values
- * (a scalar has the empty shape).
+ * A named column of a batch: every sample holds one fixed-shape array of {@link #dtype()} values (a
+ * scalar has the empty shape).
  */
 public final class Field {
   private final String name;
@@ -31,12 +31,19 @@ public final class Field {
       throw new IllegalArgumentException("field name: '" + name + "' (expected: a non-blank name)");
     }
     if (dtype == null) {
-      throw new NullPointerException("field '" + name + "' dtype: null (expected one of: "
-          + String.join(", ", Arrays.stream(DType.values()).map(DType::label).toList()) + ")");
+      throw new NullPointerException(
+          "field '"
+              + name
+              + "' dtype: null (expected one of: "
+              + String.join(", ", Arrays.stream(DType.values()).map(DType::label).toList())
+              + ")");
     }
     if (shape == null) {
-      throw new NullPointerException("field '" + name + "' shape: null (expected: the "
-          + "dimensions of one sample, none for a scalar)");
+      throw new NullPointerException(
+          "field '"
+              + name
+              + "' shape: null (expected: the "
+              + "dimensions of one sample, none for a scalar)");
     }
     return new Field(name, dtype, shape.clone());
   }
@@ -56,8 +63,13 @@ public final class Field {
       count *= dim;
       if (count > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
-            "field '" + name + "' shape: " + text(shape)
-                + " (expected: at most " + Integer.MAX_VALUE + " elements per sample)");
+            "field '"
+                + name
+                + "' shape: "
+                + text(shape)
+                + " (expected: at most "
+                + Integer.MAX_VALUE
+                + " elements per sample)");
       }
     }
     return (int) count;

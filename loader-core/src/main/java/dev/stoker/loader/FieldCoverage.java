@@ -3,9 +3,9 @@ package dev.stoker.loader;
 import java.util.Arrays;
 
 /**
- * Which elements of each field one sample has written, exactly and without allocating in the
- * common cases: a field written front to back (in one bulk call or element by element) is a
- * covered prefix; only writes that leave a gap switch that field to a bit per element.
+ * Which elements of each field one sample has written, exactly and without allocating in the common
+ * cases: a field written front to back (in one bulk call or element by element) is a covered
+ * prefix; only writes that leave a gap switch that field to a bit per element.
  *
  * <p>{@link #mark} is inlined into every dataset's {@code write()}: its common case is one array
  * read, a compare and a store, and all else is out of line, so that it leaves the JIT's
@@ -16,8 +16,10 @@ final class FieldCoverage {
   private static final int GAPPED = -1;
 
   private final int[] elements;
+
   /** Per field: elements [0, prefix) are written, or {@link #GAPPED}. */
   private final int[] prefix;
+
   /** Per field: a bit per element once the writes left a gap (made the first time), else null. */
   private final long[][] bits;
 
@@ -36,8 +38,8 @@ final class FieldCoverage {
   }
 
   /**
-   * Elements {@code [element, element + length)} of {@code field} were written ({@code element}
-   * and {@code length} non-negative, their sum no overflow).
+   * Elements {@code [element, element + length)} of {@code field} were written ({@code element} and
+   * {@code length} non-negative, their sum no overflow).
    */
   void mark(int field, int element, int length) {
     int covered = prefix[field];

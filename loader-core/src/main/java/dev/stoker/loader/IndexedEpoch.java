@@ -10,9 +10,9 @@ import java.util.concurrent.CancellationException;
 
 /**
  * Writes one epoch of a map dataset: the samples of batch k, in sampler order, each straight into
- * its row of the slot. A failing sample fails the batch or is skipped, as {@code onBadSample}
- * says (an {@link Error} always fails it); rows that end up unused are zeroed so no stale data is
- * left in them.
+ * its row of the slot. A failing sample fails the batch or is skipped, as {@code onBadSample} says
+ * (an {@link Error} always fails it); rows that end up unused are zeroed so no stale data is left
+ * in them.
  */
 final class IndexedEpoch implements EpochSource {
   private final String loader;
@@ -24,8 +24,14 @@ final class IndexedEpoch implements EpochSource {
   private final ThreadLocal<SampleWriter> writers;
   private volatile boolean cancelled;
 
-  IndexedEpoch(String loader, MapDataset dataset, BatchLayout layout, EpochBatches plan,
-      OnBadSample onBadSample, EpochCounters counters, ThreadLocal<SampleWriter> writers) {
+  IndexedEpoch(
+      String loader,
+      MapDataset dataset,
+      BatchLayout layout,
+      EpochBatches plan,
+      OnBadSample onBadSample,
+      EpochCounters counters,
+      ThreadLocal<SampleWriter> writers) {
     this.loader = loader;
     this.dataset = dataset;
     this.layout = layout;
@@ -50,8 +56,15 @@ final class IndexedEpoch implements EpochSource {
     try {
       for (int i = 0; i < length; i++) {
         if (cancelled) {
-          throw new CancellationException("loader '" + loader + "' epoch " + plan.epoch()
-              + " was closed while batch " + batch + " was written, before its row " + i);
+          throw new CancellationException(
+              "loader '"
+                  + loader
+                  + "' epoch "
+                  + plan.epoch()
+                  + " was closed while batch "
+                  + batch
+                  + " was written, before its row "
+                  + i);
         }
         int sample = plan.sampleIndex(batch, i);
         status.sample(i, sample);
@@ -85,8 +98,7 @@ final class IndexedEpoch implements EpochSource {
         counters.addSkipped(new SkippedSample(plan.epoch(), batch, sample, String.valueOf(e)));
         return false;
       }
-      throw badSample(sample, batch, row, length, e,
-          "; to skip bad samples, set onBadSample=skip");
+      throw badSample(sample, batch, row, length, e, "; to skip bad samples, set onBadSample=skip");
     } catch (Throwable t) {
       throw badSample(sample, batch, row, length, t, "");
     }
@@ -94,8 +106,8 @@ final class IndexedEpoch implements EpochSource {
 
   /**
    * Lets the dataset report a failure of this batch's reads that surfaced late ({@link
-   * MapDataset#checkBatch}); its report wins over {@code failed}, the batch's own failure, which
-   * it then carries as suppressed.
+   * MapDataset#checkBatch}); its report wins over {@code failed}, the batch's own failure, which it
+   * then carries as suppressed.
    */
   private void checkDataset(Throwable failed) throws Exception {
     try {
@@ -114,21 +126,32 @@ final class IndexedEpoch implements EpochSource {
     cancelled = true;
   }
 
-  private BatchLoadException badSample(int sample, int batch, int row, int length, Throwable t,
-      String remedy) {
-    return new BatchLoadException(loader, Stage.FILL, plan.epoch(), batch, sample,
-        String.format("sample %d (row %d of %d): %s%s", sample, row, length, t, remedy), t);
+  private BatchLoadException badSample(
+      int sample, int batch, int row, int length, Throwable t, String remedy) {
+    return new BatchLoadException(
+        loader,
+        Stage.FILL,
+        plan.epoch(),
+        batch,
+        sample,
+        String.format("sample %d (row %d of %d): %s%s", sample, row, length, t, remedy),
+        t);
   }
 
   private void checkComplete(int sample, SampleWriter writer) {
     int missing = writer.firstIncompleteField();
     if (missing >= 0) {
       Field field = layout.schema().field(missing);
-      throw new IllegalStateException(String.format(
-          "sample %d wrote %d of the %d values of field '%s' %s%s (expected: every value of "
-              + "every field, or its row would keep another sample's values)", sample,
-          writer.writtenElements(missing), field.elements(), field.name(),
-          field.dtype().label(), field.shapeText()));
+      throw new IllegalStateException(
+          String.format(
+              "sample %d wrote %d of the %d values of field '%s' %s%s (expected: every value of "
+                  + "every field, or its row would keep another sample's values)",
+              sample,
+              writer.writtenElements(missing),
+              field.elements(),
+              field.name(),
+              field.dtype().label(),
+              field.shapeText()));
     }
   }
 }

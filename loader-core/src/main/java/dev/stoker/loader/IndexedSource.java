@@ -18,21 +18,35 @@ final class IndexedSource implements LoaderSource {
   private final DistributedSampler shard;
   private final BatchSampler sampler;
   private final int worldSize;
+
   /** The epoch resumed mid-way and its sampler (-1 and null: none). */
   private final int resumedEpoch;
+
   private final BatchSampler resumed;
+
   /** Each loading thread's writer, reused across epochs. */
   private final ThreadLocal<SampleWriter> writers;
 
-  IndexedSource(String loader, MapDataset dataset, LoaderOptions options, Placement placement,
-      BatchLayout layout, LoaderState resumeFrom) {
+  IndexedSource(
+      String loader,
+      MapDataset dataset,
+      LoaderOptions options,
+      Placement placement,
+      BatchLayout layout,
+      LoaderState resumeFrom) {
     this.loader = loader;
     this.dataset = dataset;
     this.layout = layout;
     this.onBadSample = options.onBadSample();
     this.worldSize = placement.worldSize();
-    this.shard = new DistributedSampler(dataset.size(), placement.rank(), placement.worldSize(),
-        options.shuffle(), options.seed(), options.dropLast());
+    this.shard =
+        new DistributedSampler(
+            dataset.size(),
+            placement.rank(),
+            placement.worldSize(),
+            options.shuffle(),
+            options.seed(),
+            options.dropLast());
     this.sampler = new BatchSampler(shard, options.batchSize(), options.dropLast());
     if (resumeFrom != null && resumeFrom.input().equals(InputFingerprint.ofRows(dataset.size()))) {
       Resume.checkIndexed(resumeFrom, dataset.size());
@@ -40,9 +54,20 @@ final class IndexedSource implements LoaderSource {
     // a changed input the caller accepted may hold fewer rows than the state consumed
     long start = resumeFrom == null ? 0 : Math.min(resumeFrom.consumedRows(), dataset.size());
     this.resumedEpoch = start > 0 ? resumeFrom.epoch() : -1;
-    this.resumed = start > 0 ? new BatchSampler(new DistributedSampler(dataset.size(), (int) start,
-        placement.rank(), placement.worldSize(), options.shuffle(), options.seed(),
-        options.dropLast()), options.batchSize(), options.dropLast()) : null;
+    this.resumed =
+        start > 0
+            ? new BatchSampler(
+                new DistributedSampler(
+                    dataset.size(),
+                    (int) start,
+                    placement.rank(),
+                    placement.worldSize(),
+                    options.shuffle(),
+                    options.seed(),
+                    options.dropLast()),
+                options.batchSize(),
+                options.dropLast())
+            : null;
     this.writers = ThreadLocal.withInitial(() -> new SampleWriter(layout));
   }
 
@@ -84,8 +109,8 @@ final class IndexedSource implements LoaderSource {
 
   @Override
   public EpochSource open(int epoch, EpochCounters counters) {
-    return new IndexedEpoch(loader, dataset, layout, samplerOf(epoch).epoch(epoch), onBadSample, counters,
-        writers);
+    return new IndexedEpoch(
+        loader, dataset, layout, samplerOf(epoch).epoch(epoch), onBadSample, counters, writers);
   }
 
   @Override

@@ -14,9 +14,9 @@ import java.util.TreeMap;
 
 /**
  * The small immutable form of a loader's {@link LoaderOptions} and {@link Placement} that travels
- * to Spark's executors. It holds option name to string value, sorted by name, for only the
- * options that differ from their defaults: equal options and placements make equal configs, and
- * an executor parses back exactly what the driver built. Deserializing validates the values again.
+ * to Spark's executors. It holds option name to string value, sorted by name, for only the options
+ * that differ from their defaults: equal options and placements make equal configs, and an executor
+ * parses back exactly what the driver built. Deserializing validates the values again.
  */
 public final class LoaderConfig implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -30,11 +30,14 @@ public final class LoaderConfig implements Serializable {
     this.options = options;
     this.placement = placement;
     this.values = new TreeMap<>();
-    options.asMap().forEach((name, value) -> {
-      if (value != null && !value.equals(DEFAULTS.get(name))) {
-        values.put(name, String.valueOf(value));
-      }
-    });
+    options
+        .asMap()
+        .forEach(
+            (name, value) -> {
+              if (value != null && !value.equals(DEFAULTS.get(name))) {
+                values.put(name, String.valueOf(value));
+              }
+            });
     putUnlessDefault(LoaderOptionTable.RANK, placement.rank());
     putUnlessDefault(LoaderOptionTable.WORLD_SIZE, placement.worldSize());
   }
@@ -46,8 +49,8 @@ public final class LoaderConfig implements Serializable {
   }
 
   public static LoaderConfig of(LoaderOptions options, Placement placement) {
-    return new LoaderConfig(Objects.requireNonNull(options, "options"),
-        Objects.requireNonNull(placement, "placement"));
+    return new LoaderConfig(
+        Objects.requireNonNull(options, "options"), Objects.requireNonNull(placement, "placement"));
   }
 
   /**
@@ -60,8 +63,7 @@ public final class LoaderConfig implements Serializable {
   }
 
   /** As {@link #fromMap(Map)}, also accepting and leaving out a Spark source's own option names. */
-  public static LoaderConfig fromMap(Map<String, String> values,
-      Collection<String> alsoAccepted) {
+  public static LoaderConfig fromMap(Map<String, String> values, Collection<String> alsoAccepted) {
     return of(LoaderOptions.fromMap(values, alsoAccepted), Placement.fromMap(values));
   }
 

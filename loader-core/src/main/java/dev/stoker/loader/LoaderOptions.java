@@ -13,11 +13,11 @@ import java.util.Map;
 
 /**
  * The validated, immutable options of a {@link DataLoader}, named after PyTorch's DataLoader
- * arguments: the knobs that are the same on every rank. Which shard a loader serves is its
- * {@link Placement}; what travels to Spark's executors is a {@link LoaderConfig}. Every value is
- * checked in its builder method; the rules between options are checked in {@link Builder#build()}.
- * Each bad value is an {@link IllegalArgumentException} naming the option, the value and what is
- * allowed. An option not given keeps its default.
+ * arguments: the knobs that are the same on every rank. Which shard a loader serves is its {@link
+ * Placement}; what travels to Spark's executors is a {@link LoaderConfig}. Every value is checked
+ * in its builder method; the rules between options are checked in {@link Builder#build()}. Each bad
+ * value is an {@link IllegalArgumentException} naming the option, the value and what is allowed. An
+ * option not given keeps its default.
  */
 public final class LoaderOptions {
   public static final String BATCH_SIZE = OptionNames.BATCH_SIZE;
@@ -38,18 +38,17 @@ public final class LoaderOptions {
   public static final List<String> NAMES = OptionNames.LOADER;
 
   /**
-   * The most worker threads a loader may have. Each worker is a platform thread with its own
-   * stack and at least one batch of host memory of its own, and the largest machines have a few
-   * hundred hardware threads (two sockets of 192 cores with two threads each make 768): beyond
-   * that, workers only wait for each other. A fixed bound, rather than a multiple of the local
+   * The most worker threads a loader may have. Each worker is a platform thread with its own stack
+   * and at least one batch of host memory of its own, and the largest machines have a few hundred
+   * hardware threads (two sockets of 192 cores with two threads each make 768): beyond that,
+   * workers only wait for each other. A fixed bound, rather than a multiple of the local
    * processors, so that options checked on a Spark driver hold on every executor.
    */
   public static final int MAX_WORKERS = 1024;
 
   public static final int DEFAULT_PREFETCH_FACTOR =
       LoaderOptionTable.PREFETCH_FACTOR.defaultValue();
-  public static final long DEFAULT_MAX_HOST_BYTES =
-      LoaderOptionTable.MAX_HOST_BYTES.defaultValue();
+  public static final long DEFAULT_MAX_HOST_BYTES = LoaderOptionTable.MAX_HOST_BYTES.defaultValue();
   public static final int DEFAULT_TRANSFER_DEPTH = LoaderOptionTable.TRANSFER_DEPTH.defaultValue();
 
   /** Every knob's value (its default where none was given), by option, in the table's order. */
@@ -69,10 +68,10 @@ public final class LoaderOptions {
 
   /**
    * Options from string values, e.g. Spark's {@code .option(...)} map. Names match ignoring case;
-   * the same name twice in different case is an error. Placement names ({@code rank},
-   * {@code worldSize}) are accepted and left to their reader; any other name is an error that
-   * suggests the closest known name. Sizes take a binary unit ({@code 512m}), durations a unit of
-   * time ({@code 30s}; plain digits are ms).
+   * the same name twice in different case is an error. Placement names ({@code rank}, {@code
+   * worldSize}) are accepted and left to their reader; any other name is an error that suggests the
+   * closest known name. Sizes take a binary unit ({@code 512m}), durations a unit of time ({@code
+   * 30s}; plain digits are ms).
    */
   public static LoaderOptions fromMap(Map<String, String> values) {
     return fromMap(values, List.of());
@@ -82,8 +81,7 @@ public final class LoaderOptions {
    * As {@link #fromMap(Map)}, also accepting (and ignoring) {@code alsoAccepted}: the names of a
    * Spark source's own options, such as {@code epoch}.
    */
-  public static LoaderOptions fromMap(Map<String, String> values,
-      Collection<String> alsoAccepted) {
+  public static LoaderOptions fromMap(Map<String, String> values, Collection<String> alsoAccepted) {
     List<String> accepted = new ArrayList<>(OptionNames.PLACEMENT);
     accepted.addAll(alsoAccepted);
     OptionMap map = OptionMap.strict(values, OptionNames.LOADER, accepted);
@@ -100,11 +98,12 @@ public final class LoaderOptions {
   /** A builder holding these options, to change some of them. */
   public Builder toBuilder() {
     Builder b = builder();
-    values.forEach((option, value) -> {
-      if (option != LoaderOptionTable.PREFETCH_FACTOR || numWorkers() > 0) {
-        b.values.put(option, value);
-      }
-    });
+    values.forEach(
+        (option, value) -> {
+          if (option != LoaderOptionTable.PREFETCH_FACTOR || numWorkers() > 0) {
+            b.values.put(option, value);
+          }
+        });
     return b;
   }
 
@@ -208,9 +207,9 @@ public final class LoaderOptions {
   }
 
   /**
-   * Builds {@link LoaderOptions}. Each setter checks its value by its option's rule in
-   * {@link LoaderOptionTable}, where the option's default is (PyTorch's where it has one); an
-   * option not set keeps it.
+   * Builds {@link LoaderOptions}. Each setter checks its value by its option's rule in {@link
+   * LoaderOptionTable}, where the option's default is (PyTorch's where it has one); an option not
+   * set keeps it.
    */
   public static final class Builder {
     /** The options given, by option; the others keep their defaults. */
@@ -234,8 +233,8 @@ public final class LoaderOptions {
     }
 
     /**
-     * {@link LoaderOptionTable#NUM_WORKERS}: worker threads, 0 to {@value #MAX_WORKERS}; 0 loads
-     * in the caller's thread.
+     * {@link LoaderOptionTable#NUM_WORKERS}: worker threads, 0 to {@value #MAX_WORKERS}; 0 loads in
+     * the caller's thread.
      */
     public Builder numWorkers(int value) {
       return set(LoaderOptionTable.NUM_WORKERS, value);
@@ -269,8 +268,8 @@ public final class LoaderOptions {
 
     /**
      * {@link LoaderOptionTable#TIMEOUT}: longest wait for one batch before a clear error; zero
-     * waits forever. At most {@code Long.MAX_VALUE} nanoseconds (about 292 years), so
-     * that {@link #timeoutNanos()} fits.
+     * waits forever. At most {@code Long.MAX_VALUE} nanoseconds (about 292 years), so that {@link
+     * #timeoutNanos()} fits.
      */
     public Builder timeout(Duration value) {
       return set(LoaderOptionTable.TIMEOUT, value);
@@ -307,18 +306,23 @@ public final class LoaderOptions {
       int numWorkers = get(LoaderOptionTable.NUM_WORKERS);
       int factor = get(LoaderOptionTable.PREFETCH_FACTOR);
       if (numWorkers == 0 && values.containsKey(LoaderOptionTable.PREFETCH_FACTOR)) {
-        throw new IllegalArgumentException(PREFETCH_FACTOR + ": " + factor
-            + " (expected: only with numWorkers > 0; numWorkers is 0)");
+        throw new IllegalArgumentException(
+            PREFETCH_FACTOR
+                + ": "
+                + factor
+                + " (expected: only with numWorkers > 0; numWorkers is 0)");
       }
       if (numWorkers == 0 && get(LoaderOptionTable.PERSISTENT_WORKERS)) {
-        throw new IllegalArgumentException(PERSISTENT_WORKERS
-            + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
+        throw new IllegalArgumentException(
+            PERSISTENT_WORKERS + ": true (expected: only with numWorkers > 0; numWorkers is 0)");
       }
       long inFlight = (long) numWorkers * factor;
       if (inFlight > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(String.format("%s: %d with %s=%d makes %d batches in "
-            + "flight (expected: numWorkers x prefetchFactor <= %d)", PREFETCH_FACTOR, factor,
-            NUM_WORKERS, numWorkers, inFlight, Integer.MAX_VALUE));
+        throw new IllegalArgumentException(
+            String.format(
+                "%s: %d with %s=%d makes %d batches in "
+                    + "flight (expected: numWorkers x prefetchFactor <= %d)",
+                PREFETCH_FACTOR, factor, NUM_WORKERS, numWorkers, inFlight, Integer.MAX_VALUE));
       }
       return new LoaderOptions(this);
     }

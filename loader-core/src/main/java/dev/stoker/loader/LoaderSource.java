@@ -4,8 +4,8 @@ import dev.stoker.loader.metrics.EpochCounters;
 
 /**
  * What a {@link DataLoader} reads from, one of two kinds: an {@link IndexedSource} (a map dataset
- * ordered by samplers) or a {@link StreamedSource} (a stream of column chunks). Each epoch it
- * opens an {@link EpochSource} that the pipeline's workers write batches from.
+ * ordered by samplers) or a {@link StreamedSource} (a stream of column chunks). Each epoch it opens
+ * an {@link EpochSource} that the pipeline's workers write batches from.
  */
 interface LoaderSource {
   Schema schema();

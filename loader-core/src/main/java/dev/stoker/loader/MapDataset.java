@@ -19,12 +19,12 @@ public interface MapDataset {
   void write(int index, SampleWriter row) throws Exception;
 
   /**
-   * Called by the thread that wrote a batch's samples, after the last of them (or after one
-   * failed) and before the batch is handed on. A dataset whose reads can fail after they returned
-   * (a memory-mapped file that shrank: the JVM reports the lost page later, in the same thread,
-   * possibly between two samples) reports it here, so that it fails this batch rather than
-   * escaping elsewhere. An exception fails the batch whatever {@code onBadSample} says. Does
-   * nothing by default.
+   * Called by the thread that wrote a batch's samples, after the last of them (or after one failed)
+   * and before the batch is handed on. A dataset whose reads can fail after they returned (a
+   * memory-mapped file that shrank: the JVM reports the lost page later, in the same thread,
+   * possibly between two samples) reports it here, so that it fails this batch rather than escaping
+   * elsewhere. An exception fails the batch whatever {@code onBadSample} says. Does nothing by
+   * default.
    *
    * @param failure what ended the batch's writing early (a sample's failure, or an error raised
    *     between two samples), or null if every sample was written or skipped

@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * The names of the loader's options, as written in code, Spark's {@code .option(...)} and SQL, in
- * two groups: the loader's knobs ({@link #LOADER}) and where a loader sits among its peers
- * ({@link #PLACEMENT}). Names match ignoring case, as Spark's options do. Each name is its
- * option's in {@link LoaderOptionTable}, where the option is defined.
+ * two groups: the loader's knobs ({@link #LOADER}) and where a loader sits among its peers ({@link
+ * #PLACEMENT}). Names match ignoring case, as Spark's options do. Each name is its option's in
+ * {@link LoaderOptionTable}, where the option is defined.
  */
 public final class OptionNames {
   public static final String BATCH_SIZE = LoaderOptionTable.BATCH_SIZE.name();
@@ -29,8 +29,8 @@ public final class OptionNames {
   public static final String WORLD_SIZE = LoaderOptionTable.WORLD_SIZE.name();
 
   /**
-   * The loader's knobs, the same on every rank, in the order of the documentation: what
-   * {@link LoaderOptions} holds.
+   * The loader's knobs, the same on every rank, in the order of the documentation: what {@link
+   * LoaderOptions} holds.
    */
   public static final List<String> LOADER = names(LoaderOptionTable.KNOBS);
 

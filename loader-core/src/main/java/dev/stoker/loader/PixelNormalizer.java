@@ -8,14 +8,15 @@ import java.util.Arrays;
  * first dimension of the target field's shape.
  *
  * <p>A uint8 has 256 values, so every result is computed once, here, into a table per channel;
- * {@link SampleWriter#putNormalized} then writes a pixel with one table read and one store. That
- * is bit for bit torchvision's arithmetic and, on the JDK 17 this library targets (whose compiler
- * does not vectorize a byte-to-float conversion), about 2.5 times as fast as converting each value.
+ * {@link SampleWriter#putNormalized} then writes a pixel with one table read and one store. That is
+ * bit for bit torchvision's arithmetic and, on the JDK 17 this library targets (whose compiler does
+ * not vectorize a byte-to-float conversion), about 2.5 times as fast as converting each value.
  * Immutable and safe to share between workers.
  */
 public final class PixelNormalizer {
   private final double[] mean;
   private final double[] std;
+
   /** {@code table[c][x]}: the float32 result for pixel value {@code x} of channel {@code c}. */
   private final float[][] table;
 
@@ -39,14 +40,20 @@ public final class PixelNormalizer {
    */
   public static PixelNormalizer of(double[] mean, double[] std) {
     if (mean == null || std == null || mean.length == 0 || mean.length != std.length) {
-      throw new IllegalArgumentException("pixel normalizer: mean " + Arrays.toString(mean)
-          + " and std " + Arrays.toString(std) + " (expected: one mean and one std per channel)");
+      throw new IllegalArgumentException(
+          "pixel normalizer: mean "
+              + Arrays.toString(mean)
+              + " and std "
+              + Arrays.toString(std)
+              + " (expected: one mean and one std per channel)");
     }
     for (int c = 0; c < mean.length; c++) {
       if (!Double.isFinite(mean[c]) || !Double.isFinite(std[c]) || !(std[c] > 0)) {
-        throw new IllegalArgumentException(String.format(
-            "pixel normalizer: channel %d has mean %s and std %s (expected: a finite mean and a "
-                + "finite std > 0)", c, mean[c], std[c]));
+        throw new IllegalArgumentException(
+            String.format(
+                "pixel normalizer: channel %d has mean %s and std %s (expected: a finite mean and a "
+                    + "finite std > 0)",
+                c, mean[c], std[c]));
       }
     }
     return new PixelNormalizer(mean.clone(), std.clone());

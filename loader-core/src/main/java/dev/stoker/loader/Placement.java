@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * Which shard of the data a loader serves: rank {@code rank} of {@code worldSize}, as PyTorch's
  * {@code DistributedSampler(rank, num_replicas)}. Kept apart from the {@link LoaderOptions} knobs:
- * the knobs are the same on every rank, the placement is what differs. A placement read from a
- * Java serialization stream is checked as {@link #of} checks it.
+ * the knobs are the same on every rank, the placement is what differs. A placement read from a Java
+ * serialization stream is checked as {@link #of} checks it.
  */
 public final class Placement implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -36,16 +36,23 @@ public final class Placement implements Serializable {
     LoaderOptionTable.WORLD_SIZE.check(worldSize);
     LoaderOptionTable.RANK.check(rank);
     if (rank >= worldSize) {
-      throw new IllegalArgumentException(OptionNames.RANK + ": " + rank
-          + " (expected: 0 <= rank < " + OptionNames.WORLD_SIZE + " = " + worldSize + ")");
+      throw new IllegalArgumentException(
+          OptionNames.RANK
+              + ": "
+              + rank
+              + " (expected: 0 <= rank < "
+              + OptionNames.WORLD_SIZE
+              + " = "
+              + worldSize
+              + ")");
     }
     return rank == 0 && worldSize == 1 ? SINGLE : new Placement(rank, worldSize);
   }
 
   /**
-   * The placement in string values, e.g. Spark's {@code .option(...)} map: {@code rank} (default
-   * 0) and {@code worldSize} (default 1), names matching ignoring case. Every other name is
-   * ignored: it belongs to another layer. The same name twice in different case is an error.
+   * The placement in string values, e.g. Spark's {@code .option(...)} map: {@code rank} (default 0)
+   * and {@code worldSize} (default 1), names matching ignoring case. Every other name is ignored:
+   * it belongs to another layer. The same name twice in different case is an error.
    */
   public static Placement fromMap(Map<String, String> values) {
     OptionMap map = OptionMap.lenient(values, OptionNames.PLACEMENT);
@@ -55,7 +62,8 @@ public final class Placement implements Serializable {
   /** The value given for {@code option}, read but not yet checked, else its default. */
   private static int read(OptionMap map, StokerOption<Integer> option) {
     String text = map.get(option.name());
-    return text == null ? option.defaultValue()
+    return text == null
+        ? option.defaultValue()
         : option.valueType().reader().read(option.name(), text);
   }
 

@@ -10,9 +10,9 @@ import java.nio.FloatBuffer;
  * {@code element}) in one call; every call checks the field's dtype and the length.
  *
  * <p>A sample that writes only part of a field would leave the previous batch's values in the rest
- * of its row, so the writer notes exactly which elements of every field were written and the
- * loader treats a sample that left any out as bad. Taking {@link #bytes()} or {@link #floats()}
- * opts out of that check.
+ * of its row, so the writer notes exactly which elements of every field were written and the loader
+ * treats a sample that left any out as bad. Taking {@link #bytes()} or {@link #floats()} opts out
+ * of that check.
  */
 public final class SampleWriter {
   private final BatchLayout layout;
@@ -27,8 +27,10 @@ public final class SampleWriter {
   private final int[] elements;
   private final int[] columnOffsets;
   private final int[] rowStrides;
+
   /** Per field, the first dimension of its shape (its channels), 1 for a scalar. */
   private final int[] leadingDims;
+
   private HostMemory slot;
   private int row;
   private boolean rawAccess;
@@ -151,21 +153,22 @@ public final class SampleWriter {
   }
 
   /**
-   * Writes uint8 pixels into a float32 field, normalized per channel by {@code normalizer} as
-   * they are written: element {@code e} of the field belongs to channel {@code e / (elements /
-   * channels)}, channels being the field's first dimension. The pixels' bytes are read as
-   * unsigned.
+   * Writes uint8 pixels into a float32 field, normalized per channel by {@code normalizer} as they
+   * are written: element {@code e} of the field belongs to channel {@code e / (elements /
+   * channels)}, channels being the field's first dimension. The pixels' bytes are read as unsigned.
    *
    * @throws IllegalArgumentException if the field is not float32, its first dimension is not the
    *     normalizer's channel count, or the range does not fit the field
    * @throws IndexOutOfBoundsException if {@code offset} and {@code length} do not fit {@code src}
    */
-  public void putNormalized(int field, int element, byte[] src, int offset, int length,
-      PixelNormalizer normalizer) {
+  public void putNormalized(
+      int field, int element, byte[] src, int offset, int length, PixelNormalizer normalizer) {
     if (offset < 0 || length < 0 || offset > src.length - length) {
-      throw new IndexOutOfBoundsException(String.format(
-          "putNormalized: %d pixels from index %d of an array of %d (expected: a range inside "
-              + "the array)", length, offset, src.length));
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "putNormalized: %d pixels from index %d of an array of %d (expected: a range inside "
+                  + "the array)",
+              length, offset, src.length));
     }
     int at = checked(field, DType.FLOAT32, element, length, "putNormalized");
     int channels = normalizer.channels();
@@ -179,15 +182,15 @@ public final class SampleWriter {
       int e = element + done;
       int channel = e / plane;
       int count = Math.min(length - done, (channel + 1) * plane - e);
-      writeNormalized(src, offset + done, count, normalizer.table(channel), out,
-          at + done * Float.BYTES);
+      writeNormalized(
+          src, offset + done, count, normalizer.table(channel), out, at + done * Float.BYTES);
       done += count;
     }
   }
 
   /** One channel's run: a table read and a store per pixel. */
-  private static void writeNormalized(byte[] src, int from, int count, float[] table,
-      ByteBuffer out, int at) {
+  private static void writeNormalized(
+      byte[] src, int from, int count, float[] table, ByteBuffer out, int at) {
     for (int i = 0; i < count; i++) {
       out.putFloat(at + i * Float.BYTES, table[src[from + i] & 0xff]);
     }
@@ -195,10 +198,11 @@ public final class SampleWriter {
 
   private RuntimeException channelRefusal(int field, PixelNormalizer normalizer) {
     Field f = schema.field(field);
-    return new IllegalArgumentException(String.format(
-        "field '%s' is %s%s: putNormalized with %d channels (expected: a normalizer with one mean "
-            + "and std per entry of the field's first dimension, %d)", f.name(),
-        f.dtype().label(), f.shapeText(), normalizer.channels(), leadingDims[field]));
+    return new IllegalArgumentException(
+        String.format(
+            "field '%s' is %s%s: putNormalized with %d channels (expected: a normalizer with one mean "
+                + "and std per entry of the field's first dimension, %d)",
+            f.name(), f.dtype().label(), f.shapeText(), normalizer.channels(), leadingDims[field]));
   }
 
   public void putByte(int field, int element, byte value) {
@@ -213,9 +217,10 @@ public final class SampleWriter {
     Field f = schema.field(field);
     int length = (int) f.bytesPerSample();
     if (srcIndex < 0 || srcIndex > src.limit() - length) {
-      throw new IndexOutOfBoundsException(String.format(
-          "field '%s': copying %d bytes from index %d of a buffer of %d bytes", f.name(), length,
-          srcIndex, src.limit()));
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "field '%s': copying %d bytes from index %d of a buffer of %d bytes",
+              f.name(), length, srcIndex, src.limit()));
     }
     slot.bytes().put(layout.rowOffset(field, row), src, srcIndex, length);
     coverage.mark(field, 0, f.elements());
@@ -226,8 +231,12 @@ public final class SampleWriter {
    * the byte offset to write at. One check per call, whatever the length.
    */
   private int checked(int field, DType expected, int element, int length, String method) {
-    if (field < 0 || field >= dtypes.length || dtypes[field] != expected || element < 0
-        || length < 0 || length > elements[field] - element) {
+    if (field < 0
+        || field >= dtypes.length
+        || dtypes[field] != expected
+        || element < 0
+        || length < 0
+        || length > elements[field] - element) {
       throw refusal(field, expected, element, length, method);
     }
     coverage.mark(field, element, length);
@@ -235,17 +244,19 @@ public final class SampleWriter {
   }
 
   /** Why a put was refused, naming the field, the values and what was expected. */
-  private RuntimeException refusal(int field, DType expected, int element, int length,
-      String method) {
+  private RuntimeException refusal(
+      int field, DType expected, int element, int length, String method) {
     schema.checkIndex(field);
     Field f = schema.field(field);
     if (f.dtype() != expected) {
-      return new IllegalArgumentException(String.format(
-          "field '%s' is %s%s: %s writes %s (expected: the put method of its dtype)",
-          f.name(), f.dtype().label(), f.shapeText(), method, expected.label()));
+      return new IllegalArgumentException(
+          String.format(
+              "field '%s' is %s%s: %s writes %s (expected: the put method of its dtype)",
+              f.name(), f.dtype().label(), f.shapeText(), method, expected.label()));
     }
-    return new IllegalArgumentException(String.format(
-        "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
-        f.name(), row, length, element, f.elements(), f.shapeText()));
+    return new IllegalArgumentException(
+        String.format(
+            "field '%s' row %d: %d values at element %d (expected: at most %d = %s)",
+            f.name(), row, length, element, f.elements(), f.shapeText()));
   }
 }

@@ -9,9 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Writes a {@link Number} into a one-element field, or refuses one the field's dtype cannot hold.
- * Integer dtypes take whole numbers in their range only, checked exactly for every kind of
- * Number. float32 and float64 take any value whose conversion is finite, rounding accepted; NaN
- * and infinities given as such are kept.
+ * Integer dtypes take whole numbers in their range only, checked exactly for every kind of Number.
+ * float32 and float64 take any value whose conversion is finite, rounding accepted; NaN and
+ * infinities given as such are kept.
  */
 final class ScalarWriter {
   private ScalarWriter() {}
@@ -19,8 +19,8 @@ final class ScalarWriter {
   static void write(SampleWriter row, int f, Field field, int index, Number number) {
     switch (field.dtype()) {
       case UINT8 -> row.putByte(f, 0, (byte) whole(field, index, number, 0, 255));
-      case INT32 -> row.putInt(f, 0,
-          (int) whole(field, index, number, Integer.MIN_VALUE, Integer.MAX_VALUE));
+      case INT32 ->
+          row.putInt(f, 0, (int) whole(field, index, number, Integer.MIN_VALUE, Integer.MAX_VALUE));
       case INT64 -> row.putLong(f, 0, whole(field, index, number, Long.MIN_VALUE, Long.MAX_VALUE));
       case FLOAT32 -> row.putFloat(f, 0, float32(field, index, number));
       case FLOAT64 -> row.putDouble(f, 0, float64(field, index, number));
@@ -43,15 +43,17 @@ final class ScalarWriter {
       }
     } else {
       BigDecimal value = decimal(number);
-      if (value != null && value.compareTo(BigDecimal.valueOf(low)) >= 0
+      if (value != null
+          && value.compareTo(BigDecimal.valueOf(low)) >= 0
           && value.compareTo(BigDecimal.valueOf(high)) <= 0
           && (value.signum() == 0 || value.stripTrailingZeros().scale() <= 0)) {
         return value.longValueExact();
       }
     }
-    throw new IllegalArgumentException(String.format(
-        "field '%s' sample %d: %s (expected: a whole number in %d..%d for %s)", field.name(),
-        index, number, low, high, field.dtype().label()));
+    throw new IllegalArgumentException(
+        String.format(
+            "field '%s' sample %d: %s (expected: a whole number in %d..%d for %s)",
+            field.name(), index, number, low, high, field.dtype().label()));
   }
 
   private static float float32(Field field, int index, Number number) {
@@ -70,18 +72,23 @@ final class ScalarWriter {
     return value;
   }
 
-  private static IllegalArgumentException outOfRange(Field field, int index, Number number,
-      String limit) {
-    return new IllegalArgumentException(String.format(
-        "field '%s' sample %d: %s (expected: a number in -%s..%s for %s, or NaN or an infinity)",
-        field.name(), index, number, limit, limit, field.dtype().label()));
+  private static IllegalArgumentException outOfRange(
+      Field field, int index, Number number, String limit) {
+    return new IllegalArgumentException(
+        String.format(
+            "field '%s' sample %d: %s (expected: a number in -%s..%s for %s, or NaN or an infinity)",
+            field.name(), index, number, limit, limit, field.dtype().label()));
   }
 
   /** True for the kinds of Number whose longValue() is the value itself. */
   private static boolean isLong(Number number) {
-    return number instanceof Integer || number instanceof Long || number instanceof Short
-        || number instanceof Byte || number instanceof AtomicInteger
-        || number instanceof AtomicLong || number instanceof LongAdder
+    return number instanceof Integer
+        || number instanceof Long
+        || number instanceof Short
+        || number instanceof Byte
+        || number instanceof AtomicInteger
+        || number instanceof AtomicLong
+        || number instanceof LongAdder
         || number instanceof LongAccumulator;
   }
 

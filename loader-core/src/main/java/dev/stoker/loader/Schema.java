@@ -23,8 +23,12 @@ public final class Schema {
     for (int i = 0; i < fields.size(); i++) {
       Field field = fields.get(i);
       if (field == null) {
-        throw new NullPointerException("schema field " + i + " of " + fields.size()
-            + ": null (expected: a Field, e.g. Field.of(\"x\", DType.FLOAT32, 3))");
+        throw new NullPointerException(
+            "schema field "
+                + i
+                + " of "
+                + fields.size()
+                + ": null (expected: a Field, e.g. Field.of(\"x\", DType.FLOAT32, 3))");
       }
       if (index.putIfAbsent(field.name(), i) != null) {
         throw new IllegalArgumentException(
@@ -60,13 +64,20 @@ public final class Schema {
   /**
    * Checks a field index.
    *
-   * @throws IndexOutOfBoundsException unless {@code 0 <= index < size()}, naming the index and
-   *     the fields there are
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < size()}, naming the index and the
+   *     fields there are
    */
   public void checkIndex(int index) {
     if (index < 0 || index >= fields.size()) {
-      throw new IndexOutOfBoundsException("field index: " + index + " (expected: 0 <= field "
-          + "index < " + fields.size() + "; the fields: " + fields + ")");
+      throw new IndexOutOfBoundsException(
+          "field index: "
+              + index
+              + " (expected: 0 <= field "
+              + "index < "
+              + fields.size()
+              + "; the fields: "
+              + fields
+              + ")");
     }
   }
 

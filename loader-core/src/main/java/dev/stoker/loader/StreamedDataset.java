@@ -4,8 +4,8 @@ package dev.stoker.loader;
  * A dataset whose rows arrive in order, as column chunks (a Parquet reader's column vectors, Spark
  * {@code ColumnarBatch}es, Arrow vectors): the second kind of source next to the random-access
  * {@link MapDataset}. The loader cuts each epoch's stream into batches of {@code batchSize} rows,
- * copying every column of a chunk in bulk, and shares slots, ordering, prefetch, transfer,
- * metrics and failure handling with map datasets.
+ * copying every column of a chunk in bulk, and shares slots, ordering, prefetch, transfer, metrics
+ * and failure handling with map datasets.
  *
  * <p>The stream is this rank's own: order and sharding are the source's (a pure function of the
  * {@link StreamRequest}), so the loader's {@code shuffle}, {@code seed}, rank and world size reach
@@ -24,18 +24,18 @@ public interface StreamedDataset {
   long rowCount();
 
   /**
-   * Rows epoch {@code epoch}'s stream yields, or {@link #UNKNOWN_ROWS}: {@link #rowCount()},
-   * unless the stream resumes that epoch mid-way (then what it has left).
+   * Rows epoch {@code epoch}'s stream yields, or {@link #UNKNOWN_ROWS}: {@link #rowCount()}, unless
+   * the stream resumes that epoch mid-way (then what it has left).
    */
   default long rowCount(int epoch) {
     return rowCount();
   }
 
   /**
-   * Opens the stream of one epoch. Its chunks are pulled one at a time, from one thread at a
-   * time (not always the same one), only as far as batches need; each is closed once every row
-   * of it that a batch takes is copied (at once, for rows no batch takes). The stream is closed
-   * once, after its last chunk, when no thread is in {@code next()}.
+   * Opens the stream of one epoch. Its chunks are pulled one at a time, from one thread at a time
+   * (not always the same one), only as far as batches need; each is closed once every row of it
+   * that a batch takes is copied (at once, for rows no batch takes). The stream is closed once,
+   * after its last chunk, when no thread is in {@code next()}.
    */
   ChunkStream open(StreamRequest request) throws Exception;
 }

@@ -18,16 +18,25 @@ final class StreamedEpoch implements EpochSource {
   private final ChunkWindow window;
   private final long rowCount;
   private final boolean dropLast;
+
   /** The last batch when the row count is known (-1 if none), else -2. */
   private final int lastBatch;
+
   private final ThreadLocal<ColumnTarget> targets;
 
   /**
    * @param rowCount the rows the stream must have, or {@link StreamedDataset#UNKNOWN_ROWS}
    * @param batchCount the batches planned from the row count, or -1
    */
-  StreamedEpoch(String loader, int epoch, BatchLayout layout, ChunkWindow window, long rowCount,
-      int batchCount, boolean dropLast, ThreadLocal<ColumnTarget> targets) {
+  StreamedEpoch(
+      String loader,
+      int epoch,
+      BatchLayout layout,
+      ChunkWindow window,
+      long rowCount,
+      int batchCount,
+      boolean dropLast,
+      ThreadLocal<ColumnTarget> targets) {
     this.loader = loader;
     this.epoch = epoch;
     this.layout = layout;
@@ -47,15 +56,22 @@ final class StreamedEpoch implements EpochSource {
   public boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception {
     int batchSize = layout.batchSize();
     long first = (long) batch * batchSize;
-    int wanted = rowCount < 0 ? batchSize
-        : (int) Math.max(0, Math.min(batchSize, rowCount - first));
+    int wanted =
+        rowCount < 0 ? batchSize : (int) Math.max(0, Math.min(batchSize, rowCount - first));
     status.filling(batch, wanted);
     int rows = copyRows(target.host(), batch, first, wanted, status);
     if (rowCount >= 0) {
       if (rows < wanted) {
-        throw new BatchLoadException(loader, Stage.FILL, epoch, batch, first + rows,
-            String.format("the stream ended after %d rows (expected: rowCount() = %d rows)",
-                first + rows, rowCount), null);
+        throw new BatchLoadException(
+            loader,
+            Stage.FILL,
+            epoch,
+            batch,
+            first + rows,
+            String.format(
+                "the stream ended after %d rows (expected: rowCount() = %d rows)",
+                first + rows, rowCount),
+            null);
       }
       if (batch == lastBatch) {
         checkEnd(batch);
@@ -74,20 +90,35 @@ final class StreamedEpoch implements EpochSource {
   private void checkEnd(int batch) throws Exception {
     long rows = reach(batch, rowCount, rowCount + 1);
     if (rows < rowCount) {
-      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, rows, String.format(
-          "the stream ended after %d rows, in the %d rows dropLast drops (expected: rowCount() = "
-              + "%d rows)", rows, rowCount % layout.batchSize(), rowCount), null);
+      throw new BatchLoadException(
+          loader,
+          Stage.FILL,
+          epoch,
+          batch,
+          rows,
+          String.format(
+              "the stream ended after %d rows, in the %d rows dropLast drops (expected: rowCount() = "
+                  + "%d rows)",
+              rows, rowCount % layout.batchSize(), rowCount),
+          null);
     }
     if (rows > rowCount) {
-      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, rowCount, String.format(
-          "the stream has more than rowCount() = %d rows (expected: exactly that many)",
-          rowCount), null);
+      throw new BatchLoadException(
+          loader,
+          Stage.FILL,
+          epoch,
+          batch,
+          rowCount,
+          String.format(
+              "the stream has more than rowCount() = %d rows (expected: exactly that many)",
+              rowCount),
+          null);
     }
   }
 
   /**
-   * Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many.
-   * If the copy fails, the rows left are abandoned: no chunk waits for them any more.
+   * Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many. If
+   * the copy fails, the rows left are abandoned: no chunk waits for them any more.
    */
   private int copyRows(HostMemory slot, int batch, long first, int wanted, WorkerStatus status)
       throws Exception {
@@ -144,12 +175,27 @@ final class StreamedEpoch implements EpochSource {
   }
 
   private BatchLoadException readFailed(int batch, long row, Throwable t) {
-    return new BatchLoadException(loader, Stage.FILL, epoch, batch, row, String.format(
-        "reading the stream for row %d: %s", row, t), t);
+    return new BatchLoadException(
+        loader,
+        Stage.FILL,
+        epoch,
+        batch,
+        row,
+        String.format("reading the stream for row %d: %s", row, t),
+        t);
   }
 
-  private void copyField(ColumnChunk chunk, int field, int from, int count, HostMemory slot,
-      int row, ColumnTarget target, int batch, long streamRow) throws Exception {
+  private void copyField(
+      ColumnChunk chunk,
+      int field,
+      int from,
+      int count,
+      HostMemory slot,
+      int row,
+      ColumnTarget target,
+      int batch,
+      long streamRow)
+      throws Exception {
     Field f = layout.schema().field(field);
     target.bind(slot, f, layout.rowOffset(field, row), count);
     try {
@@ -157,15 +203,34 @@ final class StreamedEpoch implements EpochSource {
     } catch (InterruptedException e) {
       throw e;
     } catch (Throwable t) {
-      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, streamRow, String.format(
-          "copying field '%s' of stream rows %d..%d: %s", f.name(), streamRow,
-          streamRow + count - 1, t), t);
+      throw new BatchLoadException(
+          loader,
+          Stage.FILL,
+          epoch,
+          batch,
+          streamRow,
+          String.format(
+              "copying field '%s' of stream rows %d..%d: %s",
+              f.name(), streamRow, streamRow + count - 1, t),
+          t);
     }
     if (target.remaining() != 0) {
-      throw new BatchLoadException(loader, Stage.FILL, epoch, batch, streamRow, String.format(
-          "field '%s' of stream rows %d..%d: the chunk wrote %d of %d bytes (expected: all of "
-              + "them, %d per row)", f.name(), streamRow, streamRow + count - 1,
-          target.bytes() - target.remaining(), target.bytes(), target.rowBytes()), null);
+      throw new BatchLoadException(
+          loader,
+          Stage.FILL,
+          epoch,
+          batch,
+          streamRow,
+          String.format(
+              "field '%s' of stream rows %d..%d: the chunk wrote %d of %d bytes (expected: all of "
+                  + "them, %d per row)",
+              f.name(),
+              streamRow,
+              streamRow + count - 1,
+              target.bytes() - target.remaining(),
+              target.bytes(),
+              target.rowBytes()),
+          null);
     }
   }
 

@@ -4,9 +4,9 @@ import dev.stoker.loader.metrics.EpochCounters;
 import dev.stoker.loader.sampler.EpochSplit;
 
 /**
- * A {@link StreamedDataset}, cut into batches as its rows arrive: with a known row count the
- * batch count is planned from it ({@code dropLast} drops the short tail), else the stream tells
- * at its end. Each epoch opens its own stream with the loader's order and placement.
+ * A {@link StreamedDataset}, cut into batches as its rows arrive: with a known row count the batch
+ * count is planned from it ({@code dropLast} drops the short tail), else the stream tells at its
+ * end. Each epoch opens its own stream with the loader's order and placement.
  */
 final class StreamedSource implements LoaderSource {
   private final String loader;
@@ -16,11 +16,16 @@ final class StreamedSource implements LoaderSource {
   private final Placement placement;
   private final long rowCount;
   private final int batchCount;
+
   /** Each loading thread's target, reused across epochs. */
   private final ThreadLocal<ColumnTarget> targets = ThreadLocal.withInitial(ColumnTarget::new);
 
-  StreamedSource(String loader, StreamedDataset dataset, LoaderOptions options,
-      Placement placement, BatchLayout layout) {
+  StreamedSource(
+      String loader,
+      StreamedDataset dataset,
+      LoaderOptions options,
+      Placement placement,
+      BatchLayout layout) {
     this.loader = loader;
     this.dataset = dataset;
     this.layout = layout;
@@ -28,19 +33,25 @@ final class StreamedSource implements LoaderSource {
     this.placement = placement;
     this.rowCount = dataset.rowCount();
     if (rowCount < StreamedDataset.UNKNOWN_ROWS) {
-      throw new IllegalArgumentException("rowCount(): " + rowCount + " (expected: >= 0, or "
-          + StreamedDataset.UNKNOWN_ROWS + " when unknown)");
+      throw new IllegalArgumentException(
+          "rowCount(): "
+              + rowCount
+              + " (expected: >= 0, or "
+              + StreamedDataset.UNKNOWN_ROWS
+              + " when unknown)");
     }
-    this.batchCount = rowCount < 0 ? -1 : batches(rowCount, options.batchSize(),
-        options.dropLast());
+    this.batchCount =
+        rowCount < 0 ? -1 : batches(rowCount, options.batchSize(), options.dropLast());
   }
 
   private static int batches(long rows, int batchSize, boolean dropLast) {
     long count = EpochSplit.batches(rows, batchSize, dropLast);
     if (count > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(String.format(
-          "rowCount(): %d rows make %d batches of batchSize=%d (expected: at most %d batches "
-              + "per epoch; raise batchSize)", rows, count, batchSize, Integer.MAX_VALUE));
+      throw new IllegalArgumentException(
+          String.format(
+              "rowCount(): %d rows make %d batches of batchSize=%d (expected: at most %d batches "
+                  + "per epoch; raise batchSize)",
+              rows, count, batchSize, Integer.MAX_VALUE));
     }
     return (int) count;
   }
@@ -59,8 +70,9 @@ final class StreamedSource implements LoaderSource {
   @Override
   public int batchCount(int epoch) {
     long rows = rowCount < 0 ? -1 : dataset.rowCount(epoch);
-    return rows == rowCount ? batchCount : rows < 0 ? -1
-        : batches(rows, options.batchSize(), options.dropLast());
+    return rows == rowCount
+        ? batchCount
+        : rows < 0 ? -1 : batches(rows, options.batchSize(), options.dropLast());
   }
 
   @Override
@@ -76,18 +88,26 @@ final class StreamedSource implements LoaderSource {
 
   @Override
   public EpochSource open(int epoch, EpochCounters counters) throws Exception {
-    ChunkStream stream = dataset.open(new StreamRequest(epoch, options.shuffle(), options.seed(),
-        placement.rank(), placement.worldSize()));
+    ChunkStream stream =
+        dataset.open(
+            new StreamRequest(
+                epoch, options.shuffle(), options.seed(), placement.rank(), placement.worldSize()));
     if (stream == null) {
       throw new IllegalStateException("open(): null (expected: a stream of epoch " + epoch + ")");
     }
     long rows = rowCount < 0 ? rowCount : dataset.rowCount(epoch);
     int batches = batchCount(epoch);
-    long neededRows = rows < 0 ? Long.MAX_VALUE
-        : Math.min(rows, (long) batches * options.batchSize());
-    return new StreamedEpoch(loader, epoch, layout, new ChunkWindow(stream, neededRows,
-        options.timeoutNanos()), rows,
-        batches, options.dropLast(), targets);
+    long neededRows =
+        rows < 0 ? Long.MAX_VALUE : Math.min(rows, (long) batches * options.batchSize());
+    return new StreamedEpoch(
+        loader,
+        epoch,
+        layout,
+        new ChunkWindow(stream, neededRows, options.timeoutNanos()),
+        rows,
+        batches,
+        options.dropLast(),
+        targets);
   }
 
   @Override

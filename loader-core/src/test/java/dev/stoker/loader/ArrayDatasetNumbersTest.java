@@ -22,15 +22,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** A Number for a one-element field is held exactly or refused, for every kind of Number. */
 class ArrayDatasetNumbersTest {
-  private static final Schema SCHEMA = Schema.of(Field.scalar("u8", DType.UINT8),
-      Field.scalar("i32", DType.INT32), Field.scalar("i64", DType.INT64),
-      Field.scalar("f32", DType.FLOAT32), Field.scalar("f64", DType.FLOAT64));
+  private static final Schema SCHEMA =
+      Schema.of(
+          Field.scalar("u8", DType.UINT8),
+          Field.scalar("i32", DType.INT32),
+          Field.scalar("i64", DType.INT64),
+          Field.scalar("f32", DType.FLOAT32),
+          Field.scalar("f64", DType.FLOAT64));
   private static final int ROW = 1;
   private static final String INT64_RANGE = "-9223372036854775808..9223372036854775807";
   private static final String FLOAT32_RANGE =
       "a number in -3.4028235E38..3.4028235E38 for float32, or NaN or an infinity";
-  private static final String FLOAT64_RANGE = "a number in "
-      + "-1.7976931348623157E308..1.7976931348623157E308 for float64, or NaN or an infinity";
+  private static final String FLOAT64_RANGE =
+      "a number in "
+          + "-1.7976931348623157E308..1.7976931348623157E308 for float64, or NaN or an infinity";
 
   private final BatchLayout layout = new BatchLayout(SCHEMA, 2);
   private HostMemory slot;
@@ -67,20 +72,27 @@ class ArrayDatasetNumbersTest {
 
   static Stream<Arguments> heldExactly() {
     return Stream.of(
-        Arguments.of(0, (byte) 7, 7L), Arguments.of(0, (short) 255, 255L),
-        Arguments.of(0, 0, 0L), Arguments.of(0, 200L, 200L), Arguments.of(0, 255.0, 255L),
-        Arguments.of(0, -0.0, 0L), Arguments.of(0, -0.0f, 0L),
+        Arguments.of(0, (byte) 7, 7L),
+        Arguments.of(0, (short) 255, 255L),
+        Arguments.of(0, 0, 0L),
+        Arguments.of(0, 200L, 200L),
+        Arguments.of(0, 255.0, 255L),
+        Arguments.of(0, -0.0, 0L),
+        Arguments.of(0, -0.0f, 0L),
         Arguments.of(0, new BigInteger("255"), 255L),
         Arguments.of(0, new BigDecimal("12.000"), 12L),
-        Arguments.of(0, new AtomicInteger(9), 9L), Arguments.of(0, new AtomicLong(254), 254L),
+        Arguments.of(0, new AtomicInteger(9), 9L),
+        Arguments.of(0, new AtomicLong(254), 254L),
         Arguments.of(1, Integer.MIN_VALUE, (long) Integer.MIN_VALUE),
         Arguments.of(1, 2147483647.0, (long) Integer.MAX_VALUE),
         Arguments.of(1, -2147483648L, (long) Integer.MIN_VALUE),
-        Arguments.of(1, new BigDecimal("-1E+3"), -1000L), Arguments.of(1, longAdder(42), 42L),
+        Arguments.of(1, new BigDecimal("-1E+3"), -1000L),
+        Arguments.of(1, longAdder(42), 42L),
         Arguments.of(1, doubleAdder(2.0), 2L),
         Arguments.of(2, Long.MAX_VALUE, Long.MAX_VALUE),
         Arguments.of(2, Long.MIN_VALUE, Long.MIN_VALUE),
-        Arguments.of(2, -0x1p63, Long.MIN_VALUE), Arguments.of(2, 0x1p62f, 1L << 62),
+        Arguments.of(2, -0x1p63, Long.MIN_VALUE),
+        Arguments.of(2, 0x1p62f, 1L << 62),
         Arguments.of(2, new BigInteger("9223372036854775807"), Long.MAX_VALUE),
         Arguments.of(2, new BigDecimal("-9223372036854775808.0"), Long.MIN_VALUE),
         Arguments.of(2, new AtomicLong(Long.MIN_VALUE), Long.MIN_VALUE));
@@ -91,18 +103,21 @@ class ArrayDatasetNumbersTest {
   void shouldHoldAWholeNumberInRangeOfEveryKind(int field, Number value, long expected)
       throws Exception {
     write(field, value);
-    long stored = switch (field) {
-      case 0 -> Byte.toUnsignedLong(bytes().get(offset(0)));
-      case 1 -> bytes().getInt(offset(1));
-      default -> bytes().getLong(offset(2));
-    };
+    long stored =
+        switch (field) {
+          case 0 -> Byte.toUnsignedLong(bytes().get(offset(0)));
+          case 1 -> bytes().getInt(offset(1));
+          default -> bytes().getLong(offset(2));
+        };
     assertThat(stored).isEqualTo(expected);
   }
 
   static Stream<Arguments> notHeld() {
     return Stream.of(
-        Arguments.of(0, 256, "0..255 for uint8"), Arguments.of(0, (byte) -1, "0..255 for uint8"),
-        Arguments.of(0, 3.7, "0..255 for uint8"), Arguments.of(0, Double.NaN, "0..255 for uint8"),
+        Arguments.of(0, 256, "0..255 for uint8"),
+        Arguments.of(0, (byte) -1, "0..255 for uint8"),
+        Arguments.of(0, 3.7, "0..255 for uint8"),
+        Arguments.of(0, Double.NaN, "0..255 for uint8"),
         Arguments.of(0, Float.POSITIVE_INFINITY, "0..255 for uint8"),
         Arguments.of(0, new BigInteger("18446744073709551623"), "0..255 for uint8"),
         Arguments.of(0, new BigInteger("-18446744073709551361"), "0..255 for uint8"),
@@ -130,8 +145,14 @@ class ArrayDatasetNumbersTest {
   void shouldRefuseANumberAnIntegerFieldCannotHoldExactly(int field, Number value, String range) {
     assertThatThrownBy(() -> write(field, value))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field '" + SCHEMA.field(field).name() + "' sample 7: " + value
-            + " (expected: a whole number in " + range + ")");
+        .hasMessage(
+            "field '"
+                + SCHEMA.field(field).name()
+                + "' sample 7: "
+                + value
+                + " (expected: a whole number in "
+                + range
+                + ")");
   }
 
   @Test
@@ -158,14 +179,16 @@ class ArrayDatasetNumbersTest {
 
   @Test
   void shouldRefuseAFiniteValueBeyondFloat32() {
-    assertThatThrownBy(() -> write(3, 1e300)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> write(3, 1e300))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("field 'f32' sample 7: 1.0E300 (expected: " + FLOAT32_RANGE + ")");
-    assertThatThrownBy(() -> write(3, -3.5e38)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> write(3, -3.5e38))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("field 'f32' sample 7: -3.5E38 (expected: " + FLOAT32_RANGE + ")");
     assertThatThrownBy(() -> write(3, new BigInteger("1" + "0".repeat(40))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'f32' sample 7: 1" + "0".repeat(40) + " (expected: "
-            + FLOAT32_RANGE + ")");
+        .hasMessage(
+            "field 'f32' sample 7: 1" + "0".repeat(40) + " (expected: " + FLOAT32_RANGE + ")");
     assertThatThrownBy(() -> write(3, doubleAdder(1e300)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("field 'f32' sample 7: 1.0E300 (expected: " + FLOAT32_RANGE + ")");

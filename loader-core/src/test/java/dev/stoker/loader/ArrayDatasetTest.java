@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ArrayDatasetTest {
-  private static final Schema IMAGES = Schema.of(Field.of("image", DType.FLOAT32, 3, 2, 2),
-      Field.scalar("label", DType.INT64));
+  private static final Schema IMAGES =
+      Schema.of(Field.of("image", DType.FLOAT32, 3, 2, 2), Field.scalar("label", DType.INT64));
 
   /** Sample i: image values i*100 + e, label i; the label a Number on even i, a long[1] on odd. */
   private static Object[] image(int i) {
@@ -45,8 +45,9 @@ class ArrayDatasetTest {
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {0, 2})
   void shouldYieldTheArraysValuesWithScalarLabelsAsNumberOrLongArray(int numWorkers) {
-    DataLoader loader = new DataLoader(ArrayDataset.of(IMAGES, 10, ArrayDatasetTest::image),
-        options(4, numWorkers).build());
+    DataLoader loader =
+        new DataLoader(
+            ArrayDataset.of(IMAGES, 10, ArrayDatasetTest::image), options(4, numWorkers).build());
     List<Integer> sizes = new ArrayList<>();
     List<Long> labels = new ArrayList<>();
     try {
@@ -57,7 +58,8 @@ class ArrayDatasetTest {
           labels.add(label);
           float[] row = new float[12];
           batch.copyFloats(0, r, row, 0);
-          assertThat(row).as("image of sample %d", label)
+          assertThat(row)
+              .as("image of sample %d", label)
               .containsExactly((float[]) image((int) label)[0]);
           assertThat(batch.getFloat(0, r, 11)).isEqualTo(label * 100 + 11);
         }
@@ -71,26 +73,43 @@ class ArrayDatasetTest {
 
   @Test
   void shouldYieldUInt8Int32AndFloat64FieldsFromArraysAndNumbers() {
-    Schema schema = Schema.of(Field.of("pixels", DType.UINT8, 5), Field.of("ids", DType.INT32, 2),
-        Field.of("weights", DType.FLOAT64, 3), Field.scalar("flag", DType.UINT8),
-        Field.scalar("count", DType.INT32), Field.scalar("score", DType.FLOAT64),
-        Field.scalar("label", DType.INT64));
-    ArrayDataset dataset = ArrayDataset.of(schema, 6, i -> new Object[] {
-        new byte[] {(byte) i, (byte) 127, (byte) 128, (byte) 255, 0},
-        new int[] {-i, Integer.MAX_VALUE - i},
-        new double[] {i + 0.5, -i, Math.PI * i},
-        250 + i, // a Number for a uint8 scalar, 250..255
-        i % 2 == 0 ? (Object) (-7 * i) : new int[] {-7 * i},
-        i % 2 == 0 ? (Object) (i / 4.0) : new double[] {i / 4.0},
-        (long) i});
+    Schema schema =
+        Schema.of(
+            Field.of("pixels", DType.UINT8, 5),
+            Field.of("ids", DType.INT32, 2),
+            Field.of("weights", DType.FLOAT64, 3),
+            Field.scalar("flag", DType.UINT8),
+            Field.scalar("count", DType.INT32),
+            Field.scalar("score", DType.FLOAT64),
+            Field.scalar("label", DType.INT64));
+    ArrayDataset dataset =
+        ArrayDataset.of(
+            schema,
+            6,
+            i ->
+                new Object[] {
+                  new byte[] {(byte) i, (byte) 127, (byte) 128, (byte) 255, 0},
+                  new int[] {-i, Integer.MAX_VALUE - i},
+                  new double[] {i + 0.5, -i, Math.PI * i},
+                  250 + i, // a Number for a uint8 scalar, 250..255
+                  i % 2 == 0 ? (Object) (-7 * i) : new int[] {-7 * i},
+                  i % 2 == 0 ? (Object) (i / 4.0) : new double[] {i / 4.0},
+                  (long) i
+                });
     DataLoader loader = new DataLoader(dataset, options(4, 1).prefetchFactor(1).build());
     int seen = 0;
     try {
       for (Batch batch : loader.epoch(0)) {
         for (int r = 0; r < batch.size(); r++) {
           int i = (int) batch.getLong(6, r, 0);
-          assertThat(new int[] {batch.getUInt8(0, r, 0), batch.getUInt8(0, r, 1),
-              batch.getUInt8(0, r, 2), batch.getUInt8(0, r, 3), batch.getUInt8(0, r, 4)})
+          assertThat(
+                  new int[] {
+                    batch.getUInt8(0, r, 0),
+                    batch.getUInt8(0, r, 1),
+                    batch.getUInt8(0, r, 2),
+                    batch.getUInt8(0, r, 3),
+                    batch.getUInt8(0, r, 4)
+                  })
               .containsExactly(i, 127, 128, 255, 0);
           assertThat(batch.getInt(1, r, 0)).isEqualTo(-i);
           assertThat(batch.getInt(1, r, 1)).isEqualTo(Integer.MAX_VALUE - i);
@@ -111,16 +130,19 @@ class ArrayDatasetTest {
 
   @Test
   void shouldFailTheBatchWhenAnArrayHasTheWrongLength() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 8,
-        i -> i == 3 ? new Object[] {new float[5], (long) i} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 8, i -> i == 3 ? new Object[] {new float[5], (long) i} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasMessage("loader '" + loader.name() + "' epoch 0 batch 0 (fill): sample 3 (row 3 of "
-              + "4): java.lang.IllegalArgumentException: "
-              + "field 'image' sample 3: 5 values (expected: 12 = [3,2,2]); to skip bad samples, "
-              + "set onBadSample=skip")
+          .hasMessage(
+              "loader '"
+                  + loader.name()
+                  + "' epoch 0 batch 0 (fill): sample 3 (row 3 of "
+                  + "4): java.lang.IllegalArgumentException: "
+                  + "field 'image' sample 3: 5 values (expected: 12 = [3,2,2]); to skip bad samples, "
+                  + "set onBadSample=skip")
           .hasRootCauseInstanceOf(IllegalArgumentException.class)
           .hasRootCauseMessage("field 'image' sample 3: 5 values (expected: 12 = [3,2,2])");
     } finally {
@@ -130,8 +152,8 @@ class ArrayDatasetTest {
 
   @Test
   void shouldFailTheBatchWhenAnArrayHasTheWrongTypeNamingTheJavaTypeExpected() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 8,
-        i -> i == 6 ? new Object[] {new int[12], (long) i} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 8, i -> i == 6 ? new Object[] {new int[12], (long) i} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 2).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
@@ -145,13 +167,15 @@ class ArrayDatasetTest {
 
   @Test
   void shouldOfferANumberForAOneElementFieldWhenItsTypeIsWrong() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 4,
-        i -> i == 1 ? new Object[] {image(i)[0], new int[] {1}} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(
+            IMAGES, 4, i -> i == 1 ? new Object[] {image(i)[0], new int[] {1}} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasRootCauseMessage("field 'label' sample 1: int[] (expected: a long[] array or a Number)");
+          .hasRootCauseMessage(
+              "field 'label' sample 1: int[] (expected: a long[] array or a Number)");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
     }
@@ -162,13 +186,14 @@ class ArrayDatasetTest {
   void shouldRefuseANumberTheFieldCannotHoldRatherThanTruncateIt(String text) {
     Schema schema = Schema.of(Field.scalar("flag", DType.UINT8));
     Number value = text.contains(".") ? (Number) Double.valueOf(text) : Integer.valueOf(text);
-    DataLoader loader = new DataLoader(ArrayDataset.of(schema, 2, i -> new Object[] {value}),
-        options(2, 0).build());
+    DataLoader loader =
+        new DataLoader(
+            ArrayDataset.of(schema, 2, i -> new Object[] {value}), options(2, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
-          .hasRootCauseMessage("field 'flag' sample 0: " + text
-              + " (expected: a whole number in 0..255 for uint8)");
+          .hasRootCauseMessage(
+              "field 'flag' sample 0: " + text + " (expected: a whole number in 0..255 for uint8)");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
     }
@@ -176,19 +201,23 @@ class ArrayDatasetTest {
 
   /** The cases: each fails the batch rather than store a different value. */
   @ParameterizedTest(name = "{0} <- {1}")
-  @CsvSource(delimiter = '|', value = {
-      "int64|1e19|1.0E19 (expected: a whole number in -9223372036854775808..9223372036854775807 "
-          + "for int64)",
-      "uint8|18446744073709551623|18446744073709551623 (expected: a whole number in 0..255 "
-          + "for uint8)",
-      "float32|1e300|1.0E300 (expected: a number in -3.4028235E38..3.4028235E38 for float32, "
-          + "or NaN or an infinity)"})
-  void shouldFailTheBatchRatherThanStoreADifferentNumber(String dtype, String text,
-      String expected) {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "int64|1e19|1.0E19 (expected: a whole number in -9223372036854775808..9223372036854775807 "
+            + "for int64)",
+        "uint8|18446744073709551623|18446744073709551623 (expected: a whole number in 0..255 "
+            + "for uint8)",
+        "float32|1e300|1.0E300 (expected: a number in -3.4028235E38..3.4028235E38 for float32, "
+            + "or NaN or an infinity)"
+      })
+  void shouldFailTheBatchRatherThanStoreADifferentNumber(
+      String dtype, String text, String expected) {
     Number value = dtype.equals("uint8") ? (Number) new BigInteger(text) : Double.valueOf(text);
     Schema schema = Schema.of(Field.scalar("x", DType.parse(dtype)));
-    DataLoader loader = new DataLoader(ArrayDataset.of(schema, 2, i -> new Object[] {value}),
-        options(2, 0).build());
+    DataLoader loader =
+        new DataLoader(
+            ArrayDataset.of(schema, 2, i -> new Object[] {value}), options(2, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
@@ -202,8 +231,8 @@ class ArrayDatasetTest {
 
   @Test
   void shouldRefuseANumberForAFieldOfSeveralElements() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 4,
-        i -> i == 2 ? new Object[] {1.0f, (long) i} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 4, i -> i == 2 ? new Object[] {1.0f, (long) i} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
@@ -216,14 +245,15 @@ class ArrayDatasetTest {
 
   @Test
   void shouldFailTheBatchWhenAValueIsNull() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 8,
-        i -> i == 5 ? new Object[] {image(i)[0], null} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 8, i -> i == 5 ? new Object[] {image(i)[0], null} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 1).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
           .isInstanceOf(BatchLoadException.class)
           .hasMessageContaining("epoch 0 batch 1 (fill): sample 5 (row 1 of 4)")
-          .hasRootCauseMessage("field 'label' sample 5: null (expected: a long[] array or a Number)");
+          .hasRootCauseMessage(
+              "field 'label' sample 5: null (expected: a long[] array or a Number)");
     } finally {
       LoaderLeaks.closeAndCheck(loader);
     }
@@ -231,8 +261,8 @@ class ArrayDatasetTest {
 
   @Test
   void shouldFailTheBatchWhenASampleHasTheWrongNumberOfValues() {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 8,
-        i -> i == 2 ? new Object[] {image(i)[0]} : image(i));
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 8, i -> i == 2 ? new Object[] {image(i)[0]} : image(i));
     DataLoader loader = new DataLoader(dataset, options(4, 0).build());
     try {
       assertThatThrownBy(() -> labels(loader, new ArrayList<>()))
@@ -260,15 +290,20 @@ class ArrayDatasetTest {
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {0, 3})
   void shouldSkipAndCountBadSamplesUnderOnBadSampleSkip(int numWorkers) {
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 12, i -> switch (i) {
-      case 1 -> new Object[] {new float[5], (long) i};
-      case 4 -> new Object[] {new int[12], (long) i};
-      case 7 -> new Object[] {image(i)[0], null};
-      case 11 -> new Object[] {image(i)[0]};
-      default -> image(i);
-    });
-    DataLoader loader = new DataLoader(dataset,
-        options(4, numWorkers).onBadSample(OnBadSample.SKIP).build());
+    ArrayDataset dataset =
+        ArrayDataset.of(
+            IMAGES,
+            12,
+            i ->
+                switch (i) {
+                  case 1 -> new Object[] {new float[5], (long) i};
+                  case 4 -> new Object[] {new int[12], (long) i};
+                  case 7 -> new Object[] {image(i)[0], null};
+                  case 11 -> new Object[] {image(i)[0]};
+                  default -> image(i);
+                });
+    DataLoader loader =
+        new DataLoader(dataset, options(4, numWorkers).onBadSample(OnBadSample.SKIP).build());
     try {
       List<Integer> sizes = new ArrayList<>();
       assertThat(labels(loader, sizes)).containsExactly(0L, 2L, 3L, 5L, 6L, 8L, 9L, 10L);
@@ -276,15 +311,20 @@ class ArrayDatasetTest {
       EpochMetrics metrics = loader.metrics().last();
       assertThat(metrics.skippedCount()).isEqualTo(4);
       assertThat(metrics.samples()).isEqualTo(8);
-      assertThat(metrics.skipped()).extracting(SkippedSample::sampleIndex)
+      assertThat(metrics.skipped())
+          .extracting(SkippedSample::sampleIndex)
           .containsExactlyInAnyOrder(1, 4, 7, 11);
-      assertThat(metrics.skipped()).filteredOn(s -> s.sampleIndex() == 1)
+      assertThat(metrics.skipped())
+          .filteredOn(s -> s.sampleIndex() == 1)
           .singleElement()
-          .satisfies(s -> {
-            assertThat(s.batch()).isZero();
-            assertThat(s.reason()).isEqualTo("java.lang.IllegalArgumentException: field 'image' "
-                + "sample 1: 5 values (expected: 12 = [3,2,2])");
-          });
+          .satisfies(
+              s -> {
+                assertThat(s.batch()).isZero();
+                assertThat(s.reason())
+                    .isEqualTo(
+                        "java.lang.IllegalArgumentException: field 'image' "
+                            + "sample 1: 5 values (expected: 12 = [3,2,2])");
+              });
     } finally {
       LoaderLeaks.closeAndCheck(loader);
     }
@@ -293,9 +333,10 @@ class ArrayDatasetTest {
   @Test
   void shouldZeroTheRowOfASkippedSampleThatWroteSomeFieldsBeforeFailing() {
     // Sample 3 writes its image, then fails on its label; it is the last of its batch.
-    ArrayDataset dataset = ArrayDataset.of(IMAGES, 4,
-        i -> i == 3 ? new Object[] {image(i)[0], "three"} : image(i));
-    DataLoader loader = new DataLoader(dataset, options(4, 0).onBadSample(OnBadSample.SKIP).build());
+    ArrayDataset dataset =
+        ArrayDataset.of(IMAGES, 4, i -> i == 3 ? new Object[] {image(i)[0], "three"} : image(i));
+    DataLoader loader =
+        new DataLoader(dataset, options(4, 0).onBadSample(OnBadSample.SKIP).build());
     try (BatchIterator it = loader.epoch(0).iterator()) {
       Batch batch = it.next();
       assertThat(batch.size()).isEqualTo(3);

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BatchValidityTest {
 
   private static DataLoader loader(int numWorkers, String name) {
-    return new DataLoader(new IndexDataset(64),
+    return new DataLoader(
+        new IndexDataset(64),
         LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).name(name).build());
   }
 
@@ -88,9 +89,12 @@ class BatchValidityTest {
     Batch stale = collected.get(3);
     assertThatThrownBy(() -> stale.getLong(1, 0, 0))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("batch 3 of epoch 0 (loader 'distinct-" + numWorkers + "') is no longer "
-            + "valid: the next batch was asked for (a batch is valid until then; copy what you "
-            + "need to keep); its memory now holds other batches");
+        .hasMessage(
+            "batch 3 of epoch 0 (loader 'distinct-"
+                + numWorkers
+                + "') is no longer "
+                + "valid: the next batch was asked for (a batch is valid until then; copy what you "
+                + "need to keep); its memory now holds other batches");
     assertThat(IndexDataset.labels(collected.get(15))).hasSize(4);
     LoaderLeaks.closeAndCheck(loader);
   }
@@ -122,16 +126,18 @@ class BatchValidityTest {
     closed.close();
     Batch last = it.next();
     it.close();
-    assertThatThrownBy(() -> closed.getFloat(0, 0, 0)).hasMessageContaining(
-        "batch 0 of epoch 0 (loader 'why') is no longer valid: it was closed");
-    assertThatThrownBy(last::buffer).hasMessageContaining(
-        "batch 1 of epoch 0 (loader 'why') is no longer valid: its epoch was closed");
+    assertThatThrownBy(() -> closed.getFloat(0, 0, 0))
+        .hasMessageContaining(
+            "batch 0 of epoch 0 (loader 'why') is no longer valid: it was closed");
+    assertThatThrownBy(last::buffer)
+        .hasMessageContaining(
+            "batch 1 of epoch 0 (loader 'why') is no longer valid: its epoch was closed");
     Batch afterLoader = loader.epoch(1).iterator().next();
     loader.close();
-    assertThatThrownBy(() -> afterLoader.column("x")).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> afterLoader.column("x"))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("batch 0 of epoch 1 (loader 'why') is no longer valid");
-    assertThatThrownBy(() -> afterLoader.sampleIndex(0))
-        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> afterLoader.sampleIndex(0)).isInstanceOf(IllegalStateException.class);
     afterLoader.close(); // closing a batch its loader already took back does nothing
     LoaderLeaks.closeAndCheck(loader);
   }

@@ -10,16 +10,16 @@ class ChildJvmTest {
 
   @Test
   void shouldNeverCrashTheJvmWhateverViewsAUserKeeps() throws Exception {
-    ChildJvm.Result result = ChildJvm.run(KeptViewsMain.class,
-        List.of("-Xmx256m", "-XX:MaxDirectMemorySize=256m"));
+    ChildJvm.Result result =
+        ChildJvm.run(KeptViewsMain.class, List.of("-Xmx256m", "-XX:MaxDirectMemorySize=256m"));
     assertThat(result.exitCode()).as(result.output()).isZero();
     assertThat(result.output()).containsPattern("read [1-9][0-9]* bytes of [1-9][0-9]* views");
   }
 
   @Test
   void shouldGoOnOrFailAtTheBatchWhenDirectMemoryRunsOut() throws Exception {
-    ChildJvm.Result result = ChildJvm.run(DirectMemoryMain.class,
-        List.of("-Xmx256m", "-XX:MaxDirectMemorySize=48m"));
+    ChildJvm.Result result =
+        ChildJvm.run(DirectMemoryMain.class, List.of("-Xmx256m", "-XX:MaxDirectMemorySize=48m"));
     assertThat(result.exitCode()).as(result.output()).isZero();
     assertThat(result.output())
         .containsPattern("host memory ran out at [4-8] slots")

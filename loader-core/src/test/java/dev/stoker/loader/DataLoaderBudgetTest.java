@@ -16,7 +16,11 @@ class DataLoaderBudgetTest {
   private static final int SLOT_BYTES = 128;
 
   private static LoaderOptions.Builder options(int numWorkers, int prefetchFactor) {
-    return LoaderOptions.builder().batchSize(4).shuffle(true).seed(11).numWorkers(numWorkers)
+    return LoaderOptions.builder()
+        .batchSize(4)
+        .shuffle(true)
+        .seed(11)
+        .numWorkers(numWorkers)
         .prefetchFactor(prefetchFactor);
   }
 
@@ -43,10 +47,11 @@ class DataLoaderBudgetTest {
     LoaderOptions options = options(3, 2).maxHostBytes(3 * SLOT_BYTES + 127).build();
     assertThatThrownBy(() -> new DataLoader(new IndexDataset(100), options))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxHostBytes: 511 fits 3 slot(s) of 128 bytes (one batch of 4 x "
-            + "[x: float32[3], label: int64[]]) but numWorkers=3 needs at least 4 (one per worker, "
-            + "one for the consumer); raise maxHostBytes to at least 512, or lower batchSize or "
-            + "numWorkers");
+        .hasMessage(
+            "maxHostBytes: 511 fits 3 slot(s) of 128 bytes (one batch of 4 x "
+                + "[x: float32[3], label: int64[]]) but numWorkers=3 needs at least 4 (one per worker, "
+                + "one for the consumer); raise maxHostBytes to at least 512, or lower batchSize or "
+                + "numWorkers");
   }
 
   @Test
@@ -56,8 +61,8 @@ class DataLoaderBudgetTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("maxHostBytes: 100 fits 0 slot(s) of 128 bytes")
         .hasMessageContaining("numWorkers=0 needs at least 1 (the batch being loaded)")
-        .hasMessageEndingWith("raise maxHostBytes to at least 128, or lower batchSize or "
-            + "numWorkers");
+        .hasMessageEndingWith(
+            "raise maxHostBytes to at least 128, or lower batchSize or " + "numWorkers");
   }
 
   @ParameterizedTest(name = "{0} slots for numWorkers=3, prefetchFactor=2")
@@ -65,8 +70,10 @@ class DataLoaderBudgetTest {
   void shouldRunAFullEpochInOrderWithFewerSlotsThanWanted(int slots) {
     IndexDataset dataset = new IndexDataset(203).sleepingUpTo(200);
     DataLoader unlimited = new DataLoader(dataset, options(3, 2).build());
-    DataLoader budgeted = new DataLoader(dataset,
-        options(3, 2).maxHostBytes((long) slots * SLOT_BYTES + SLOT_BYTES / 2).build());
+    DataLoader budgeted =
+        new DataLoader(
+            dataset,
+            options(3, 2).maxHostBytes((long) slots * SLOT_BYTES + SLOT_BYTES / 2).build());
     try {
       List<List<Long>> expected = labels(unlimited);
       List<List<Long>> actual = labels(budgeted);
@@ -87,8 +94,9 @@ class DataLoaderBudgetTest {
   void shouldRunEveryEpochOfPersistentWorkersWithTheNeededSlotsOnly() {
     IndexDataset dataset = new IndexDataset(90).sleepingUpTo(100);
     DataLoader unlimited = new DataLoader(dataset, options(2, 3).persistentWorkers(true).build());
-    DataLoader budgeted = new DataLoader(dataset,
-        options(2, 3).persistentWorkers(true).maxHostBytes(3 * SLOT_BYTES).build());
+    DataLoader budgeted =
+        new DataLoader(
+            dataset, options(2, 3).persistentWorkers(true).maxHostBytes(3 * SLOT_BYTES).build());
     try {
       for (int epoch = 0; epoch < 3; epoch++) {
         List<List<Long>> expected = new ArrayList<>();
@@ -110,10 +118,10 @@ class DataLoaderBudgetTest {
 
   @ParameterizedTest(name = "numWorkers={0} prefetchFactor={1}")
   @CsvSource({"1, 1", "2, 2", "3, 2", "4, 3"})
-  void shouldNeverHaveMoreThanTheWindowPlusOneSlotsOutWithASlowConsumer(int numWorkers,
-      int prefetchFactor) throws InterruptedException {
-    DataLoader loader = new DataLoader(new IndexDataset(100),
-        options(numWorkers, prefetchFactor).build());
+  void shouldNeverHaveMoreThanTheWindowPlusOneSlotsOutWithASlowConsumer(
+      int numWorkers, int prefetchFactor) throws InterruptedException {
+    DataLoader loader =
+        new DataLoader(new IndexDataset(100), options(numWorkers, prefetchFactor).build());
     int bound = numWorkers * prefetchFactor + 1;
     int batches = 0;
     try {
@@ -125,7 +133,8 @@ class DataLoaderBudgetTest {
       assertThat(batches).isEqualTo(25);
       assertThat(loader.pool().peakOutstanding()).isLessThanOrEqualTo(bound);
       assertThat(loader.pool().maxSlots()).isEqualTo(bound);
-      assertThat(loader.pool().waits()).as("the window, not the pool, held the workers back")
+      assertThat(loader.pool().waits())
+          .as("the window, not the pool, held the workers back")
           .isZero();
     } finally {
       LoaderLeaks.closeAndCheck(loader);
@@ -142,18 +151,27 @@ class DataLoaderBudgetTest {
 
   @Test
   void shouldCountTheSlotsOfEveryWorkerCountWithoutOverflow() {
-    assertThatThrownBy(() -> SlotBudget.of(4, Long.MAX_VALUE, Integer.MAX_VALUE,
-        Integer.MAX_VALUE, true, true, "1 x [x: float32]"))
+    assertThatThrownBy(
+            () ->
+                SlotBudget.of(
+                    4,
+                    Long.MAX_VALUE,
+                    Integer.MAX_VALUE,
+                    Integer.MAX_VALUE,
+                    true,
+                    true,
+                    "1 x [x: float32]"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("numWorkers: 2147483647 (expected: 0 <= numWorkers <= 2147483645)");
-    SlotBudget most = SlotBudget.of(4, Long.MAX_VALUE, Integer.MAX_VALUE - 2, 1, false, true,
-        "1 x [x: float32]");
+    SlotBudget most =
+        SlotBudget.of(4, Long.MAX_VALUE, Integer.MAX_VALUE - 2, 1, false, true, "1 x [x: float32]");
     assertThat(most.needed()).isEqualTo(Integer.MAX_VALUE);
-    assertThatThrownBy(() -> SlotBudget.of(Integer.MAX_VALUE, 4L << 30, 1_000_000, 1, false,
-        false, "big"))
+    assertThatThrownBy(
+            () -> SlotBudget.of(Integer.MAX_VALUE, 4L << 30, 1_000_000, 1, false, false, "big"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("maxHostBytes: 4294967296 fits 2 slot(s) of 2147483647 bytes "
-            + "(one batch of big) but numWorkers=1000000 needs at least 1000001")
+        .hasMessageStartingWith(
+            "maxHostBytes: 4294967296 fits 2 slot(s) of 2147483647 bytes "
+                + "(one batch of big) but numWorkers=1000000 needs at least 1000001")
         .hasMessageContaining("raise maxHostBytes to at least 2147485794483647");
   }
 }

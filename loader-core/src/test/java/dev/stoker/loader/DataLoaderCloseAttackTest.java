@@ -27,15 +27,18 @@ class DataLoaderCloseAttackTest {
 
   /** Iterates epoch 0 on its own thread; {@code ended} gets what ended it. */
   private static Thread consume(DataLoader loader, AtomicReference<Throwable> ended) {
-    Thread thread = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          batch.buffer();
-        }
-      } catch (Throwable t) {
-        ended.set(t);
-      }
-    }, "attacked-consumer");
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  batch.buffer();
+                }
+              } catch (Throwable t) {
+                ended.set(t);
+              }
+            },
+            "attacked-consumer");
     thread.start();
     return thread;
   }
@@ -46,18 +49,21 @@ class DataLoaderCloseAttackTest {
     List<Throwable> thrown = new ArrayList<>();
     List<Thread> closers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      Thread closer = new Thread(() -> {
-        Throwable failure = null;
-        try {
-          go.await();
-          close.run();
-        } catch (Throwable t) {
-          failure = t;
-        }
-        synchronized (thrown) {
-          thrown.add(failure);
-        }
-      }, "closer-" + i);
+      Thread closer =
+          new Thread(
+              () -> {
+                Throwable failure = null;
+                try {
+                  go.await();
+                  close.run();
+                } catch (Throwable t) {
+                  failure = t;
+                }
+                synchronized (thrown) {
+                  thrown.add(failure);
+                }
+              },
+              "closer-" + i);
       closer.start();
       closers.add(closer);
     }
@@ -75,9 +81,16 @@ class DataLoaderCloseAttackTest {
     CountDownLatch release = new CountDownLatch(1);
     IndexDataset dataset = new IndexDataset(64).sleepingUpTo(100).stuckOn(9, release);
     DirectAllocator allocator = new DirectAllocator("twice-" + workers, 1 << 20);
-    DataLoader loader = DataLoader.builder(dataset).allocator(allocator)
-        .options(LoaderOptions.builder().batchSize(4).numWorkers(workers)
-            .name("twice-" + workers).build()).build();
+    DataLoader loader =
+        DataLoader.builder(dataset)
+            .allocator(allocator)
+            .options(
+                LoaderOptions.builder()
+                    .batchSize(4)
+                    .numWorkers(workers)
+                    .name("twice-" + workers)
+                    .build())
+            .build();
     AtomicReference<Throwable> ended = new AtomicReference<>();
     Thread consumer = consume(loader, ended);
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
@@ -95,7 +108,9 @@ class DataLoaderCloseAttackTest {
       assertThat(thrown).as("no false leak, from either close").containsOnlyNulls();
     } else {
       // the worker in dataset code ignored its interrupt: reported once, truly
-      assertThat(thrown).filteredOn(t -> t != null).hasSize(1)
+      assertThat(thrown)
+          .filteredOn(t -> t != null)
+          .hasSize(1)
           .allSatisfy(t -> assertThat(t).hasMessageContaining("stuck in dataset code"));
     }
     assertThat(consumer.isAlive()).isFalse();
@@ -108,36 +123,42 @@ class DataLoaderCloseAttackTest {
   void shouldCloseTheIteratorAndTheLoaderAtOnceWhileTheConsumerWrites() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     IndexDataset dataset = new IndexDataset(64).stuckOn(9, release);
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(4)
-        .name("both").build());
+    DataLoader loader =
+        new DataLoader(dataset, LoaderOptions.builder().batchSize(4).name("both").build());
     BatchIterator it = loader.epoch(0).iterator();
     AtomicReference<Throwable> ended = new AtomicReference<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        while (it.hasNext()) {
-          it.next();
-        }
-      } catch (Throwable t) {
-        ended.set(t);
-      }
-    }, "attacked-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                while (it.hasNext()) {
+                  it.next();
+                }
+              } catch (Throwable t) {
+                ended.set(t);
+              }
+            },
+            "attacked-consumer");
     consumer.start();
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
 
     List<Throwable> thrown;
     try {
-      thrown = closeFrom(2, new Runnable() {
-        private int calls;
+      thrown =
+          closeFrom(
+              2,
+              new Runnable() {
+                private int calls;
 
-        @Override
-        public synchronized void run() {
-          if (calls++ == 0) {
-            it.close();
-          } else {
-            loader.close();
-          }
-        }
-      });
+                @Override
+                public synchronized void run() {
+                  if (calls++ == 0) {
+                    it.close();
+                  } else {
+                    loader.close();
+                  }
+                }
+              });
     } finally {
       release.countDown();
     }
@@ -152,10 +173,18 @@ class DataLoaderCloseAttackTest {
   @ValueSource(ints = {0, 1})
   void shouldFreeTheSlotWhenDatasetCodeLeftByCloseThrowsAnError(int workers) throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    IndexDataset dataset = new IndexDataset(64).stuckOn(9, release)
-        .throwingOn(9, () -> new StackOverflowError("decoder recursed"));
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(4)
-        .numWorkers(workers).name("error-after-" + workers).build());
+    IndexDataset dataset =
+        new IndexDataset(64)
+            .stuckOn(9, release)
+            .throwingOn(9, () -> new StackOverflowError("decoder recursed"));
+    DataLoader loader =
+        new DataLoader(
+            dataset,
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(workers)
+                .name("error-after-" + workers)
+                .build());
     AtomicReference<Throwable> ended = new AtomicReference<>();
     Thread consumer = consume(loader, ended);
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
@@ -168,32 +197,37 @@ class DataLoaderCloseAttackTest {
     consumer.join(20_000);
     awaitNoThreads(loader);
 
-    assertThat(ended.get()).as("the epoch was closed: its failure no longer matters")
+    assertThat(ended.get())
+        .as("the epoch was closed: its failure no longer matters")
         .isInstanceOf(CancellationException.class);
     LoaderLeaks.closeAndCheck(loader);
     DirectAllocator allocator = (DirectAllocator) loader.allocator();
-    assertThat(allocator.openBytes()).as("the loader's own allocator, closed once all came back")
+    assertThat(allocator.openBytes())
+        .as("the loader's own allocator, closed once all came back")
         .isZero();
   }
 
   @Test
-  void shouldReturnEveryHostSlotAndDeviceBufferWhenClosedWhileTheConsumerWrites()
-      throws Exception {
+  void shouldReturnEveryHostSlotAndDeviceBufferWhenClosedWhileTheConsumerWrites() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     IndexDataset dataset = new IndexDataset(64).stuckOn(9, release);
     HostCopyDevice device = new HostCopyDevice();
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(4)
-        .name("device-kill").build(), device);
+    DataLoader loader =
+        new DataLoader(
+            dataset, LoaderOptions.builder().batchSize(4).name("device-kill").build(), device);
     AtomicReference<Throwable> ended = new AtomicReference<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          IndexDataset.labels(batch);
-        }
-      } catch (Throwable t) {
-        ended.set(t);
-      }
-    }, "attacked-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  IndexDataset.labels(batch);
+                }
+              } catch (Throwable t) {
+                ended.set(t);
+              }
+            },
+            "attacked-consumer");
     consumer.start();
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -214,36 +248,38 @@ class DataLoaderCloseAttackTest {
   void shouldStopPullingEmptyChunksInTheConsumersThreadOnceClosed() throws Exception {
     AtomicLong pulled = new AtomicLong();
     CountDownLatch pulling = new CountDownLatch(100);
-    StreamedDataset emptyForever = new StreamedDataset() {
-      @Override
-      public Schema schema() {
-        return TestStream.SCHEMA;
-      }
-
-      @Override
-      public long rowCount() {
-        return UNKNOWN_ROWS;
-      }
-
-      @Override
-      public ChunkStream open(StreamRequest request) {
-        return new ChunkStream() {
+    StreamedDataset emptyForever =
+        new StreamedDataset() {
           @Override
-          public ColumnChunk next() throws InterruptedException {
-            Thread.sleep(0, 200_000); // 2^20 of them would take minutes
-            pulled.incrementAndGet();
-            pulling.countDown();
-            return ColumnChunk.ofBuffers(0, ByteBuffer.allocate(0), ByteBuffer.allocate(0),
-                ByteBuffer.allocate(0));
+          public Schema schema() {
+            return TestStream.SCHEMA;
           }
 
           @Override
-          public void close() {}
+          public long rowCount() {
+            return UNKNOWN_ROWS;
+          }
+
+          @Override
+          public ChunkStream open(StreamRequest request) {
+            return new ChunkStream() {
+              @Override
+              public ColumnChunk next() throws InterruptedException {
+                Thread.sleep(0, 200_000); // 2^20 of them would take minutes
+                pulled.incrementAndGet();
+                pulling.countDown();
+                return ColumnChunk.ofBuffers(
+                    0, ByteBuffer.allocate(0), ByteBuffer.allocate(0), ByteBuffer.allocate(0));
+              }
+
+              @Override
+              public void close() {}
+            };
+          }
         };
-      }
-    };
-    DataLoader loader = new DataLoader(emptyForever, LoaderOptions.builder().batchSize(4)
-        .name("empty-kill").build());
+    DataLoader loader =
+        new DataLoader(
+            emptyForever, LoaderOptions.builder().batchSize(4).name("empty-kill").build());
     AtomicReference<Throwable> ended = new AtomicReference<>();
     Thread consumer = consume(loader, ended);
     assertThat(pulling.await(20, TimeUnit.SECONDS)).isTrue();

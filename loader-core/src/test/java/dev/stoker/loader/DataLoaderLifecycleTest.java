@@ -22,8 +22,10 @@ class DataLoaderLifecycleTest {
   @ParameterizedTest(name = "persistentWorkers={0}")
   @ValueSource(booleans = {false, true})
   void shouldReturnEverySlotAndThreadWhenTheLoopIsClosedEarly(boolean persistent) {
-    DataLoader loader = new DataLoader(new IndexDataset(400).sleepingUpTo(100),
-        workers(3).persistentWorkers(persistent).name("early-" + persistent).build());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(400).sleepingUpTo(100),
+            workers(3).persistentWorkers(persistent).name("early-" + persistent).build());
     try (BatchIterator it = loader.epoch(0).iterator()) {
       it.next();
       it.next();
@@ -40,21 +42,27 @@ class DataLoaderLifecycleTest {
   void shouldStartWorkersOncePersistentAndPerEpochOtherwise() {
     IndexDataset persistentData = new IndexDataset(64);
     IndexDataset perEpochData = new IndexDataset(64);
-    DataLoader persistent = new DataLoader(persistentData,
-        workers(2).persistentWorkers(true).name("keep").build());
+    DataLoader persistent =
+        new DataLoader(persistentData, workers(2).persistentWorkers(true).name("keep").build());
     DataLoader perEpoch = new DataLoader(perEpochData, workers(2).name("fresh").build());
     for (int epoch = 0; epoch < 3; epoch++) {
       persistent.epoch(epoch).forEach(Batch::close);
       perEpoch.epoch(epoch).forEach(Batch::close);
-      assertThat(LoaderLeaks.threadsOf("fresh")).as("per-epoch workers end with the epoch")
+      assertThat(LoaderLeaks.threadsOf("fresh"))
+          .as("per-epoch workers end with the epoch")
           .isEmpty();
       assertThat(LoaderLeaks.threadsOf("keep")).hasSize(2);
     }
     assertThat(persistentData.writerThreads)
         .containsExactlyInAnyOrder("keep-worker-0", "keep-worker-1");
-    assertThat(perEpochData.writerThreads).containsExactlyInAnyOrder(
-        "fresh-e0-worker-0", "fresh-e0-worker-1", "fresh-e1-worker-0", "fresh-e1-worker-1",
-        "fresh-e2-worker-0", "fresh-e2-worker-1");
+    assertThat(perEpochData.writerThreads)
+        .containsExactlyInAnyOrder(
+            "fresh-e0-worker-0",
+            "fresh-e0-worker-1",
+            "fresh-e1-worker-0",
+            "fresh-e1-worker-1",
+            "fresh-e2-worker-0",
+            "fresh-e2-worker-1");
     LoaderLeaks.closeAndCheck(persistent);
     LoaderLeaks.closeAndCheck(perEpoch);
   }
@@ -98,16 +106,19 @@ class DataLoaderLifecycleTest {
     first.close();
     assertThatThrownBy(() -> first.getLong(1, 0, 0))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("batch 0 of epoch 0 (loader '" + loader.name() + "') is no longer valid: it "
-            + "was closed; its memory now holds other batches");
+        .hasMessage(
+            "batch 0 of epoch 0 (loader '"
+                + loader.name()
+                + "') is no longer valid: it "
+                + "was closed; its memory now holds other batches");
     it.close();
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldReturnTheBatchBeforeWhenTheNextOneIsAskedFor() {
-    DataLoader loader = new DataLoader(new IndexDataset(16),
-        LoaderOptions.builder().batchSize(4).build());
+    DataLoader loader =
+        new DataLoader(new IndexDataset(16), LoaderOptions.builder().batchSize(4).build());
     try (BatchIterator it = loader.epoch(0).iterator()) {
       it.next();
       assertThat(loader.slotsOut()).isEqualTo(1);
@@ -125,21 +136,24 @@ class DataLoaderLifecycleTest {
     LoaderOptions.Builder options = LoaderOptions.builder().batchSize(10).numWorkers(numWorkers);
     DataLoader loader = new DataLoader(dataset, options.build());
     List<Integer> seen = new ArrayList<>();
-    assertThatThrownBy(() -> {
-      for (Batch batch : loader.epoch(0)) {
-        seen.add(batch.index());
-      }
-    }).isInstanceOf(BatchLoadException.class)
+    assertThatThrownBy(
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                seen.add(batch.index());
+              }
+            })
+        .isInstanceOf(BatchLoadException.class)
         .hasMessageContaining("epoch 0 batch 4 (fill): sample 41 (row 1 of 10)")
         .hasMessageContaining("sample 41 is corrupt")
         .hasMessageContaining("set onBadSample=skip")
         .hasRootCauseMessage("sample 41 is corrupt")
-        .satisfies(e -> {
-          BatchLoadException failure = (BatchLoadException) e;
-          assertThat(failure.epoch()).isZero();
-          assertThat(failure.batch()).isEqualTo(4);
-          assertThat(failure.sampleIndex()).isEqualTo(41);
-        });
+        .satisfies(
+            e -> {
+              BatchLoadException failure = (BatchLoadException) e;
+              assertThat(failure.epoch()).isZero();
+              assertThat(failure.batch()).isEqualTo(4);
+              assertThat(failure.sampleIndex()).isEqualTo(41);
+            });
     assertThat(seen).containsExactly(0, 1, 2, 3);
     assertThat(loader.slotsOut()).isZero();
     dataset.failingOn();
@@ -153,9 +167,14 @@ class DataLoaderLifecycleTest {
 
   @Test
   void shouldSkipBadSamplesAndReportThem() {
-    DataLoader loader = new DataLoader(new IndexDataset(40).failingOn(5, 6, 33),
-        LoaderOptions.builder().batchSize(10).numWorkers(2).onBadSample(OnBadSample.SKIP)
-            .build());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(40).failingOn(5, 6, 33),
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(2)
+                .onBadSample(OnBadSample.SKIP)
+                .build());
     List<Integer> sizes = new ArrayList<>();
     List<Long> labels = new ArrayList<>();
     for (Batch batch : loader.epoch(0)) {
@@ -168,24 +187,35 @@ class DataLoaderLifecycleTest {
     assertThat(labels).hasSize(37).doesNotContain(5L, 6L, 33L);
     var metrics = loader.metrics().last();
     assertThat(metrics.skippedCount()).isEqualTo(3);
-    assertThat(metrics.skipped()).extracting(s -> s.sampleIndex()).containsExactlyInAnyOrder(5, 6, 33);
+    assertThat(metrics.skipped())
+        .extracting(s -> s.sampleIndex())
+        .containsExactlyInAnyOrder(5, 6, 33);
     assertThat(metrics.skipped().get(0).reason()).contains("is corrupt");
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldTimeOutWithWhatEveryWorkerIsDoingAndCloseCleanly() {
-    DataLoader loader = new DataLoader(new IndexDataset(40).hangingOn(13),
-        LoaderOptions.builder().batchSize(4).numWorkers(2).timeout(Duration.ofMillis(300))
-            .name("hangs").build());
-    assertThatThrownBy(() -> {
-      for (Batch ignored : loader.epoch(0)) {
-        // consume
-      }
-    }).isInstanceOf(LoaderTimeoutException.class)
-        .hasMessageContaining("loader 'hangs' epoch 0: batch 3 of 10 did not come within "
-            + "timeout=300 ms; it is hangs-e0-worker-1's to fill: hangs-e0-worker-1: filling "
-            + "batch 3, row 1 of 4 (sample 13)");
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(40).hangingOn(13),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(2)
+                .timeout(Duration.ofMillis(300))
+                .name("hangs")
+                .build());
+    assertThatThrownBy(
+            () -> {
+              for (Batch ignored : loader.epoch(0)) {
+                // consume
+              }
+            })
+        .isInstanceOf(LoaderTimeoutException.class)
+        .hasMessageContaining(
+            "loader 'hangs' epoch 0: batch 3 of 10 did not come within "
+                + "timeout=300 ms; it is hangs-e0-worker-1's to fill: hangs-e0-worker-1: filling "
+                + "batch 3, row 1 of 4 (sample 13)");
     assertThat(loader.slotsOut()).isZero();
     LoaderLeaks.closeAndCheck(loader);
   }
@@ -195,8 +225,11 @@ class DataLoaderLifecycleTest {
   void shouldLetGoOfEverySlotOnCloseSoThatOnlyTheUsersOwnViewsKeepMemory(int numWorkers)
       throws Exception {
     DirectAllocator allocator = new DirectAllocator("let-go-" + numWorkers, 1 << 20);
-    DataLoader loader = DataLoader.builder(new IndexDataset(64)).allocator(allocator)
-        .options(LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).build()).build();
+    DataLoader loader =
+        DataLoader.builder(new IndexDataset(64))
+            .allocator(allocator)
+            .options(LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).build())
+            .build();
     ByteBuffer kept = null;
     for (Batch batch : loader.epoch(0)) {
       batch.column("x"); // a view of every slot, dropped at once
@@ -210,7 +243,8 @@ class DataLoaderLifecycleTest {
     loader.close();
     int slotBytes = loader.layout().slotBytes();
 
-    assertThat(collectUntilAtMost(allocator, slotBytes)).as("only the kept view's slot")
+    assertThat(collectUntilAtMost(allocator, slotBytes))
+        .as("only the kept view's slot")
         .isEqualTo(slotBytes);
     Reference.reachabilityFence(kept);
     kept = null;

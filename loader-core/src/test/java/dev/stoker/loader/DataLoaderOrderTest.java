@@ -6,9 +6,9 @@ import dev.stoker.loader.sampler.DistributedSampler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class DataLoaderOrderTest {
 
@@ -20,8 +20,8 @@ class DataLoaderOrderTest {
     return batches;
   }
 
-  private static List<long[]> expected(int size, int batchSize, boolean dropLast, int epoch,
-      int rank, int worldSize) {
+  private static List<long[]> expected(
+      int size, int batchSize, boolean dropLast, int epoch, int rank, int worldSize) {
     int[] order = new DistributedSampler(size, rank, worldSize, true, 7, dropLast).indices(epoch);
     List<long[]> batches = new ArrayList<>();
     for (int start = 0; start < order.length; start += batchSize) {
@@ -35,19 +35,31 @@ class DataLoaderOrderTest {
   }
 
   @ParameterizedTest(name = "numWorkers={0} prefetchFactor={1} persistent={2}")
-  @CsvSource({"0,0,false", "1,1,false", "1,3,true", "2,2,false", "3,1,true", "4,2,false",
-      "4,4,true"})
-  void shouldYieldTheSamplerOrderWhateverNumWorkers(int workers, int prefetch,
-      boolean persistent) {
-    LoaderOptions.Builder options = LoaderOptions.builder().batchSize(8).shuffle(true).seed(7)
-        .numWorkers(workers).persistentWorkers(persistent);
+  @CsvSource({
+    "0,0,false",
+    "1,1,false",
+    "1,3,true",
+    "2,2,false",
+    "3,1,true",
+    "4,2,false",
+    "4,4,true"
+  })
+  void shouldYieldTheSamplerOrderWhateverNumWorkers(int workers, int prefetch, boolean persistent) {
+    LoaderOptions.Builder options =
+        LoaderOptions.builder()
+            .batchSize(8)
+            .shuffle(true)
+            .seed(7)
+            .numWorkers(workers)
+            .persistentWorkers(persistent);
     if (workers > 0) {
       options.prefetchFactor(prefetch);
     }
     DataLoader loader = new DataLoader(new IndexDataset(203), options.build());
     try {
       for (int epoch = 0; epoch < 3; epoch++) {
-        assertThat(run(loader, epoch)).as("epoch %d", epoch)
+        assertThat(run(loader, epoch))
+            .as("epoch %d", epoch)
             .containsExactlyElementsOf(expected(203, 8, false, epoch, 0, 1));
       }
     } finally {
@@ -58,8 +70,17 @@ class DataLoaderOrderTest {
   @Test
   void shouldKeepOrderWhenWorkersFinishOutOfOrder() {
     IndexDataset dataset = new IndexDataset(400).sleepingUpTo(400);
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(4)
-        .shuffle(true).seed(7).numWorkers(4).prefetchFactor(3).dropLast(true).build());
+    DataLoader loader =
+        new DataLoader(
+            dataset,
+            LoaderOptions.builder()
+                .batchSize(4)
+                .shuffle(true)
+                .seed(7)
+                .numWorkers(4)
+                .prefetchFactor(3)
+                .dropLast(true)
+                .build());
     try {
       assertThat(run(loader, 0)).containsExactlyElementsOf(expected(400, 4, true, 0, 0, 1));
       assertThat(dataset.writerThreads).hasSize(4);
@@ -73,9 +94,17 @@ class DataLoaderOrderTest {
     int worldSize = 3;
     int[] counts = new int[worldSize];
     for (int rank = 0; rank < worldSize; rank++) {
-      DataLoader loader = new DataLoader(new IndexDataset(100), LoaderOptions.builder()
-          .batchSize(8).shuffle(true).seed(7).dropLast(true).numWorkers(2).build(),
-          Placement.of(rank, worldSize));
+      DataLoader loader =
+          new DataLoader(
+              new IndexDataset(100),
+              LoaderOptions.builder()
+                  .batchSize(8)
+                  .shuffle(true)
+                  .seed(7)
+                  .dropLast(true)
+                  .numWorkers(2)
+                  .build(),
+              Placement.of(rank, worldSize));
       try {
         List<long[]> batches = run(loader, 1);
         assertThat(batches).allSatisfy(b -> assertThat(b).hasSize(8));
@@ -94,8 +123,8 @@ class DataLoaderOrderTest {
 
   @Test
   void shouldKeepTheShortTailWithZeroedRowsWithoutDropLast() {
-    DataLoader loader = new DataLoader(new IndexDataset(10), LoaderOptions.builder().batchSize(4)
-        .build());
+    DataLoader loader =
+        new DataLoader(new IndexDataset(10), LoaderOptions.builder().batchSize(4).build());
     try {
       List<Integer> sizes = new ArrayList<>();
       for (Batch batch : loader.epoch(0)) {
@@ -114,8 +143,10 @@ class DataLoaderOrderTest {
 
   @Test
   void shouldRunEpochsInTurnOnPlainIterationAndRepeatAnEpochExactly() {
-    DataLoader loader = new DataLoader(new IndexDataset(64), LoaderOptions.builder().batchSize(8)
-        .shuffle(true).seed(3).numWorkers(2).build());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(64),
+            LoaderOptions.builder().batchSize(8).shuffle(true).seed(3).numWorkers(2).build());
     try {
       List<long[]> first = new ArrayList<>();
       List<long[]> second = new ArrayList<>();
@@ -150,8 +181,9 @@ class DataLoaderOrderTest {
 
   @Test
   void shouldYieldNoBatchForAnEmptyDataset() {
-    DataLoader loader = new DataLoader(new IndexDataset(0), LoaderOptions.builder().batchSize(8)
-        .numWorkers(2).build());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(0), LoaderOptions.builder().batchSize(8).numWorkers(2).build());
     try {
       assertThat(run(loader, 0)).isEmpty();
     } finally {

@@ -28,14 +28,15 @@ class DataLoaderStressTest {
   private static void runRound(int round, Random random) {
     int size = 1 + random.nextInt(300);
     int workers = random.nextInt(5);
-    LoaderOptions.Builder options = LoaderOptions.builder()
-        .batchSize(1 + random.nextInt(16))
-        .shuffle(random.nextBoolean())
-        .seed(random.nextLong())
-        .dropLast(random.nextBoolean())
-        .numWorkers(workers)
-        .onBadSample(random.nextInt(4) == 0 ? OnBadSample.SKIP : OnBadSample.FAIL)
-        .name("stress-" + round);
+    LoaderOptions.Builder options =
+        LoaderOptions.builder()
+            .batchSize(1 + random.nextInt(16))
+            .shuffle(random.nextBoolean())
+            .seed(random.nextLong())
+            .dropLast(random.nextBoolean())
+            .numWorkers(workers)
+            .onBadSample(random.nextInt(4) == 0 ? OnBadSample.SKIP : OnBadSample.FAIL)
+            .name("stress-" + round);
     if (workers > 0) {
       options.prefetchFactor(1 + random.nextInt(4)).persistentWorkers(random.nextBoolean());
     }
@@ -47,9 +48,10 @@ class DataLoaderStressTest {
       dataset.throwingOn(random.nextInt(size), () -> new StackOverflowError("is corrupt"));
     }
     HostCopyDevice device = random.nextInt(4) == 0 ? faultyDevice(fault == 2, random) : null;
-    FailingAllocator allocator = fault == 3
-        ? new FailingAllocator(() -> new InternalError("is corrupt"), 1 + random.nextInt(3))
-        : null;
+    FailingAllocator allocator =
+        fault == 3
+            ? new FailingAllocator(() -> new InternalError("is corrupt"), 1 + random.nextInt(3))
+            : null;
     LoaderOptions built = options.build();
     DataLoader.Builder builder = DataLoader.builder(dataset).options(built);
     if (device != null) {
@@ -59,8 +61,14 @@ class DataLoaderStressTest {
       builder.allocator(allocator);
     }
     DataLoader loader = builder.build();
-    String what = "round " + round + ": " + built + (device == null ? "" : " on hostcopy")
-        + " fault " + fault;
+    String what =
+        "round "
+            + round
+            + ": "
+            + built
+            + (device == null ? "" : " on hostcopy")
+            + " fault "
+            + fault;
     int epochs = 1 + random.nextInt(3);
     for (int epoch = 0; epoch < epochs; epoch++) {
       consumeSome(loader, epoch, random, what);

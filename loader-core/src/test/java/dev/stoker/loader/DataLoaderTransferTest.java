@@ -14,9 +14,17 @@ class DataLoaderTransferTest {
   @ValueSource(ints = {0, 2})
   void shouldDeliverDeviceCopiesInOrderAndReturnEveryBuffer(int numWorkers) {
     HostCopyDevice device = new HostCopyDevice();
-    DataLoader loader = new DataLoader(new IndexDataset(100), LoaderOptions.builder()
-        .batchSize(8).shuffle(true).seed(5).numWorkers(numWorkers).transferDepth(3).build(),
-        device);
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(100),
+            LoaderOptions.builder()
+                .batchSize(8)
+                .shuffle(true)
+                .seed(5)
+                .numWorkers(numWorkers)
+                .transferDepth(3)
+                .build(),
+            device);
     List<Long> viaDevice = new ArrayList<>();
     List<Long> expected = new ArrayList<>();
     for (Batch batch : loader.epoch(0)) {
@@ -27,8 +35,7 @@ class DataLoaderTransferTest {
         expected.add(batch.sampleIndex(r));
       }
     }
-    assertThat(viaDevice).hasSize(100).containsExactlyElementsOf(expected)
-        .doesNotHaveDuplicates();
+    assertThat(viaDevice).hasSize(100).containsExactlyElementsOf(expected).doesNotHaveDuplicates();
     assertThat(device.copies()).isEqualTo(13);
     assertThat(loader.metrics().last().transferBatches()).isEqualTo(13);
     LoaderLeaks.closeAndCheck(loader);
@@ -40,9 +47,11 @@ class DataLoaderTransferTest {
   @ValueSource(ints = {0, 1, 5})
   void shouldReturnHostSlotsAndDeviceBuffersOnEarlyClose(int consumed) {
     HostCopyDevice device = new HostCopyDevice();
-    DataLoader loader = new DataLoader(new IndexDataset(400).sleepingUpTo(50),
-        LoaderOptions.builder().batchSize(4).numWorkers(3).name("transfer-" + consumed).build(),
-        device);
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(400).sleepingUpTo(50),
+            LoaderOptions.builder().batchSize(4).numWorkers(3).name("transfer-" + consumed).build(),
+            device);
     try (BatchIterator it = loader.epoch(0).iterator()) {
       for (int i = 0; i < consumed; i++) {
         it.next();

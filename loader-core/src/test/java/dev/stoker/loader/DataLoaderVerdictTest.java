@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  */
 class DataLoaderVerdictTest {
 
-  private static BottleneckReport run(IndexDataset dataset, LoaderOptions options,
-      long consumerMillis) throws InterruptedException {
+  private static BottleneckReport run(
+      IndexDataset dataset, LoaderOptions options, long consumerMillis)
+      throws InterruptedException {
     try (DataLoader loader = new DataLoader(dataset, options)) {
       for (Batch batch : loader.epoch(0)) {
         IndexDataset.labels(batch);
@@ -26,23 +27,29 @@ class DataLoaderVerdictTest {
 
   @Test
   void shouldCallASlowConsumerComputeBound() throws InterruptedException {
-    BottleneckReport report = run(new IndexDataset(480),
-        LoaderOptions.builder().batchSize(8).numWorkers(2).build(), 10);
+    BottleneckReport report =
+        run(new IndexDataset(480), LoaderOptions.builder().batchSize(8).numWorkers(2).build(), 10);
     assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.COMPUTE_BOUND);
   }
 
   @Test
   void shouldCallSlowLoadingInTheCallersThreadOneWorkerSaturated() throws InterruptedException {
-    BottleneckReport report = run(new IndexDataset(48).sleepingUpTo(4000),
-        LoaderOptions.builder().batchSize(8).build(), 0);
+    BottleneckReport report =
+        run(
+            new IndexDataset(48).sleepingUpTo(4000),
+            LoaderOptions.builder().batchSize(8).build(),
+            0);
     assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.ONE_WORKER_SATURATED);
     assertThat(report.summary()).contains("numWorkers=0", "raise numWorkers");
   }
 
   @Test
   void shouldCallSlowWorkersPipelineBound() throws InterruptedException {
-    BottleneckReport report = run(new IndexDataset(96).sleepingUpTo(4000),
-        LoaderOptions.builder().batchSize(8).numWorkers(2).build(), 0);
+    BottleneckReport report =
+        run(
+            new IndexDataset(96).sleepingUpTo(4000),
+            LoaderOptions.builder().batchSize(8).numWorkers(2).build(),
+            0);
     assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.PIPELINE_BOUND);
     assertThat(report.summary()).contains("raise numWorkers (now 2, cores 4)");
   }
@@ -52,9 +59,16 @@ class DataLoaderVerdictTest {
     // Three slots for a prefetch window of eight: the workers wait for slots most of the time,
     // but the consumer never waits for data, so memory is not what holds training back.
     long slot = new BatchLayout(IndexDataset.SCHEMA, 8).slotBytes();
-    BottleneckReport report = run(new IndexDataset(480),
-        LoaderOptions.builder().batchSize(8).numWorkers(2).prefetchFactor(4)
-            .maxHostBytes(3 * slot).build(), 15);
+    BottleneckReport report =
+        run(
+            new IndexDataset(480),
+            LoaderOptions.builder()
+                .batchSize(8)
+                .numWorkers(2)
+                .prefetchFactor(4)
+                .maxHostBytes(3 * slot)
+                .build(),
+            15);
     assertThat(report.metrics().slotWaitFraction()).as(report.toString()).isGreaterThan(0.1);
     assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.COMPUTE_BOUND);
   }

@@ -18,8 +18,15 @@ class DeviceSeamTest {
   @ValueSource(ints = {0, 2})
   void shouldOpenUseAndCloseOneEnginePerLoaderOnItsTransferThread(int numWorkers) {
     HostCopyDevice device = new HostCopyDevice();
-    DataLoader loader = new DataLoader(new IndexDataset(40), LoaderOptions.builder().batchSize(4)
-        .numWorkers(numWorkers).name("engine-" + numWorkers).build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(40),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(numWorkers)
+                .name("engine-" + numWorkers)
+                .build(),
+            device);
     for (int epoch = 0; epoch < 3; epoch++) {
       for (Batch batch : loader.epoch(epoch)) {
         IndexDataset.labels(batch);
@@ -36,8 +43,8 @@ class DeviceSeamTest {
   @Test
   void shouldReturnTheHostSlotOnceItsCopyHasCompletedNotWhenTheBatchIsClosed() {
     HostCopyDevice device = new HostCopyDevice();
-    DataLoader loader = new DataLoader(new IndexDataset(40),
-        LoaderOptions.builder().batchSize(4).build(), device);
+    DataLoader loader =
+        new DataLoader(new IndexDataset(40), LoaderOptions.builder().batchSize(4).build(), device);
     try (BatchIterator it = loader.epoch(0).iterator()) {
       Batch held = it.next();
       assertThat(held.onDevice()).isTrue();
@@ -52,8 +59,8 @@ class DeviceSeamTest {
   @Test
   void shouldWriteSamplesOnTheCallersThreadWithoutWorkers() {
     IndexDataset dataset = new IndexDataset(40);
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(4).build(),
-        new HostCopyDevice());
+    DataLoader loader =
+        new DataLoader(dataset, LoaderOptions.builder().batchSize(4).build(), new HostCopyDevice());
     for (Batch batch : loader.epoch(0)) {
       IndexDataset.labels(batch);
     }
@@ -63,8 +70,11 @@ class DeviceSeamTest {
 
   @Test
   void shouldDescribeEachColumnOnTheDeviceWithoutDowncasts() {
-    DataLoader loader = new DataLoader(new IndexDataset(40),
-        LoaderOptions.builder().batchSize(4).numWorkers(1).build(), new HostCopyDevice());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(40),
+            LoaderOptions.builder().batchSize(4).numWorkers(1).build(),
+            new HostCopyDevice());
     try (BatchIterator it = loader.epoch(0).iterator()) {
       Batch batch = it.next();
       DeviceColumn x = batch.deviceColumn("x");
@@ -79,9 +89,11 @@ class DeviceSeamTest {
       assertThat(label.address()).isEqualTo(base + loader.layout().columnOffset(1));
       assertThat(batch.deviceEvent()).isSameAs(DeviceEvent.COMPLETED);
       assertThat(batch.deviceEvent().isComplete()).isTrue();
-      assertThat(batch.deviceEvent().handle()).as("no native event for a synchronous copy")
+      assertThat(batch.deviceEvent().handle())
+          .as("no native event for a synchronous copy")
           .isZero();
-      assertThatThrownBy(() -> batch.getLong(1, 0, 0)).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> batch.getLong(1, 0, 0))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("is on device 'hostcopy': read it there (deviceColumn)");
     }
     LoaderLeaks.closeAndCheck(loader);
@@ -89,12 +101,13 @@ class DeviceSeamTest {
 
   @Test
   void shouldRefuseDeviceReadsOfABatchInHostMemory() {
-    DataLoader loader = new DataLoader(new IndexDataset(8),
-        LoaderOptions.builder().batchSize(4).build());
+    DataLoader loader =
+        new DataLoader(new IndexDataset(8), LoaderOptions.builder().batchSize(4).build());
     try (BatchIterator it = loader.epoch(0).iterator()) {
       Batch batch = it.next();
       assertThat(batch.onDevice()).isFalse();
-      assertThatThrownBy(() -> batch.deviceColumn("x")).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> batch.deviceColumn("x"))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("is in host memory (the loader's device is the CPU)");
     }
     LoaderLeaks.closeAndCheck(loader);
@@ -103,9 +116,12 @@ class DeviceSeamTest {
   @Test
   void shouldUseTheAllocatorItIsGivenAndLeaveItToItsOwner() {
     DirectAllocator pinned = new DirectAllocator("pinned(test)", 1 << 20);
-    DataLoader loader = DataLoader.builder(new IndexDataset(40))
-        .options(LoaderOptions.builder().batchSize(4).numWorkers(2).build())
-        .allocator(pinned).device(new HostCopyDevice()).build();
+    DataLoader loader =
+        DataLoader.builder(new IndexDataset(40))
+            .options(LoaderOptions.builder().batchSize(4).numWorkers(2).build())
+            .allocator(pinned)
+            .device(new HostCopyDevice())
+            .build();
     assertThat(loader.allocator()).isSameAs(pinned);
     for (Batch batch : loader.epoch(0)) {
       IndexDataset.labels(batch);
@@ -120,8 +136,9 @@ class DeviceSeamTest {
 
   @Test
   void shouldKeepSlotsForTheLoadersWholeLife() {
-    DataLoader loader = new DataLoader(new IndexDataset(80),
-        LoaderOptions.builder().batchSize(4).numWorkers(2).build());
+    DataLoader loader =
+        new DataLoader(
+            new IndexDataset(80), LoaderOptions.builder().batchSize(4).numWorkers(2).build());
     for (Batch batch : loader.epoch(0)) {
       IndexDataset.labels(batch);
     }
@@ -131,7 +148,8 @@ class DeviceSeamTest {
       for (Batch batch : loader.epoch(epoch)) {
         IndexDataset.labels(batch);
       }
-      assertThat(loader.slotsAllocated()).as("no slot freed and allocated again between epochs")
+      assertThat(loader.slotsAllocated())
+          .as("no slot freed and allocated again between epochs")
           .isGreaterThanOrEqualTo(slots);
     }
     LoaderLeaks.closeAndCheck(loader);

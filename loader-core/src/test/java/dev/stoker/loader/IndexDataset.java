@@ -12,12 +12,12 @@ import java.util.function.Supplier;
 
 /**
  * A dataset whose sample i is recognisable: field "x" holds {i, i + 0.25, i + 0.5} and "label"
- * holds i. It can sleep at random (so workers finish out of order), fail on chosen indices, hang
- * on one index, and records which threads wrote samples.
+ * holds i. It can sleep at random (so workers finish out of order), fail on chosen indices, hang on
+ * one index, and records which threads wrote samples.
  */
 final class IndexDataset implements MapDataset {
-  static final Schema SCHEMA = Schema.of(Field.of("x", DType.FLOAT32, 3),
-      Field.scalar("label", DType.INT64));
+  static final Schema SCHEMA =
+      Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("label", DType.INT64));
 
   private final int size;
   private volatile Set<Integer> failing = Set.of();
@@ -26,8 +26,10 @@ final class IndexDataset implements MapDataset {
   private volatile int stuckOn = -1;
   private volatile CountDownLatch release;
   private volatile Map<Integer, Supplier<? extends Throwable>> throwing = Map.of();
+
   /** Counts down when a thread is stuck on {@code stuckOn}. */
   final CountDownLatch stuck = new CountDownLatch(1);
+
   final Set<String> writerThreads = ConcurrentHashMap.newKeySet();
   final AtomicInteger writes = new AtomicInteger();
 
@@ -119,8 +121,8 @@ final class IndexDataset implements MapDataset {
    */
   static long[] labels(Batch batch) {
     long[] labels = new long[batch.size()];
-    ByteBuffer device = batch.onDevice()
-        ? ((HostCopyDevice.Buffer) batch.deviceBuffer()).memory().bytes() : null;
+    ByteBuffer device =
+        batch.onDevice() ? ((HostCopyDevice.Buffer) batch.deviceBuffer()).memory().bytes() : null;
     BatchLayout layout = batch.layout();
     for (int r = 0; r < batch.size(); r++) {
       float x;

@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class KeptBatchesTest {
 
   private static DataLoader loader(int numWorkers, int prefetchFactor, String name) {
-    LoaderOptions.Builder options = LoaderOptions.builder().batchSize(4).numWorkers(numWorkers)
-        .name(name);
+    LoaderOptions.Builder options =
+        LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).name(name);
     if (numWorkers > 0) {
       options.prefetchFactor(prefetchFactor);
     }
@@ -28,8 +28,8 @@ class KeptBatchesTest {
 
   @ParameterizedTest(name = "numWorkers={0} prefetchFactor={1}")
   @CsvSource({"0, 1", "1, 2", "2, 2", "3, 1"})
-  void shouldKeepUpToTheSlotsOpenAndDeliverEveryBatchInOrderWhole(int numWorkers,
-      int prefetchFactor) {
+  void shouldKeepUpToTheSlotsOpenAndDeliverEveryBatchInOrderWhole(
+      int numWorkers, int prefetchFactor) {
     DataLoader loader = loader(numWorkers, prefetchFactor, "kept-" + numWorkers);
     List<Long> labels = new ArrayList<>();
     try (BatchIterator it = loader.epoch(0).iterator()) {
@@ -68,10 +68,12 @@ class KeptBatchesTest {
       for (int k = 0; k < it.keepLimit(); k++) {
         kept.add(it.nextKept());
       }
-      assertThatThrownBy(it::nextKept).isInstanceOf(IllegalStateException.class)
-          .hasMessage("loader 'full' epoch 0: 3 batches are open (kept) and the loader has 3 "
-              + "host slots, so batch 3 could never be filled; close a kept batch before asking "
-              + "for the next (keepLimit() = 3)");
+      assertThatThrownBy(it::nextKept)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "loader 'full' epoch 0: 3 batches are open (kept) and the loader has 3 "
+                  + "host slots, so batch 3 could never be filled; close a kept batch before asking "
+                  + "for the next (keepLimit() = 3)");
       kept.get(0).close();
       Batch next = it.nextKept();
       assertThat(next.index()).isEqualTo(3);
@@ -94,21 +96,26 @@ class KeptBatchesTest {
     assertThat(second.isOpen()).isTrue();
     it.close();
     assertThat(List.of(first, second, third)).noneMatch(Batch::isOpen);
-    assertThatThrownBy(first::buffer).hasMessageContaining(
-        "batch 1 of epoch 0 (loader 'ends') is no longer valid: its epoch was closed");
+    assertThatThrownBy(first::buffer)
+        .hasMessageContaining(
+            "batch 1 of epoch 0 (loader 'ends') is no longer valid: its epoch was closed");
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldRefuseKeptBatchesOnADevice() {
-    DataLoader loader = DataLoader.builder(new IndexDataset(16))
-        .options(LoaderOptions.builder().batchSize(4).name("device").build())
-        .device(new HostCopyDevice()).build();
+    DataLoader loader =
+        DataLoader.builder(new IndexDataset(16))
+            .options(LoaderOptions.builder().batchSize(4).name("device").build())
+            .device(new HostCopyDevice())
+            .build();
     try (BatchIterator it = loader.epoch(0).iterator()) {
       assertThat(it.keepLimit()).isZero();
-      assertThatThrownBy(it::nextKept).isInstanceOf(IllegalStateException.class)
-          .hasMessage("loader 'device' delivers to a device: kept batches are host batches "
-              + "(use next(), and copy on the device what must outlive the step)");
+      assertThatThrownBy(it::nextKept)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "loader 'device' delivers to a device: kept batches are host batches "
+                  + "(use next(), and copy on the device what must outlive the step)");
       assertThat(IndexDataset.labels(it.next())).hasSize(4);
     }
     LoaderLeaks.closeAndCheck(loader);
@@ -116,9 +123,11 @@ class KeptBatchesTest {
 
   @Test
   void shouldGiveASlotForEachBatchKeptAheadSoThatTheInlineFillGoesOnBesideIt() {
-    DataLoader loader = DataLoader.builder(new IndexDataset(64))
-        .options(LoaderOptions.builder().batchSize(4).name("ahead").build()).keptAhead(1)
-        .build();
+    DataLoader loader =
+        DataLoader.builder(new IndexDataset(64))
+            .options(LoaderOptions.builder().batchSize(4).name("ahead").build())
+            .keptAhead(1)
+            .build();
     try (BatchIterator it = loader.epoch(0).iterator()) {
       assertThat(it.keepLimit()).isEqualTo(2);
       Batch stepping = it.nextKept();
@@ -126,7 +135,8 @@ class KeptBatchesTest {
       assertThat(stepping.isOpen()).isTrue();
       assertThat(IndexDataset.labels(stepping)).hasSize(4);
       assertThat(IndexDataset.labels(next)).hasSize(4);
-      assertThatThrownBy(it::nextKept).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(it::nextKept)
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("2 batches are open (kept) and the loader has 2 host slots");
     }
     LoaderLeaks.closeAndCheck(loader);
@@ -138,12 +148,20 @@ class KeptBatchesTest {
   @CsvSource({"0", "2"})
   void shouldKeepBatchesOfAStreamOfUnknownLengthWhoseLookAheadHoldsASlot(int numWorkers) {
     TestStream stream = TestStream.unknown(95).chunks(7);
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(numWorkers).dropLast(false).name("stream-" + numWorkers).build());
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(numWorkers)
+                .dropLast(false)
+                .name("stream-" + numWorkers)
+                .build());
     List<Long> labels = new ArrayList<>();
     try (BatchIterator it = loader.epoch(0).iterator()) {
       int limit = it.keepLimit();
-      assertThat(limit).as("the consumer's, the look-ahead's and the workers' slots")
+      assertThat(limit)
+          .as("the consumer's, the look-ahead's and the workers' slots")
           .isEqualTo(numWorkers == 0 ? 2 : numWorkers * 2 + 2);
       ArrayDeque<Batch> open = new ArrayDeque<>();
       while (true) {

@@ -16,10 +16,22 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LoaderConfigTest {
-  private static final LoaderOptions FULL = LoaderOptions.builder().batchSize(16).shuffle(true)
-      .seed(42).numWorkers(3).pinMemory(true).prefetchFactor(5).persistentWorkers(true)
-      .dropLast(true).timeout(Duration.ofMillis(1500)).onBadSample(OnBadSample.SKIP)
-      .maxHostBytes(1L << 20).transferDepth(3).name("train").build();
+  private static final LoaderOptions FULL =
+      LoaderOptions.builder()
+          .batchSize(16)
+          .shuffle(true)
+          .seed(42)
+          .numWorkers(3)
+          .pinMemory(true)
+          .prefetchFactor(5)
+          .persistentWorkers(true)
+          .dropLast(true)
+          .timeout(Duration.ofMillis(1500))
+          .onBadSample(OnBadSample.SKIP)
+          .maxHostBytes(1L << 20)
+          .transferDepth(3)
+          .name("train")
+          .build();
 
   private static byte[] serialize(Object object) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -44,27 +56,45 @@ class LoaderConfigTest {
 
   @Test
   void shouldHoldOnlyWhatDiffersFromTheDefaultsSortedByName() {
-    LoaderConfig config = LoaderConfig.of(LoaderOptions.builder().batchSize(32).numWorkers(4)
-        .timeout(Duration.ofSeconds(30)).build(), Placement.of(1, 2));
-    assertThat(config.toMap()).containsExactly(Map.entry("batchSize", "32"),
-        Map.entry("numWorkers", "4"), Map.entry("rank", "1"), Map.entry("timeout", "30000ms"),
-        Map.entry("worldSize", "2"));
+    LoaderConfig config =
+        LoaderConfig.of(
+            LoaderOptions.builder()
+                .batchSize(32)
+                .numWorkers(4)
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            Placement.of(1, 2));
+    assertThat(config.toMap())
+        .containsExactly(
+            Map.entry("batchSize", "32"),
+            Map.entry("numWorkers", "4"),
+            Map.entry("rank", "1"),
+            Map.entry("timeout", "30000ms"),
+            Map.entry("worldSize", "2"));
     assertThat(LoaderConfig.of(LoaderOptions.builder().build(), Placement.SINGLE).toMap())
         .isEmpty();
-    assertThat(config).hasToString(
-        "LoaderConfig{batchSize=32, numWorkers=4, rank=1, timeout=30000ms, worldSize=2}");
+    assertThat(config)
+        .hasToString(
+            "LoaderConfig{batchSize=32, numWorkers=4, rank=1, timeout=30000ms, worldSize=2}");
   }
 
   @Test
   void shouldHoldEveryOptionSetAwayFromItsDefault() {
-    assertThat(LoaderConfig.of(FULL, Placement.SINGLE).toMap()).containsExactly(
-        Map.entry("batchSize", "16"), Map.entry("dropLast", "true"),
-        Map.entry("maxHostBytes", "1048576"), Map.entry("name", "train"),
-        Map.entry("numWorkers", "3"), Map.entry("onBadSample", "skip"),
-        Map.entry("persistentWorkers", "true"), Map.entry("pinMemory", "true"),
-        Map.entry("prefetchFactor", "5"), Map.entry("seed", "42"),
-        Map.entry("shuffle", "true"), Map.entry("timeout", "1500ms"),
-        Map.entry("transferDepth", "3"));
+    assertThat(LoaderConfig.of(FULL, Placement.SINGLE).toMap())
+        .containsExactly(
+            Map.entry("batchSize", "16"),
+            Map.entry("dropLast", "true"),
+            Map.entry("maxHostBytes", "1048576"),
+            Map.entry("name", "train"),
+            Map.entry("numWorkers", "3"),
+            Map.entry("onBadSample", "skip"),
+            Map.entry("persistentWorkers", "true"),
+            Map.entry("pinMemory", "true"),
+            Map.entry("prefetchFactor", "5"),
+            Map.entry("seed", "42"),
+            Map.entry("shuffle", "true"),
+            Map.entry("timeout", "1500ms"),
+            Map.entry("transferDepth", "3"));
   }
 
   @Test
@@ -76,10 +106,25 @@ class LoaderConfigTest {
 
   @Test
   void shouldReadBothLayersFromOneMapIntoCanonicalForm() {
-    LoaderConfig config = LoaderConfig.fromMap(Map.of("BATCHSIZE", "8", "timeout", "2m",
-        "RANK", "1", "worldsize", "3", "shuffle", "false"));
-    assertThat(config.toMap()).containsExactly(Map.entry("batchSize", "8"),
-        Map.entry("rank", "1"), Map.entry("timeout", "120000ms"), Map.entry("worldSize", "3"));
+    LoaderConfig config =
+        LoaderConfig.fromMap(
+            Map.of(
+                "BATCHSIZE",
+                "8",
+                "timeout",
+                "2m",
+                "RANK",
+                "1",
+                "worldsize",
+                "3",
+                "shuffle",
+                "false"));
+    assertThat(config.toMap())
+        .containsExactly(
+            Map.entry("batchSize", "8"),
+            Map.entry("rank", "1"),
+            Map.entry("timeout", "120000ms"),
+            Map.entry("worldSize", "3"));
     assertThat(config.options())
         .isEqualTo(LoaderOptions.builder().batchSize(8).timeout(Duration.ofMinutes(2)).build());
     assertThat(config.placement()).isEqualTo(Placement.of(1, 3));
@@ -97,9 +142,12 @@ class LoaderConfigTest {
   @Test
   void shouldRefuseSparksPathUnlessTheCallerAcceptsIt() {
     assertThatThrownBy(() -> LoaderConfig.fromMap(Map.of("path", "/data", "batchSize", "2")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'path'");
-    assertThat(LoaderConfig.fromMap(Map.of("path", "/data", "batchSize", "2"), List.of("path"))
-        .toMap()).containsExactly(Map.entry("batchSize", "2"));
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'path'");
+    assertThat(
+            LoaderConfig.fromMap(Map.of("path", "/data", "batchSize", "2"), List.of("path"))
+                .toMap())
+        .containsExactly(Map.entry("batchSize", "2"));
   }
 
   @Test
@@ -112,8 +160,9 @@ class LoaderConfigTest {
         .hasMessage("rank: 2 (expected: 0 <= rank < worldSize = 2)");
     assertThatThrownBy(() -> LoaderConfig.fromMap(Map.of("rank", "1", "RANK", "2")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("rank: given twice, as 'RANK' = '2' and 'rank' = '1' (expected: once; "
-            + "option names ignore case)");
+        .hasMessage(
+            "rank: given twice, as 'RANK' = '2' and 'rank' = '1' (expected: once; "
+                + "option names ignore case)");
     assertThatThrownBy(() -> LoaderConfig.fromMap(Map.of("maxHostBytes", "1b0")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxHostBytes: '1b0' (expected: bytes");
@@ -122,7 +171,8 @@ class LoaderConfigTest {
   @Test
   void shouldBeEqualExactlyWhenOptionsAndPlacementAre() {
     LoaderConfig config = LoaderConfig.of(FULL, Placement.of(1, 2));
-    assertThat(config).isEqualTo(LoaderConfig.of(FULL.toBuilder().build(), Placement.of(1, 2)))
+    assertThat(config)
+        .isEqualTo(LoaderConfig.of(FULL.toBuilder().build(), Placement.of(1, 2)))
         .hasSameHashCodeAs(LoaderConfig.of(FULL.toBuilder().build(), Placement.of(1, 2)))
         .isNotEqualTo(LoaderConfig.of(FULL, Placement.of(0, 2)))
         .isNotEqualTo(LoaderConfig.of(FULL.toBuilder().seed(43).build(), Placement.of(1, 2)));
@@ -130,8 +180,9 @@ class LoaderConfigTest {
 
   @Test
   void shouldSurviveJavaSerialization() throws Exception {
-    LoaderConfig config = LoaderConfig.of(FULL.toBuilder().timeout(Duration.ofNanos(1500))
-        .build(), Placement.of(3, 4));
+    LoaderConfig config =
+        LoaderConfig.of(
+            FULL.toBuilder().timeout(Duration.ofNanos(1500)).build(), Placement.of(3, 4));
 
     Object copy = deserialize(serialize(config));
 
@@ -153,11 +204,14 @@ class LoaderConfigTest {
 
   @Test
   void shouldRefuseAStreamWhoseValuesAreNoLongerValid() throws Exception {
-    byte[] bytes = serialize(LoaderConfig.of(LoaderOptions.builder().batchSize(7).build(),
-        Placement.SINGLE));
+    byte[] bytes =
+        serialize(LoaderConfig.of(LoaderOptions.builder().batchSize(7).build(), Placement.SINGLE));
     // the serialized map holds "batchSize" -> "7"; change the value to "0"
-    byte[] tampered = replaceOnce(bytes, "t\u0000\u00017".getBytes("ISO-8859-1"),
-        "t\u0000\u00010".getBytes("ISO-8859-1"));
+    byte[] tampered =
+        replaceOnce(
+            bytes,
+            "t\u0000\u00017".getBytes("ISO-8859-1"),
+            "t\u0000\u00010".getBytes("ISO-8859-1"));
 
     assertThatThrownBy(() -> deserialize(tampered))
         .isInstanceOf(InvalidObjectException.class)

@@ -24,15 +24,19 @@ class LoaderOptionTableTest {
     for (StokerOption<?> option : LoaderOptionTable.KNOBS) {
       assertThat(built).containsEntry(option.name(), plainDefault(option));
     }
-    assertThat(Placement.fromMap(Map.of())).isEqualTo(Placement.of(
-        LoaderOptionTable.RANK.defaultValue(), LoaderOptionTable.WORLD_SIZE.defaultValue()));
+    assertThat(Placement.fromMap(Map.of()))
+        .isEqualTo(
+            Placement.of(
+                LoaderOptionTable.RANK.defaultValue(),
+                LoaderOptionTable.WORLD_SIZE.defaultValue()));
   }
 
   @Test
   void shouldShowEachDefaultAsTextItsOptionReadsBack() {
     for (StokerOption<?> option : all()) {
       if (option.defaultValue() != null) {
-        assertThat(option.parse(option.defaultText())).as(option.name())
+        assertThat(option.parse(option.defaultText()))
+            .as(option.name())
             .isEqualTo(option.defaultValue());
       }
       assertThat(option.doc()).as(option.name()).isNotBlank().doesNotContain("\n");
@@ -45,8 +49,9 @@ class LoaderOptionTableTest {
 
   @Test
   void shouldNameTheOptionsAsTheTableDoes() {
-    assertThat(OptionNames.LOADER).containsExactlyElementsOf(
-        LoaderOptionTable.KNOBS.stream().map(StokerOption::name).toList());
+    assertThat(OptionNames.LOADER)
+        .containsExactlyElementsOf(
+            LoaderOptionTable.KNOBS.stream().map(StokerOption::name).toList());
     assertThat(OptionNames.PLACEMENT).containsExactly("rank", "worldSize");
   }
 
@@ -59,7 +64,8 @@ class LoaderOptionTableTest {
     assertThatThrownBy(() -> LoaderOptionTable.TIMEOUT.check(Duration.ofMillis(-5)))
         .hasMessage("timeout: -5 ms (expected: >= 0; 0 waits forever)");
     assertThatThrownBy(() -> LoaderOptionTable.TIMEOUT.check(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("timeout");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("timeout");
     assertThat(LoaderOptionTable.NAME.check(" train ")).isEqualTo("train");
   }
 

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A map dataset's {@link MapDataset#checkBatch} runs in the thread that wrote each batch, after its
- * samples and before the batch is handed on; what it throws fails that batch, whatever
- * onBadSample says, and wins over a failure of the batch's own samples.
+ * samples and before the batch is handed on; what it throws fails that batch, whatever onBadSample
+ * says, and wins over a failure of the batch's own samples.
  */
 @Timeout(60)
 class MapDatasetCheckBatchTest {
@@ -27,6 +27,7 @@ class MapDatasetCheckBatchTest {
     private final boolean sampleFails;
     private final ThreadLocal<Boolean> wroteIt = ThreadLocal.withInitial(() -> false);
     final AtomicInteger checks = new AtomicInteger();
+
     /** Every failure a check was given, but a batch cancelled as the loader closed. */
     final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 
@@ -70,29 +71,49 @@ class MapDatasetCheckBatchTest {
   }
 
   @ParameterizedTest(name = "numWorkers={0}, onBadSample={1}, sample fails too={2}")
-  @CsvSource({"0, FAIL, false", "2, FAIL, false", "0, SKIP, false", "2, SKIP, true",
-      "2, FAIL, true"})
-  void shouldFailTheBatchWhoseCheckThrows(int numWorkers, OnBadSample onBadSample,
-      boolean sampleFails) {
+  @CsvSource({
+    "0, FAIL, false",
+    "2, FAIL, false",
+    "0, SKIP, false",
+    "2, SKIP, true",
+    "2, FAIL, true"
+  })
+  void shouldFailTheBatchWhoseCheckThrows(
+      int numWorkers, OnBadSample onBadSample, boolean sampleFails) {
     CheckedDataset dataset = new CheckedDataset(37, sampleFails);
-    try (DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(10)
-        .numWorkers(numWorkers).onBadSample(onBadSample).name("checked").build())) {
+    try (DataLoader loader =
+        new DataLoader(
+            dataset,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(numWorkers)
+                .onBadSample(onBadSample)
+                .name("checked")
+                .build())) {
       AtomicInteger delivered = new AtomicInteger();
-      assertThatThrownBy(() -> {
-        for (Batch batch : loader.epoch(0)) {
-          batch.close();
-          delivered.incrementAndGet();
-        }
-      }).isInstanceOf(BatchLoadException.class)
+      assertThatThrownBy(
+              () -> {
+                for (Batch batch : loader.epoch(0)) {
+                  batch.close();
+                  delivered.incrementAndGet();
+                }
+              })
+          .isInstanceOf(BatchLoadException.class)
           .hasMessageContaining("epoch 0 batch 3")
-          .cause().isInstanceOf(IOException.class)
+          .cause()
+          .isInstanceOf(IOException.class)
           .hasMessage("the batch with sample 37 read a file that changed");
       assertThat(delivered).hasValue(3);
       assertThat(dataset.checks.get()).isGreaterThanOrEqualTo(4);
       if (sampleFails && onBadSample == OnBadSample.FAIL) {
-        assertThat(dataset.failures).as("the failures the checks were given").singleElement()
-            .satisfies(failure -> assertThat(failure).hasMessageContaining(
-                "sample 37 (row 7 of 10): java.io.IOException: sample 37 unreadable"));
+        assertThat(dataset.failures)
+            .as("the failures the checks were given")
+            .singleElement()
+            .satisfies(
+                failure ->
+                    assertThat(failure)
+                        .hasMessageContaining(
+                            "sample 37 (row 7 of 10): java.io.IOException: sample 37 unreadable"));
       } else {
         assertThat(dataset.failures).as("the failures the checks were given").isEmpty();
       }

@@ -1,9 +1,9 @@
 package dev.stoker.loader;
 
-import dev.stoker.loader.util.ClosestName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.util.ClosestName;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +14,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** Option names as {@link LoaderOptions#fromMap} reads them: Spark's case-insensitive options. */
 class OptionMapTest {
-  private static final String KNOWN = "batchSize, shuffle, seed, numWorkers, pinMemory, "
-      + "prefetchFactor, persistentWorkers, dropLast, timeout, onBadSample, maxHostBytes, "
-      + "transferDepth, name, rank, worldSize";
+  private static final String KNOWN =
+      "batchSize, shuffle, seed, numWorkers, pinMemory, "
+          + "prefetchFactor, persistentWorkers, dropLast, timeout, onBadSample, maxHostBytes, "
+          + "transferDepth, name, rank, worldSize";
 
   private static void assertRejected(ThrowingCallable call, String message) {
     assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
@@ -24,8 +25,10 @@ class OptionMapTest {
 
   @Test
   void shouldMatchOptionNamesIgnoringCase() {
-    LoaderOptions options = LoaderOptions.fromMap(
-        Map.of("BATCHSIZE", "8", "numworkers", "2", "PrefetchFactor", "1", "onbadsample", "skip"));
+    LoaderOptions options =
+        LoaderOptions.fromMap(
+            Map.of(
+                "BATCHSIZE", "8", "numworkers", "2", "PrefetchFactor", "1", "onbadsample", "skip"));
     assertThat(options.batchSize()).isEqualTo(8);
     assertThat(options.numWorkers()).isEqualTo(2);
     assertThat(options.prefetchFactor()).isEqualTo(1);
@@ -34,10 +37,12 @@ class OptionMapTest {
 
   @Test
   void shouldRefuseSparksOwnKeysUnlessTheCallerAcceptsThem() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("path", "/data/train")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("path", "/data/train")),
         "option: 'path' (expected one of: " + KNOWN + ")");
-    assertThat(LoaderOptions.fromMap(Map.of("PATH", "x", "batchSize", "4"),
-        List.of("path", "paths"))).isEqualTo(LoaderOptions.builder().batchSize(4).build());
+    assertThat(
+            LoaderOptions.fromMap(Map.of("PATH", "x", "batchSize", "4"), List.of("path", "paths")))
+        .isEqualTo(LoaderOptions.builder().batchSize(4).build());
   }
 
   @Test
@@ -55,21 +60,36 @@ class OptionMapTest {
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource({"batch_size, batchSize", "numworker, numWorkers", "BATCH-SIZE, batchSize",
-      "batchSzie, batchSize", "num_workers, numWorkers", "prefetch_factor, prefetchFactor",
-      "timout, timeout", "seeds, seed", "world_size, worldSize", "ranks, rank",
-      "persistent_worker, persistentWorkers", "pin_memory, pinMemory", "drop_last, dropLast",
-      "on_bad_sample, onBadSample", "maxHostByte, maxHostBytes", "transfer-depth, transferDepth",
-      "nmae, name"})
+  @CsvSource({
+    "batch_size, batchSize",
+    "numworker, numWorkers",
+    "BATCH-SIZE, batchSize",
+    "batchSzie, batchSize",
+    "num_workers, numWorkers",
+    "prefetch_factor, prefetchFactor",
+    "timout, timeout",
+    "seeds, seed",
+    "world_size, worldSize",
+    "ranks, rank",
+    "persistent_worker, persistentWorkers",
+    "pin_memory, pinMemory",
+    "drop_last, dropLast",
+    "on_bad_sample, onBadSample",
+    "maxHostByte, maxHostBytes",
+    "transfer-depth, transferDepth",
+    "nmae, name"
+  })
   void shouldSuggestTheClosestOptionName(String given, String suggested) {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of(given, "4")), "option: '" + given
-        + "' (expected: a known option; did you mean '" + suggested + "'?)");
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of(given, "4")),
+        "option: '" + given + "' (expected: a known option; did you mean '" + suggested + "'?)");
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({"colour", "batch", "workers", "size", "n", "prefetch", "maxHostMemory", "epoch"})
   void shouldListTheKnownNamesWhenNoneIsClose(String given) {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of(given, "1")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of(given, "1")),
         "option: '" + given + "' (expected one of: " + KNOWN + ")");
   }
 
@@ -78,37 +98,45 @@ class OptionMapTest {
     List<String> own = List.of("epoch", "format");
     assertThat(LoaderOptions.fromMap(Map.of("EPOCH", "3", "batchSize", "2"), own))
         .isEqualTo(LoaderOptions.builder().batchSize(2).build());
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("epochs", "3"), own),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("epochs", "3"), own),
         "option: 'epochs' (expected: a known option; did you mean 'epoch'?)");
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("colour", "red"), own),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("colour", "red"), own),
         "option: 'colour' (expected one of: " + KNOWN + ", epoch, format)");
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("epoch", "3", "Epoch", "4"), own),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("epoch", "3", "Epoch", "4"), own),
         "epoch: given twice, as 'Epoch' = '4' and 'epoch' = '3' (expected: once; option "
             + "names ignore case)");
   }
 
   @Test
   void shouldListASourcesNameOnceEvenWhenItIsAlsoStokers() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("colour", "red"), List.of("PATH", "Rank")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("colour", "red"), List.of("PATH", "Rank")),
         "option: 'colour' (expected one of: " + KNOWN + ", PATH)");
   }
 
   @Test
   void shouldRejectTheSameOptionTwiceInDifferentCase() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("batchSize", "8", "BATCHSIZE", "16")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("batchSize", "8", "BATCHSIZE", "16")),
         "batchSize: given twice, as 'BATCHSIZE' = '16' and 'batchSize' = '8' (expected: once; "
             + "option names ignore case)");
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("rank", "1", "Rank", "1")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("rank", "1", "Rank", "1")),
         "rank: given twice, as 'Rank' = '1' and 'rank' = '1' (expected: once; option names "
             + "ignore case)");
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("path", "/a", "PATH", "/b"),
-        List.of("path")), "path: given twice, as 'PATH' = '/b' and 'path' = '/a' (expected: "
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("path", "/a", "PATH", "/b"), List.of("path")),
+        "path: given twice, as 'PATH' = '/b' and 'path' = '/a' (expected: "
             + "once; option names ignore case)");
   }
 
   @Test
   void shouldReportTheFirstBadNameInSortedOrder() {
-    assertRejected(() -> LoaderOptions.fromMap(Map.of("zzz", "1", "colour", "2", "seed", "3")),
+    assertRejected(
+        () -> LoaderOptions.fromMap(Map.of("zzz", "1", "colour", "2", "seed", "3")),
         "option: 'colour' (expected one of: " + KNOWN + ")");
   }
 
@@ -121,9 +149,21 @@ class OptionMapTest {
 
   @Test
   void shouldGroupTheNamesByLayer() {
-    assertThat(OptionNames.LOADER).containsExactly("batchSize", "shuffle", "seed", "numWorkers",
-        "pinMemory", "prefetchFactor", "persistentWorkers", "dropLast", "timeout",
-        "onBadSample", "maxHostBytes", "transferDepth", "name");
+    assertThat(OptionNames.LOADER)
+        .containsExactly(
+            "batchSize",
+            "shuffle",
+            "seed",
+            "numWorkers",
+            "pinMemory",
+            "prefetchFactor",
+            "persistentWorkers",
+            "dropLast",
+            "timeout",
+            "onBadSample",
+            "maxHostBytes",
+            "transferDepth",
+            "name");
     assertThat(OptionNames.PLACEMENT).containsExactly("rank", "worldSize");
   }
 

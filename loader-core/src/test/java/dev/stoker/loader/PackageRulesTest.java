@@ -56,102 +56,123 @@ class PackageRulesTest {
   private static final String STATE = STOKER + ".state..";
   private static final String OPTION = STOKER + ".option..";
 
-  private static final JavaClasses CLASSES = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages(STOKER);
+  private static final JavaClasses CLASSES =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages(STOKER);
 
   /**
    * The failures a user catches: API types of the root package that the pipeline raises too, so
    * they use nothing else of the loader and count as a leaf of their own.
    */
-  private static final DescribedPredicate<JavaClass> FAILURES = DescribedPredicate.describe(
-      "the loader's failures", type -> belongToAnyOf(BatchLoadException.class,
-          LoaderTimeoutException.class, Stage.class)
-          .test(type.isArray() ? type.getBaseComponentType() : type));
+  private static final DescribedPredicate<JavaClass> FAILURES =
+      DescribedPredicate.describe(
+          "the loader's failures",
+          type ->
+              belongToAnyOf(BatchLoadException.class, LoaderTimeoutException.class, Stage.class)
+                  .test(type.isArray() ? type.getBaseComponentType() : type));
 
   /**
    * The root package is a slice of its own, and so is each subpackage with all below it; the
    * failures are one more.
    */
-  private static final SliceAssignment ROOT_AND_SUBPACKAGES = new SliceAssignment() {
-    @Override
-    public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-      String pkg = javaClass.getPackageName();
-      if (FAILURES.test(javaClass)) {
-        return SliceIdentifier.of(STOKER + "'s failures");
-      }
-      if (pkg.equals(STOKER)) {
-        return SliceIdentifier.of(STOKER);
-      }
-      if (pkg.startsWith(STOKER + ".")) {
-        String sub = pkg.substring(STOKER.length() + 1);
-        int dot = sub.indexOf('.');
-        return SliceIdentifier.of(STOKER + "." + (dot < 0 ? sub : sub.substring(0, dot)));
-      }
-      return SliceIdentifier.ignore();
-    }
+  private static final SliceAssignment ROOT_AND_SUBPACKAGES =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+          String pkg = javaClass.getPackageName();
+          if (FAILURES.test(javaClass)) {
+            return SliceIdentifier.of(STOKER + "'s failures");
+          }
+          if (pkg.equals(STOKER)) {
+            return SliceIdentifier.of(STOKER);
+          }
+          if (pkg.startsWith(STOKER + ".")) {
+            String sub = pkg.substring(STOKER.length() + 1);
+            int dot = sub.indexOf('.');
+            return SliceIdentifier.of(STOKER + "." + (dot < 0 ? sub : sub.substring(0, dot)));
+          }
+          return SliceIdentifier.ignore();
+        }
 
-    @Override
-    public String getDescription() {
-      return STOKER + " and each of its subpackages";
-    }
-  };
+        @Override
+        public String getDescription() {
+          return STOKER + " and each of its subpackages";
+        }
+      };
 
   @Test
   void shouldNotDependOnSparkHadoopOrScala() {
     noClasses()
-        .should().dependOnClassesThat()
+        .should()
+        .dependOnClassesThat()
         .resideInAnyPackage("org.apache.spark..", "org.apache.hadoop..", "scala..")
-        .because("the arrows go one way, examples -> tools -> spark-connector -> loader-core: the "
-            + "loader runs without Spark or Hadoop on the classpath")
+        .because(
+            "the arrows go one way, examples -> tools -> spark-connector -> loader-core: the "
+                + "loader runs without Spark or Hadoop on the classpath")
         .check(CLASSES);
   }
 
   @Test
   void shouldUseJCudaOnlyInDevice() {
     noClasses()
-        .that().resideOutsideOfPackage(DEVICE)
-        .should().dependOnClassesThat().resideInAPackage("jcuda..")
-        .because("CUDA stays behind the Device interface, so everything else loads and runs "
-            + "on machines without a GPU or JCuda's native libraries")
+        .that()
+        .resideOutsideOfPackage(DEVICE)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("jcuda..")
+        .because(
+            "CUDA stays behind the Device interface, so everything else loads and runs "
+                + "on machines without a GPU or JCuda's native libraries")
         .check(CLASSES);
   }
 
   @Test
   void samplerShouldUseNothingElseOfStoker() {
     noClasses()
-        .that().resideInAPackage(SAMPLER)
-        .should().dependOnClassesThat(stokerOutside(SAMPLER))
-        .because("an epoch's order is a pure function of (seed, epoch, rank, worldSize), which "
-            + "can be checked without a loader, a dataset or memory")
+        .that()
+        .resideInAPackage(SAMPLER)
+        .should()
+        .dependOnClassesThat(stokerOutside(SAMPLER))
+        .because(
+            "an epoch's order is a pure function of (seed, epoch, rank, worldSize), which "
+                + "can be checked without a loader, a dataset or memory")
         .check(CLASSES);
   }
 
   @Test
   void stateShouldUseNothingElseOfStoker() {
     noClasses()
-        .that().resideInAPackage(STATE)
-        .should().dependOnClassesThat(stokerOutside(STATE))
-        .because("a loader's state is a value stored next to a model checkpoint: it is read "
-            + "and checked without a loader, a dataset or memory")
+        .that()
+        .resideInAPackage(STATE)
+        .should()
+        .dependOnClassesThat(stokerOutside(STATE))
+        .because(
+            "a loader's state is a value stored next to a model checkpoint: it is read "
+                + "and checked without a loader, a dataset or memory")
         .check(CLASSES);
   }
 
   @Test
   void optionShouldUseNothingElseOfStokerButUtil() {
     noClasses()
-        .that().resideInAPackage(OPTION)
-        .should().dependOnClassesThat(stokerOutside(OPTION, UTIL))
-        .because("the typed option and its readers sit below every table of options: the "
-            + "loader's and the Spark connector's")
+        .that()
+        .resideInAPackage(OPTION)
+        .should()
+        .dependOnClassesThat(stokerOutside(OPTION, UTIL))
+        .because(
+            "the typed option and its readers sit below every table of options: the "
+                + "loader's and the Spark connector's")
         .check(CLASSES);
   }
 
   @Test
   void utilShouldUseNothingElseOfStoker() {
     noClasses()
-        .that().resideInAPackage(UTIL)
-        .should().dependOnClassesThat(stokerOutside(UTIL))
+        .that()
+        .resideInAPackage(UTIL)
+        .should()
+        .dependOnClassesThat(stokerOutside(UTIL))
         .because("every other package may use util, so util may use none of them")
         .check(CLASSES);
   }
@@ -159,60 +180,79 @@ class PackageRulesTest {
   @Test
   void metricsShouldUseNothingElseOfStokerButUtil() {
     noClasses()
-        .that().resideInAPackage(METRICS)
-        .should().dependOnClassesThat(stokerOutside(METRICS, UTIL))
-        .because("the pipeline writes the counters and the loader reads the snapshots, never "
-            + "the other way round")
+        .that()
+        .resideInAPackage(METRICS)
+        .should()
+        .dependOnClassesThat(stokerOutside(METRICS, UTIL))
+        .because(
+            "the pipeline writes the counters and the loader reads the snapshots, never "
+                + "the other way round")
         .check(CLASSES);
   }
 
   @Test
   void memoryShouldNotKnowBatchesDevicesOrThePipeline() {
     noClasses()
-        .that().resideInAPackage(MEMORY)
-        .should().dependOnClassesThat(stokerOutside(MEMORY, METRICS, UTIL))
-        .because("host memory and its slot pool sit below everything that fills, orders or "
-            + "copies batches; a pinned allocator implements HostAllocator from the device side")
+        .that()
+        .resideInAPackage(MEMORY)
+        .should()
+        .dependOnClassesThat(stokerOutside(MEMORY, METRICS, UTIL))
+        .because(
+            "host memory and its slot pool sit below everything that fills, orders or "
+                + "copies batches; a pinned allocator implements HostAllocator from the device side")
         .check(CLASSES);
   }
 
   @Test
   void deviceShouldUseOnlyMemoryOfStoker() {
     noClasses()
-        .that().resideInAPackage(DEVICE)
-        .should().dependOnClassesThat(stokerOutside(DEVICE, MEMORY, UTIL))
-        .because("a device copies host memory into its own; it knows nothing of datasets, "
-            + "batches or the pipeline that drives it")
+        .that()
+        .resideInAPackage(DEVICE)
+        .should()
+        .dependOnClassesThat(stokerOutside(DEVICE, MEMORY, UTIL))
+        .because(
+            "a device copies host memory into its own; it knows nothing of datasets, "
+                + "batches or the pipeline that drives it")
         .check(CLASSES);
   }
 
   @Test
   void pipelineShouldNotKnowDatasetsSamplersOrTheLoader() {
     noClasses()
-        .that().resideInAPackage(PIPELINE)
-        .should().dependOnClassesThat(stokerOutside(PIPELINE, MEMORY, DEVICE, METRICS, UTIL)
-            .and(not(FAILURES)))
-        .because("the pipeline knows slots, batch numbers and stages, and raises the loader's "
-            + "failures; datasets, schemas and sampler order belong to the loader, which drives "
-            + "the pipeline through a BatchWriter")
+        .that()
+        .resideInAPackage(PIPELINE)
+        .should()
+        .dependOnClassesThat(
+            stokerOutside(PIPELINE, MEMORY, DEVICE, METRICS, UTIL).and(not(FAILURES)))
+        .because(
+            "the pipeline knows slots, batch numbers and stages, and raises the loader's "
+                + "failures; datasets, schemas and sampler order belong to the loader, which drives "
+                + "the pipeline through a BatchWriter")
         .check(CLASSES);
   }
 
   @Test
   void statsShouldNotReachIntoThePipeline() {
     noClasses()
-        .that().resideInAPackage(STATS)
-        .should().dependOnClassesThat().resideInAPackage(PIPELINE)
-        .because("statistics read data through a DataLoader as any user does, so what they "
-            + "compute is what users get")
+        .that()
+        .resideInAPackage(STATS)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(PIPELINE)
+        .because(
+            "statistics read data through a DataLoader as any user does, so what they "
+                + "compute is what users get")
         .check(CLASSES);
   }
 
   @Test
   void loaderShouldNotDependOnStats() {
     noClasses()
-        .that().resideInAPackage(LOADER)
-        .should().dependOnClassesThat().resideInAPackage(STATS)
+        .that()
+        .resideInAPackage(LOADER)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(STATS)
         .because("statistics are built on the loader's public API, not part of it")
         .check(CLASSES);
   }
@@ -221,8 +261,8 @@ class PackageRulesTest {
   void failuresShouldUseNothingElseOfStoker() {
     noClasses()
         .that(FAILURES)
-        .should().dependOnClassesThat(stokerOutside(LOADER).or(resideInAPackage(LOADER)
-            .and(not(FAILURES))))
+        .should()
+        .dependOnClassesThat(stokerOutside(LOADER).or(resideInAPackage(LOADER).and(not(FAILURES))))
         .because("the pipeline raises them and users catch them: they are plain values")
         .check(CLASSES);
   }
@@ -230,11 +270,14 @@ class PackageRulesTest {
   @Test
   void apiShouldExposeOnlyApiTypes() {
     classes()
-        .that().resideInAPackage(LOADER)
-        .and().arePublic()
+        .that()
+        .resideInAPackage(LOADER)
+        .and()
+        .arePublic()
         .should(exposeNoTypeThat(resideInAPackage(PIPELINE)))
-        .because("users import the root package and the packages it names in its signatures; "
-            + "the pipeline is not among them")
+        .because(
+            "users import the root package and the packages it names in its signatures; "
+                + "the pipeline is not among them")
         .check(CLASSES);
   }
 
@@ -242,9 +285,11 @@ class PackageRulesTest {
   void packagesShouldBeFreeOfCycles() {
     slices()
         .assignedFrom(ROOT_AND_SUBPACKAGES)
-        .should().beFreeOfCycles()
-        .because("the arrows between packages go one way, so each package can be read and "
-            + "tested knowing only the packages it uses")
+        .should()
+        .beFreeOfCycles()
+        .because(
+            "the arrows between packages go one way, so each package can be read and "
+                + "tested knowing only the packages it uses")
         .check(CLASSES);
   }
 
@@ -256,18 +301,21 @@ class PackageRulesTest {
     Set<String> packages = new TreeSet<>();
     CLASSES.forEach(c -> packages.add(c.getPackageName()));
     try (Stream<Path> files = Files.walk(sources.resolve(STOKER.replace('.', '/')))) {
-      files.filter(f -> f.toString().endsWith(".java"))
+      files
+          .filter(f -> f.toString().endsWith(".java"))
           .map(f -> sources.relativize(f.getParent()).toString().replace('/', '.'))
           .forEach(packages::add);
     }
-    List<String> missing = packages.stream()
-        .filter(p -> !Files.isRegularFile(packageInfo(sources, p)))
-        .collect(Collectors.toList());
+    List<String> missing =
+        packages.stream()
+            .filter(p -> !Files.isRegularFile(packageInfo(sources, p)))
+            .collect(Collectors.toList());
 
     assertThat(packages).contains(STOKER, STOKER + ".pipeline");
     assertThat(missing)
-        .as("packages without a package-info.java that says what lives there and what it must "
-            + "not import")
+        .as(
+            "packages without a package-info.java that says what lives there and what it must "
+                + "not import")
         .isEmpty();
   }
 
@@ -312,8 +360,12 @@ class PackageRulesTest {
     };
   }
 
-  private static void expose(JavaClass owner, String where, List<JavaType> parts,
-      DescribedPredicate<JavaClass> types, Set<String> seen) {
+  private static void expose(
+      JavaClass owner,
+      String where,
+      List<JavaType> parts,
+      DescribedPredicate<JavaClass> types,
+      Set<String> seen) {
     for (JavaType part : parts) {
       for (JavaClass used : part.getAllInvolvedRawTypes()) {
         JavaClass base = used.isArray() ? used.getBaseComponentType() : used;
@@ -326,7 +378,8 @@ class PackageRulesTest {
 
   /** Classes of Stoker outside the given packages (each a package pattern). */
   private static DescribedPredicate<JavaClass> stokerOutside(String... allowed) {
-    return resideInAPackage(STOKER + "..").and(not(resideInAnyPackage(allowed)))
+    return resideInAPackage(STOKER + "..")
+        .and(not(resideInAnyPackage(allowed)))
         .as("reside in Stoker outside %s", String.join(", ", allowed));
   }
 }

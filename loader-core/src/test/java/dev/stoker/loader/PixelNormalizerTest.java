@@ -14,8 +14,11 @@ import org.junit.jupiter.api.Test;
 class PixelNormalizerTest {
   private static final double[] MEAN = {0.485, 0.456, 0.406};
   private static final double[] STD = {0.229, 0.224, 0.225};
-  private static final Schema SCHEMA = Schema.of(Field.of("image", DType.FLOAT32, 3, 2, 2),
-      Field.of("mask", DType.FLOAT32, 2, 6), Field.of("raw", DType.UINT8, 3, 4));
+  private static final Schema SCHEMA =
+      Schema.of(
+          Field.of("image", DType.FLOAT32, 3, 2, 2),
+          Field.of("mask", DType.FLOAT32, 2, 6),
+          Field.of("raw", DType.UINT8, 3, 4));
   private static final int IMAGE = 0;
   private static final int MASK = 1;
   private static final int RAW = 2;
@@ -58,12 +61,14 @@ class PixelNormalizerTest {
 
   @Test
   void shouldNormalizeEachElementByTheChannelItBelongsTo() {
-    byte[] pixels = {0, 1, (byte) 128, (byte) 255, 10, 20, 30, 40, (byte) 200, (byte) 201,
-        (byte) 202, (byte) 203};
+    byte[] pixels = {
+      0, 1, (byte) 128, (byte) 255, 10, 20, 30, 40, (byte) 200, (byte) 201, (byte) 202, (byte) 203
+    };
     writer.putNormalized(IMAGE, 0, pixels, 0, 12, normalizer);
 
     for (int e = 0; e < 12; e++) {
-      assertThat(image(e)).as("element %d", e)
+      assertThat(image(e))
+          .as("element %d", e)
           .isEqualTo(normalizer.value(e / 4, Byte.toUnsignedInt(pixels[e])));
     }
     assertThat(writer.firstIncompleteField()).isEqualTo(MASK);
@@ -95,16 +100,18 @@ class PixelNormalizerTest {
   void shouldRefuseAFieldThatIsNotFloat32() {
     assertThatThrownBy(() -> writer.putNormalized(RAW, 0, new byte[12], 0, 12, normalizer))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'raw' is uint8[3,4]: putNormalized writes float32 (expected: the put "
-            + "method of its dtype)");
+        .hasMessage(
+            "field 'raw' is uint8[3,4]: putNormalized writes float32 (expected: the put "
+                + "method of its dtype)");
   }
 
   @Test
   void shouldRefuseANormalizerWhoseChannelsAreNotTheFieldsFirstDimension() {
     assertThatThrownBy(() -> writer.putNormalized(MASK, 0, new byte[12], 0, 12, normalizer))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'mask' is float32[2,6]: putNormalized with 3 channels (expected: a "
-            + "normalizer with one mean and std per entry of the field's first dimension, 2)");
+        .hasMessage(
+            "field 'mask' is float32[2,6]: putNormalized with 3 channels (expected: a "
+                + "normalizer with one mean and std per entry of the field's first dimension, 2)");
     assertThat(slot.bytes().getFloat(layout.rowOffset(MASK, 1))).isZero();
   }
 
@@ -115,10 +122,12 @@ class PixelNormalizerTest {
         .hasMessage("field 'image' row 1: 9 values at element 4 (expected: at most 12 = [3,2,2])");
     assertThatThrownBy(() -> writer.putNormalized(IMAGE, 0, new byte[12], 4, 12, normalizer))
         .isInstanceOf(IndexOutOfBoundsException.class)
-        .hasMessage("putNormalized: 12 pixels from index 4 of an array of 12 (expected: a range "
-            + "inside the array)");
-    assertThatThrownBy(() -> writer.putNormalized(IMAGE, 0, new byte[12], Integer.MAX_VALUE, 2,
-        normalizer)).isInstanceOf(IndexOutOfBoundsException.class);
+        .hasMessage(
+            "putNormalized: 12 pixels from index 4 of an array of 12 (expected: a range "
+                + "inside the array)");
+    assertThatThrownBy(
+            () -> writer.putNormalized(IMAGE, 0, new byte[12], Integer.MAX_VALUE, 2, normalizer))
+        .isInstanceOf(IndexOutOfBoundsException.class);
     for (int e = 0; e < 12; e++) {
       assertThat(image(e)).isZero();
     }
@@ -128,12 +137,14 @@ class PixelNormalizerTest {
   void shouldRefuseMeansAndStdsThatCannotNormalize() {
     assertThatThrownBy(() -> PixelNormalizer.of(new double[] {0.5}, new double[] {0.2, 0.3}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("pixel normalizer: mean [0.5] and std [0.2, 0.3] (expected: one mean and one "
-            + "std per channel)");
+        .hasMessage(
+            "pixel normalizer: mean [0.5] and std [0.2, 0.3] (expected: one mean and one "
+                + "std per channel)");
     assertThatThrownBy(() -> PixelNormalizer.of(new double[] {0.5, 0.5}, new double[] {0.2, 0}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("pixel normalizer: channel 1 has mean 0.5 and std 0.0 (expected: a finite "
-            + "mean and a finite std > 0)");
+        .hasMessage(
+            "pixel normalizer: channel 1 has mean 0.5 and std 0.0 (expected: a finite "
+                + "mean and a finite std > 0)");
     assertThatThrownBy(() -> PixelNormalizer.of(new double[] {Double.NaN}, new double[] {1}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("channel 0 has mean NaN");

@@ -27,8 +27,11 @@ class PlacementTest {
     Placement placement = Placement.of(2, 8);
     assertThat(placement.rank()).isEqualTo(2);
     assertThat(placement.worldSize()).isEqualTo(8);
-    assertThat(placement).isEqualTo(Placement.of(2, 8)).hasSameHashCodeAs(Placement.of(2, 8))
-        .isNotEqualTo(Placement.of(3, 8)).hasToString("rank 2 of 8");
+    assertThat(placement)
+        .isEqualTo(Placement.of(2, 8))
+        .hasSameHashCodeAs(Placement.of(2, 8))
+        .isNotEqualTo(Placement.of(3, 8))
+        .hasToString("rank 2 of 8");
     assertThat(Placement.of(0, 1)).isSameAs(Placement.SINGLE);
   }
 
@@ -55,26 +58,42 @@ class PlacementTest {
 
   @Test
   void shouldIgnoreEveryOtherName() {
-    assertThat(Placement.fromMap(Map.of("batchSize", "not read here", "path", "/data",
-        "colour", "red", "rank", "1", "worldSize", "2"))).isEqualTo(Placement.of(1, 2));
+    assertThat(
+            Placement.fromMap(
+                Map.of(
+                    "batchSize",
+                    "not read here",
+                    "path",
+                    "/data",
+                    "colour",
+                    "red",
+                    "rank",
+                    "1",
+                    "worldSize",
+                    "2")))
+        .isEqualTo(Placement.of(1, 2));
   }
 
   @ParameterizedTest(name = "{0}={1}")
-  @CsvSource(delimiter = '|', value = {
-      "rank|one|rank: 'one' (expected: a whole number)",
-      "worldSize|2.0|worldSize: '2.0' (expected: a whole number)",
-      "rank|2147483648|rank: '2147483648' (expected: a whole number from -2147483648 to "
-          + "2147483647)",
-      "worldSize|0|worldSize: 0 (expected: > 0)",
-      "rank|-1|rank: -1 (expected: >= 0)",
-      "rank|1|rank: 1 (expected: 0 <= rank < worldSize = 1)"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "rank|one|rank: 'one' (expected: a whole number)",
+        "worldSize|2.0|worldSize: '2.0' (expected: a whole number)",
+        "rank|2147483648|rank: '2147483648' (expected: a whole number from -2147483648 to "
+            + "2147483647)",
+        "worldSize|0|worldSize: 0 (expected: > 0)",
+        "rank|-1|rank: -1 (expected: >= 0)",
+        "rank|1|rank: 1 (expected: 0 <= rank < worldSize = 1)"
+      })
   void shouldRejectABadValueNamingTheOption(String option, String value, String message) {
     assertRejected(() -> Placement.fromMap(Map.of(option, value)), message);
   }
 
   @Test
   void shouldRejectTheSameNameTwiceInDifferentCase() {
-    assertRejected(() -> Placement.fromMap(Map.of("worldSize", "4", "WorldSize", "8")),
+    assertRejected(
+        () -> Placement.fromMap(Map.of("worldSize", "4", "WorldSize", "8")),
         "worldSize: given twice, as 'WorldSize' = '8' and 'worldSize' = '4' (expected: once; "
             + "option names ignore case)");
   }
@@ -106,11 +125,14 @@ class PlacementTest {
   }
 
   @ParameterizedTest(name = "rank {0} of {1}")
-  @CsvSource(delimiter = '|', value = {
-      "5|3|Placement: rank: 5 (expected: 0 <= rank < worldSize = 3)",
-      "-1|3|Placement: rank: -1 (expected: >= 0)",
-      "0|0|Placement: worldSize: 0 (expected: > 0)",
-      "0|-2147483648|Placement: worldSize: -2147483648 (expected: > 0)"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "5|3|Placement: rank: 5 (expected: 0 <= rank < worldSize = 3)",
+        "-1|3|Placement: rank: -1 (expected: >= 0)",
+        "0|0|Placement: worldSize: 0 (expected: > 0)",
+        "0|-2147483648|Placement: worldSize: -2147483648 (expected: > 0)"
+      })
   void shouldRefuseASerializedPlacementOutsideTheWorld(int rank, int worldSize, String message) {
     assertThatThrownBy(() -> deserialize(serializedWith(rank, worldSize)))
         .isInstanceOf(InvalidObjectException.class)

@@ -32,21 +32,25 @@ class SampleCompletenessTest {
 
   @Test
   void shouldFailASampleThatWroteNothingToAField() {
-    DataLoader loader = new DataLoader(new ForgetfulDataset(),
-        LoaderOptions.builder().batchSize(4).numWorkers(1).build());
+    DataLoader loader =
+        new DataLoader(
+            new ForgetfulDataset(), LoaderOptions.builder().batchSize(4).numWorkers(1).build());
     assertThatThrownBy(() -> loader.epoch(0).forEach(Batch::close))
         .isInstanceOf(BatchLoadException.class)
         .hasMessageContaining("epoch 0 batch 1 (fill): sample 5 (row 1 of 4)")
-        .hasRootCauseMessage("sample 5 wrote 0 of the 1 values of field 'label' int64[] "
-            + "(expected: every value of every field, or its row would keep another sample's "
-            + "values)");
+        .hasRootCauseMessage(
+            "sample 5 wrote 0 of the 1 values of field 'label' int64[] "
+                + "(expected: every value of every field, or its row would keep another sample's "
+                + "values)");
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldSkipSuchASampleUnderOnBadSampleSkip() {
-    DataLoader loader = new DataLoader(new ForgetfulDataset(),
-        LoaderOptions.builder().batchSize(4).onBadSample(OnBadSample.SKIP).build());
+    DataLoader loader =
+        new DataLoader(
+            new ForgetfulDataset(),
+            LoaderOptions.builder().batchSize(4).onBadSample(OnBadSample.SKIP).build());
     int rows = 0;
     for (Batch batch : loader.epoch(0)) {
       rows += IndexDataset.labels(batch).length;
@@ -58,25 +62,26 @@ class SampleCompletenessTest {
 
   @Test
   void shouldTrustADatasetThatWritesThroughTheRawBuffer() {
-    MapDataset raw = new MapDataset() {
-      @Override
-      public Schema schema() {
-        return SCHEMA;
-      }
+    MapDataset raw =
+        new MapDataset() {
+          @Override
+          public Schema schema() {
+            return SCHEMA;
+          }
 
-      @Override
-      public int size() {
-        return 8;
-      }
+          @Override
+          public int size() {
+            return 8;
+          }
 
-      @Override
-      public void write(int index, SampleWriter row) {
-        for (int e = 0; e < 3; e++) {
-          row.bytes().putFloat(row.offset(0, e), index + 0.25f * e);
-        }
-        row.bytes().putLong(row.offset(1, 0), index);
-      }
-    };
+          @Override
+          public void write(int index, SampleWriter row) {
+            for (int e = 0; e < 3; e++) {
+              row.bytes().putFloat(row.offset(0, e), index + 0.25f * e);
+            }
+            row.bytes().putLong(row.offset(1, 0), index);
+          }
+        };
     DataLoader loader = new DataLoader(raw, LoaderOptions.builder().batchSize(4).build());
     int rows = 0;
     for (Batch batch : loader.epoch(0)) {
@@ -123,42 +128,52 @@ class SampleCompletenessTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest(name = "{0} fields, field {1}, gaps={2}")
-  @org.junit.jupiter.params.provider.CsvSource({"2, 1, false", "2, 0, true", "70, 69, false",
-      "70, 64, true", "200, 130, false"})
+  @org.junit.jupiter.params.provider.CsvSource({
+    "2, 1, false",
+    "2, 0, true",
+    "70, 69, false",
+    "70, 64, true",
+    "200, 130, false"
+  })
   void shouldFailASampleThatWroteOnlyPartOfAField(int fields, int shortField, boolean gaps) {
-    DataLoader loader = new DataLoader(partial(fields, shortField, 3, gaps),
-        LoaderOptions.builder().batchSize(4).numWorkers(1).build());
+    DataLoader loader =
+        new DataLoader(
+            partial(fields, shortField, 3, gaps),
+            LoaderOptions.builder().batchSize(4).numWorkers(1).build());
     assertThatThrownBy(() -> loader.epoch(0).forEach(Batch::close))
         .isInstanceOf(BatchLoadException.class)
         .hasMessageContaining("epoch 0 batch 1 (fill): sample 6 (row 2 of 4)")
-        .hasRootCauseMessage("sample 6 wrote 3 of the 5 values of field 'f" + shortField
-            + "' float32[5] (expected: every value of every field, or its row would keep "
-            + "another sample's values)");
+        .hasRootCauseMessage(
+            "sample 6 wrote 3 of the 5 values of field 'f"
+                + shortField
+                + "' float32[5] (expected: every value of every field, or its row would keep "
+                + "another sample's values)");
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldAcceptAFieldWrittenElementByElementInAnyOrder() {
     Schema schema = Schema.of(Field.of("x", DType.INT32, 70));
-    MapDataset shuffled = new MapDataset() {
-      @Override
-      public Schema schema() {
-        return schema;
-      }
+    MapDataset shuffled =
+        new MapDataset() {
+          @Override
+          public Schema schema() {
+            return schema;
+          }
 
-      @Override
-      public int size() {
-        return 4;
-      }
+          @Override
+          public int size() {
+            return 4;
+          }
 
-      @Override
-      public void write(int index, SampleWriter row) {
-        for (int e = 69; e >= 0; e -= 2) {
-          row.putInt(0, e, e);
-        }
-        row.putInts(0, 0, new int[69], 0, 69); // overlaps: the odd elements and the rest again
-      }
-    };
+          @Override
+          public void write(int index, SampleWriter row) {
+            for (int e = 69; e >= 0; e -= 2) {
+              row.putInt(0, e, e);
+            }
+            row.putInts(0, 0, new int[69], 0, 69); // overlaps: the odd elements and the rest again
+          }
+        };
     DataLoader loader = new DataLoader(shuffled, LoaderOptions.builder().batchSize(2).build());
     int batches = 0;
     for (Batch batch : loader.epoch(0)) {

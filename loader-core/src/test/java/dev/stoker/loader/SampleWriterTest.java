@@ -12,9 +12,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class SampleWriterTest {
-  private static final Schema SCHEMA = Schema.of(Field.of("x", DType.FLOAT32, 3),
-      Field.scalar("label", DType.INT64), Field.of("pixels", DType.UINT8, 5),
-      Field.of("ids", DType.INT32, 2), Field.of("w", DType.FLOAT64, 2));
+  private static final Schema SCHEMA =
+      Schema.of(
+          Field.of("x", DType.FLOAT32, 3),
+          Field.scalar("label", DType.INT64),
+          Field.of("pixels", DType.UINT8, 5),
+          Field.of("ids", DType.INT32, 2),
+          Field.of("w", DType.FLOAT64, 2));
   private static final int X = 0;
   private static final int LABEL = 1;
   private static final int PIXELS = 2;
@@ -105,12 +109,14 @@ class SampleWriterTest {
   void shouldNameTheFieldItsDTypeAndTheMethodWhenTheDTypeIsWrong() {
     assertThatThrownBy(() -> writer.putInts(X, 0, new int[3], 0, 3))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'x' is float32[3]: putInts writes int32 (expected: the put method of "
-            + "its dtype)");
+        .hasMessage(
+            "field 'x' is float32[3]: putInts writes int32 (expected: the put method of "
+                + "its dtype)");
     assertThatThrownBy(() -> writer.putFloat(LABEL, 0, 1f))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'label' is int64[]: putFloat writes float32 (expected: the put method "
-            + "of its dtype)");
+        .hasMessage(
+            "field 'label' is int64[]: putFloat writes float32 (expected: the put method "
+                + "of its dtype)");
     assertThatThrownBy(() -> writer.putBytes(IDS, 0, new byte[2], 0, 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("field 'ids' is int32[2]: putBytes writes uint8");

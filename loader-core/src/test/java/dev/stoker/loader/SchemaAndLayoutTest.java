@@ -13,12 +13,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SchemaAndLayoutTest {
 
   /** Fields of every dtype and of sizes that are not multiples of the alignment. */
-  private static final Schema MIXED = Schema.of(
-      Field.of("pixels", DType.UINT8, 3, 5, 7),
-      Field.scalar("label", DType.INT64),
-      Field.of("box", DType.FLOAT32, 4),
-      Field.of("mask", DType.INT32, 3),
-      Field.of("weight", DType.FLOAT64, 1));
+  private static final Schema MIXED =
+      Schema.of(
+          Field.of("pixels", DType.UINT8, 3, 5, 7),
+          Field.scalar("label", DType.INT64),
+          Field.of("box", DType.FLOAT32, 4),
+          Field.of("mask", DType.INT32, 3),
+          Field.of("weight", DType.FLOAT64, 1));
 
   // --- Field ---
 
@@ -62,8 +63,9 @@ class SchemaAndLayoutTest {
   void shouldRejectMoreThanIntMaxElementsPerSample() {
     assertThatThrownBy(() -> Field.of("huge", DType.UINT8, 65536, 65536))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'huge' shape: [65536,65536] (expected: at most 2147483647 elements "
-            + "per sample)");
+        .hasMessage(
+            "field 'huge' shape: [65536,65536] (expected: at most 2147483647 elements "
+                + "per sample)");
   }
 
   @Test
@@ -80,24 +82,26 @@ class SchemaAndLayoutTest {
   void shouldRejectAMissingDType() {
     assertThatThrownBy(() -> Field.of("x", null, 2))
         .isInstanceOf(NullPointerException.class)
-        .hasMessage("field 'x' dtype: null (expected one of: uint8, int32, int64, float32, "
-            + "float64)");
+        .hasMessage(
+            "field 'x' dtype: null (expected one of: uint8, int32, int64, float32, " + "float64)");
   }
 
   @Test
   void shouldNameTheFieldWhoseShapeIsMissing() {
     assertThatThrownBy(() -> Field.of("image", DType.FLOAT32, (int[]) null))
         .isInstanceOf(NullPointerException.class)
-        .hasMessage("field 'image' shape: null (expected: the dimensions of one sample, none for "
-            + "a scalar)");
+        .hasMessage(
+            "field 'image' shape: null (expected: the dimensions of one sample, none for "
+                + "a scalar)");
   }
 
   @Test
   void shouldNameTheMissingFieldOfASchema() {
     assertThatThrownBy(() -> Schema.of((Field) null))
         .isInstanceOf(NullPointerException.class)
-        .hasMessage("schema field 0 of 1: null (expected: a Field, e.g. Field.of(\"x\", "
-            + "DType.FLOAT32, 3))");
+        .hasMessage(
+            "schema field 0 of 1: null (expected: a Field, e.g. Field.of(\"x\", "
+                + "DType.FLOAT32, 3))");
     assertThatThrownBy(() -> Schema.of(Field.scalar("label", DType.INT64), null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageStartingWith("schema field 1 of 2: null");
@@ -112,12 +116,15 @@ class SchemaAndLayoutTest {
   @Test
   void shouldSayThatAnIndexOutsideTheSchemaIsAFieldIndex() {
     Schema schema = Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("label", DType.INT64));
-    String message = "field index: 7 (expected: 0 <= field index < 2; the fields: [x: float32[3], "
-        + "label: int64[]])";
+    String message =
+        "field index: 7 (expected: 0 <= field index < 2; the fields: [x: float32[3], "
+            + "label: int64[]])";
     assertThatThrownBy(() -> schema.field(7))
-        .isInstanceOf(IndexOutOfBoundsException.class).hasMessage(message);
+        .isInstanceOf(IndexOutOfBoundsException.class)
+        .hasMessage(message);
     assertThatThrownBy(() -> schema.field(-1))
-        .isInstanceOf(IndexOutOfBoundsException.class).hasMessageStartingWith("field index: -1 ");
+        .isInstanceOf(IndexOutOfBoundsException.class)
+        .hasMessageStartingWith("field index: -1 ");
     BatchLayout layout = new BatchLayout(schema, 4);
     assertThatThrownBy(() -> layout.rowOffset(7, 0)).hasMessage(message);
     assertThatThrownBy(() -> layout.columnOffset(7)).hasMessage(message);
@@ -128,35 +135,39 @@ class SchemaAndLayoutTest {
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {0, 1})
   void shouldNameTheFieldIndexADatasetWritesOutsideTheSchema(int numWorkers) {
-    MapDataset writingField7 = new MapDataset() {
-      @Override
-      public Schema schema() {
-        return IndexDataset.SCHEMA;
-      }
+    MapDataset writingField7 =
+        new MapDataset() {
+          @Override
+          public Schema schema() {
+            return IndexDataset.SCHEMA;
+          }
 
-      @Override
-      public int size() {
-        return 8;
-      }
+          @Override
+          public int size() {
+            return 8;
+          }
 
-      @Override
-      public void write(int index, SampleWriter row) {
-        row.putFloat(7, 0, 1f);
-      }
-    };
-    DataLoader loader = new DataLoader(writingField7, LoaderOptions.builder().batchSize(4)
-        .numWorkers(numWorkers).build());
+          @Override
+          public void write(int index, SampleWriter row) {
+            row.putFloat(7, 0, 1f);
+          }
+        };
+    DataLoader loader =
+        new DataLoader(
+            writingField7, LoaderOptions.builder().batchSize(4).numWorkers(numWorkers).build());
     assertThatThrownBy(() -> loader.epoch(0).iterator().next())
         .hasMessageContaining("sample 0")
         .hasRootCauseInstanceOf(IndexOutOfBoundsException.class)
-        .hasRootCauseMessage("field index: 7 (expected: 0 <= field index < 2; the fields: "
-            + "[x: float32[3], label: int64[]])");
+        .hasRootCauseMessage(
+            "field index: 7 (expected: 0 <= field index < 2; the fields: "
+                + "[x: float32[3], label: int64[]])");
     LoaderLeaks.closeAndCheck(loader);
   }
 
   @Test
   void shouldCompareFieldsByNameDTypeAndShape() {
-    assertThat(Field.of("x", DType.FLOAT32, 2, 3)).isEqualTo(Field.of("x", DType.FLOAT32, 2, 3))
+    assertThat(Field.of("x", DType.FLOAT32, 2, 3))
+        .isEqualTo(Field.of("x", DType.FLOAT32, 2, 3))
         .hasSameHashCodeAs(Field.of("x", DType.FLOAT32, 2, 3))
         .isNotEqualTo(Field.of("x", DType.FLOAT32, 3, 2))
         .isNotEqualTo(Field.of("x", DType.FLOAT64, 2, 3))
@@ -177,8 +188,12 @@ class SchemaAndLayoutTest {
 
   @Test
   void shouldRejectDuplicateFieldNames() {
-    assertThatThrownBy(() -> Schema.of(Field.of("x", DType.FLOAT32, 2),
-        Field.scalar("label", DType.INT64), Field.of("x", DType.INT32, 1)))
+    assertThatThrownBy(
+            () ->
+                Schema.of(
+                    Field.of("x", DType.FLOAT32, 2),
+                    Field.scalar("label", DType.INT64),
+                    Field.of("x", DType.INT32, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("schema: field 'x' appears twice (expected: unique names)");
   }
@@ -215,8 +230,13 @@ class SchemaAndLayoutTest {
   // --- DType ---
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource({"uint8, UINT8, 1", "INT32, INT32, 4", "int64, INT64, 8", "Float32, FLOAT32, 4",
-      "float64, FLOAT64, 8"})
+  @CsvSource({
+    "uint8, UINT8, 1",
+    "INT32, INT32, 4",
+    "int64, INT64, 8",
+    "Float32, FLOAT32, 4",
+    "float64, FLOAT64, 8"
+  })
   void shouldParseADTypeLabelIgnoringCase(String label, DType expected, int bytes) {
     assertThat(DType.parse(label)).isEqualTo(expected);
     assertThat(expected.byteSize()).isEqualTo(bytes);
@@ -252,11 +272,13 @@ class SchemaAndLayoutTest {
       assertThat(layout.columnBytes(c)).isEqualTo(MIXED.field(c).bytesPerSample() * batchSize);
       long end = layout.columnOffset(c) + layout.columnBytes(c);
       if (c + 1 < MIXED.size()) {
-        assertThat(layout.columnOffset(c + 1)).as("column %d starts after column %d", c + 1, c)
+        assertThat(layout.columnOffset(c + 1))
+            .as("column %d starts after column %d", c + 1, c)
             .isGreaterThanOrEqualTo((int) end)
             .isLessThan((int) end + BatchLayout.ALIGNMENT);
       } else {
-        assertThat((long) layout.slotBytes()).as("slot covers the last column")
+        assertThat((long) layout.slotBytes())
+            .as("slot covers the last column")
             .isGreaterThanOrEqualTo(end)
             .isLessThan(end + BatchLayout.ALIGNMENT);
       }
@@ -269,8 +291,14 @@ class SchemaAndLayoutTest {
     // pixels: 105 B/row, 1050 B -> 1088; label: 8 B/row, 80 B -> 1088 + 128 = 1216;
     // box: 16 B/row, 160 B -> 1216 + 192 = 1408; mask: 12 B/row, 120 B -> 1408 + 128 = 1536;
     // weight: 8 B/row, 80 B -> 1536 + 128 = 1664.
-    assertThat(new int[] {layout.columnOffset(0), layout.columnOffset(1), layout.columnOffset(2),
-        layout.columnOffset(3), layout.columnOffset(4)})
+    assertThat(
+            new int[] {
+              layout.columnOffset(0),
+              layout.columnOffset(1),
+              layout.columnOffset(2),
+              layout.columnOffset(3),
+              layout.columnOffset(4)
+            })
         .containsExactly(0, 1088, 1216, 1408, 1536);
     assertThat(layout.slotBytes()).isEqualTo(1664);
     assertThat(layout.rowOffset(0, 0)).isZero();
@@ -296,8 +324,9 @@ class SchemaAndLayoutTest {
     assertThat(new BatchLayout(images, 680).slotBytes()).isEqualTo(680 * 3 * 512 * 512 * 4);
     assertThatThrownBy(() -> new BatchLayout(images, 700))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("batchSize: 700 gives a batch of 2202009600+ bytes for "
-            + "Schema[image: float32[3,512,512]]")
+        .hasMessageStartingWith(
+            "batchSize: 700 gives a batch of 2202009600+ bytes for "
+                + "Schema[image: float32[3,512,512]]")
         .hasMessageEndingWith("(expected: at most 2147483583 bytes per batch; lower batchSize)");
   }
 

@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A streamed loader closed from another thread at a random moment while its consumer iterates
- * (a task being killed), many times: close never reports a slot as leaked that a loader thread
- * still gives back, every slot comes back, and the consumer ends cleanly. CI runs
- * {@value #DEFAULT_ROUNDS} rounds; {@code -Dstoker.closeRace.rounds=20000} runs the long hunt.
+ * A streamed loader closed from another thread at a random moment while its consumer iterates (a
+ * task being killed), many times: close never reports a slot as leaked that a loader thread still
+ * gives back, every slot comes back, and the consumer ends cleanly. CI runs {@value
+ * #DEFAULT_ROUNDS} rounds; {@code -Dstoker.closeRace.rounds=20000} runs the long hunt.
  */
 @Timeout(value = 600, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamedCloseRaceTest {
@@ -24,8 +24,11 @@ class StreamedCloseRaceTest {
     Random random = new Random(Long.getLong("stoker.closeRace.seed", 30));
     for (int round = 0; round < ROUNDS; round++) {
       int workers = random.nextInt(4);
-      LoaderOptions.Builder options = LoaderOptions.builder().batchSize(1 + random.nextInt(12))
-          .numWorkers(workers).name("close-race-" + round);
+      LoaderOptions.Builder options =
+          LoaderOptions.builder()
+              .batchSize(1 + random.nextInt(12))
+              .numWorkers(workers)
+              .name("close-race-" + round);
       if (workers > 0) {
         options.prefetchFactor(1 + random.nextInt(3)).persistentWorkers(random.nextBoolean());
       }
@@ -38,17 +41,20 @@ class StreamedCloseRaceTest {
       }
       DataLoader loader = new DataLoader(stream, options.build());
       AtomicReference<Throwable> ended = new AtomicReference<>();
-      Thread consumer = new Thread(() -> {
-        try {
-          for (int epoch = 0; epoch < 20; epoch++) {
-            for (Batch batch : loader.epoch(epoch)) {
-              StreamedRows.rows(batch);
-            }
-          }
-        } catch (Throwable t) {
-          ended.set(t);
-        }
-      }, "race-consumer-" + round);
+      Thread consumer =
+          new Thread(
+              () -> {
+                try {
+                  for (int epoch = 0; epoch < 20; epoch++) {
+                    for (Batch batch : loader.epoch(epoch)) {
+                      StreamedRows.rows(batch);
+                    }
+                  }
+                } catch (Throwable t) {
+                  ended.set(t);
+                }
+              },
+              "race-consumer-" + round);
       consumer.start();
       long pause = random.nextInt(3000);
       long until = System.nanoTime() + pause * 1000;
@@ -65,7 +71,8 @@ class StreamedCloseRaceTest {
       consumer.join(20_000);
       assertThat(consumer.isAlive()).as(where).isFalse();
       Throwable end = ended.get();
-      if (end != null && !(end instanceof CancellationException)
+      if (end != null
+          && !(end instanceof CancellationException)
           && !(end instanceof IllegalStateException && end.getMessage().contains("closed"))) {
         throw new AssertionError(where + ": the consumer ended with " + end, end);
       }

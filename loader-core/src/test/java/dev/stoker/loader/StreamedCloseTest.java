@@ -51,8 +51,15 @@ class StreamedCloseTest {
   }
 
   @ParameterizedTest(name = "numWorkers={0} reusing={1} after {2} batches")
-  @CsvSource({"0,false,0", "0,true,1", "1,false,5", "1,true,0", "3,false,1", "3,true,5",
-      "3,true,9"})
+  @CsvSource({
+    "0,false,0",
+    "0,true,1",
+    "1,false,5",
+    "1,true,0",
+    "3,false,1",
+    "3,true,5",
+    "3,true,9"
+  })
   void shouldCloseEverythingWhenTheLoopStopsEarly(int workers, boolean reuse, int taken) {
     TestStream stream = stream(reuse).sleepingUpTo(200);
     DataLoader loader = new DataLoader(stream, options(workers));
@@ -90,27 +97,33 @@ class StreamedCloseTest {
 
   @ParameterizedTest(name = "numWorkers={0} reusing={1}")
   @CsvSource({"1,false", "3,false", "1,true", "3,true"})
-  void shouldCloseEverythingWhenTheLoaderIsClosedFromAnotherThreadMidStream(int workers,
-      boolean reuse) throws Exception {
-    TestStream stream = stream(reuse).copying((field, row, target) -> {
-      if (row >= 30) {
-        Thread.sleep(2); // slow from batch 3 on: the close comes while workers copy
-      }
-      return false;
-    });
+  void shouldCloseEverythingWhenTheLoaderIsClosedFromAnotherThreadMidStream(
+      int workers, boolean reuse) throws Exception {
+    TestStream stream =
+        stream(reuse)
+            .copying(
+                (field, row, target) -> {
+                  if (row >= 30) {
+                    Thread.sleep(2); // slow from batch 3 on: the close comes while workers copy
+                  }
+                  return false;
+                });
     DataLoader loader = new DataLoader(stream, options(workers));
     CountDownLatch twoBatches = new CountDownLatch(2);
     AtomicReference<Throwable> consumerEnd = new AtomicReference<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          StreamedRows.rows(batch);
-          twoBatches.countDown();
-        }
-      } catch (Throwable t) {
-        consumerEnd.set(t);
-      }
-    }, "stream-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  StreamedRows.rows(batch);
+                  twoBatches.countDown();
+                }
+              } catch (Throwable t) {
+                consumerEnd.set(t);
+              }
+            },
+            "stream-consumer");
     consumer.start();
 
     assertThat(twoBatches.await(20, TimeUnit.SECONDS)).isTrue();
@@ -118,8 +131,10 @@ class StreamedCloseTest {
     consumer.join(20_000);
 
     assertThat(consumer.isAlive()).isFalse();
-    assertThat(consumerEnd.get()).as("the loop ends, or its next() is cancelled")
-        .satisfiesAnyOf(end -> assertThat(end).isNull(),
+    assertThat(consumerEnd.get())
+        .as("the loop ends, or its next() is cancelled")
+        .satisfiesAnyOf(
+            end -> assertThat(end).isNull(),
             end -> assertThat(end).isInstanceOf(CancellationException.class));
     stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);
@@ -130,24 +145,31 @@ class StreamedCloseTest {
       throws Exception {
     CountDownLatch copying = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    TestStream stream = TestStream.known(100).chunks(7).copying((field, row, target) -> {
-      if (row <= 55 && 55 < row + target.rows() && copying.getCount() > 0) {
-        copying.countDown();
-        goOn.await(20, TimeUnit.SECONDS);
-      }
-      return false;
-    });
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .copying(
+                (field, row, target) -> {
+                  if (row <= 55 && 55 < row + target.rows() && copying.getCount() > 0) {
+                    copying.countDown();
+                    goOn.await(20, TimeUnit.SECONDS);
+                  }
+                  return false;
+                });
     DataLoader loader = new DataLoader(stream, options(0));
     AtomicReference<Throwable> consumerEnd = new AtomicReference<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          StreamedRows.rows(batch);
-        }
-      } catch (Throwable t) {
-        consumerEnd.set(t);
-      }
-    }, "stream-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  StreamedRows.rows(batch);
+                }
+              } catch (Throwable t) {
+                consumerEnd.set(t);
+              }
+            },
+            "stream-consumer");
     consumer.start();
     assertThat(copying.await(20, TimeUnit.SECONDS)).isTrue();
 
@@ -168,26 +190,33 @@ class StreamedCloseTest {
       throws Exception {
     CountDownLatch copying = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    TestStream stream = TestStream.known(100).chunks(7).copying((field, row, target) -> {
-      if (row <= 55 && 55 < row + target.rows() && copying.getCount() > 0) {
-        copying.countDown();
-        while (!awaitUninterruptibly(goOn)) {
-          Thread.onSpinWait();
-        }
-      }
-      return false;
-    });
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .copying(
+                (field, row, target) -> {
+                  if (row <= 55 && 55 < row + target.rows() && copying.getCount() > 0) {
+                    copying.countDown();
+                    while (!awaitUninterruptibly(goOn)) {
+                      Thread.onSpinWait();
+                    }
+                  }
+                  return false;
+                });
     DataLoader loader = new DataLoader(stream, options(0));
     AtomicReference<Throwable> consumerEnd = new AtomicReference<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          StreamedRows.rows(batch);
-        }
-      } catch (Throwable t) {
-        consumerEnd.set(t);
-      }
-    }, "stream-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  StreamedRows.rows(batch);
+                }
+              } catch (Throwable t) {
+                consumerEnd.set(t);
+              }
+            },
+            "stream-consumer");
     consumer.start();
     assertThat(copying.await(20, TimeUnit.SECONDS)).isTrue();
 
@@ -210,24 +239,31 @@ class StreamedCloseTest {
   void shouldCloseTheStreamOnlyOnceAPullInHasNextReturns(boolean dropLast) throws Exception {
     CountDownLatch pulling = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    TestStream stream = TestStream.unknown(100).chunks(7).onNext(i -> {
-      if (i == 8) {
-        pulling.countDown();
-        goOn.await(20, TimeUnit.SECONDS);
-      }
-    });
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .dropLast(dropLast).build());
+    TestStream stream =
+        TestStream.unknown(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 8) {
+                    pulling.countDown();
+                    goOn.await(20, TimeUnit.SECONDS);
+                  }
+                });
+    DataLoader loader =
+        new DataLoader(stream, LoaderOptions.builder().batchSize(10).dropLast(dropLast).build());
     List<Integer> seen = new ArrayList<>();
-    Thread consumer = new Thread(() -> {
-      try {
-        for (Batch batch : loader.epoch(0)) {
-          seen.add(batch.index());
-        }
-      } catch (CancellationException expected) {
-        // closed meanwhile
-      }
-    }, "stream-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try {
+                for (Batch batch : loader.epoch(0)) {
+                  seen.add(batch.index());
+                }
+              } catch (CancellationException expected) {
+                // closed meanwhile
+              }
+            },
+            "stream-consumer");
     consumer.start();
     assertThat(pulling.await(20, TimeUnit.SECONDS)).isTrue();
 
@@ -246,14 +282,17 @@ class StreamedCloseTest {
 
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {1, 3})
-  void shouldInterruptWorkersWaitingInNextAndCloseTheStreamAfterThem(int workers)
-      throws Exception {
+  void shouldInterruptWorkersWaitingInNextAndCloseTheStreamAfterThem(int workers) throws Exception {
     CountDownLatch never = new CountDownLatch(1);
-    TestStream stream = TestStream.known(100).chunks(7).onNext(i -> {
-      if (i == 6) {
-        never.await(); // a reader stuck on a slow file system, until interrupted
-      }
-    });
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 6) {
+                    never.await(); // a reader stuck on a slow file system, until interrupted
+                  }
+                });
     DataLoader loader = new DataLoader(stream, options(workers));
     BatchIterator it = loader.epoch(0).iterator();
     for (int i = 0; i < 4; i++) {
@@ -268,20 +307,25 @@ class StreamedCloseTest {
   void shouldReportAWorkerStuckInNextAndCloseTheStreamWhenItComesBack() throws Exception {
     CountDownLatch stuck = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    TestStream stream = TestStream.known(100).chunks(7).onNext(i -> {
-      if (i == 3) {
-        stuck.countDown();
-        while (!awaitUninterruptibly(goOn)) {
-          Thread.onSpinWait();
-        }
-      }
-    });
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 3) {
+                    stuck.countDown();
+                    while (!awaitUninterruptibly(goOn)) {
+                      Thread.onSpinWait();
+                    }
+                  }
+                });
     DataLoader loader = new DataLoader(stream, options(1));
     BatchIterator it = loader.epoch(0).iterator();
     it.next();
     assertThat(stuck.await(20, TimeUnit.SECONDS)).isTrue();
 
-    assertThatThrownBy(loader::close).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(loader::close)
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("stuck in dataset code");
     assertThat(stream.streamsClosed).as("not under the stuck thread").hasValue(0);
     goOn.countDown();

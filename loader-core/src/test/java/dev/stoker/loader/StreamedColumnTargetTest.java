@@ -21,6 +21,7 @@ class StreamedColumnTargetTest {
   private static final Field INTS = Field.of("ids", DType.INT32, 3);
   private static final Field LONGS = Field.scalar("label", DType.INT64);
   private static final Field BYTES = Field.of("pixels", DType.UINT8, 5);
+
   /** Where the target's rows start in the slot: a column offset, as the loader binds them. */
   private static final int AT = 64;
 
@@ -154,39 +155,50 @@ class StreamedColumnTargetTest {
   @Test
   void shouldRefuseValuesOfAnotherDtypeFromEveryTypedPut() {
     target.bind(slot, LONGS, AT, 4);
-    String refused = "field 'label' is int64[]: a chunk wrote %s values (expected: the field's "
-        + "dtype)";
+    String refused =
+        "field 'label' is int64[]: a chunk wrote %s values (expected: the field's " + "dtype)";
 
     assertThatThrownBy(() -> target.putFloats(new float[2], 0, 2))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "float32");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "float32");
     assertThatThrownBy(() -> target.putFloat(1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "float32");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "float32");
     assertThatThrownBy(() -> target.putDoubles(new double[1], 0, 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "float64");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "float64");
     assertThatThrownBy(() -> target.putDouble(1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "float64");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "float64");
     assertThatThrownBy(() -> target.putInts(new int[2], 0, 2))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "int32");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "int32");
     assertThatThrownBy(() -> target.putInt(1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "int32");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "int32");
     assertThatThrownBy(() -> target.putBytes(new byte[8], 0, 8))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "uint8");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "uint8");
     assertThatThrownBy(() -> target.putByte((byte) 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(refused, "uint8");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(refused, "uint8");
     target.bind(slot, BYTES, AT, 4);
     assertThatThrownBy(() -> target.putLongs(new long[1], 0, 1))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'pixels' is uint8[5]: a chunk wrote int64 values (expected: the "
-            + "field's dtype)");
+        .hasMessage(
+            "field 'pixels' is uint8[5]: a chunk wrote int64 values (expected: the "
+                + "field's dtype)");
     assertThatThrownBy(() -> target.putLong(1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote int64 values");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote int64 values");
     assertThat(target.remaining()).as("nothing refused was counted").isEqualTo(20);
   }
 
   @Test
   void shouldRefuseToWritePastTheRunOfRowsFromEveryPut() {
-    String tooMuch = "field '%s': a chunk wrote %d more bytes with %d of %d left for %d rows "
-        + "(expected: exactly %d bytes per row)";
+    String tooMuch =
+        "field '%s': a chunk wrote %d more bytes with %d of %d left for %d rows "
+            + "(expected: exactly %d bytes per row)";
     target.bind(slot, FLOATS, AT, 1);
     target.putFloats(new float[4], 0, 4);
 
@@ -204,20 +216,25 @@ class StreamedColumnTargetTest {
 
     target.bind(slot, DOUBLES, AT, 1);
     assertThatThrownBy(() -> target.putDoubles(new double[3], 0, 3))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote 24 more bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote 24 more bytes");
     target.bind(slot, INTS, AT, 1);
     assertThatThrownBy(() -> target.putInts(new int[4], 0, 4))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote 16 more bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote 16 more bytes");
     target.bind(slot, LONGS, AT, 1);
     target.putLong(1);
     assertThatThrownBy(() -> target.putLongs(new long[1], 0, 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote 8 more bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote 8 more bytes");
     target.bind(slot, BYTES, AT, 1);
     assertThatThrownBy(() -> target.putBytes(new byte[6], 0, 6))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote 6 more bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote 6 more bytes");
     target.putBytes(new byte[5], 0, 5);
     assertThatThrownBy(() -> target.putByte((byte) 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrote 1 more bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wrote 1 more bytes");
   }
 
   @Test
@@ -226,8 +243,8 @@ class StreamedColumnTargetTest {
     target.bind(slot, BYTES, AT, 2);
 
     target.putBytes(filled(10, (byte) -1), 0, 10);
-    assertThatThrownBy(() -> target.putByte((byte) -1)).isInstanceOf(
-        IllegalArgumentException.class);
+    assertThatThrownBy(() -> target.putByte((byte) -1))
+        .isInstanceOf(IllegalArgumentException.class);
 
     assertThat(slot.bytes().get(AT - 1)).isZero();
     assertThat(slot.bytes().get(AT + 10)).isZero();
@@ -294,20 +311,22 @@ class StreamedColumnTargetTest {
     target.bind(slot, LONGS, AT, 3);
     assertThatThrownBy(() -> chunk.copyTo(0, 3, target))
         .isInstanceOf(IndexOutOfBoundsException.class)
-        .hasMessage("field 'label': rows 3..5 of a chunk of 5 rows whose column has 40 bytes "
-            + "(expected: 8 bytes per row)");
+        .hasMessage(
+            "field 'label': rows 3..5 of a chunk of 5 rows whose column has 40 bytes "
+                + "(expected: 8 bytes per row)");
     assertThatThrownBy(() -> chunk.copyTo(0, -1, target))
         .isInstanceOf(IndexOutOfBoundsException.class)
         .hasMessageContaining("rows -1..1 of a chunk of 5 rows");
     assertThatThrownBy(() -> chunk.copyTo(1, 2, target))
         .as("a column with fewer rows than the chunk")
         .isInstanceOf(IndexOutOfBoundsException.class)
-        .hasMessage("field 'label': rows 2..4 of a chunk of 5 rows whose column has 32 bytes "
-            + "(expected: 8 bytes per row)");
+        .hasMessage(
+            "field 'label': rows 2..4 of a chunk of 5 rows whose column has 32 bytes "
+                + "(expected: 8 bytes per row)");
     assertThatThrownBy(() -> chunk.copyTo(2, 0, target))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("field 'label' (index 2): the chunk has 2 column(s) (expected: one per "
-            + "field)");
+        .hasMessage(
+            "field 'label' (index 2): the chunk has 2 column(s) (expected: one per " + "field)");
     assertThat(target.remaining()).isEqualTo(24);
   }
 
@@ -319,8 +338,9 @@ class StreamedColumnTargetTest {
 
     assertThatThrownBy(() -> chunk.copyTo(0, 0, target))
         .isInstanceOf(IndexOutOfBoundsException.class)
-        .hasMessage("field 'label': rows 0..2 of a chunk of 5 rows whose column has 16 bytes "
-            + "(expected: 8 bytes per row)");
+        .hasMessage(
+            "field 'label': rows 0..2 of a chunk of 5 rows whose column has 16 bytes "
+                + "(expected: 8 bytes per row)");
   }
 
   @Test

@@ -20,10 +20,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Whatever a stream throws or does wrong, on any loading thread, reaches the consumer at the batch
- * it concerns as a {@link BatchLoadException} naming the stage, epoch and batch (and the field
- * and rows where there are some), with the cause kept; the epoch leaves nothing behind and the
- * next one runs. Batches of 10 rows from chunks of 7: batch 3 holds rows 30..39, of which 35..39
- * come from chunk 5 (rows 35..41).
+ * it concerns as a {@link BatchLoadException} naming the stage, epoch and batch (and the field and
+ * rows where there are some), with the cause kept; the epoch leaves nothing behind and the next one
+ * runs. Batches of 10 rows from chunks of 7: batch 3 holds rows 30..39, of which 35..39 come from
+ * chunk 5 (rows 35..41).
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamedFailureTest {
@@ -34,31 +34,37 @@ class StreamedFailureTest {
   }
 
   private static DataLoader loader(TestStream stream, int workers) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(10).numWorkers(workers)
-        .name("fails-" + workers);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder().batchSize(10).numWorkers(workers).name("fails-" + workers);
     return new DataLoader(stream, (workers > 0 ? b.prefetchFactor(2) : b).build());
   }
 
   /** A stream of 100 rows in chunks of 7 whose copy of field "label" at row 37 does {@code bad}. */
   private static TestStream failingCopyAtRow37(BadCopy bad) {
-    return TestStream.known(100).chunks(7).copying((field, row, target) -> {
-      if (field == TestStream.LABEL && row <= 37 && 37 < row + target.rows()) {
-        bad.copy(target);
-        return true;
-      }
-      return false;
-    });
+    return TestStream.known(100)
+        .chunks(7)
+        .copying(
+            (field, row, target) -> {
+              if (field == TestStream.LABEL && row <= 37 && 37 < row + target.rows()) {
+                bad.copy(target);
+                return true;
+              }
+              return false;
+            });
   }
 
   /** Runs epoch 0, expecting it to fail after {@code batchesBefore} batches. */
   private static BatchLoadException failure(DataLoader loader, int batchesBefore) {
     List<Integer> seen = new ArrayList<>();
-    BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
-      for (Batch batch : loader.epoch(0)) {
-        StreamedRows.rows(batch);
-        seen.add(batch.index());
-      }
-    });
+    BatchLoadException failure =
+        catchThrowableOfType(
+            BatchLoadException.class,
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                StreamedRows.rows(batch);
+                seen.add(batch.index());
+              }
+            });
     assertThat(failure).as("the epoch's failure").isNotNull();
     assertThat(seen).as("batches before the failure").hasSize(batchesBefore);
     return failure;
@@ -69,7 +75,10 @@ class StreamedFailureTest {
     assertThat(loader.slotsOut()).isZero();
     stream.awaitStreamsClosed();
     assertThat(stream.chunksClosed.get()).isEqualTo(stream.chunksMade.get());
-    stream.copying((field, row, target) -> false).onNext(i -> { }).negativeRowsAt(-1)
+    stream
+        .copying((field, row, target) -> false)
+        .onNext(i -> {})
+        .negativeRowsAt(-1)
         .failingOpen(null);
     assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels())
         .containsExactlyElementsOf(StreamedRows.range(100));
@@ -80,16 +89,23 @@ class StreamedFailureTest {
   @ValueSource(ints = {0, 1, 3})
   void shouldDeliverAnExceptionOfACopyAtItsBatchNamingFieldAndRows(int workers) {
     IOException cause = new IOException("label 37 is unreadable");
-    TestStream stream = failingCopyAtRow37(target -> {
-      throw cause;
-    });
+    TestStream stream =
+        failingCopyAtRow37(
+            target -> {
+              throw cause;
+            });
     DataLoader loader = loader(stream, workers);
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessage("loader 'fails-" + workers + "' epoch 0 batch 3 (fill): "
-        + "copying field 'label' of stream rows 35..39: java.io.IOException: label 37 is "
-        + "unreadable").hasCause(cause);
+    assertThat(failure)
+        .hasMessage(
+            "loader 'fails-"
+                + workers
+                + "' epoch 0 batch 3 (fill): "
+                + "copying field 'label' of stream rows 35..39: java.io.IOException: label 37 is "
+                + "unreadable")
+        .hasCause(cause);
     assertThat(failure.stage()).isEqualTo(Stage.FILL);
     assertThat(failure.epoch()).isZero();
     assertThat(failure.batch()).isEqualTo(3);
@@ -101,15 +117,20 @@ class StreamedFailureTest {
   @ValueSource(ints = {0, 1, 3})
   void shouldDeliverAnErrorOfACopyAtItsBatch(int workers) {
     StackOverflowError cause = new StackOverflowError("decoder recursed");
-    TestStream stream = failingCopyAtRow37(target -> {
-      throw cause;
-    });
+    TestStream stream =
+        failingCopyAtRow37(
+            target -> {
+              throw cause;
+            });
     DataLoader loader = loader(stream, workers);
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageEndingWith("epoch 0 batch 3 (fill): copying field 'label' of "
-        + "stream rows 35..39: java.lang.StackOverflowError: decoder recursed").hasCause(cause);
+    assertThat(failure)
+        .hasMessageEndingWith(
+            "epoch 0 batch 3 (fill): copying field 'label' of "
+                + "stream rows 35..39: java.lang.StackOverflowError: decoder recursed")
+        .hasCause(cause);
     assertThat(failure.batch()).isEqualTo(3);
     assertRecovers(loader, stream);
   }
@@ -117,17 +138,21 @@ class StreamedFailureTest {
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {0, 3})
   void shouldFailACopyThatWritesTooFewBytes(int workers) {
-    TestStream stream = failingCopyAtRow37(target -> {
-      for (int i = 0; i < target.rows() - 1; i++) {
-        target.putLong(i);
-      }
-    });
+    TestStream stream =
+        failingCopyAtRow37(
+            target -> {
+              for (int i = 0; i < target.rows() - 1; i++) {
+                target.putLong(i);
+              }
+            });
     DataLoader loader = loader(stream, workers);
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageEndingWith("epoch 0 batch 3 (fill): field 'label' of stream "
-        + "rows 35..39: the chunk wrote 32 of 40 bytes (expected: all of them, 8 per row)");
+    assertThat(failure)
+        .hasMessageEndingWith(
+            "epoch 0 batch 3 (fill): field 'label' of stream "
+                + "rows 35..39: the chunk wrote 32 of 40 bytes (expected: all of them, 8 per row)");
     assertThat(failure.batch()).isEqualTo(3);
     assertRecovers(loader, stream);
   }
@@ -140,9 +165,11 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageEndingWith("epoch 0 batch 3 (fill): copying field 'label' of "
-        + "stream rows 35..39: java.lang.IllegalArgumentException: field 'label': a chunk wrote "
-        + "48 more bytes with 40 of 40 left for 5 rows (expected: exactly 8 bytes per row)")
+    assertThat(failure)
+        .hasMessageEndingWith(
+            "epoch 0 batch 3 (fill): copying field 'label' of "
+                + "stream rows 35..39: java.lang.IllegalArgumentException: field 'label': a chunk wrote "
+                + "48 more bytes with 40 of 40 left for 5 rows (expected: exactly 8 bytes per row)")
         .hasCauseInstanceOf(IllegalArgumentException.class);
     assertRecovers(loader, stream);
   }
@@ -155,9 +182,11 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageEndingWith("epoch 0 batch 3 (fill): copying field 'label' of "
-        + "stream rows 35..39: java.lang.IllegalArgumentException: field 'label' is int64[]: a "
-        + "chunk wrote int32 values (expected: the field's dtype)");
+    assertThat(failure)
+        .hasMessageEndingWith(
+            "epoch 0 batch 3 (fill): copying field 'label' of "
+                + "stream rows 35..39: java.lang.IllegalArgumentException: field 'label' is int64[]: a "
+                + "chunk wrote int32 values (expected: the field's dtype)");
     assertRecovers(loader, stream);
   }
 
@@ -170,9 +199,14 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageStartingWith("loader 'fails-" + workers + "' epoch 0 batch 3 "
-        + "(fill): reading the stream for row 35: ")
-        .hasMessageContaining("row group 5 is corrupt").hasRootCause(cause);
+    assertThat(failure)
+        .hasMessageStartingWith(
+            "loader 'fails-"
+                + workers
+                + "' epoch 0 batch 3 "
+                + "(fill): reading the stream for row 35: ")
+        .hasMessageContaining("row group 5 is corrupt")
+        .hasRootCause(cause);
     assertThat(failure.stage()).isEqualTo(Stage.FILL);
     assertThat(failure.sampleIndex()).isEqualTo(35);
     assertRecovers(loader, stream);
@@ -187,8 +221,13 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageStartingWith("loader 'fails-" + workers + "' epoch 0 batch 3 "
-        + "(fill): reading the stream for row 35: ").hasRootCause(cause);
+    assertThat(failure)
+        .hasMessageStartingWith(
+            "loader 'fails-"
+                + workers
+                + "' epoch 0 batch 3 "
+                + "(fill): reading the stream for row 35: ")
+        .hasRootCause(cause);
     assertRecovers(loader, stream);
   }
 
@@ -196,13 +235,19 @@ class StreamedFailureTest {
   @ValueSource(ints = {1, 3})
   void shouldNotPullAgainFromAStreamWhoseNextFailed(int workers) {
     AtomicInteger asks = new AtomicInteger();
-    TestStream stream = TestStream.known(100).chunks(7).onNext(i -> {
-      if (i == 5 && asks.incrementAndGet() == 1) {
-        throw new IOException("lost its place in row group 5");
-      }
-    });
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(workers).prefetchFactor(4).build());
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 5 && asks.incrementAndGet() == 1) {
+                    throw new IOException("lost its place in row group 5");
+                  }
+                });
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder().batchSize(10).numWorkers(workers).prefetchFactor(4).build());
 
     BatchLoadException failure = failure(loader, 3);
 
@@ -220,10 +265,14 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 2);
 
-    assertThat(failure).hasMessageStartingWith("loader 'fails-" + workers + "' epoch 0 batch 2 "
-        + "(fill): reading the stream for row 21: ")
-        .hasMessageContaining("chunk 3 of the stream (after 21 rows) has -3 rows (expected: "
-            + ">= 0)");
+    assertThat(failure)
+        .hasMessageStartingWith(
+            "loader 'fails-"
+                + workers
+                + "' epoch 0 batch 2 "
+                + "(fill): reading the stream for row 21: ")
+        .hasMessageContaining(
+            "chunk 3 of the stream (after 21 rows) has -3 rows (expected: " + ">= 0)");
     assertRecovers(loader, stream);
   }
 
@@ -236,8 +285,13 @@ class StreamedFailureTest {
 
     BatchLoadException failure = failure(loader, 2);
 
-    assertThat(failure).hasMessageStartingWith("loader 'fails-" + workers + "' epoch 0 batch 2 "
-        + "(fill): reading the stream for row 21: ").hasRootCause(cause);
+    assertThat(failure)
+        .hasMessageStartingWith(
+            "loader 'fails-"
+                + workers
+                + "' epoch 0 batch 2 "
+                + "(fill): reading the stream for row 21: ")
+        .hasRootCause(cause);
     assertRecovers(loader, stream);
   }
 
@@ -246,13 +300,23 @@ class StreamedFailureTest {
   void shouldFailOpeningAnEpochWhoseStreamFailsToOpenLeavingNothingRunning(boolean persistent) {
     IOException cause = new IOException("no such file: part-00007.parquet");
     TestStream stream = TestStream.known(100).failingOpen(cause);
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(2).persistentWorkers(persistent).name("opens-" + persistent).build());
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(2)
+                .persistentWorkers(persistent)
+                .name("opens-" + persistent)
+                .build());
 
     assertThatThrownBy(() -> loader.epoch(0).iterator())
         .isInstanceOf(BatchLoadException.class)
-        .hasMessage("loader 'opens-" + persistent + "' epoch 0 batch 0 (open): opening the "
-            + "epoch's source failed: java.io.IOException: no such file: part-00007.parquet")
+        .hasMessage(
+            "loader 'opens-"
+                + persistent
+                + "' epoch 0 batch 0 (open): opening the "
+                + "epoch's source failed: java.io.IOException: no such file: part-00007.parquet")
         .hasCause(cause)
         .satisfies(e -> assertThat(((BatchLoadException) e).stage()).isEqualTo(Stage.OPEN));
 
@@ -269,8 +333,9 @@ class StreamedFailureTest {
 
     assertThatThrownBy(() -> loader.epoch(0).iterator())
         .isInstanceOf(BatchLoadException.class)
-        .hasMessageEndingWith("epoch 0 batch 0 (open): opening the epoch's source failed: "
-            + "java.lang.NoClassDefFoundError: org/apache/parquet/Reader")
+        .hasMessageEndingWith(
+            "epoch 0 batch 0 (open): opening the epoch's source failed: "
+                + "java.lang.NoClassDefFoundError: org/apache/parquet/Reader")
         .hasCause(cause);
     assertRecovers(loader, stream);
   }
@@ -282,8 +347,9 @@ class StreamedFailureTest {
 
     assertThatThrownBy(() -> loader.epoch(4).iterator())
         .isInstanceOf(BatchLoadException.class)
-        .hasMessageEndingWith("epoch 4 batch 0 (open): opening the epoch's source failed: "
-            + "java.lang.IllegalStateException: open(): null (expected: a stream of epoch 4)");
+        .hasMessageEndingWith(
+            "epoch 4 batch 0 (open): opening the epoch's source failed: "
+                + "java.lang.IllegalStateException: open(): null (expected: a stream of epoch 4)");
     stream.closeAndCheck(loader);
   }
 
@@ -292,8 +358,7 @@ class StreamedFailureTest {
   void shouldRefuseARowCountBelowUnknownWhenTheLoaderIsBuilt(long rowCount) {
     TestStream stream = new TestStream(rowCount, 10);
 
-    assertThatThrownBy(() -> new DataLoader(stream, LoaderOptions.builder().batchSize(4)
-        .build()))
+    assertThatThrownBy(() -> new DataLoader(stream, LoaderOptions.builder().batchSize(4).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("rowCount(): " + rowCount + " (expected: >= 0, or -1 when unknown)");
     assertThat(stream.streamsOpened).hasValue(0);
@@ -303,8 +368,7 @@ class StreamedFailureTest {
   void shouldRefuseARowCountOfMoreBatchesThanAnEpochCanHold() {
     TestStream stream = new TestStream(Long.MAX_VALUE / 2, 0);
 
-    assertThatThrownBy(() -> new DataLoader(stream, LoaderOptions.builder().batchSize(4)
-        .build()))
+    assertThatThrownBy(() -> new DataLoader(stream, LoaderOptions.builder().batchSize(4).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("rowCount(): " + Long.MAX_VALUE / 2 + " rows make ")
         .hasMessageEndingWith("raise batchSize)");
@@ -315,19 +379,20 @@ class StreamedFailureTest {
   void shouldDeliverAFailureOfAStreamOfUnknownLengthAtItsBatch(int workers, boolean dropLast) {
     StackOverflowError cause = new StackOverflowError("footer");
     TestStream stream = TestStream.unknown(100).chunks(7).failingNext(5, cause);
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(10).numWorkers(workers)
-        .dropLast(dropLast);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder().batchSize(10).numWorkers(workers).dropLast(dropLast);
     DataLoader loader = new DataLoader(stream, (workers > 0 ? b.prefetchFactor(2) : b).build());
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessageStartingWith("loader '" + loader.name() + "' epoch 0 batch 3 "
-        + "(fill): ").hasMessageContaining("reading the stream for row 3")
+    assertThat(failure)
+        .hasMessageStartingWith("loader '" + loader.name() + "' epoch 0 batch 3 " + "(fill): ")
+        .hasMessageContaining("reading the stream for row 3")
         .hasRootCause(cause);
     assertThat(failure.batch()).isEqualTo(3);
     assertThat(loader.slotsOut()).isZero();
     stream.awaitStreamsClosed();
-    stream.onNext(i -> { });
+    stream.onNext(i -> {});
     assertThat(StreamedRows.Epoch.of(loader.epoch(1)).labels())
         .containsExactlyElementsOf(StreamedRows.range(100));
     stream.closeAndCheck(loader);
@@ -336,23 +401,37 @@ class StreamedFailureTest {
   @Test
   void shouldTimeOutNamingTheStreamRowAWorkerWaitsForAndCloseCleanly() {
     CountDownLatch release = new CountDownLatch(1);
-    TestStream stream = TestStream.known(100).chunks(7).onNext(i -> {
-      if (i == 6) {
-        release.await(20, TimeUnit.SECONDS); // a reader stuck on a slow file system
-      }
-    });
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(2).timeout(Duration.ofMillis(300)).name("slow").build());
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 6) {
+                    release.await(20, TimeUnit.SECONDS); // a reader stuck on a slow file system
+                  }
+                });
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(2)
+                .timeout(Duration.ofMillis(300))
+                .name("slow")
+                .build());
     List<Integer> seen = new ArrayList<>();
 
-    assertThatThrownBy(() -> {
-      for (Batch batch : loader.epoch(0)) {
-        seen.add(batch.index());
-      }
-    }).isInstanceOf(LoaderTimeoutException.class)
-        .hasMessageContaining("loader 'slow' epoch 0: batch 4 of 10 did not come within "
-            + "timeout=300 ms; it is slow-e0-worker-0's to fill: slow-e0-worker-0: filling batch "
-            + "4, row 2 of 10 (sample 42)");
+    assertThatThrownBy(
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                seen.add(batch.index());
+              }
+            })
+        .isInstanceOf(LoaderTimeoutException.class)
+        .hasMessageContaining(
+            "loader 'slow' epoch 0: batch 4 of 10 did not come within "
+                + "timeout=300 ms; it is slow-e0-worker-0's to fill: slow-e0-worker-0: filling batch "
+                + "4, row 2 of 10 (sample 42)");
 
     release.countDown();
     assertThat(seen).containsExactly(0, 1, 2, 3);
@@ -364,20 +443,36 @@ class StreamedFailureTest {
   @Test
   void shouldTimeOutInHasNextWhenAStreamOfUnknownLengthIsStuck() {
     CountDownLatch release = new CountDownLatch(1);
-    TestStream stream = TestStream.unknown(100).chunks(7).onNext(i -> {
-      if (i == 6) {
-        release.await(10, TimeUnit.SECONDS);
-      }
-    });
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(2).dropLast(true).timeout(Duration.ofMillis(300)).build());
+    TestStream stream =
+        TestStream.unknown(100)
+            .chunks(7)
+            .onNext(
+                i -> {
+                  if (i == 6) {
+                    release.await(10, TimeUnit.SECONDS);
+                  }
+                });
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(2)
+                .dropLast(true)
+                .timeout(Duration.ofMillis(300))
+                .build());
 
     try {
-      assertTimeoutPreemptively(Duration.ofSeconds(3), () -> assertThatThrownBy(() -> {
-        for (Batch batch : loader.epoch(0)) {
-          StreamedRows.rows(batch);
-        }
-      }).isInstanceOf(LoaderTimeoutException.class));
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(3),
+          () ->
+              assertThatThrownBy(
+                      () -> {
+                        for (Batch batch : loader.epoch(0)) {
+                          StreamedRows.rows(batch);
+                        }
+                      })
+                  .isInstanceOf(LoaderTimeoutException.class));
     } finally {
       release.countDown();
     }
@@ -389,13 +484,17 @@ class StreamedFailureTest {
   void shouldNameTheBatchOnceForAFailureThatHasNextMeets() {
     IOException cause = new IOException("row group 5 is corrupt");
     TestStream stream = TestStream.unknown(100).chunks(7).failingNext(5, cause);
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .dropLast(true).name("ahead").build());
+    DataLoader loader =
+        new DataLoader(
+            stream, LoaderOptions.builder().batchSize(10).dropLast(true).name("ahead").build());
 
     BatchLoadException failure = failure(loader, 3);
 
-    assertThat(failure).hasMessage("loader 'ahead' epoch 0 batch 3 (fill): reading the stream "
-        + "for row 35: java.io.IOException: row group 5 is corrupt").hasCause(cause);
+    assertThat(failure)
+        .hasMessage(
+            "loader 'ahead' epoch 0 batch 3 (fill): reading the stream "
+                + "for row 35: java.io.IOException: row group 5 is corrupt")
+        .hasCause(cause);
     stream.closeAndCheck(loader);
   }
 

@@ -39,8 +39,8 @@ class StreamedKnownRowsTest {
   @MethodSource("workersPrefetchChunks")
   void shouldYieldExactlyThePlannedFullBatchesWithDropLast(int workers, int prefetch, int chunk) {
     TestStream stream = TestStream.known(1003).chunks(chunk).sleepingUpTo(workers > 0 ? 20 : 0);
-    DataLoader loader = new DataLoader(stream,
-        options(10, workers, prefetch).dropLast(true).build());
+    DataLoader loader =
+        new DataLoader(stream, options(10, workers, prefetch).dropLast(true).build());
 
     StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
@@ -54,8 +54,8 @@ class StreamedKnownRowsTest {
   @CsvSource({"1,0", "3,2", "6,0", "7,1", "8,3", "13,2", "14,0", "64,3", "100,1", "211,2"})
   void shouldStraddleChunksWithEveryBatchSize(int batchSize, int workers) {
     TestStream stream = TestStream.known(1000).chunks(7);
-    DataLoader loader = new DataLoader(stream, options(batchSize, workers, 2).dropLast(true)
-        .build());
+    DataLoader loader =
+        new DataLoader(stream, options(batchSize, workers, 2).dropLast(true).build());
 
     StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
@@ -72,20 +72,26 @@ class StreamedKnownRowsTest {
   void shouldYieldTheRowsOfRandomChunkMixes(long seed) {
     int workers = (int) (seed % 4);
     boolean typed = seed % 2 == 0;
-    TestStream stream = TestStream.known(2000 + seed).randomChunks(seed, 0, 1, 2, 5, 7, 31, 64,
-        300);
+    TestStream stream =
+        TestStream.known(2000 + seed).randomChunks(seed, 0, 1, 2, 5, 7, 31, 64, 300);
     if (typed) {
       stream.typed();
     }
-    DataLoader loader = new DataLoader(stream, options(9 + (int) seed, workers, 1 + (int) seed % 3)
-        .dropLast(seed % 3 != 0).persistentWorkers(workers > 0 && seed % 2 == 1).build());
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            options(9 + (int) seed, workers, 1 + (int) seed % 3)
+                .dropLast(seed % 3 != 0)
+                .persistentWorkers(workers > 0 && seed % 2 == 1)
+                .build());
     int batchSize = 9 + (int) seed;
     long rows = 2000 + seed;
 
     for (int e = 0; e < 2; e++) {
       StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(e));
       long expected = loader.options().dropLast() ? rows / batchSize * batchSize : rows;
-      assertThat(epoch.labels()).as("epoch %d", e)
+      assertThat(epoch.labels())
+          .as("epoch %d", e)
           .containsExactlyElementsOf(StreamedRows.range(expected));
       assertThat(epoch.sizes()).hasSize(loader.batchesPerEpoch());
     }
@@ -126,18 +132,22 @@ class StreamedKnownRowsTest {
   @Test
   void shouldAskEveryEpochForItsStreamWithTheLoaderOrderAndPlacement() {
     TestStream stream = TestStream.known(40);
-    DataLoader loader = DataLoader.builder(stream)
-        .options(LoaderOptions.builder().batchSize(8).shuffle(true).seed(42).numWorkers(2)
-            .build())
-        .placement(Placement.of(2, 4))
-        .build();
+    DataLoader loader =
+        DataLoader.builder(stream)
+            .options(
+                LoaderOptions.builder().batchSize(8).shuffle(true).seed(42).numWorkers(2).build())
+            .placement(Placement.of(2, 4))
+            .build();
 
-    loader.forEach(batch -> { });
-    loader.forEach(batch -> { });
-    loader.epoch(7).forEach(batch -> { });
+    loader.forEach(batch -> {});
+    loader.forEach(batch -> {});
+    loader.epoch(7).forEach(batch -> {});
 
-    assertThat(stream.requests).containsExactly(new StreamRequest(0, true, 42, 2, 4),
-        new StreamRequest(1, true, 42, 2, 4), new StreamRequest(7, true, 42, 2, 4));
+    assertThat(stream.requests)
+        .containsExactly(
+            new StreamRequest(0, true, 42, 2, 4),
+            new StreamRequest(1, true, 42, 2, 4),
+            new StreamRequest(7, true, 42, 2, 4));
     stream.closeAndCheck(loader);
   }
 
@@ -146,10 +156,10 @@ class StreamedKnownRowsTest {
     TestStream stream = TestStream.known(16);
     DataLoader loader = new DataLoader(stream, options(8, 0, 1).build());
 
-    loader.epoch(3).forEach(batch -> { });
+    loader.epoch(3).forEach(batch -> {});
 
-    assertThat(stream.requests).containsExactly(new StreamRequest(3, false,
-        loader.options().seed(), 0, 1));
+    assertThat(stream.requests)
+        .containsExactly(new StreamRequest(3, false, loader.options().seed(), 0, 1));
     stream.closeAndCheck(loader);
   }
 

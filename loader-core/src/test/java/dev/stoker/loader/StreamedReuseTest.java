@@ -14,9 +14,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Streams that reuse their memory, as Spark's vectorized Parquet reader reuses its batch:
- * {@code next()} waits until the chunk before is closed. The loader must copy a chunk's rows and
- * close it before it asks for the next one, whatever the workers, batch and chunk sizes.
+ * Streams that reuse their memory, as Spark's vectorized Parquet reader reuses its batch: {@code
+ * next()} waits until the chunk before is closed. The loader must copy a chunk's rows and close it
+ * before it asks for the next one, whatever the workers, batch and chunk sizes.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamedReuseTest {
@@ -41,8 +41,8 @@ class StreamedReuseTest {
 
     for (int e = 0; e < 2; e++) {
       StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(e));
-      assertThat(epoch.labels()).containsExactlyElementsOf(
-          StreamedRows.range(dropLast ? 1000 : 1003));
+      assertThat(epoch.labels())
+          .containsExactlyElementsOf(StreamedRows.range(dropLast ? 1000 : 1003));
       assertThat(epoch.sizes()).hasSize(loader.batchesPerEpoch());
     }
     stream.closeAndCheck(loader);
@@ -90,15 +90,25 @@ class StreamedReuseTest {
   @ParameterizedTest(name = "numWorkers={0} known={1}")
   @CsvSource({"1,true", "2,true", "3,true", "1,false", "3,false"})
   void shouldLoadAReusingStreamWithNoMoreSlotsThanTheWorkersNeed(int workers, boolean known) {
-    TestStream stream = (known ? TestStream.known(503) : TestStream.unknown(503)).chunks(3)
-        .reusing().sleepingUpTo(100);
+    TestStream stream =
+        (known ? TestStream.known(503) : TestStream.unknown(503))
+            .chunks(3)
+            .reusing()
+            .sleepingUpTo(100);
     int slotBytes = new BatchLayout(TestStream.SCHEMA, 10).slotBytes();
     // One per worker and one for the consumer; without a known length one more, which the
     // consumer takes to tell whether another batch comes.
     int needed = workers + 1 + (known ? 0 : 1);
-    DataLoader loader = new DataLoader(stream, LoaderOptions.builder().batchSize(10)
-        .numWorkers(workers).prefetchFactor(4).dropLast(true)
-        .maxHostBytes((long) needed * slotBytes).build());
+    DataLoader loader =
+        new DataLoader(
+            stream,
+            LoaderOptions.builder()
+                .batchSize(10)
+                .numWorkers(workers)
+                .prefetchFactor(4)
+                .dropLast(true)
+                .maxHostBytes((long) needed * slotBytes)
+                .build());
 
     StreamedRows.Epoch epoch = StreamedRows.Epoch.of(loader.epoch(0));
 
@@ -109,28 +119,36 @@ class StreamedReuseTest {
 
   @ParameterizedTest(name = "numWorkers={0} dropLast={1}")
   @CsvSource({"0,false", "1,true", "1,false", "3,true", "3,false"})
-  void shouldDeliverAFailedCopyOfAReusingStreamOfUnknownLengthAtItsBatch(int workers,
-      boolean dropLast) {
+  void shouldDeliverAFailedCopyOfAReusingStreamOfUnknownLengthAtItsBatch(
+      int workers, boolean dropLast) {
     IOException cause = new IOException("page of row 31 is corrupt");
-    TestStream stream = TestStream.unknown(100).chunks(7).reusing()
-        .copying((field, row, target) -> {
-          if (row <= 31 && 31 < row + target.rows()) {
-            throw cause;
-          }
-          return false;
-        });
+    TestStream stream =
+        TestStream.unknown(100)
+            .chunks(7)
+            .reusing()
+            .copying(
+                (field, row, target) -> {
+                  if (row <= 31 && 31 < row + target.rows()) {
+                    throw cause;
+                  }
+                  return false;
+                });
     DataLoader loader = new DataLoader(stream, options(10, workers, dropLast));
     List<Integer> seen = new ArrayList<>();
 
-    BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
-      for (Batch batch : loader.epoch(0)) {
-        seen.add(batch.index());
-      }
-    });
+    BatchLoadException failure =
+        catchThrowableOfType(
+            BatchLoadException.class,
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                seen.add(batch.index());
+              }
+            });
 
     assertThat(seen).containsExactly(0, 1, 2);
     assertThat(failure.batch()).isEqualTo(3);
-    assertThat(failure).hasMessageContaining("copying field 'x' of stream rows 30..34")
+    assertThat(failure)
+        .hasMessageContaining("copying field 'x' of stream rows 30..34")
         .hasRootCause(cause);
     stream.awaitStreamsClosed();
     stream.closeAndCheck(loader);
@@ -150,8 +168,8 @@ class StreamedReuseTest {
   }
 
   private static LoaderOptions options(int batchSize, int workers, boolean dropLast) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(batchSize).numWorkers(workers)
-        .dropLast(dropLast);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder().batchSize(batchSize).numWorkers(workers).dropLast(dropLast);
     return (workers > 0 ? b.prefetchFactor(3) : b).build();
   }
 }

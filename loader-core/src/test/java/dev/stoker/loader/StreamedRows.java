@@ -17,33 +17,36 @@ final class StreamedRows {
    * rows past its size are zero; read on the host, or in the memory of a {@link HostCopyDevice}.
    */
   static long[] rows(Batch batch) {
-    ByteBuffer memory = batch.onDevice()
-        ? ((HostCopyDevice.Buffer) batch.deviceBuffer()).memory().bytes().duplicate()
-        : batch.buffer();
+    ByteBuffer memory =
+        batch.onDevice()
+            ? ((HostCopyDevice.Buffer) batch.deviceBuffer()).memory().bytes().duplicate()
+            : batch.buffer();
     memory.order(ByteOrder.nativeOrder());
     BatchLayout layout = batch.layout();
     long[] labels = new long[batch.size()];
     for (int r = 0; r < batch.size(); r++) {
       long label = memory.getLong(layout.rowOffset(TestStream.LABEL, r));
       int x = layout.rowOffset(TestStream.X, r);
-      boolean ok = memory.getFloat(x) == (float) label
-          && memory.getFloat(x + 4) == (float) label + 0.25f
-          && memory.getFloat(x + 8) == (float) label + 0.5f;
+      boolean ok =
+          memory.getFloat(x) == (float) label
+              && memory.getFloat(x + 4) == (float) label + 0.25f
+              && memory.getFloat(x + 8) == (float) label + 0.5f;
       for (int j = 0; j < 5; j++) {
         ok &= memory.get(layout.rowOffset(TestStream.PIX, r) + j) == TestStream.pix(label, j);
       }
       if (!ok) {
-        throw new AssertionError("row " + r + " of " + batch + " (label " + label
-            + "): its fields disagree");
+        throw new AssertionError(
+            "row " + r + " of " + batch + " (label " + label + "): its fields disagree");
       }
       labels[r] = label;
     }
     for (int f = 0; f < TestStream.SCHEMA.size(); f++) {
-      for (int at = layout.rowOffset(f, batch.size()); at < layout.rowOffset(f, batch.capacity());
+      for (int at = layout.rowOffset(f, batch.size());
+          at < layout.rowOffset(f, batch.capacity());
           at++) {
         if (memory.get(at) != 0) {
-          throw new AssertionError("field " + f + " of " + batch + ": byte " + at
-              + " past its rows is not zero");
+          throw new AssertionError(
+              "field " + f + " of " + batch + ": byte " + at + " past its rows is not zero");
         }
       }
     }

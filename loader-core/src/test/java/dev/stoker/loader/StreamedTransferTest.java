@@ -17,16 +17,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamedTransferTest {
 
-  private static DataLoader loader(StreamedDataset stream, HostCopyDevice device, int workers,
-      boolean dropLast) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(10).numWorkers(workers)
-        .dropLast(dropLast).transferDepth(2);
-    return DataLoader.builder(stream).options((workers > 0 ? b.prefetchFactor(2) : b).build())
-        .device(device).build();
+  private static DataLoader loader(
+      StreamedDataset stream, HostCopyDevice device, int workers, boolean dropLast) {
+    LoaderOptions.Builder b =
+        LoaderOptions.builder()
+            .batchSize(10)
+            .numWorkers(workers)
+            .dropLast(dropLast)
+            .transferDepth(2);
+    return DataLoader.builder(stream)
+        .options((workers > 0 ? b.prefetchFactor(2) : b).build())
+        .device(device)
+        .build();
   }
 
-  private static void closeAndCheck(DataLoader loader, TestStream stream,
-      HostCopyDevice device) {
+  private static void closeAndCheck(DataLoader loader, TestStream stream, HostCopyDevice device) {
     stream.closeAndCheck(loader);
     assertThat(device.buffersOut()).isZero();
     assertThat(device.allEnginesClosed()).isTrue();
@@ -34,8 +39,8 @@ class StreamedTransferTest {
 
   @ParameterizedTest(name = "numWorkers={0} dropLast={1} reusing={2}")
   @CsvSource({"0,true,false", "0,false,true", "2,true,true", "2,false,false", "3,true,false"})
-  void shouldDeliverStreamedBatchesToTheDeviceInOrder(int workers, boolean dropLast,
-      boolean reuse) {
+  void shouldDeliverStreamedBatchesToTheDeviceInOrder(
+      int workers, boolean dropLast, boolean reuse) {
     TestStream stream = TestStream.known(1003).chunks(7);
     if (reuse) {
       stream.reusing();
@@ -89,27 +94,35 @@ class StreamedTransferTest {
   @ParameterizedTest(name = "numWorkers={0}")
   @ValueSource(ints = {0, 2})
   void shouldDeliverAFailedCopyFromTheStreamAtItsBatchThroughTheTransfer(int workers) {
-    TestStream stream = TestStream.known(100).chunks(7).copying((field, row, target) -> {
-      if (row <= 37 && 37 < row + target.rows()) {
-        throw new IllegalStateException("null in row 37");
-      }
-      return false;
-    });
+    TestStream stream =
+        TestStream.known(100)
+            .chunks(7)
+            .copying(
+                (field, row, target) -> {
+                  if (row <= 37 && 37 < row + target.rows()) {
+                    throw new IllegalStateException("null in row 37");
+                  }
+                  return false;
+                });
     HostCopyDevice device = new HostCopyDevice();
     DataLoader loader = loader(stream, device, workers, true);
     List<Integer> seen = new ArrayList<>();
 
-    BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
-      for (Batch batch : loader.epoch(0)) {
-        StreamedRows.rows(batch);
-        seen.add(batch.index());
-      }
-    });
+    BatchLoadException failure =
+        catchThrowableOfType(
+            BatchLoadException.class,
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                StreamedRows.rows(batch);
+                seen.add(batch.index());
+              }
+            });
 
     assertThat(seen).containsExactly(0, 1, 2);
     assertThat(failure.stage()).isEqualTo(Stage.FILL);
     assertThat(failure.batch()).isEqualTo(3);
-    assertThat(failure).hasMessageContaining("copying field 'x' of stream rows 35..39")
+    assertThat(failure)
+        .hasMessageContaining("copying field 'x' of stream rows 35..39")
         .hasRootCauseMessage("null in row 37");
     assertThat(device.buffersOut()).isZero();
     stream.awaitStreamsClosed();
@@ -120,24 +133,28 @@ class StreamedTransferTest {
   @ValueSource(ints = {0, 2})
   void shouldDeliverAFailedDeviceCopyAtItsBatchAndCloseTheStream(int workers) {
     AtomicInteger copies = new AtomicInteger();
-    HostCopyDevice device = new HostCopyDevice() {
-      @Override
-      protected void copyBytes(HostMemory source, HostMemory target, int bytes) {
-        if (copies.getAndIncrement() == 4) {
-          throw new IllegalStateException("device lost");
-        }
-        super.copyBytes(source, target, bytes);
-      }
-    };
+    HostCopyDevice device =
+        new HostCopyDevice() {
+          @Override
+          protected void copyBytes(HostMemory source, HostMemory target, int bytes) {
+            if (copies.getAndIncrement() == 4) {
+              throw new IllegalStateException("device lost");
+            }
+            super.copyBytes(source, target, bytes);
+          }
+        };
     TestStream stream = TestStream.known(100).chunks(7);
     DataLoader loader = loader(stream, device, workers, true);
     List<Integer> seen = new ArrayList<>();
 
-    BatchLoadException failure = catchThrowableOfType(BatchLoadException.class, () -> {
-      for (Batch batch : loader.epoch(0)) {
-        seen.add(batch.index());
-      }
-    });
+    BatchLoadException failure =
+        catchThrowableOfType(
+            BatchLoadException.class,
+            () -> {
+              for (Batch batch : loader.epoch(0)) {
+                seen.add(batch.index());
+              }
+            });
 
     assertThat(seen).containsExactly(0, 1, 2, 3);
     assertThat(failure.stage()).isEqualTo(Stage.TRANSFER);

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StreamedUnknownRowsTest {
 
   private static LoaderOptions options(int batchSize, int workers, boolean dropLast) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(batchSize).numWorkers(workers)
-        .dropLast(dropLast);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder().batchSize(batchSize).numWorkers(workers).dropLast(dropLast);
     return (workers > 0 ? b.prefetchFactor(2) : b).build();
   }
 
@@ -61,14 +61,14 @@ class StreamedUnknownRowsTest {
         }
       }
       assertThat(it.hasNext()).isFalse();
-      assertThatThrownBy(it::next).isInstanceOf(NoSuchElementException.class)
+      assertThatThrownBy(it::next)
+          .isInstanceOf(NoSuchElementException.class)
           .hasMessage("epoch 0 of loader '" + loader.name() + "' has no batch after " + expected);
     }
 
     assertThat(sizes).hasSize(expected);
     assertThat(sizes.subList(0, full)).allMatch(size -> size == 10);
-    assertThat(labels).containsExactlyElementsOf(
-        StreamedRows.range(dropLast ? full * 10L : rows));
+    assertThat(labels).containsExactlyElementsOf(StreamedRows.range(dropLast ? full * 10L : rows));
     assertThat(loader.slotsOut()).isZero();
     stream.closeAndCheck(loader);
   }
@@ -159,26 +159,33 @@ class StreamedUnknownRowsTest {
   void shouldKeepTheInterruptOfAConsumerWaitingInHasNext() throws Exception {
     CountDownLatch pulling = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
-    TestStream stream = TestStream.unknown(100).chunks(5).onNext(i -> {
-      if (i == 4) { // rows 20..24: batch 2, pulled by its worker or by hasNext
-        pulling.countDown();
-        goOn.await(20, TimeUnit.SECONDS);
-      }
-    });
+    TestStream stream =
+        TestStream.unknown(100)
+            .chunks(5)
+            .onNext(
+                i -> {
+                  if (i == 4) { // rows 20..24: batch 2, pulled by its worker or by hasNext
+                    pulling.countDown();
+                    goOn.await(20, TimeUnit.SECONDS);
+                  }
+                });
     DataLoader loader = new DataLoader(stream, options(10, 1, false));
     AtomicReference<Throwable> failure = new AtomicReference<>();
     AtomicBoolean interrupted = new AtomicBoolean();
-    Thread consumer = new Thread(() -> {
-      try (BatchIterator it = loader.epoch(0).iterator()) {
-        it.next();
-        it.next();
-        assertThat(it.hasNext()).as("a failure to come").isTrue();
-        interrupted.set(Thread.currentThread().isInterrupted());
-        it.next();
-      } catch (Throwable t) {
-        failure.set(t);
-      }
-    }, "stream-consumer");
+    Thread consumer =
+        new Thread(
+            () -> {
+              try (BatchIterator it = loader.epoch(0).iterator()) {
+                it.next();
+                it.next();
+                assertThat(it.hasNext()).as("a failure to come").isTrue();
+                interrupted.set(Thread.currentThread().isInterrupted());
+                it.next();
+              } catch (Throwable t) {
+                failure.set(t);
+              }
+            },
+            "stream-consumer");
     consumer.start();
     assertThat(pulling.await(20, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(100); // the consumer now waits in hasNext for batch 2's first row
@@ -187,7 +194,8 @@ class StreamedUnknownRowsTest {
     consumer.join(20_000);
     goOn.countDown();
 
-    assertThat(failure.get()).as("as next() does when interrupted")
+    assertThat(failure.get())
+        .as("as next() does when interrupted")
         .isInstanceOf(java.util.concurrent.CancellationException.class)
         .hasMessageContaining("interrupted while waiting for batch 2");
     assertThat(interrupted).as("the interrupt flag, kept").isTrue();

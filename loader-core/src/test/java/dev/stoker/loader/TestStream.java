@@ -16,17 +16,20 @@ import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
 
 /**
- * A stream whose row r is recognisable: "x" holds {r, r + 0.25, r + 0.5}, "label" holds r and
- * "pix" five bytes {@code (7r + j) & 0xff}. Chunk sizes follow a pattern; the stream can reuse
- * one set of buffers for every chunk (its {@code next()} then waits for the chunk before to be
- * closed, as Spark's vectorized Parquet reader reuses its batch), copy with the typed puts, and
- * fail or misbehave where a test says. It records what the loader did with it (requests, opens,
- * closes) and every breach of the stream contract: a copy from a closed chunk, a close twice,
- * two threads in {@code next()}, a stream closed before its chunks.
+ * A stream whose row r is recognisable: "x" holds {r, r + 0.25, r + 0.5}, "label" holds r and "pix"
+ * five bytes {@code (7r + j) & 0xff}. Chunk sizes follow a pattern; the stream can reuse one set of
+ * buffers for every chunk (its {@code next()} then waits for the chunk before to be closed, as
+ * Spark's vectorized Parquet reader reuses its batch), copy with the typed puts, and fail or
+ * misbehave where a test says. It records what the loader did with it (requests, opens, closes) and
+ * every breach of the stream contract: a copy from a closed chunk, a close twice, two threads in
+ * {@code next()}, a stream closed before its chunks.
  */
 final class TestStream implements StreamedDataset {
-  static final Schema SCHEMA = Schema.of(Field.of("x", DType.FLOAT32, 3),
-      Field.scalar("label", DType.INT64), Field.of("pix", DType.UINT8, 5));
+  static final Schema SCHEMA =
+      Schema.of(
+          Field.of("x", DType.FLOAT32, 3),
+          Field.scalar("label", DType.INT64),
+          Field.of("pix", DType.UINT8, 5));
   static final int X = 0;
   static final int LABEL = 1;
   static final int PIX = 2;
@@ -135,11 +138,12 @@ final class TestStream implements StreamedDataset {
 
   /** {@code next()} throws {@code failure} when asked for chunk {@code index}. */
   TestStream failingNext(int index, Throwable failure) {
-    return onNext(i -> {
-      if (i == index) {
-        throw asException(failure);
-      }
-    });
+    return onNext(
+        i -> {
+          if (i == index) {
+            throw asException(failure);
+          }
+        });
   }
 
   /** {@code open()} returns null. */
@@ -157,9 +161,10 @@ final class TestStream implements StreamedDataset {
 
   /** {@code rows()} of chunk {@code index} throws {@code failure}. */
   TestStream failingRowsAt(int index, RuntimeException failure) {
-    oddRows = () -> {
-      throw failure;
-    };
+    oddRows =
+        () -> {
+          throw failure;
+        };
     oddChunk = index;
     return this;
   }
@@ -209,9 +214,11 @@ final class TestStream implements StreamedDataset {
   /** Asserts no breach of the contract and that every stream and chunk made was closed once. */
   void assertAllClosed() {
     assertThat(violations).as("breaches of the stream contract").isEmpty();
-    assertThat(streamsClosed.get()).as("streams closed of %d opened", streamsOpened.get())
+    assertThat(streamsClosed.get())
+        .as("streams closed of %d opened", streamsOpened.get())
         .isEqualTo(streamsOpened.get());
-    assertThat(chunksClosed.get()).as("chunks closed of %d made", chunksMade.get())
+    assertThat(chunksClosed.get())
+        .as("chunks closed of %d made", chunksMade.get())
         .isEqualTo(chunksMade.get());
   }
 
@@ -283,11 +290,15 @@ final class TestStream implements StreamedDataset {
     }
 
     private ByteBuffer[] fill(long start, int size) {
-      ByteBuffer[] columns = reuse && shared != null && shared[LABEL].capacity() >= size * 8
-          ? shared : new ByteBuffer[] {buffer(size * 12), buffer(size * 8), buffer(size * 5)};
+      ByteBuffer[] columns =
+          reuse && shared != null && shared[LABEL].capacity() >= size * 8
+              ? shared
+              : new ByteBuffer[] {buffer(size * 12), buffer(size * 8), buffer(size * 5)};
       for (int i = 0; i < size; i++) {
         long r = start + i;
-        columns[X].putFloat(i * 12, r).putFloat(i * 12 + 4, r + 0.25f)
+        columns[X]
+            .putFloat(i * 12, r)
+            .putFloat(i * 12 + 4, r + 0.25f)
             .putFloat(i * 12 + 8, r + 0.5f);
         columns[LABEL].putLong(i * 8, r);
         for (int j = 0; j < 5; j++) {
@@ -411,8 +422,8 @@ final class TestStream implements StreamedDataset {
       while (!closed.get()) {
         long left = deadline - System.currentTimeMillis();
         if (left <= 0) {
-          violation("next() waited " + REUSE_WAIT_MILLIS + " ms for chunk " + index
-              + " to be closed");
+          violation(
+              "next() waited " + REUSE_WAIT_MILLIS + " ms for chunk " + index + " to be closed");
           throw new IllegalStateException("chunk " + index + " was never closed");
         }
         wait(left);

@@ -6,22 +6,21 @@ import java.util.Locale;
 /**
  * Whether a rank that streams its planned Parquet rows also keeps them in a shard cache on its
  * executor's local disk, for the epochs after the one that wrote it. Only a run whose input is a
- * Parquet scan or a {@code format("stoker")} read streams; any other DataFrame's rows always go
- * to the shard first.
+ * Parquet scan or a {@code format("stoker")} read streams; any other DataFrame's rows always go to
+ * the shard first.
  */
 public enum CacheMode {
   /**
-   * Keeps a cache where it pays (default). Told the run's epochs ({@link
-   * SparkOptionNames#EPOCHS}): none for one epoch; for more, written while the first epoch
-   * streams, the stream waiting for the disk. Not told: written while the second epoch streams,
-   * and given up if the disk does not keep pace with the stream. Either way, a cache that does
-   * not fit the budget or the disk, or fails to write, is given up and every epoch streams from
-   * the files.
+   * Keeps a cache where it pays (default). Told the run's epochs ({@link SparkOptionNames#EPOCHS}):
+   * none for one epoch; for more, written while the first epoch streams, the stream waiting for the
+   * disk. Not told: written while the second epoch streams, and given up if the disk does not keep
+   * pace with the stream. Either way, a cache that does not fit the budget or the disk, or fails to
+   * write, is given up and every epoch streams from the files.
    */
   AUTO,
   /**
-   * Writes the cache while the first epoch streams, the stream waiting for the disk where it
-   * must; a cache that does not fit the budget or the disk is an error.
+   * Writes the cache while the first epoch streams, the stream waiting for the disk where it must;
+   * a cache that does not fit the budget or the disk is an error.
    */
   DISK,
   /** Never writes a cache: every epoch streams from the Parquet files. */
@@ -32,8 +31,8 @@ public enum CacheMode {
   }
 
   /**
-   * {@code auto}, {@code disk} or {@code none}, any case, with surrounding whitespace: the
-   * labels of {@link SparkOptionTable#CACHE}, whose error names the option and the labels.
+   * {@code auto}, {@code disk} or {@code none}, any case, with surrounding whitespace: the labels
+   * of {@link SparkOptionTable#CACHE}, whose error names the option and the labels.
    */
   public static CacheMode parse(String text) {
     return valueOf(SparkOptionTable.CACHE.parse(text).toUpperCase(Locale.ROOT));

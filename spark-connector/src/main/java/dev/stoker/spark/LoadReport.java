@@ -11,16 +11,27 @@ import java.util.List;
  * @param inputPartitions partitions of the input
  * @param columnar whether the input was read as columnar batches (e.g. a Parquet scan), a run of
  *     rows at a time, rather than row by row
- * @param streamed whether the ranks streamed the input's Parquet files into their loaders,
- *     planned by row group from the footers (a plain Parquet scan or a {@code format("stoker")}
- *     read): no shuffle, no shard written before the first batch
- * @param rebalanced whether the rows went through one shuffle to reach their ranks (false when
- *     the input already had one partition per rank with equal counts)
+ * @param streamed whether the ranks streamed the input's Parquet files into their loaders, planned
+ *     by row group from the footers (a plain Parquet scan or a {@code format("stoker")} read): no
+ *     shuffle, no shard written before the first batch
+ * @param rebalanced whether the rows went through one shuffle to reach their ranks (false when the
+ *     input already had one partition per rank with equal counts)
  * @param rapids whether the RAPIDS Accelerator ran the input's plan
  */
-public record LoadReport(long rows, int worldSize, int batchSize, boolean dropLast,
-    int batchesPerEpoch, long droppedRows, long paddedRows, int inputPartitions,
-    boolean columnar, boolean streamed, boolean rebalanced, RapidsStatus rapids, List<RankReport> ranks)
+public record LoadReport(
+    long rows,
+    int worldSize,
+    int batchSize,
+    boolean dropLast,
+    int batchesPerEpoch,
+    long droppedRows,
+    long paddedRows,
+    int inputPartitions,
+    boolean columnar,
+    boolean streamed,
+    boolean rebalanced,
+    RapidsStatus rapids,
+    List<RankReport> ranks)
     implements Serializable {
 
   public LoadReport {
@@ -33,14 +44,24 @@ public record LoadReport(long rows, int worldSize, int batchSize, boolean dropLa
 
   @Override
   public String toString() {
-    StringBuilder text = new StringBuilder(String.format(
-        "stoker: %d rows from %d %s (%s) %s %d ranks, %d batches of %d per rank and "
-            + "epoch, %d rows dropped, %d padded; RAPIDS Accelerator %s", rows, inputPartitions,
-        streamed ? "files" : "partitions",
-        streamed ? "Parquet row groups planned per rank"
-            : columnar ? "columnar batches" : "rows",
-        streamed ? "streamed to" : rebalanced ? "shuffled once to" : "read in place by", worldSize, batchesPerEpoch,
-        batchSize, droppedRows, paddedRows, rapids.summary()));
+    StringBuilder text =
+        new StringBuilder(
+            String.format(
+                "stoker: %d rows from %d %s (%s) %s %d ranks, %d batches of %d per rank and "
+                    + "epoch, %d rows dropped, %d padded; RAPIDS Accelerator %s",
+                rows,
+                inputPartitions,
+                streamed ? "files" : "partitions",
+                streamed
+                    ? "Parquet row groups planned per rank"
+                    : columnar ? "columnar batches" : "rows",
+                streamed ? "streamed to" : rebalanced ? "shuffled once to" : "read in place by",
+                worldSize,
+                batchesPerEpoch,
+                batchSize,
+                droppedRows,
+                paddedRows,
+                rapids.summary()));
     for (RankReport rank : ranks) {
       text.append(System.lineSeparator()).append("  ").append(rank.line());
     }

@@ -24,19 +24,47 @@ import java.util.Locale;
  * @param shardSeconds time to read the rank's rows into its shard
  * @param stageAttempt the attempt of the barrier stage that delivered this (0 unless retried)
  */
-public record RankReport(int rank, long rows, int samples, long droppedRows, long paddedRows,
-    int batchesPerEpoch, int epochs, long batches, double samplesPerSecond, double waitFraction,
-    String verdict, String verdictSummary, String device, String gpuAddress, String executorId,
-    String shardFolder, long shardBytes, double shardSeconds, int stageAttempt)
+public record RankReport(
+    int rank,
+    long rows,
+    int samples,
+    long droppedRows,
+    long paddedRows,
+    int batchesPerEpoch,
+    int epochs,
+    long batches,
+    double samplesPerSecond,
+    double waitFraction,
+    String verdict,
+    String verdictSummary,
+    String device,
+    String gpuAddress,
+    String executorId,
+    String shardFolder,
+    long shardBytes,
+    double shardSeconds,
+    int stageAttempt)
     implements Serializable {
 
   /** One line for the load report. */
   public String line() {
-    return String.format(Locale.ROOT, "rank %d: %d rows, %d dropped, %d padded, %d batches/epoch, "
+    return String.format(
+        Locale.ROOT,
+        "rank %d: %d rows, %d dropped, %d padded, %d batches/epoch, "
             + "%d epochs, %.0f samples/s, waited %.0f%%, %s, device %s%s, executor %s, "
             + "shard %.1f s",
-        rank, rows, droppedRows, paddedRows, batchesPerEpoch, epochs, samplesPerSecond,
-        waitFraction * 100, verdict == null ? "no epoch run" : verdict, device,
-        gpuAddress == null ? "" : " (gpu " + gpuAddress + ")", executorId, shardSeconds);
+        rank,
+        rows,
+        droppedRows,
+        paddedRows,
+        batchesPerEpoch,
+        epochs,
+        samplesPerSecond,
+        waitFraction * 100,
+        verdict == null ? "no epoch run" : verdict,
+        device,
+        gpuAddress == null ? "" : " (gpu " + gpuAddress + ")",
+        executorId,
+        shardSeconds);
   }
 }

@@ -3,16 +3,16 @@ package dev.stoker.spark;
 import java.io.Serializable;
 
 /**
- * Whether the RAPIDS Accelerator runs a session's SQL on GPUs: its plugin class
- * ({@code com.nvidia.spark.SQLPlugin}) is named in {@code spark.plugins} and loadable, and
- * {@code spark.rapids.sql.enabled} is not false (nor {@code spark.rapids.sql.mode} explain-only).
- * Found by {@code dev.stoker.spark.rapids.RapidsDetection}, without any RAPIDS class on the
- * class path at build time.
+ * Whether the RAPIDS Accelerator runs a session's SQL on GPUs: its plugin class ({@code
+ * com.nvidia.spark.SQLPlugin}) is named in {@code spark.plugins} and loadable, and {@code
+ * spark.rapids.sql.enabled} is not false (nor {@code spark.rapids.sql.mode} explain-only). Found by
+ * {@code dev.stoker.spark.rapids.RapidsDetection}, without any RAPIDS class on the class path at
+ * build time.
  *
  * @param configured {@code spark.plugins} names the plugin
  * @param loadable the plugin class is on the driver's class path
- * @param sqlEnabled {@code spark.rapids.sql.enabled} is true (its default) and the mode executes
- *     on the GPU
+ * @param sqlEnabled {@code spark.rapids.sql.enabled} is true (its default) and the mode executes on
+ *     the GPU
  */
 public record RapidsStatus(boolean configured, boolean loadable, boolean sqlEnabled)
     implements Serializable {

@@ -9,8 +9,8 @@ import java.util.Locale;
  */
 public enum Rebalance {
   /**
-   * Uses the input as it is when it already has one partition per rank whose row counts differ
-   * by at most one (found out while the ranks read it, at no extra cost); shuffles otherwise.
+   * Uses the input as it is when it already has one partition per rank whose row counts differ by
+   * at most one (found out while the ranks read it, at no extra cost); shuffles otherwise.
    */
   AUTO,
   /** Always shuffles once: row i goes to rank i % worldSize. */
@@ -21,8 +21,8 @@ public enum Rebalance {
   }
 
   /**
-   * {@code auto} or {@code always}, any case, with surrounding whitespace: the labels of
-   * {@link SparkOptionTable#REBALANCE}, whose error names the option and the labels.
+   * {@code auto} or {@code always}, any case, with surrounding whitespace: the labels of {@link
+   * SparkOptionTable#REBALANCE}, whose error names the option and the labels.
    */
   public static Rebalance parse(String text) {
     return valueOf(SparkOptionTable.REBALANCE.parse(text).toUpperCase(Locale.ROOT));

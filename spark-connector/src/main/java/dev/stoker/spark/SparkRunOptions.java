@@ -49,8 +49,8 @@ public final class SparkRunOptions implements Serializable {
 
   /**
    * The run's options among Spark-style string options, names ignoring case; every other name is
-   * ignored (it belongs to the loader). Sizes and durations read as the loader's do
-   * ({@code 512m}, {@code 30s}).
+   * ignored (it belongs to the loader). Sizes and durations read as the loader's do ({@code 512m},
+   * {@code 30s}).
    */
   public static SparkRunOptions fromMap(Map<String, String> values) {
     OptionReader read = OptionReader.of(values);
@@ -109,18 +109,30 @@ public final class SparkRunOptions implements Serializable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, "
-        + "%s=%s, %s=%d}", SparkOptionNames.MAX_SHARD_BYTES, maxShardBytes,
-        SparkOptionNames.SHARD_DIR, shardDir, SparkOptionNames.REBALANCE, rebalance.label(),
-        SparkOptionNames.PROGRESS_INTERVAL, progressInterval,
-        SparkOptionNames.COLLECTIVE_TIMEOUT, collectiveTimeout,
-        SparkOptionNames.VERIFY_CHECKSUMS, verifyChecksums, SparkOptionNames.CACHE,
-        cache.label(), SparkOptionNames.EPOCHS, epochs);
+    return String.format(
+        Locale.ROOT,
+        "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, " + "%s=%s, %s=%d}",
+        SparkOptionNames.MAX_SHARD_BYTES,
+        maxShardBytes,
+        SparkOptionNames.SHARD_DIR,
+        shardDir,
+        SparkOptionNames.REBALANCE,
+        rebalance.label(),
+        SparkOptionNames.PROGRESS_INTERVAL,
+        progressInterval,
+        SparkOptionNames.COLLECTIVE_TIMEOUT,
+        collectiveTimeout,
+        SparkOptionNames.VERIFY_CHECKSUMS,
+        verifyChecksums,
+        SparkOptionNames.CACHE,
+        cache.label(),
+        SparkOptionNames.EPOCHS,
+        epochs);
   }
 
   /**
-   * Builds {@link SparkRunOptions}. Each setter checks its value by its option's rule in
-   * {@link SparkOptionTable}, where the option's default is; an option not set keeps it.
+   * Builds {@link SparkRunOptions}. Each setter checks its value by its option's rule in {@link
+   * SparkOptionTable}, where the option's default is; an option not set keeps it.
    */
   public static final class Builder {
     private long maxShardBytes = DEFAULT_MAX_SHARD_BYTES;
@@ -135,8 +147,8 @@ public final class SparkRunOptions implements Serializable {
     private Builder() {}
 
     /**
-     * The epochs the rank function runs, >= 0, 0 when not known: {@code cache=auto} writes no
-     * cache for one, and writes it while the first epoch streams for more.
+     * The epochs the rank function runs, >= 0, 0 when not known: {@code cache=auto} writes no cache
+     * for one, and writes it while the first epoch streams for more.
      */
     public Builder epochs(int value) {
       epochs = SparkOptionTable.EPOCHS.check(value);
@@ -182,11 +194,10 @@ public final class SparkRunOptions implements Serializable {
     }
 
     /**
-     * Longest wait of a rank's collective call for a peer, >= 0 (0 waits forever, until the
-     * task is killed): how long an all-reduce waits for a peer's next bytes,
-     * and {@code allGather}, {@code barrier} and the ranks' meeting (the first all-reduce) for
-     * every rank to arrive; the bound on how long a rank waits for a peer that stopped making
-     * the same calls without failing.
+     * Longest wait of a rank's collective call for a peer, >= 0 (0 waits forever, until the task is
+     * killed): how long an all-reduce waits for a peer's next bytes, and {@code allGather}, {@code
+     * barrier} and the ranks' meeting (the first all-reduce) for every rank to arrive; the bound on
+     * how long a rank waits for a peer that stopped making the same calls without failing.
      */
     public Builder collectiveTimeout(Duration value) {
       collectiveTimeout = SparkOptionTable.COLLECTIVE_TIMEOUT.check(value);

@@ -1,14 +1,14 @@
 package dev.stoker.spark;
 
-import dev.stoker.spark.options.OptionLayer;
-import dev.stoker.spark.options.OptionRegistry;
-import dev.stoker.spark.run.StokerRun;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.Placement;
+import dev.stoker.spark.options.OptionLayer;
+import dev.stoker.spark.options.OptionRegistry;
 import dev.stoker.spark.rows.InputColumns;
+import dev.stoker.spark.run.StokerRun;
 import dev.stoker.spark.shard.Normalization;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,9 +26,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Runs a function on every rank of a Spark barrier stage, each with a
- * {@link dev.stoker.loader.DataLoader} over its share of a DataFrame: Spark's answer to PyTorch's
- * DDP with a DistributedSampler.
+ * Runs a function on every rank of a Spark barrier stage, each with a {@link
+ * dev.stoker.loader.DataLoader} over its share of a DataFrame: Spark's answer to PyTorch's DDP with
+ * a DistributedSampler.
  *
  * <pre>{@code
  * TrainingResult<Double> run = StokerSpark.on(df)
@@ -45,20 +45,20 @@ import org.apache.spark.sql.Row;
  *     });
  * }</pre>
  *
- * <p>Rank {@code r} is partition {@code r} of the barrier stage; the stage fails and is retried
- * as a whole, and a retried rank sees the same batches. A plain Parquet scan or a
- * {@code format("stoker")} read is planned by row group from its footers, and each rank streams
- * its exact share from the files into its one loader (keeping a shard cache for later epochs as
- * {@link SparkOptionNames#CACHE} says); the rows of any other DataFrame reach the ranks in one
- * shuffle that leaves their counts at most one apart (none when the input already has one
- * partition per rank with such counts), and each rank reads them once into a shard on its
- * executor's local disk, from which its loader serves the epochs. With {@code dropLast} every rank
- * yields the same number of full batches. Options come typed ({@link #options(LoaderOptions)})
- * or as Spark-style strings ({@link #option(String, String)}) with the loader's names and errors,
- * plus those of {@link SparkOptionNames}; the session's {@code spark.stoker.<name>} settings stand
- * in for string options not given, and a {@code format("stoker")} read's options for those the
- * run was not given. Columns are checked against the DataFrame where they are declared, string
- * options when the run starts, before any Spark job.
+ * <p>Rank {@code r} is partition {@code r} of the barrier stage; the stage fails and is retried as
+ * a whole, and a retried rank sees the same batches. A plain Parquet scan or a {@code
+ * format("stoker")} read is planned by row group from its footers, and each rank streams its exact
+ * share from the files into its one loader (keeping a shard cache for later epochs as {@link
+ * SparkOptionNames#CACHE} says); the rows of any other DataFrame reach the ranks in one shuffle
+ * that leaves their counts at most one apart (none when the input already has one partition per
+ * rank with such counts), and each rank reads them once into a shard on its executor's local disk,
+ * from which its loader serves the epochs. With {@code dropLast} every rank yields the same number
+ * of full batches. Options come typed ({@link #options(LoaderOptions)}) or as Spark-style strings
+ * ({@link #option(String, String)}) with the loader's names and errors, plus those of {@link
+ * SparkOptionNames}; the session's {@code spark.stoker.<name>} settings stand in for string options
+ * not given, and a {@code format("stoker")} read's options for those the run was not given. Columns
+ * are checked against the DataFrame where they are declared, string options when the run starts,
+ * before any Spark job.
  *
  * @see dev.stoker.loader.DataLoader
  */
@@ -87,16 +87,19 @@ public final class StokerSpark {
   }
 
   /**
-   * Column {@code column} as a tensor of {@code shape}: {@code array<float|double|int|bigint>}
-   * for float32, float64, int32, int64, of exactly the shape's number of values per row, or
-   * {@code binary} of that many bytes for uint8.
+   * Column {@code column} as a tensor of {@code shape}: {@code array<float|double|int|bigint>} for
+   * float32, float64, int32, int64, of exactly the shape's number of values per row, or {@code
+   * binary} of that many bytes for uint8.
    *
    * @throws IllegalArgumentException if the column is missing or of another type
    */
   public StokerSpark tensor(String column, DType dtype, int... shape) {
     if (shape.length == 0) {
-      throw new IllegalArgumentException("tensor '" + column + "': shape [] (expected: at least "
-          + "one dimension; declare a single value with scalar(...))");
+      throw new IllegalArgumentException(
+          "tensor '"
+              + column
+              + "': shape [] (expected: at least "
+              + "one dimension; declare a single value with scalar(...))");
     }
     return declare(Field.of(column, dtype, shape));
   }
@@ -114,8 +117,14 @@ public final class StokerSpark {
   private StokerSpark declare(Field field) {
     for (Field declared : fields) {
       if (declared.name().equals(field.name())) {
-        throw new IllegalArgumentException("column '" + field.name() + "': declared twice, as "
-            + declared + " and " + field + " (expected: once)");
+        throw new IllegalArgumentException(
+            "column '"
+                + field.name()
+                + "': declared twice, as "
+                + declared
+                + " and "
+                + field
+                + " (expected: once)");
       }
     }
     InputColumns.check(field, input.schema());
@@ -125,13 +134,13 @@ public final class StokerSpark {
 
   /**
    * Delivers tensor column {@code column} to the ranks' loaders as float32 of the same shape,
-   * normalized per channel (the first dimension of its shape): {@code (x / 255 - mean[c]) /
-   * std[c]} for a uint8 column, as torchvision's {@code ToTensor()} then {@code Normalize(mean,
-   * std)} do on float32, and {@code (x - mean[c]) / std[c]} for float32 and float64 columns.
-   * The loader converts as it writes each sample, so the shard on disk keeps the raw values
-   * (a byte a pixel) and the batch needs no second pass. Give one mean and one std per channel,
-   * or one for every channel. May come before or after the column's {@code tensor(...)}; the
-   * column is checked when the run starts.
+   * normalized per channel (the first dimension of its shape): {@code (x / 255 - mean[c]) / std[c]}
+   * for a uint8 column, as torchvision's {@code ToTensor()} then {@code Normalize(mean, std)} do on
+   * float32, and {@code (x - mean[c]) / std[c]} for float32 and float64 columns. The loader
+   * converts as it writes each sample, so the shard on disk keeps the raw values (a byte a pixel)
+   * and the batch needs no second pass. Give one mean and one std per channel, or one for every
+   * channel. May come before or after the column's {@code tensor(...)}; the column is checked when
+   * the run starts.
    *
    * @throws IllegalArgumentException if a mean is not finite, a std is not finite and &gt; 0, or
    *     the column is normalized twice
@@ -140,8 +149,14 @@ public final class StokerSpark {
     Normalization normalization = Normalization.of(column, mean, std);
     Normalization earlier = normalizations.putIfAbsent(column, normalization);
     if (earlier != null) {
-      throw new IllegalArgumentException(normalization + ": column '" + column + "' already "
-          + "has " + earlier + " (expected: one normalize(...) per column)");
+      throw new IllegalArgumentException(
+          normalization
+              + ": column '"
+              + column
+              + "' already "
+              + "has "
+              + earlier
+              + " (expected: one normalize(...) per column)");
     }
     return this;
   }
@@ -162,8 +177,12 @@ public final class StokerSpark {
       throw new IllegalArgumentException("option: '" + name + "' (expected: a name)");
     }
     if (name.equalsIgnoreCase(OptionNames.RANK)) {
-      throw new IllegalArgumentException(OptionNames.RANK + ": '" + value + "' (expected: no "
-          + "rank option; each rank is the partition id of its barrier task)");
+      throw new IllegalArgumentException(
+          OptionNames.RANK
+              + ": '"
+              + value
+              + "' (expected: no "
+              + "rank option; each rank is the partition id of its barrier task)");
     }
     strings.put(name, value);
     return this;
@@ -184,8 +203,8 @@ public final class StokerSpark {
   /** The number of ranks: tasks of the barrier stage, each needing a task slot (and a GPU). */
   public StokerSpark worldSize(int ranks) {
     if (ranks <= 0) {
-      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": " + ranks
-          + " (expected: > 0, the number of ranks)");
+      throw new IllegalArgumentException(
+          OptionNames.WORLD_SIZE + ": " + ranks + " (expected: > 0, the number of ranks)");
     }
     worldSize = ranks;
     return this;
@@ -198,8 +217,8 @@ public final class StokerSpark {
   }
 
   /**
-   * Called on the driver, on Spark's listener thread, with each rank's progress while the ranks
-   * run (with every executor heartbeat) and once more when a rank's task ends. Must be quick.
+   * Called on the driver, on Spark's listener thread, with each rank's progress while the ranks run
+   * (with every executor heartbeat) and once more when a rank's task ends. Must be quick.
    */
   public StokerSpark onProgress(Consumer<RankProgress> listener) {
     progress = Objects.requireNonNull(listener, "listener");
@@ -218,32 +237,41 @@ public final class StokerSpark {
   public <R> TrainingResult<R> run(RankFunction<R> function) {
     Objects.requireNonNull(function, "function");
     if (fields.isEmpty()) {
-      throw new IllegalArgumentException("columns: none declared (expected: at least one "
-          + "tensor(...) or scalar(...))");
+      throw new IllegalArgumentException(
+          "columns: none declared (expected: at least one " + "tensor(...) or scalar(...))");
     }
-    Map<String, String> resolved = OptionRegistry.resolve(strings,
-        OptionRegistry.stokerSettings(input.sparkSession()), LAYERS);
+    Map<String, String> resolved =
+        OptionRegistry.resolve(
+            strings, OptionRegistry.stokerSettings(input.sparkSession()), LAYERS);
     LoaderOptions loader = loaderOptions(resolved);
-    Set<String> given = options != null ? StokerRun.chosen(options)
-        : StokerRun.named(strings.keySet());
+    Set<String> given =
+        options != null ? StokerRun.chosen(options) : StokerRun.named(strings.keySet());
     SparkRunOptions run = runOptions(resolved);
     Integer ranks = worldSize(resolved);
     checkSerializable("function", function);
     checkSerializable("devices", devices);
     List<Normalization> normalized = normalizations();
-    return new StokerRun(input, List.copyOf(fields), normalized, loader, given, run, ranks,
-        devices).run(function, progress);
+    return new StokerRun(input, List.copyOf(fields), normalized, loader, given, run, ranks, devices)
+        .run(function, progress);
   }
 
   /** The normalizations, each checked against its declared column. */
   private List<Normalization> normalizations() {
     List<Normalization> checked = new ArrayList<>();
     for (Normalization normalization : normalizations.values()) {
-      Field field = fields.stream().filter(f -> f.name().equals(normalization.column()))
-          .findFirst().orElseThrow(() -> new IllegalArgumentException("normalize '"
-              + normalization.column() + "': not a declared column (declared: "
-              + fields.stream().map(Field::name).toList() + "; expected: a column declared with "
-              + "tensor(...))"));
+      Field field =
+          fields.stream()
+              .filter(f -> f.name().equals(normalization.column()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "normalize '"
+                              + normalization.column()
+                              + "': not a declared column (declared: "
+                              + fields.stream().map(Field::name).toList()
+                              + "; expected: a column declared with "
+                              + "tensor(...))"));
       normalization.check(field);
       checked.add(normalization);
     }
@@ -255,8 +283,11 @@ public final class StokerSpark {
     LoaderOptions fromStrings = LoaderOptions.fromMap(resolved, SparkOptionNames.ACCEPTED);
     Map<String, String> knobs = matching(OptionNames.LOADER);
     if (options != null && !knobs.isEmpty()) {
-      throw new IllegalArgumentException("options: " + knobs.keySet() + " as strings and "
-          + "LoaderOptions too (expected: the loader's knobs one way only)");
+      throw new IllegalArgumentException(
+          "options: "
+              + knobs.keySet()
+              + " as strings and "
+              + "LoaderOptions too (expected: the loader's knobs one way only)");
     }
     return options != null ? options : fromStrings;
   }
@@ -265,8 +296,11 @@ public final class StokerSpark {
   private SparkRunOptions runOptions(Map<String, String> resolved) {
     Map<String, String> own = matching(SparkOptionNames.ACCEPTED);
     if (runOptions != null && !own.isEmpty()) {
-      throw new IllegalArgumentException("options: " + own.keySet() + " as strings and "
-          + "SparkRunOptions too (expected: the run's options one way only)");
+      throw new IllegalArgumentException(
+          "options: "
+              + own.keySet()
+              + " as strings and "
+              + "SparkRunOptions too (expected: the run's options one way only)");
     }
     return runOptions != null ? runOptions : SparkRunOptions.fromMap(resolved);
   }
@@ -277,12 +311,19 @@ public final class StokerSpark {
    */
   private Integer worldSize(Map<String, String> resolved) {
     Map<String, String> given = matching(resolved, List.of(OptionNames.WORLD_SIZE));
-    Integer fromString = given.isEmpty() ? null
-        : Placement.fromMap(Map.of(OptionNames.WORLD_SIZE, given.values().iterator().next()))
-            .worldSize();
+    Integer fromString =
+        given.isEmpty()
+            ? null
+            : Placement.fromMap(Map.of(OptionNames.WORLD_SIZE, given.values().iterator().next()))
+                .worldSize();
     if (fromString != null && worldSize != null && !fromString.equals(worldSize)) {
-      throw new IllegalArgumentException(OptionNames.WORLD_SIZE + ": " + worldSize + " and '"
-          + fromString + "' as a string (expected: one number of ranks)");
+      throw new IllegalArgumentException(
+          OptionNames.WORLD_SIZE
+              + ": "
+              + worldSize
+              + " and '"
+              + fromString
+              + "' as a string (expected: one number of ranks)");
     }
     return worldSize != null ? worldSize : fromString;
   }
@@ -294,13 +335,14 @@ public final class StokerSpark {
 
   private static Map<String, String> matching(Map<String, String> values, List<String> names) {
     Map<String, String> found = new LinkedHashMap<>();
-    values.forEach((key, value) -> {
-      for (String name : names) {
-        if (name.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT))) {
-          found.put(key, value);
-        }
-      }
-    });
+    values.forEach(
+        (key, value) -> {
+          for (String name : names) {
+            if (name.toLowerCase(Locale.ROOT).equals(key.toLowerCase(Locale.ROOT))) {
+              found.put(key, value);
+            }
+          }
+        });
     return found;
   }
 
@@ -308,9 +350,16 @@ public final class StokerSpark {
     try (ObjectOutputStream out = new ObjectOutputStream(new ByteArrayOutputStream())) {
       out.writeObject(value);
     } catch (IOException e) {
-      throw new IllegalArgumentException(what + ": " + value.getClass().getName() + " is not "
-          + "serializable: " + e + " (expected: a serializable function; a lambda is, unless it "
-          + "captures something that is not, such as the SparkSession or a DataFrame)", e);
+      throw new IllegalArgumentException(
+          what
+              + ": "
+              + value.getClass().getName()
+              + " is not "
+              + "serializable: "
+              + e
+              + " (expected: a serializable function; a lambda is, unless it "
+              + "captures something that is not, such as the SparkSession or a DataFrame)",
+          e);
     }
   }
 }

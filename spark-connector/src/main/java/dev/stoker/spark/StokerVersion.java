@@ -41,9 +41,12 @@ public final class StokerVersion {
     Properties properties = new Properties();
     try (InputStream in = StokerVersion.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is missing beside "
-            + StokerVersion.class.getName() + ": the jar was not built by Maven (rebuild it with "
-            + "mvn package)");
+        throw new IllegalStateException(
+            RESOURCE
+                + " is missing beside "
+                + StokerVersion.class.getName()
+                + ": the jar was not built by Maven (rebuild it with "
+                + "mvn package)");
       }
       properties.load(in);
     } catch (IOException e) {

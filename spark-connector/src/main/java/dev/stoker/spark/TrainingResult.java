@@ -26,9 +26,9 @@ public final class TrainingResult<R> {
   }
 
   /**
-   * The last state every rank committed ({@link RankContext#commit()}), or the one the run
-   * started from if none committed since: store it with the checkpoint it was committed with, and
-   * start a later run from it (option {@code resumeFrom} of the read), on any number of ranks.
+   * The last state every rank committed ({@link RankContext#commit()}), or the one the run started
+   * from if none committed since: store it with the checkpoint it was committed with, and start a
+   * later run from it (option {@code resumeFrom} of the read), on any number of ranks.
    */
   public Optional<LoaderState> lastCommitted() {
     return Optional.ofNullable(lastCommitted);

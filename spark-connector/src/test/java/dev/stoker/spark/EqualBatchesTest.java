@@ -7,8 +7,8 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.testing.SparkClusters;
-import java.util.ArrayList;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,6 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EqualBatchesTest {
   /** Rank functions run in this JVM on local[n]: they count their calls here. */
   static final AtomicInteger CALLS = new AtomicInteger();
+
   private static SparkSession spark;
 
   @BeforeAll
@@ -52,12 +53,20 @@ class EqualBatchesTest {
     Leaks.assertNoShards();
   }
 
-  private static TrainingResult<RankIds> run(Dataset<Row> input, int worldSize, int batchSize,
-      boolean dropLast, int epochs) {
-    return StokerSpark.on(input).tensor("x", DType.FLOAT32, 3).scalar("id", DType.INT64)
-        .options(LoaderOptions.builder().batchSize(batchSize).dropLast(dropLast).shuffle(true)
-            .seed(7).build())
-        .worldSize(worldSize).run(RankIds.reading(epochs));
+  private static TrainingResult<RankIds> run(
+      Dataset<Row> input, int worldSize, int batchSize, boolean dropLast, int epochs) {
+    return StokerSpark.on(input)
+        .tensor("x", DType.FLOAT32, 3)
+        .scalar("id", DType.INT64)
+        .options(
+            LoaderOptions.builder()
+                .batchSize(batchSize)
+                .dropLast(dropLast)
+                .shuffle(true)
+                .seed(7)
+                .build())
+        .worldSize(worldSize)
+        .run(RankIds.reading(epochs));
   }
 
   static Stream<Arguments> partitionings() {
@@ -73,11 +82,11 @@ class EqualBatchesTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("partitionings")
-  void shouldYieldEqualFullBatchesOnEveryRankWithDropLast(String name, int[] sizes,
-      int worldSize, int batchSize) {
+  void shouldYieldEqualFullBatchesOnEveryRankWithDropLast(
+      String name, int[] sizes, int worldSize, int batchSize) {
     long total = IntStream.of(sizes).sum();
-    TrainingResult<RankIds> run = run(TestFrames.frame(spark, 3, sizes), worldSize, batchSize,
-        true, 2);
+    TrainingResult<RankIds> run =
+        run(TestFrames.frame(spark, 3, sizes), worldSize, batchSize, true, 2);
 
     int batches = (int) (total / worldSize) / batchSize;
     LoadReport report = run.report();
@@ -95,7 +104,8 @@ class EqualBatchesTest {
         assertThat(delivered.add(id)).as("row %d delivered twice", id).isTrue();
       }
     }
-    assertThat(delivered).hasSize((int) (total - report.droppedRows()))
+    assertThat(delivered)
+        .hasSize((int) (total - report.droppedRows()))
         .allMatch(id -> id >= 0 && id < total);
   }
 
@@ -116,36 +126,48 @@ class EqualBatchesTest {
   }
 
   static Stream<Arguments> tooFewRows() {
-    return Stream.of(arguments("read in place", new int[] {4, 3}),
-        arguments("shuffled", new int[] {7}));
+    return Stream.of(
+        arguments("read in place", new int[] {4, 3}), arguments("shuffled", new int[] {7}));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("tooFewRows")
-  void shouldRefuseFewerRowsThanWorldSizeTimesBatchSizeBeforeAnyRankRuns(String name,
-      int[] sizes) {
+  void shouldRefuseFewerRowsThanWorldSizeTimesBatchSizeBeforeAnyRankRuns(String name, int[] sizes) {
     CALLS.set(0);
-    assertThatThrownBy(() -> StokerSpark.on(TestFrames.frame(spark, 3, sizes))
-        .tensor("x", DType.FLOAT32, 3).option("batchSize", "4").option("dropLast", "true")
-        .worldSize(2).run((rank, loader) -> CALLS.incrementAndGet()))
+    assertThatThrownBy(
+            () ->
+                StokerSpark.on(TestFrames.frame(spark, 3, sizes))
+                    .tensor("x", DType.FLOAT32, 3)
+                    .option("batchSize", "4")
+                    .option("dropLast", "true")
+                    .worldSize(2)
+                    .run((rank, loader) -> CALLS.incrementAndGet()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("rows: 7 over worldSize 2 leave rank 1 with 3, fewer than batchSize 4 "
-            + "(expected: at least worldSize x batchSize = 8 rows with dropLast, so that every "
-            + "rank gets a full batch; lower batchSize or worldSize)");
+        .hasMessage(
+            "rows: 7 over worldSize 2 leave rank 1 with 3, fewer than batchSize 4 "
+                + "(expected: at least worldSize x batchSize = 8 rows with dropLast, so that every "
+                + "rank gets a full batch; lower batchSize or worldSize)");
     assertThat(CALLS).hasValue(0);
   }
 
   @Test
   void shouldRefuseAnEmptyInputWithoutDropLast() {
     assertThatThrownBy(() -> run(TestFrames.frame(spark, 3, 0, 0, 0), 2, 4, false, 1))
-        .hasMessage("rows: 0 over worldSize 2 leave rank 0 with none (expected: at least one "
-            + "row on every rank, 2 in all; lower worldSize)");
+        .hasMessage(
+            "rows: 0 over worldSize 2 leave rank 0 with none (expected: at least one "
+                + "row on every rank, 2 in all; lower worldSize)");
   }
 
   @Test
   void shouldReadAnInputWithOnePartitionPerRankAndEqualCountsInPlace() throws Exception {
-    Dataset<Row> balanced = spark.range(0, 14, 1, 2).select(functions.col("id"),
-        functions.expr("transform(sequence(0, 2), e -> cast(id * 1000 + e as float))").as("x"));
+    Dataset<Row> balanced =
+        spark
+            .range(0, 14, 1, 2)
+            .select(
+                functions.col("id"),
+                functions
+                    .expr("transform(sequence(0, 2), e -> cast(id * 1000 + e as float))")
+                    .as("x"));
     assertThat(balanced.queryExecution().executedPlan().toString()).doesNotContain("Exchange");
     StageRecorder stages = new StageRecorder();
     spark.sparkContext().addSparkListener(stages);
@@ -160,14 +182,16 @@ class EqualBatchesTest {
     assertThat(run.report().rebalanced()).isFalse();
     assertThat(run.report().columnar()).isFalse();
     assertThat(run.report().inputPartitions()).isEqualTo(2);
-    assertThat(stages.stages()).as("the barrier stage and the one collecting its outcomes")
+    assertThat(stages.stages())
+        .as("the barrier stage and the one collecting its outcomes")
         .hasSize(2);
     assertThat(stages.shuffleRecordsRead()).as("the ranks' outcomes only").isEqualTo(2);
     assertThat(run.report().batchesPerEpoch()).isEqualTo(2);
     assertThat(run.result(0).epochs().get(0)).allMatch(id -> id < 7);
     assertThat(run.result(1).epochs().get(0)).allMatch(id -> id >= 7);
     assertThat(run.results()).allMatch(RankIds::consistent);
-    assertThat(run(balanced, 2, 3, true, 2).results()).as("the same batches every run")
+    assertThat(run(balanced, 2, 3, true, 2).results())
+        .as("the same batches every run")
         .isEqualTo(run.results());
   }
 
@@ -190,17 +214,23 @@ class EqualBatchesTest {
         assertThat(rank.consistent()).isTrue();
         delivered.addAll(rank.epochs().get(0));
       }
-      assertThat(delivered).hasSize((int) (20 - run.report().droppedRows()))
+      assertThat(delivered)
+          .hasSize((int) (20 - run.report().droppedRows()))
           .allMatch(id -> id >= 0 && id < 20);
     }
   }
 
   @Test
   void shouldShuffleABalancedInputWhenRebalanceIsAlways() {
-    TrainingResult<RankIds> run = StokerSpark.on(TestFrames.frame(spark, 3, 6, 6))
-        .tensor("x", DType.FLOAT32, 3).scalar("id", DType.INT64)
-        .option("batchSize", "3").option("dropLast", "true").option("rebalance", "always")
-        .worldSize(2).run(RankIds.reading(1));
+    TrainingResult<RankIds> run =
+        StokerSpark.on(TestFrames.frame(spark, 3, 6, 6))
+            .tensor("x", DType.FLOAT32, 3)
+            .scalar("id", DType.INT64)
+            .option("batchSize", "3")
+            .option("dropLast", "true")
+            .option("rebalance", "always")
+            .worldSize(2)
+            .run(RankIds.reading(1));
     assertThat(run.report().rebalanced()).isTrue();
     List<Long> rank0 = new ArrayList<>(run.result(0).epochs().get(0));
     assertThat(rank0).containsExactlyInAnyOrder(0L, 2L, 4L, 6L, 8L, 10L);

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.stoker.loader.DType;
-import dev.stoker.spark.run.PlannedInput;
-import dev.stoker.loader.Field;
 import dev.stoker.loader.Batch;
-import dev.stoker.spark.run.balance.InputChangedException;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.Field;
 import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.run.PlannedInput;
+import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Files;
@@ -17,9 +17,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
-import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An input that cannot be loaded as declared stops the run with a message naming the column,
- * the row and what was expected, before any rank function runs, and without retries.
+ * An input that cannot be loaded as declared stops the run with a message naming the column, the
+ * row and what was expected, before any rank function runs, and without retries.
  */
 @Timeout(120)
 class InputErrorsTest {
@@ -65,13 +65,18 @@ class InputErrorsTest {
 
   /** {@link TestFrames#frame} with row {@code bad}'s tensor one value short. */
   private static Dataset<Row> withShortRow(long bad, int... sizes) {
-    return TestFrames.frame(spark, 4, sizes).map((MapFunction<Row, Row>) row -> row.getLong(0)
-        == bad ? TestFrames.row(bad, 3) : row, Encoders.row(TestFrames.SCHEMA));
+    return TestFrames.frame(spark, 4, sizes)
+        .map(
+            (MapFunction<Row, Row>) row -> row.getLong(0) == bad ? TestFrames.row(bad, 3) : row,
+            Encoders.row(TestFrames.SCHEMA));
   }
 
   private static StokerSpark declared(Dataset<Row> input) {
-    return StokerSpark.on(input).tensor("x", DType.FLOAT32, 4).scalar("id", DType.INT64)
-        .option("batchSize", "2").worldSize(2);
+    return StokerSpark.on(input)
+        .tensor("x", DType.FLOAT32, 4)
+        .scalar("id", DType.INT64)
+        .option("batchSize", "2")
+        .worldSize(2);
   }
 
   /** A rank function that reads one epoch, as training does; it streams the rank's rows. */
@@ -108,31 +113,43 @@ class InputErrorsTest {
     String parquet = folder.resolve("short.parquet").toString();
     withShortRow(6, 4, 4).write().parquet(parquet);
     Dataset<Row> input = spark.read().parquet(parquet);
-    int partition = input.withColumn("p", functions.spark_partition_id())
-        .filter(functions.col("id").equalTo(6)).first().getInt(2);
+    int partition =
+        input
+            .withColumn("p", functions.spark_partition_id())
+            .filter(functions.col("id").equalTo(6))
+            .first()
+            .getInt(2);
     // The footers count one value less than 4 a row: the files cannot be streamed as declared,
     // and the rows path names the row.
     assertThat(PlannedInput.of(input, FIELDS)).isNull();
     assertThatThrownBy(() -> declared(input).run(counted()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("column 'x' row 2 of partition " + partition + ": 3 values (expected: 4 = "
-            + "[4])");
+        .hasMessage(
+            "column 'x' row 2 of partition " + partition + ": 3 values (expected: 4 = " + "[4])");
   }
 
   @Test
   void shouldNameTheRowOfAWrongLengthMetWhileStreamingWithoutRetries(@TempDir Path folder) {
     String parquet = folder.resolve("uneven.parquet").toString();
     // Rows 2 and 3 hold 3 and 5 values: the footers count 4 a row, the pages tell.
-    TestFrames.frame(spark, 4, 8).map((MapFunction<Row, Row>) row -> row.getLong(0) == 2
-            ? TestFrames.row(2, 3) : row.getLong(0) == 3 ? TestFrames.row(3, 5) : row,
-        Encoders.row(TestFrames.SCHEMA)).coalesce(1).write().parquet(parquet);
+    TestFrames.frame(spark, 4, 8)
+        .map(
+            (MapFunction<Row, Row>)
+                row ->
+                    row.getLong(0) == 2
+                        ? TestFrames.row(2, 3)
+                        : row.getLong(0) == 3 ? TestFrames.row(3, 5) : row,
+            Encoders.row(TestFrames.SCHEMA))
+        .coalesce(1)
+        .write()
+        .parquet(parquet);
     Dataset<Row> input = spark.read().parquet(parquet);
     assertThat(PlannedInput.of(input, FIELDS)).isNotNull();
 
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    int retries = retriesOf(() -> thrown.set(catchThrowable(
-        () -> declared(input).run(reading()))));
-    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
+    int retries = retriesOf(() -> thrown.set(catchThrowable(() -> declared(input).run(reading()))));
+    assertThat(thrown.get())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("column 'x' has 3 values in row 2 of file '")
         .hasMessageContaining("uneven.parquet/part-")
         .hasMessageContaining("(expected: 4 = [4], as the declared shape says;");
@@ -141,44 +158,68 @@ class InputErrorsTest {
 
   @Test
   void shouldNameTheRowOfANull() {
-    Dataset<Row> input = spark.createDataFrame(List.of(RowFactory.create(0L, null),
-        RowFactory.create(1L, 2.0)), new org.apache.spark.sql.types.StructType()
-        .add("id", DataTypes.LongType).add("w", DataTypes.DoubleType)).repartition(1);
-    assertThatThrownBy(() -> StokerSpark.on(input).scalar("w", DType.FLOAT64)
-        .option("batchSize", "1").worldSize(2).run(counted()))
-        .hasMessage("column 'w' row 0 of partition 0: null (expected: float64; drop or fill the "
-            + "nulls first, e.g. df.na().drop())");
+    Dataset<Row> input =
+        spark
+            .createDataFrame(
+                List.of(RowFactory.create(0L, null), RowFactory.create(1L, 2.0)),
+                new org.apache.spark.sql.types.StructType()
+                    .add("id", DataTypes.LongType)
+                    .add("w", DataTypes.DoubleType))
+            .repartition(1);
+    assertThatThrownBy(
+            () ->
+                StokerSpark.on(input)
+                    .scalar("w", DType.FLOAT64)
+                    .option("batchSize", "1")
+                    .worldSize(2)
+                    .run(counted()))
+        .hasMessage(
+            "column 'w' row 0 of partition 0: null (expected: float64; drop or fill the "
+                + "nulls first, e.g. df.na().drop())");
   }
 
   @Test
   void shouldRefuseAnInputThatChangesBetweenCountingAndReading() {
-    Dataset<Row> changing = TestFrames.frame(spark, 4, 500, 500, 500).filter(functions.udf(
-        (UDF0<Boolean>) () -> Math.random() < 0.5, DataTypes.BooleanType)
-        .asNondeterministic().apply());
+    Dataset<Row> changing =
+        TestFrames.frame(spark, 4, 500, 500, 500)
+            .filter(
+                functions
+                    .udf((UDF0<Boolean>) () -> Math.random() < 0.5, DataTypes.BooleanType)
+                    .asNondeterministic()
+                    .apply());
     assertThatThrownBy(() -> declared(changing).run(counted()))
         .isInstanceOf(InputChangedException.class)
         .hasMessageStartingWith("input partition ")
-        .hasMessageContaining("were counted (expected: the same rows every time the DataFrame is "
-            + "computed; cache() or checkpoint() a DataFrame that is not deterministic, e.g. one "
-            + "that samples or reads changing files)");
+        .hasMessageContaining(
+            "were counted (expected: the same rows every time the DataFrame is "
+                + "computed; cache() or checkpoint() a DataFrame that is not deterministic, e.g. one "
+                + "that samples or reads changing files)");
   }
 
   @Test
   void shouldRefuseAShardOverBudgetOnTheDriverWhenItsSizeIsKnown() {
-    assertThatThrownBy(() -> declared(TestFrames.frame(spark, 4, 10, 6, 0))
-        .option("maxShardBytes", "100").run(counted()))
+    assertThatThrownBy(
+            () ->
+                declared(TestFrames.frame(spark, 4, 10, 6, 0))
+                    .option("maxShardBytes", "100")
+                    .run(counted()))
         .isInstanceOf(ShardBudgetException.class)
-        .hasMessage("shard of rank 0: 8 rows x 24 bytes = 192 bytes (expected: at most "
-            + "maxShardBytes = 100 bytes; raise maxShardBytes, use more ranks or fewer columns)");
+        .hasMessage(
+            "shard of rank 0: 8 rows x 24 bytes = 192 bytes (expected: at most "
+                + "maxShardBytes = 100 bytes; raise maxShardBytes, use more ranks or fewer columns)");
   }
 
   @Test
   void shouldRefuseAShardOverBudgetOnTheRanksReadingInPlace() {
-    assertThatThrownBy(() -> declared(TestFrames.frame(spark, 4, 8, 3))
-        .option("maxShardBytes", "100").run(counted()))
+    assertThatThrownBy(
+            () ->
+                declared(TestFrames.frame(spark, 4, 8, 3))
+                    .option("maxShardBytes", "100")
+                    .run(counted()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("shard of rank 0: 8 rows x 24 bytes = 192 bytes (expected: at most "
-            + "maxShardBytes = 100 bytes; raise maxShardBytes, use more ranks or fewer columns)");
+        .hasMessage(
+            "shard of rank 0: 8 rows x 24 bytes = 192 bytes (expected: at most "
+                + "maxShardBytes = 100 bytes; raise maxShardBytes, use more ranks or fewer columns)");
   }
 
   /** Counts the retried attempts of the stages that run while it listens. */
@@ -215,23 +256,32 @@ class InputErrorsTest {
     TestFrames.frame(spark, 4, 6, 6).write().parquet(parquet);
     Path file;
     try (var files = Files.list(Path.of(parquet))) {
-      file = files.filter(p -> p.getFileName().toString().endsWith(".parquet")).sorted()
-          .findFirst().orElseThrow();
+      file =
+          files
+              .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+              .sorted()
+              .findFirst()
+              .orElseThrow();
     }
     byte[] bytes = Files.readAllBytes(file);
     java.util.Arrays.fill(bytes, 4, 40, (byte) 0xff); // the first page's header
     Files.write(file, bytes);
     Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    int retries = retriesOf(() -> thrown.set(catchThrowable(
-        () -> declared(spark.read().parquet(parquet)).run(reading()))));
-    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
+    int retries =
+        retriesOf(
+            () ->
+                thrown.set(
+                    catchThrowable(() -> declared(spark.read().parquet(parquet)).run(reading()))));
+    assertThat(thrown.get())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("rank ")
-        .hasMessageContaining(" of 2: its input failed the same way when read again, so a retry "
-            + "cannot help: ")
+        .hasMessageContaining(
+            " of 2: its input failed the same way when read again, so a retry " + "cannot help: ")
         .hasMessageContaining(file.getFileName().toString())
-        .hasMessageEndingWith("(expected: input files that can be read; replace the damaged "
-            + "file or leave it out of the input)");
+        .hasMessageEndingWith(
+            "(expected: input files that can be read; replace the damaged "
+                + "file or leave it out of the input)");
     assertThat(retries).as("stage attempts retried").isZero();
   }
 
@@ -241,36 +291,54 @@ class InputErrorsTest {
     Path notAFolder = Files.writeString(folder.resolve("a-file"), "in the way");
     String shardDir = notAFolder.resolve("shards").toString();
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    int retries = retriesOf(() -> thrown.set(catchThrowable(() -> declared(
-        TestFrames.frame(spark, 4, 4, 4)).option("shardDir", shardDir).run(counted()))));
-    assertThat(thrown.get()).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("rank 0 of 2: creating its shard folder in " + shardDir + " failed: "
-            + "java.nio.file.FileSystemException: " + shardDir + ": Not a directory (expected: a "
-            + "writable folder on a local disk; set shardDir to one); rank 1 of 2: creating its "
-            + "shard folder in " + shardDir + " failed: java.nio.file.FileSystemException: "
-            + shardDir + ": Not a directory (expected: a writable folder on a local disk; set "
-            + "shardDir to one)");
+    int retries =
+        retriesOf(
+            () ->
+                thrown.set(
+                    catchThrowable(
+                        () ->
+                            declared(TestFrames.frame(spark, 4, 4, 4))
+                                .option("shardDir", shardDir)
+                                .run(counted()))));
+    assertThat(thrown.get())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "rank 0 of 2: creating its shard folder in "
+                + shardDir
+                + " failed: "
+                + "java.nio.file.FileSystemException: "
+                + shardDir
+                + ": Not a directory (expected: a "
+                + "writable folder on a local disk; set shardDir to one); rank 1 of 2: creating its "
+                + "shard folder in "
+                + shardDir
+                + " failed: java.nio.file.FileSystemException: "
+                + shardDir
+                + ": Not a directory (expected: a writable folder on a local disk; set "
+                + "shardDir to one)");
     assertThat(retries).as("stage attempts retried").isZero();
   }
 
   @Test
   void shouldRefuseAWorldSizeLargerThanTheTaskSlotsBeforeAnyJob() {
     AtomicInteger jobs = new AtomicInteger();
-    SparkListener listener = new SparkListener() {
-      @Override
-      public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart start) {
-        jobs.incrementAndGet();
-      }
-    };
+    SparkListener listener =
+        new SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart start) {
+            jobs.incrementAndGet();
+          }
+        };
     spark.sparkContext().addSparkListener(listener);
     try {
-      assertThatThrownBy(() -> declared(TestFrames.frame(spark, 4, 4, 4, 4)).worldSize(3)
-          .run(counted()))
+      assertThatThrownBy(
+              () -> declared(TestFrames.frame(spark, 4, 4, 4, 4)).worldSize(3).run(counted()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and "
-              + "the cluster has 2 (expected: worldSize at most 2, or more slots: more "
-              + "executors, more spark.executor.cores, or fewer cores or resources per task, "
-              + "spark.task.cpus and spark.task.resource.*)");
+          .hasMessage(
+              "worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and "
+                  + "the cluster has 2 (expected: worldSize at most 2, or more slots: more "
+                  + "executors, more spark.executor.cores, or fewer cores or resources per task, "
+                  + "spark.task.cpus and spark.task.resource.*)");
       spark.sparkContext().listenerBus().waitUntilEmpty();
     } catch (java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException(e);

@@ -34,7 +34,7 @@ class LocalClusterSmokeTest {
   /** Each rank's GPU address and the processes of all ranks, gathered through the barrier. */
   private static final class Report
       implements Function1<scala.collection.Iterator<Integer>, scala.collection.Iterator<String>>,
-      Serializable {
+          Serializable {
     private static final long serialVersionUID = 1L;
 
     @Override
@@ -65,12 +65,14 @@ class LocalClusterSmokeTest {
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     JavaRDD<Integer> ranks = context.parallelize(List.of(0, 1), 2);
     ClassTag<String> strings = ClassTag$.MODULE$.apply(String.class);
-    List<String> seen = JavaRDD.fromRDD(ranks.rdd().barrier()
-        .mapPartitions(new Report(), false, strings), strings).collect();
+    List<String> seen =
+        JavaRDD.fromRDD(ranks.rdd().barrier().mapPartitions(new Report(), false, strings), strings)
+            .collect();
     assertThat(seen).hasSize(2);
     assertThat(seen.get(0)).startsWith("0 gpu 0 of 0@");
     String[] pids = seen.get(0).substring(seen.get(0).indexOf(" of ") + 4).split(",");
-    assertThat(pids[0].split("@")[1]).as("ranks in separate JVMs")
+    assertThat(pids[0].split("@")[1])
+        .as("ranks in separate JVMs")
         .isNotEqualTo(pids[1].split("@")[1]);
   }
 }

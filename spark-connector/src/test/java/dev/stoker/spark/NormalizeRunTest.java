@@ -35,9 +35,11 @@ class NormalizeRunTest {
   @BeforeAll
   static void start() {
     spark = SparkClusters.local(2);
-    StructType schema = new StructType().add("id", DataTypes.LongType, false)
-        .add("img", DataTypes.BinaryType, false)
-        .add("x", DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    StructType schema =
+        new StructType()
+            .add("id", DataTypes.LongType, false)
+            .add("img", DataTypes.BinaryType, false)
+            .add("x", DataTypes.createArrayType(DataTypes.FloatType, false), false);
     List<Row> rows = new ArrayList<>();
     for (int id = 0; id < ROWS; id++) {
       byte[] img = new byte[12];
@@ -65,57 +67,80 @@ class NormalizeRunTest {
   private static StokerSpark declared() {
     return StokerSpark.on(input)
         .normalize("img", new double[] {0.5, 0.25, 0.125}, new double[] {0.5, 0.25, 2})
-        .tensor("img", DType.UINT8, 3, 2, 2).tensor("x", DType.FLOAT32, 2, 2)
-        .scalar("id", DType.INT64).normalize("x", new double[] {100}, new double[] {4})
+        .tensor("img", DType.UINT8, 3, 2, 2)
+        .tensor("x", DType.FLOAT32, 2, 2)
+        .scalar("id", DType.INT64)
+        .normalize("x", new double[] {100}, new double[] {4})
         .options(LoaderOptions.builder().batchSize(5).dropLast(true).numWorkers(2).build())
         .worldSize(2);
   }
 
   @Test
   void shouldDeliverNormalizedFloat32FromARawShard() {
-    TrainingResult<String> run = declared().run((rank, loader) -> {
-      int wrong = 0;
-      int values = 0;
-      for (Batch batch : loader.epoch(0)) {
-        for (int r = 0; r < batch.size(); r++) {
-          long id = batch.getLong(2, r, 0);
-          for (int e = 0; e < 12; e++, values++) {
-            float expected = ((float) pixel(id, e) / 255f - MEAN[e / 4]) / STD[e / 4];
-            wrong += batch.getFloat(0, r, e) == expected ? 0 : 1;
-          }
-          for (int e = 0; e < 4; e++, values++) {
-            wrong += batch.getFloat(1, r, e) == (id * 10 + e - 100f) / 4f ? 0 : 1;
-          }
-        }
-        batch.close();
-      }
-      return loader.layout().schema().field(0) + " " + loader.layout().schema().field(1)
-          + " " + values + " values, " + wrong + " wrong";
-    });
-    assertThat(run.results()).containsOnly(
-        "img: float32[3,2,2] x: float32[2,2] 160 values, 0 wrong");
-    assertThat(run.report().ranks()).allSatisfy(rank -> assertThat(rank.shardBytes())
-        .isEqualTo(rank.rows() * (12 + 4 * 4 + 8)));
+    TrainingResult<String> run =
+        declared()
+            .run(
+                (rank, loader) -> {
+                  int wrong = 0;
+                  int values = 0;
+                  for (Batch batch : loader.epoch(0)) {
+                    for (int r = 0; r < batch.size(); r++) {
+                      long id = batch.getLong(2, r, 0);
+                      for (int e = 0; e < 12; e++, values++) {
+                        float expected = ((float) pixel(id, e) / 255f - MEAN[e / 4]) / STD[e / 4];
+                        wrong += batch.getFloat(0, r, e) == expected ? 0 : 1;
+                      }
+                      for (int e = 0; e < 4; e++, values++) {
+                        wrong += batch.getFloat(1, r, e) == (id * 10 + e - 100f) / 4f ? 0 : 1;
+                      }
+                    }
+                    batch.close();
+                  }
+                  return loader.layout().schema().field(0)
+                      + " "
+                      + loader.layout().schema().field(1)
+                      + " "
+                      + values
+                      + " values, "
+                      + wrong
+                      + " wrong";
+                });
+    assertThat(run.results())
+        .containsOnly("img: float32[3,2,2] x: float32[2,2] 160 values, 0 wrong");
+    assertThat(run.report().ranks())
+        .allSatisfy(
+            rank -> assertThat(rank.shardBytes()).isEqualTo(rank.rows() * (12 + 4 * 4 + 8)));
   }
 
   @Test
   void shouldRefuseANormalizationOfAColumnItCannotApplyToWhenTheRunStarts() {
     RankFunction<Integer> nothing = (rank, loader) -> 0;
-    assertThatThrownBy(() -> declared().normalize("y", new double[] {0}, new double[] {1})
-        .run(nothing)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("normalize 'y': not a declared column (declared: [img, x, id]; expected: a "
-            + "column declared with tensor(...))");
-    assertThatThrownBy(() -> declared().normalize("id", new double[] {0}, new double[] {1})
-        .run(nothing)).hasMessage("normalize 'id': a scalar column of int64 (expected: a tensor "
-            + "column whose first dimension is its channels)");
-    assertThatThrownBy(() -> StokerSpark.on(input).tensor("img", DType.UINT8, 3, 4)
-        .normalize("img", new double[] {0.5, 0.5}, new double[] {0.2}).worldSize(2)
-        .run(nothing)).hasMessage("normalize 'img': mean of 2 values [0.5, 0.5] for 3 channels "
-            + "(shape [3,4]) (expected: 3 values, one per channel of the first dimension, or 1 "
-            + "for every channel)");
+    assertThatThrownBy(
+            () -> declared().normalize("y", new double[] {0}, new double[] {1}).run(nothing))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "normalize 'y': not a declared column (declared: [img, x, id]; expected: a "
+                + "column declared with tensor(...))");
+    assertThatThrownBy(
+            () -> declared().normalize("id", new double[] {0}, new double[] {1}).run(nothing))
+        .hasMessage(
+            "normalize 'id': a scalar column of int64 (expected: a tensor "
+                + "column whose first dimension is its channels)");
+    assertThatThrownBy(
+            () ->
+                StokerSpark.on(input)
+                    .tensor("img", DType.UINT8, 3, 4)
+                    .normalize("img", new double[] {0.5, 0.5}, new double[] {0.2})
+                    .worldSize(2)
+                    .run(nothing))
+        .hasMessage(
+            "normalize 'img': mean of 2 values [0.5, 0.5] for 3 channels "
+                + "(shape [3,4]) (expected: 3 values, one per channel of the first dimension, or 1 "
+                + "for every channel)");
     assertThatThrownBy(() -> declared().normalize("x", new double[] {0}, new double[] {1}))
-        .hasMessage("normalize 'x' mean [0.0] std [1.0]: column 'x' already has normalize 'x' "
-            + "mean [100.0] std [4.0] (expected: one normalize(...) per column)");
+        .hasMessage(
+            "normalize 'x' mean [0.0] std [1.0]: column 'x' already has normalize 'x' "
+                + "mean [100.0] std [4.0] (expected: one normalize(...) per column)");
     assertThatThrownBy(() -> declared().normalize("x", new double[] {0}, new double[] {-1}))
         .hasMessageStartingWith("normalize 'x': std [-1.0] (expected: finite values > 0");
   }

@@ -10,7 +10,8 @@ import java.util.List;
  * What a rank of a test saw: the ids of its rows per epoch in delivery order, the size of every
  * batch, and whether every tensor value matched its row's id ({@code x[e] = id * 1000 + e}).
  */
-public record RankIds(int rank, List<List<Long>> epochs, List<Integer> batchSizes, boolean consistent)
+public record RankIds(
+    int rank, List<List<Long>> epochs, List<Integer> batchSizes, boolean consistent)
     implements Serializable {
 
   /** A rank function reading {@code epochs} epochs of a loader over {@link TestFrames}. */

@@ -10,8 +10,12 @@ class SparkSmokeTest {
 
   @Test
   void shouldRunAJobOnTheEmbeddedSpark() {
-    SparkSession spark = SparkSession.builder().master("local[2]").appName("smoke")
-        .config("spark.ui.enabled", "false").getOrCreate();
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("smoke")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate();
     try {
       assertThat(spark.range(1000).count()).isEqualTo(1000);
     } finally {

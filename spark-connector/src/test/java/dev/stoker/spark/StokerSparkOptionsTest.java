@@ -43,38 +43,58 @@ class StokerSparkOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("option: 'batch_size' (expected: a known option; did you mean 'batchSize'?)");
     assertThatThrownBy(() -> declared().option("maxShardByte", "1g").worldSize(2).run(NOTHING))
-        .hasMessage("option: 'maxShardByte' (expected: a known option; did you mean "
-            + "'maxShardBytes'?)");
+        .hasMessage(
+            "option: 'maxShardByte' (expected: a known option; did you mean "
+                + "'maxShardBytes'?)");
   }
 
   @Test
   void shouldReadTheLoadersKnobsWithTheLoadersErrors() {
     assertThatThrownBy(() -> declared().option("batchSize", "0").worldSize(2).run(NOTHING))
         .hasMessage("batchSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> declared().option("batchSize", "4").option("BATCHSIZE", "8")
-        .worldSize(2).run(NOTHING))
-        .hasMessage("batchSize: given twice, as 'BATCHSIZE' = '8' and 'batchSize' = '4' "
-            + "(expected: once; option names ignore case)");
+    assertThatThrownBy(
+            () ->
+                declared()
+                    .option("batchSize", "4")
+                    .option("BATCHSIZE", "8")
+                    .worldSize(2)
+                    .run(NOTHING))
+        .hasMessage(
+            "batchSize: given twice, as 'BATCHSIZE' = '8' and 'batchSize' = '4' "
+                + "(expected: once; option names ignore case)");
   }
 
   @Test
   void shouldReadTheRunsOptionsLikeTheLoadersOnes() {
-    SparkRunOptions read = SparkRunOptions.fromMap(Map.of("MAXSHARDBYTES", "2g", "shardDir",
-        " /tmp/x ", "Rebalance", "ALWAYS", "progressInterval", "250ms", "batchSize", "4"));
+    SparkRunOptions read =
+        SparkRunOptions.fromMap(
+            Map.of(
+                "MAXSHARDBYTES",
+                "2g",
+                "shardDir",
+                " /tmp/x ",
+                "Rebalance",
+                "ALWAYS",
+                "progressInterval",
+                "250ms",
+                "batchSize",
+                "4"));
     assertThat(read.maxShardBytes()).isEqualTo(2L << 30);
     assertThat(read.shardDir()).isEqualTo("/tmp/x");
     assertThat(read.rebalance()).isEqualTo(Rebalance.ALWAYS);
     assertThat(read.progressInterval()).isEqualTo(Duration.ofMillis(250));
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("maxShardBytes", "1b0")))
-        .hasMessage("maxShardBytes: '1b0' (expected: bytes, or digits with a binary unit k, m, "
-            + "g or t, e.g. 512m or 4GiB)");
+        .hasMessage(
+            "maxShardBytes: '1b0' (expected: bytes, or digits with a binary unit k, m, "
+                + "g or t, e.g. 512m or 4GiB)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("maxShardBytes", "0")))
         .hasMessage("maxShardBytes: 0 (expected: > 0)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("progressInterval", "0")))
         .hasMessage("progressInterval: 0 ms (expected: > 0)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("progressInterval", "soon")))
-        .hasMessage("progressInterval: 'soon' (expected: milliseconds, or digits with a unit "
-            + "ns, us, ms, s, m, min or h, e.g. 30s)");
+        .hasMessage(
+            "progressInterval: 'soon' (expected: milliseconds, or digits with a unit "
+                + "ns, us, ms, s, m, min or h, e.g. 30s)");
     assertThat(SparkRunOptions.fromMap(Map.of()).collectiveTimeout())
         .isEqualTo(Duration.ofMinutes(10));
     assertThat(SparkRunOptions.fromMap(Map.of("CollectiveTimeout", "90s")).collectiveTimeout())
@@ -82,8 +102,9 @@ class StokerSparkOptionsTest {
     assertThat(SparkRunOptions.fromMap(Map.of("collectiveTimeout", "0")).collectiveTimeout())
         .isZero();
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("collectiveTimeout", "later")))
-        .hasMessage("collectiveTimeout: 'later' (expected: milliseconds, or digits with a unit "
-            + "ns, us, ms, s, m, min or h, e.g. 30s)");
+        .hasMessage(
+            "collectiveTimeout: 'later' (expected: milliseconds, or digits with a unit "
+                + "ns, us, ms, s, m, min or h, e.g. 30s)");
     assertThatThrownBy(() -> SparkRunOptions.builder().collectiveTimeout(Duration.ofSeconds(-1)))
         .hasMessage("collectiveTimeout: -1000 ms (expected: >= 0; 0 waits forever)");
     assertThatThrownBy(() -> SparkRunOptions.fromMap(Map.of("rebalance", "sometimes")))
@@ -95,15 +116,17 @@ class StokerSparkOptionsTest {
   @Test
   void shouldRefuseARankOptionSinceSparkGivesEachRankItsOwn() {
     assertThatThrownBy(() -> declared().option("Rank", "1"))
-        .hasMessage("rank: '1' (expected: no rank option; each rank is the partition id of its "
-            + "barrier task)");
+        .hasMessage(
+            "rank: '1' (expected: no rank option; each rank is the partition id of its "
+                + "barrier task)");
   }
 
   @Test
   void shouldAskForTheWorldSize() {
     assertThatThrownBy(() -> declared().run(NOTHING))
-        .hasMessage("worldSize: not set (expected: the number of ranks, e.g. worldSize(2) or "
-            + "option(\"worldSize\", \"2\"))");
+        .hasMessage(
+            "worldSize: not set (expected: the number of ranks, e.g. worldSize(2) or "
+                + "option(\"worldSize\", \"2\"))");
     assertThatThrownBy(() -> declared().worldSize(0))
         .hasMessage("worldSize: 0 (expected: > 0, the number of ranks)");
     assertThatThrownBy(() -> declared().option("worldSize", "two").run(NOTHING))
@@ -114,14 +137,26 @@ class StokerSparkOptionsTest {
 
   @Test
   void shouldTakeEachKindOfOptionsOneWayOnly() {
-    assertThatThrownBy(() -> declared().options(LoaderOptions.builder().batchSize(4).build())
-        .options(Map.of("shuffle", "true")).worldSize(2).run(NOTHING))
-        .hasMessage("options: [shuffle] as strings and LoaderOptions too (expected: the loader's "
-            + "knobs one way only)");
-    assertThatThrownBy(() -> declared().runOptions(SparkRunOptions.builder().build())
-        .option("shardDir", "/tmp").worldSize(2).run(NOTHING))
-        .hasMessage("options: [shardDir] as strings and SparkRunOptions too (expected: the run's "
-            + "options one way only)");
+    assertThatThrownBy(
+            () ->
+                declared()
+                    .options(LoaderOptions.builder().batchSize(4).build())
+                    .options(Map.of("shuffle", "true"))
+                    .worldSize(2)
+                    .run(NOTHING))
+        .hasMessage(
+            "options: [shuffle] as strings and LoaderOptions too (expected: the loader's "
+                + "knobs one way only)");
+    assertThatThrownBy(
+            () ->
+                declared()
+                    .runOptions(SparkRunOptions.builder().build())
+                    .option("shardDir", "/tmp")
+                    .worldSize(2)
+                    .run(NOTHING))
+        .hasMessage(
+            "options: [shardDir] as strings and SparkRunOptions too (expected: the run's "
+                + "options one way only)");
   }
 
   @Test
@@ -129,27 +164,30 @@ class StokerSparkOptionsTest {
     assertThatThrownBy(() -> StokerSpark.on(input).worldSize(2).run(NOTHING))
         .hasMessage("columns: none declared (expected: at least one tensor(...) or scalar(...))");
     assertThatThrownBy(() -> StokerSpark.on(input).tensor("x", DType.FLOAT32))
-        .hasMessage("tensor 'x': shape [] (expected: at least one dimension; declare a single "
-            + "value with scalar(...))");
+        .hasMessage(
+            "tensor 'x': shape [] (expected: at least one dimension; declare a single "
+                + "value with scalar(...))");
     assertThatThrownBy(() -> declared().scalar("id", DType.INT32))
-        .hasMessage("column 'id': declared twice, as id: int64[] and id: int32[] (expected: "
-            + "once)");
+        .hasMessage(
+            "column 'id': declared twice, as id: int64[] and id: int32[] (expected: " + "once)");
     assertThatThrownBy(() -> declared().tensor("y", DType.FLOAT32, 4))
         .hasMessage("column 'y': not in the DataFrame (expected one of: id, x)");
     assertThatThrownBy(() -> StokerSpark.on(input).tensor("x", DType.FLOAT64, 4))
-        .hasMessage("column 'x': array<float> for float64[4] (expected: array<double>; cast it "
-            + "in Spark, e.g. col(\"x\").cast(\"array<double>\"))");
+        .hasMessage(
+            "column 'x': array<float> for float64[4] (expected: array<double>; cast it "
+                + "in Spark, e.g. col(\"x\").cast(\"array<double>\"))");
   }
 
   @Test
   void shouldRefuseAFunctionThatCannotTravelToTheExecutors() {
     Object notSerializable = new Object();
-    assertThatThrownBy(() -> declared().worldSize(2)
-        .run((rank, loader) -> notSerializable.hashCode()))
+    assertThatThrownBy(
+            () -> declared().worldSize(2).run((rank, loader) -> notSerializable.hashCode()))
         .hasMessageStartingWith("function: dev.stoker.spark.StokerSparkOptionsTest$$Lambda")
-        .hasMessageContaining("is not serializable: java.io.NotSerializableException: "
-            + "java.lang.Object (expected: a serializable function; a lambda is, unless it "
-            + "captures something that is not, such as the SparkSession or a DataFrame)");
+        .hasMessageContaining(
+            "is not serializable: java.io.NotSerializableException: "
+                + "java.lang.Object (expected: a serializable function; a lambda is, unless it "
+                + "captures something that is not, such as the SparkSession or a DataFrame)");
   }
 
   @Test

@@ -13,7 +13,7 @@ class StokerVersionTest {
     assertThat(StokerVersion.sparkVersion()).isEqualTo(package$.MODULE$.SPARK_VERSION());
     assertThat(StokerVersion.scalaVersion())
         .isEqualTo(System.getProperty("stoker.test.scala.version"));
-    assertThat(StokerVersion.describe()).startsWith("stoker " + StokerVersion.version()
-        + " (Spark ");
+    assertThat(StokerVersion.describe())
+        .startsWith("stoker " + StokerVersion.version() + " (Spark ");
   }
 }

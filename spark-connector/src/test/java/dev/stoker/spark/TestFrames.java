@@ -16,13 +16,14 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Small DataFrames for the tests, in partitions of given sizes: row {@code i} has {@code id = i}
- * and a float tensor {@code x} whose values are {@code i * 1000 + element}, so that every
- * delivered value says where it came from.
+ * and a float tensor {@code x} whose values are {@code i * 1000 + element}, so that every delivered
+ * value says where it came from.
  */
 public final class TestFrames {
-  static final StructType SCHEMA = new StructType()
-      .add("id", DataTypes.LongType, false)
-      .add("x", DataTypes.createArrayType(DataTypes.FloatType, false), false);
+  static final StructType SCHEMA =
+      new StructType()
+          .add("id", DataTypes.LongType, false)
+          .add("x", DataTypes.createArrayType(DataTypes.FloatType, false), false);
 
   private TestFrames() {}
 
@@ -30,8 +31,10 @@ public final class TestFrames {
   public static Dataset<Row> frame(SparkSession spark, int width, int... sizes) {
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     List<Integer> partitions = IntStream.range(0, sizes.length).boxed().toList();
-    JavaRDD<Row> rows = context.parallelize(partitions, sizes.length)
-        .mapPartitionsWithIndex(new Rows(sizes.clone(), width), true);
+    JavaRDD<Row> rows =
+        context
+            .parallelize(partitions, sizes.length)
+            .mapPartitionsWithIndex(new Rows(sizes.clone(), width), true);
     return spark.createDataFrame(rows, SCHEMA);
   }
 

@@ -46,29 +46,42 @@ final class BenchChart {
     for (SweepRow row : rows) {
       data.addValue(row.samplesPerSecond(), "samples/s", label(row.config()));
     }
-    JFreeChart chart = ChartFactory.createBarChart(String.format(Locale.ROOT,
-        "stoker bench: %s, %,d samples, batch %d", report.workload(), report.result().samples(),
-        report.result().batchSize()), "configuration", "samples/s", data);
+    JFreeChart chart =
+        ChartFactory.createBarChart(
+            String.format(
+                Locale.ROOT,
+                "stoker bench: %s, %,d samples, batch %d",
+                report.workload(),
+                report.result().samples(),
+                report.result().batchSize()),
+            "configuration",
+            "samples/s",
+            data);
     chart.removeLegend();
     CategoryPlot plot = chart.getCategoryPlot();
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     plot.getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
     SweepConfig best = report.result().best().config();
-    BarRenderer renderer = new BarRenderer() {
-      @Override
-      public Paint getItemPaint(int series, int column) {
-        return rows.get(column).config().equals(best) ? BEST : BAR;
-      }
-    };
+    BarRenderer renderer =
+        new BarRenderer() {
+          @Override
+          public Paint getItemPaint(int series, int column) {
+            return rows.get(column).config().equals(best) ? BEST : BAR;
+          }
+        };
     renderer.setBarPainter(new StandardBarPainter());
     renderer.setShadowVisible(false);
     plot.setRenderer(renderer);
     double oneThread = report.memcpySamplesPerSecond();
     double allCores = report.memcpyAllCoresSamplesPerSecond();
     addLimit(plot, oneThread, "memcpy, 1 thread", new float[] {6f, 4f}, false);
-    addLimit(plot, allCores, "memcpy, " + report.memcpyThreads() + " threads (all cores)",
-        new float[] {2f, 3f}, true);
+    addLimit(
+        plot,
+        allCores,
+        "memcpy, " + report.memcpyThreads() + " threads (all cores)",
+        new float[] {2f, 3f},
+        true);
     double top = rows.stream().mapToDouble(SweepRow::samplesPerSecond).max().orElse(0);
     for (double limit : new double[] {oneThread, allCores}) {
       top = Double.isFinite(limit) ? Math.max(top, limit) : top;
@@ -78,13 +91,20 @@ final class BenchChart {
   }
 
   /** A dashed line across the plot at {@code samplesPerSecond}, if known, labelled at one end. */
-  private static void addLimit(CategoryPlot plot, double samplesPerSecond, String label,
-      float[] dashes, boolean labelRight) {
+  private static void addLimit(
+      CategoryPlot plot,
+      double samplesPerSecond,
+      String label,
+      float[] dashes,
+      boolean labelRight) {
     if (!Double.isFinite(samplesPerSecond) || samplesPerSecond <= 0) {
       return;
     }
-    ValueMarker marker = new ValueMarker(samplesPerSecond, Color.DARK_GRAY, new BasicStroke(1.5f,
-        BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes, 0f));
+    ValueMarker marker =
+        new ValueMarker(
+            samplesPerSecond,
+            Color.DARK_GRAY,
+            new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes, 0f));
     marker.setLabel(label);
     marker.setLabelOffset(new RectangleInsets(2, 4, 2, 4));
     marker.setLabelAnchor(labelRight ? RectangleAnchor.TOP_RIGHT : RectangleAnchor.TOP_LEFT);
@@ -93,7 +113,9 @@ final class BenchChart {
   }
 
   private static String label(SweepConfig c) {
-    return "w" + c.workers() + (c.prefetch() == null ? "" : " p" + c.prefetch())
+    return "w"
+        + c.workers()
+        + (c.prefetch() == null ? "" : " p" + c.prefetch())
         + (c.pinMemory() ? " pin" : "");
   }
 }

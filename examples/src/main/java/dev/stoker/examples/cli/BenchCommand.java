@@ -32,131 +32,201 @@ import picocli.CommandLine.Spec;
  * memcpy bandwidth of the workload's gather with one thread and with all cores before every round
  * of the grid, and prints one row per configuration against both.
  */
-@Command(name = "bench", sortOptions = false, usageHelpWidth = 100,
+@Command(
+    name = "bench",
+    sortOptions = false,
+    usageHelpWidth = 100,
     description = {
-        "Measures the loader on a reference workload across workers, prefetch and pinning.",
-        "",
-        "Runs every configuration of the grid (the median of --repeats runs each) on a "
-            + "reference workload and prints samples/s, MB/s, the ratios to a memcpy of the same "
-            + "gather with one thread and with as many threads as cores (measured before every "
-            + "round of the grid; the medians count), the bottleneck verdict, "
-            + "the heap bytes allocated per batch and the garbage collections in the measured "
-            + "window. The consumer only touches each batch, so the figures are what the loader "
-            + "can deliver.",
-        ""})
+      "Measures the loader on a reference workload across workers, prefetch and pinning.",
+      "",
+      "Runs every configuration of the grid (the median of --repeats runs each) on a "
+          + "reference workload and prints samples/s, MB/s, the ratios to a memcpy of the same "
+          + "gather with one thread and with as many threads as cores (measured before every "
+          + "round of the grid; the medians count), the bottleneck verdict, "
+          + "the heap bytes allocated per batch and the garbage collections in the measured "
+          + "window. The consumer only touches each batch, so the figures are what the loader "
+          + "can deliver.",
+      ""
+    })
 final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
+
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> SPARK_WORKLOADS = SparkBench.WORKLOADS;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--workload", required = true,
-      paramLabel = "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-          + "resume|python|train|allreduce",
+  @Option(
+      names = "--workload",
+      required = true,
+      paramLabel =
+          "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
+              + "resume|python|train|allreduce",
       converter = Converters.WorkloadName.class,
-      description = "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
-          + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
-          + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
-          + "epoch), rows in order within a chunk; typed: one field of each dtype (float32, "
-          + "float64, int32, int64, uint8), each written with its typed bulk put; typed-stream: "
-          + "typed's data streamed in chunks of --chunk-rows rows; spark: a Parquet DataFrame "
-          + "(--rows rows of 784 floats and a label) into batches on --ranks ranks of an "
-          + "embedded Spark, through Stoker's runner and through Row objects, with the time to "
-          + "the first batch; spark-source: the same Parquet read into batches per rank through "
-          + "format(\"stoker\") and through parquet + repartition + batching rows; "
-          + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
-          + "runner into loaders with a device (the CPU here), consumed as a training step "
-          + "would, against the format(\"stoker\") read alone; resume: the time to the first "
-          + "batch when resuming at 0, 50 and 90 percent of an epoch, for an indexed source and for "
-          + "format(\"stoker\") over the same Parquet; python: the same read as "
-          + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
-          + "mapInArrow way of docs/datasource.md and the read consumed in the JVM "
-          + "($STOKER_PYTHON, else "
-          + "python3, with pyspark, pyarrow and torch; --rows default "
-          + PythonBench.DEFAULT_ROWS + ", --batch-size default " + PythonBench.DEFAULT_BATCH_SIZE
-          + ", numWorkers the first of --workers if given, else the loader's default); train: "
-          + "the demo's CNN training step (PyTorch) on --ranks ranks fed by Stoker through "
-          + "the runner (--rows images, default " + TrainBench.DEFAULT_ROWS + "; numWorkers the first of --workers if "
-          + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
-          + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
-          + "threads on the loopback, with NCCL's algbw and busbw.")
+      description =
+          "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
+              + "converted to float32 with ImageNet mean/std; stream: copy's data from a streamed "
+              + "source in column chunks of --chunk-rows rows, the chunks shuffled with (seed, "
+              + "epoch), rows in order within a chunk; typed: one field of each dtype (float32, "
+              + "float64, int32, int64, uint8), each written with its typed bulk put; typed-stream: "
+              + "typed's data streamed in chunks of --chunk-rows rows; spark: a Parquet DataFrame "
+              + "(--rows rows of 784 floats and a label) into batches on --ranks ranks of an "
+              + "embedded Spark, through Stoker's runner and through Row objects, with the time to "
+              + "the first batch; spark-source: the same Parquet read into batches per rank through "
+              + "format(\"stoker\") and through parquet + repartition + batching rows; "
+              + "spark-device: the same Parquet read with format(\"stoker\") through Stoker's "
+              + "runner into loaders with a device (the CPU here), consumed as a training step "
+              + "would, against the format(\"stoker\") read alone; resume: the time to the first "
+              + "batch when resuming at 0, 50 and 90 percent of an epoch, for an indexed source and for "
+              + "format(\"stoker\") over the same Parquet; python: the same read as "
+              + "PyTorch tensors in Python through shared memory (stoker.torch), against the "
+              + "mapInArrow way of docs/datasource.md and the read consumed in the JVM "
+              + "($STOKER_PYTHON, else "
+              + "python3, with pyspark, pyarrow and torch; --rows default "
+              + PythonBench.DEFAULT_ROWS
+              + ", --batch-size default "
+              + PythonBench.DEFAULT_BATCH_SIZE
+              + ", numWorkers the first of --workers if given, else the loader's default); train: "
+              + "the demo's CNN training step (PyTorch) on --ranks ranks fed by Stoker through "
+              + "the runner (--rows images, default "
+              + TrainBench.DEFAULT_ROWS
+              + "; numWorkers the first of --workers if "
+              + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
+              + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
+              + "threads on the loopback, with NCCL's algbw and busbw.")
   String workload;
 
-  @Option(names = "--ranks", defaultValue = "2", split = ",", paramLabel = "N",
+  @Option(
+      names = "--ranks",
+      defaultValue = "2",
+      split = ",",
+      paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Ranks of the spark workloads; --workload allreduce takes a list, e.g. 2,4 "
-          + "(default: ${DEFAULT-VALUE}).")
+      description =
+          "Ranks of the spark workloads; --workload allreduce takes a list, e.g. 2,4 "
+              + "(default: ${DEFAULT-VALUE}).")
   List<Integer> rankCounts;
 
   /** The one world size of the spark workloads: the first of --ranks. */
   int ranks;
 
-  @Option(names = "--floats", defaultValue = "100k,1m,10m", split = ",", paramLabel = "N",
+  @Option(
+      names = "--floats",
+      defaultValue = "100k,1m,10m",
+      split = ",",
+      paramLabel = "N",
       converter = Converters.Count.class,
-      description = "Array lengths of --workload allreduce, with k = 1000 and m = 1000000 "
-          + "(default: ${DEFAULT-VALUE}).")
+      description =
+          "Array lengths of --workload allreduce, with k = 1000 and m = 1000000 "
+              + "(default: ${DEFAULT-VALUE}).")
   List<Integer> floats;
 
-  @Option(names = "--rows", paramLabel = "N", converter = Converters.Positive.class,
-      description = "Rows of the Parquet the spark workloads generate, at least --ranks x "
-          + "--batch-size (default: " + SparkBench.DEFAULT_ROWS + "; --samples, the older name, "
-          + "also works with them).")
+  @Option(
+      names = "--rows",
+      paramLabel = "N",
+      converter = Converters.Positive.class,
+      description =
+          "Rows of the Parquet the spark workloads generate, at least --ranks x "
+              + "--batch-size (default: "
+              + SparkBench.DEFAULT_ROWS
+              + "; --samples, the older name, "
+              + "also works with them).")
   Integer rows;
 
-  @Option(names = "--samples", defaultValue = "20000", paramLabel = "N",
-      converter = Converters.Positive.class, description = "Samples in memory (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--samples",
+      defaultValue = "20000",
+      paramLabel = "N",
+      converter = Converters.Positive.class,
+      description = "Samples in memory (default: ${DEFAULT-VALUE}).")
   int samples;
 
-  @Option(names = "--batch-size", defaultValue = "64", paramLabel = "B",
-      converter = Converters.Positive.class, description = "Samples per batch (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch-size",
+      defaultValue = "64",
+      paramLabel = "B",
+      converter = Converters.Positive.class,
+      description = "Samples per batch (default: ${DEFAULT-VALUE}).")
   int batchSize;
 
-  @Option(names = "--workers", defaultValue = "0,1,2", split = ",", paramLabel = "W",
+  @Option(
+      names = "--workers",
+      defaultValue = "0,1,2",
+      split = ",",
+      paramLabel = "W",
       converter = Converters.NonNegative.class,
-      description = "Worker counts to try; 0 loads in the caller's thread; the spark and "
-          + "spark-device workloads take the first (default: ${DEFAULT-VALUE}).")
+      description =
+          "Worker counts to try; 0 loads in the caller's thread; the spark and "
+              + "spark-device workloads take the first (default: ${DEFAULT-VALUE}).")
   List<Integer> workers;
 
-  @Option(names = "--prefetch", defaultValue = "2,4", split = ",", paramLabel = "P",
+  @Option(
+      names = "--prefetch",
+      defaultValue = "2,4",
+      split = ",",
+      paramLabel = "P",
       converter = Converters.Positive.class,
       description = "Prefetch factors to try with workers > 0 (default: ${DEFAULT-VALUE}).")
   List<Integer> prefetch;
 
-  @Option(names = "--pin-memory", defaultValue = "false", split = ",", arity = "1",
-      paramLabel = "true|false", converter = Converters.Bool.class,
+  @Option(
+      names = "--pin-memory",
+      defaultValue = "false",
+      split = ",",
+      arity = "1",
+      paramLabel = "true|false",
+      converter = Converters.Bool.class,
       description = "Pinned-memory settings to try (default: ${DEFAULT-VALUE}).")
   List<Boolean> pinMemory;
 
-  @Option(names = "--chunk-rows", defaultValue = "4096", paramLabel = "N",
+  @Option(
+      names = "--chunk-rows",
+      defaultValue = "4096",
+      paramLabel = "N",
       converter = Converters.Positive.class,
-      description = "Rows per column chunk of --workload stream, at most "
-          + ReferenceWorkloads.MAX_CHUNK_ROWS + " (default: ${DEFAULT-VALUE}).")
+      description =
+          "Rows per column chunk of --workload stream, at most "
+              + ReferenceWorkloads.MAX_CHUNK_ROWS
+              + " (default: ${DEFAULT-VALUE}).")
   int chunkRows;
 
-  @Option(names = "--batches", defaultValue = "1000", paramLabel = "M",
+  @Option(
+      names = "--batches",
+      defaultValue = "1000",
+      paramLabel = "M",
       converter = Converters.Positive.class,
       description = "Batches measured per run (default: ${DEFAULT-VALUE}).")
   int batches;
 
-  @Option(names = "--warmup", defaultValue = "20", paramLabel = "K",
+  @Option(
+      names = "--warmup",
+      defaultValue = "20",
+      paramLabel = "K",
       converter = Converters.NonNegative.class,
-      description = "Batches consumed before measuring (default: ${DEFAULT-VALUE}); with "
-          + "--workload python, whole runs of every way (default: "
-          + PythonBench.DEFAULT_WARMUPS + ").")
+      description =
+          "Batches consumed before measuring (default: ${DEFAULT-VALUE}); with "
+              + "--workload python, whole runs of every way (default: "
+              + PythonBench.DEFAULT_WARMUPS
+              + ").")
   int warmup;
 
-  @Option(names = "--epochs", defaultValue = "1", paramLabel = "E",
+  @Option(
+      names = "--epochs",
+      defaultValue = "1",
+      paramLabel = "E",
       converter = Converters.Positive.class,
-      description = "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
-          + "serves every epoch from its shard cache, the Row path reads it again every epoch; "
-          + "of --workload python: stoker.torch (and the JVM's loader alike) runs every epoch "
-          + "in one stage, the other ways a job per epoch (default: ${DEFAULT-VALUE}).")
+      description =
+          "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
+              + "serves every epoch from its shard cache, the Row path reads it again every epoch; "
+              + "of --workload python: stoker.torch (and the JVM's loader alike) runs every epoch "
+              + "in one stage, the other ways a job per epoch (default: ${DEFAULT-VALUE}).")
   int epochs;
 
-  @Option(names = "--repeats", defaultValue = "5", paramLabel = "R",
+  @Option(
+      names = "--repeats",
+      defaultValue = "5",
+      paramLabel = "R",
       converter = Converters.Positive.class,
       description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
   int repeats;
@@ -164,11 +234,16 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   Path json;
 
-  @Option(names = "--plot", paramLabel = "FILE.png",
+  @Option(
+      names = "--plot",
+      paramLabel = "FILE.png",
       description = "Also draw samples/s per configuration as a PNG bar chart.")
   Path plot;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help.")
   boolean help;
 
   @Override
@@ -194,34 +269,52 @@ final class BenchCommand implements Callable<Integer> {
       return spark.resume(rows, batchSize, workers.get(0), ranks, repeats);
     }
     if (PythonBench.WORKLOAD.equals(workload)) {
-      return spark.python(rows, batchSize, ranks, repeats,
-          given("--workers") ? workers.get(0) : null, epochs,
+      return spark.python(
+          rows,
+          batchSize,
+          ranks,
+          repeats,
+          given("--workers") ? workers.get(0) : null,
+          epochs,
           given("--warmup") ? warmup : PythonBench.DEFAULT_WARMUPS);
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
-      return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks,
-          repeats);
+      return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks, repeats);
     }
-    Sweep sweep = Sweep.builder().workers(workers).prefetchFactors(prefetch)
-        .pinMemory(pinMemory).batchSize(batchSize).warmupBatches(warmup)
-        .measuredBatches(batches).repeats(repeats).build();
+    Sweep sweep =
+        Sweep.builder()
+            .workers(workers)
+            .prefetchFactors(prefetch)
+            .pinMemory(pinMemory)
+            .batchSize(batchSize)
+            .warmupBatches(warmup)
+            .measuredBatches(batches)
+            .repeats(repeats)
+            .build();
     Workload dataset;
     try {
       err.printf(Locale.ROOT, "stoker: preparing %,d samples of '%s'...%n", samples, workload);
       err.flush();
       dataset = ReferenceWorkloads.of(workload, samples, 0, chunkRows);
     } catch (OutOfMemoryError e) {
-      err.println("stoker: not enough memory for " + samples + " samples of '" + workload
-          + "': " + e.getMessage() + " (set larger -Xmx / -XX:MaxDirectMemorySize in "
-          + "STOKER_JAVA_OPTS, or lower --samples)");
+      err.println(
+          "stoker: not enough memory for "
+              + samples
+              + " samples of '"
+              + workload
+              + "': "
+              + e.getMessage()
+              + " (set larger -Xmx / -XX:MaxDirectMemorySize in "
+              + "STOKER_JAVA_OPTS, or lower --samples)");
       return 1;
     }
     SweepResult result;
     try (MemcpyMeter meter = MemcpyBaseline.meter(ReferenceWorkloads.IMAGE_BYTES, batchSize)) {
       result = sweep.run(dataset, () -> meter.measure(MEMCPY_ROUNDS), new Progress(err));
     }
-    BenchReport report = new BenchReport(workload, isStream() ? chunkRows : null, sweep, result,
-        dataset.bytesPerSample());
+    BenchReport report =
+        new BenchReport(
+            workload, isStream() ? chunkRows : null, sweep, result, dataset.bytesPerSample());
     report.print(out);
     if (json != null) {
       Files.writeString(json, report.json());
@@ -237,8 +330,10 @@ final class BenchCommand implements Callable<Integer> {
 
   /** --workload allreduce: star against ring per world size and length. */
   private int allReduce(PrintWriter out, PrintWriter err) throws IOException {
-    AllReduceResult result = AllReduceBench.run(new AllReduceBench.Config(rankCounts, floats,
-        repeats, given("--warmup") ? warmup : 2), err);
+    AllReduceResult result =
+        AllReduceBench.run(
+            new AllReduceBench.Config(rankCounts, floats, repeats, given("--warmup") ? warmup : 2),
+            err);
     result.print(out);
     if (json != null) {
       Files.writeString(json, result.json());
@@ -257,52 +352,94 @@ final class BenchCommand implements Callable<Integer> {
       batchSize = PythonBench.DEFAULT_BATCH_SIZE;
     }
     if (rankCounts.size() > 1) {
-      throw new ParameterException(spec.commandLine(), "--ranks: " + rankCounts + " with "
-          + "--workload " + workload + " (expected: one world size; only --workload "
-          + AllReduceBench.WORKLOAD + " takes a list)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--ranks: "
+              + rankCounts
+              + " with "
+              + "--workload "
+              + workload
+              + " (expected: one world size; only --workload "
+              + AllReduceBench.WORKLOAD
+              + " takes a list)");
     }
     if (given("--floats")) {
-      throw new ParameterException(spec.commandLine(), "--floats with --workload " + workload
-          + " (expected: only with --workload " + AllReduceBench.WORKLOAD + ")");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--floats with --workload "
+              + workload
+              + " (expected: only with --workload "
+              + AllReduceBench.WORKLOAD
+              + ")");
     }
-    if ("spark".equals(workload) || DeviceBench.WORKLOAD.equals(workload)
-        || ResumeBench.WORKLOAD.equals(workload) || PythonBench.WORKLOAD.equals(workload)
+    if ("spark".equals(workload)
+        || DeviceBench.WORKLOAD.equals(workload)
+        || ResumeBench.WORKLOAD.equals(workload)
+        || PythonBench.WORKLOAD.equals(workload)
         || TrainBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
-    if (!"spark".equals(workload) && !PythonBench.WORKLOAD.equals(workload)
-        && given("--epochs")) {
-      throw new ParameterException(spec.commandLine(), "--epochs: " + epochs + " with --workload "
-          + workload + " (expected: only with --workload spark or " + PythonBench.WORKLOAD
-          + ")");
+    if (!"spark".equals(workload) && !PythonBench.WORKLOAD.equals(workload) && given("--epochs")) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--epochs: "
+              + epochs
+              + " with --workload "
+              + workload
+              + " (expected: only with --workload spark or "
+              + PythonBench.WORKLOAD
+              + ")");
     }
     if (SPARK_WORKLOADS.contains(workload)) {
       checkRows();
     } else if (rows != null) {
-      throw new ParameterException(spec.commandLine(), "--rows: " + rows + " with --workload "
-          + workload + " (expected: only with --workload " + String.join(", ", SPARK_WORKLOADS)
-          + "; the in-memory workloads take --samples)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--rows: "
+              + rows
+              + " with --workload "
+              + workload
+              + " (expected: only with --workload "
+              + String.join(", ", SPARK_WORKLOADS)
+              + "; the in-memory workloads take --samples)");
     } else if (samples < batchSize) {
-      throw new ParameterException(spec.commandLine(), String.format(
-          "--samples: %d (expected: at least --batch-size = %d, for one full batch)", samples,
-          batchSize));
+      throw new ParameterException(
+          spec.commandLine(),
+          String.format(
+              "--samples: %d (expected: at least --batch-size = %d, for one full batch)",
+              samples, batchSize));
     }
     if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-      throw new ParameterException(spec.commandLine(), "--plot: '" + plot
-          + "' (expected: a file name ending in .png; PNG is the only chart format)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--plot: '"
+              + plot
+              + "' (expected: a file name ending in .png; PNG is the only chart format)");
     }
     if (chunkRows > ReferenceWorkloads.MAX_CHUNK_ROWS) {
-      throw new ParameterException(spec.commandLine(), String.format(
-          "--chunk-rows: %d (expected: at most %d, so that a chunk's images fit in 1 GiB)",
-          chunkRows, ReferenceWorkloads.MAX_CHUNK_ROWS));
+      throw new ParameterException(
+          spec.commandLine(),
+          String.format(
+              "--chunk-rows: %d (expected: at most %d, so that a chunk's images fit in 1 GiB)",
+              chunkRows, ReferenceWorkloads.MAX_CHUNK_ROWS));
     }
     if (!isStream() && spec.commandLine().getParseResult().hasMatchedOption("--chunk-rows")) {
-      throw new ParameterException(spec.commandLine(), "--chunk-rows: " + chunkRows
-          + " with --workload " + workload + " (expected: only with --workload stream)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--chunk-rows: "
+              + chunkRows
+              + " with --workload "
+              + workload
+              + " (expected: only with --workload stream)");
     }
     if (SPARK_WORKLOADS.contains(workload) && plot != null) {
-      throw new ParameterException(spec.commandLine(), "--plot with --workload " + workload
-          + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + ")");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--plot with --workload "
+              + workload
+              + " (expected: only with "
+              + String.join(", ", ReferenceWorkloads.NAMES)
+              + ")");
     }
     checkFolder("--json", json);
     checkFolder("--plot", plot);
@@ -314,22 +451,39 @@ final class BenchCommand implements Callable<Integer> {
    */
   private void checkRows() {
     if (rows != null && given("--samples")) {
-      throw new ParameterException(spec.commandLine(), "--samples: " + samples + " and --rows: "
-          + rows + " with --workload " + workload + " (expected: one of them; --rows is the "
-          + "spark workloads' name for the rows)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--samples: "
+              + samples
+              + " and --rows: "
+              + rows
+              + " with --workload "
+              + workload
+              + " (expected: one of them; --rows is the "
+              + "spark workloads' name for the rows)");
     }
     if (rows == null) {
-      rows = given("--samples") ? samples
-          : TrainBench.WORKLOAD.equals(workload) ? TrainBench.DEFAULT_ROWS
-          : PythonBench.WORKLOAD.equals(workload) ? PythonBench.DEFAULT_ROWS
-          : SparkBench.DEFAULT_ROWS;
+      rows =
+          given("--samples")
+              ? samples
+              : TrainBench.WORKLOAD.equals(workload)
+                  ? TrainBench.DEFAULT_ROWS
+                  : PythonBench.WORKLOAD.equals(workload)
+                      ? PythonBench.DEFAULT_ROWS
+                      : SparkBench.DEFAULT_ROWS;
     }
     long least = (long) ranks * batchSize;
     if (rows < least) {
-      throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT,
-          "--rows: %d (expected: at least --ranks x --batch-size = %d x %d = %d, a full batch "
-              + "on every rank; raise --rows, or lower --ranks or --batch-size)", rows, ranks,
-          batchSize, least));
+      throw new ParameterException(
+          spec.commandLine(),
+          String.format(
+              Locale.ROOT,
+              "--rows: %d (expected: at least --ranks x --batch-size = %d x %d = %d, a full batch "
+                  + "on every rank; raise --rows, or lower --ranks or --batch-size)",
+              rows,
+              ranks,
+              batchSize,
+              least));
     }
   }
 
@@ -337,15 +491,35 @@ final class BenchCommand implements Callable<Integer> {
   private void checkAllReduce() {
     for (int count : rankCounts) {
       if (count < 2) {
-        throw new ParameterException(spec.commandLine(), "--ranks: " + count + " with "
-            + "--workload " + workload + " (expected: >= 2; one rank reduces nothing)");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--ranks: "
+                + count
+                + " with "
+                + "--workload "
+                + workload
+                + " (expected: >= 2; one rank reduces nothing)");
       }
     }
-    for (String option : List.of("--rows", "--samples", "--batch-size", "--workers",
-        "--prefetch", "--pin-memory", "--chunk-rows", "--batches", "--epochs", "--plot")) {
+    for (String option :
+        List.of(
+            "--rows",
+            "--samples",
+            "--batch-size",
+            "--workers",
+            "--prefetch",
+            "--pin-memory",
+            "--chunk-rows",
+            "--batches",
+            "--epochs",
+            "--plot")) {
       if (given(option)) {
-        throw new ParameterException(spec.commandLine(), option + " with --workload "
-            + workload + " (expected: only --ranks, --floats, --repeats, --warmup and --json)");
+        throw new ParameterException(
+            spec.commandLine(),
+            option
+                + " with --workload "
+                + workload
+                + " (expected: only --ranks, --floats, --repeats, --warmup and --json)");
       }
     }
     checkFolder("--json", json);
@@ -365,8 +539,14 @@ final class BenchCommand implements Callable<Integer> {
     }
     Path folder = file.toAbsolutePath().getParent();
     if (folder != null && !Files.isDirectory(folder)) {
-      throw new ParameterException(spec.commandLine(), option + ": '" + file
-          + "' (expected: a file in an existing folder; '" + folder + "' does not exist)");
+      throw new ParameterException(
+          spec.commandLine(),
+          option
+              + ": '"
+              + file
+              + "' (expected: a file in an existing folder; '"
+              + folder
+              + "' does not exist)");
     }
   }
 
@@ -380,16 +560,26 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public void onMemcpy(int round, int rounds, MemcpyLimits limits) {
-      err.printf(Locale.ROOT, "stoker: memcpy before round %d/%d: %,.0f MB/s with 1 thread, "
-              + "%,.0f MB/s with %d%n", round, rounds, limits.oneThreadMbPerSecond(),
-          limits.allCoresMbPerSecond(), limits.threads());
+      err.printf(
+          Locale.ROOT,
+          "stoker: memcpy before round %d/%d: %,.0f MB/s with 1 thread, " + "%,.0f MB/s with %d%n",
+          round,
+          rounds,
+          limits.oneThreadMbPerSecond(),
+          limits.allCoresMbPerSecond(),
+          limits.threads());
       err.flush();
     }
 
     @Override
     public void onRun(SweepConfig config, int run, int total, BenchmarkResult result) {
-      err.printf(Locale.ROOT, "stoker: [%d/%d] %-30s %,10.0f samples/s%n", run, total,
-          config.label(), result.samplesPerSecond());
+      err.printf(
+          Locale.ROOT,
+          "stoker: [%d/%d] %-30s %,10.0f samples/s%n",
+          run,
+          total,
+          config.label(),
+          result.samplesPerSecond());
       err.flush();
     }
   }

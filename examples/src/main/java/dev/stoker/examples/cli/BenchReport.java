@@ -15,9 +15,11 @@ final class BenchReport {
   private final SweepResult result;
   private final long bytesPerSample;
 
-  /** @param chunkRows rows per chunk of a streamed workload, null for a map dataset */
-  BenchReport(String workload, Integer chunkRows, Sweep sweep, SweepResult result,
-      long bytesPerSample) {
+  /**
+   * @param chunkRows rows per chunk of a streamed workload, null for a map dataset
+   */
+  BenchReport(
+      String workload, Integer chunkRows, Sweep sweep, SweepResult result, long bytesPerSample) {
     this.workload = workload;
     this.chunkRows = chunkRows;
     this.sweep = sweep;
@@ -49,39 +51,78 @@ final class BenchReport {
   }
 
   void print(PrintWriter out) {
-    out.printf(Locale.ROOT, "%nworkload %s%s: %,d samples, batch %d, %d measured batches x %d "
-            + "run(s) per configuration (median), %d cores%n%n", workload,
+    out.printf(
+        Locale.ROOT,
+        "%nworkload %s%s: %,d samples, batch %d, %d measured batches x %d "
+            + "run(s) per configuration (median), %d cores%n%n",
+        workload,
         chunkRows == null ? "" : String.format(Locale.ROOT, " (chunks of %,d rows)", chunkRows),
-        result.samples(), result.batchSize(), sweep.measuredBatches(), sweep.repeats(),
+        result.samples(),
+        result.batchSize(),
+        sweep.measuredBatches(),
+        sweep.repeats(),
         Runtime.getRuntime().availableProcessors());
     String allCores = "/" + memcpyThreads() + " cores";
-    out.printf(Locale.ROOT, "%7s %8s %5s %11s %8s %9s %9s  %-20s %13s %3s%n", "workers",
-        "prefetch", "pin", "samples/s", "MB/s", "/1 thread", allCores, "verdict",
-        "alloc B/batch", "GC");
+    out.printf(
+        Locale.ROOT,
+        "%7s %8s %5s %11s %8s %9s %9s  %-20s %13s %3s%n",
+        "workers",
+        "prefetch",
+        "pin",
+        "samples/s",
+        "MB/s",
+        "/1 thread",
+        allCores,
+        "verdict",
+        "alloc B/batch",
+        "GC");
     for (SweepRow row : result.rows()) {
       SweepConfig c = row.config();
-      out.printf(Locale.ROOT, "%7d %8s %5s %,11.0f %,8.0f %9s %9s  %-20s %13s %3s%n",
-          c.workers(), c.prefetch() == null ? "-" : c.prefetch().toString(), c.pinMemory(),
-          row.samplesPerSecond(), row.mbPerSecond(), ratio(row.ratioToMemcpy()),
-          ratio(row.ratioToAllCores()), row.verdict().label(),
-          bytes(row.allocatedBytesPerBatch()), count(row.gcCollections()));
+      out.printf(
+          Locale.ROOT,
+          "%7d %8s %5s %,11.0f %,8.0f %9s %9s  %-20s %13s %3s%n",
+          c.workers(),
+          c.prefetch() == null ? "-" : c.prefetch().toString(),
+          c.pinMemory(),
+          row.samplesPerSecond(),
+          row.mbPerSecond(),
+          ratio(row.ratioToMemcpy()),
+          ratio(row.ratioToAllCores()),
+          row.verdict().label(),
+          bytes(row.allocatedBytesPerBatch()),
+          count(row.gcCollections()));
     }
     out.println();
-    out.printf(Locale.ROOT, "alloc B/batch: heap bytes per batch over all threads, epoch "
-        + "boundaries left out (each allocates the epoch's index arrays and metrics: %s B for "
-        + "the best configuration); GC: collections in the measured window%n",
+    out.printf(
+        Locale.ROOT,
+        "alloc B/batch: heap bytes per batch over all threads, epoch "
+            + "boundaries left out (each allocates the epoch's index arrays and metrics: %s B for "
+            + "the best configuration); GC: collections in the measured window%n",
         bytes(result.best().allocatedBytesPerEpochBoundary()));
-    out.printf(Locale.ROOT, "memcpy, 1 thread, same gather: %,.0f MB/s (%,.0f samples/s)%n",
-        result.memcpyMbPerSecond(), memcpySamplesPerSecond());
-    out.printf(Locale.ROOT, "memcpy, %d threads (all cores), same gather: %,.0f MB/s "
-            + "(%,.0f samples/s)%n", memcpyThreads(), result.memcpyAllCoresMbPerSecond(),
+    out.printf(
+        Locale.ROOT,
+        "memcpy, 1 thread, same gather: %,.0f MB/s (%,.0f samples/s)%n",
+        result.memcpyMbPerSecond(),
+        memcpySamplesPerSecond());
+    out.printf(
+        Locale.ROOT,
+        "memcpy, %d threads (all cores), same gather: %,.0f MB/s " + "(%,.0f samples/s)%n",
+        memcpyThreads(),
+        result.memcpyAllCoresMbPerSecond(),
         memcpyAllCoresSamplesPerSecond());
-    out.printf(Locale.ROOT, "(memcpy: medians of one measurement before each of the %d "
-        + "round(s) of the grid)%n", sweep.repeats());
+    out.printf(
+        Locale.ROOT,
+        "(memcpy: medians of one measurement before each of the %d " + "round(s) of the grid)%n",
+        sweep.repeats());
     SweepRow best = result.best();
-    out.printf(Locale.ROOT, "best: %s: %,.0f samples/s, %,.0f MB/s, %s memcpy 1 thread, %s "
-            + "memcpy all cores%n", best.config().label(), best.samplesPerSecond(),
-        best.mbPerSecond(), ratio(best.ratioToMemcpy()), ratio(best.ratioToAllCores()));
+    out.printf(
+        Locale.ROOT,
+        "best: %s: %,.0f samples/s, %,.0f MB/s, %s memcpy 1 thread, %s " + "memcpy all cores%n",
+        best.config().label(),
+        best.samplesPerSecond(),
+        best.mbPerSecond(),
+        ratio(best.ratioToMemcpy()),
+        ratio(best.ratioToAllCores()));
     out.println("      " + best.median().report().summary());
   }
 
@@ -108,15 +149,18 @@ final class BenchReport {
     json.append("  \"repeats\": ").append(sweep.repeats()).append(",\n");
     json.append("  \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n");
     json.append("  \"bytes_per_sample\": ").append(bytesPerSample).append(",\n");
-    json.append("  \"chunk_rows\": ").append(chunkRows == null ? "null" : chunkRows.toString())
+    json.append("  \"chunk_rows\": ")
+        .append(chunkRows == null ? "null" : chunkRows.toString())
         .append(",\n");
     json.append("  \"memcpy_mb_s\": ").append(number(result.memcpyMbPerSecond(), 1)).append(",\n");
     json.append("  \"memcpy_all_cores_mb_s\": ")
-        .append(number(result.memcpyAllCoresMbPerSecond(), 1)).append(",\n");
+        .append(number(result.memcpyAllCoresMbPerSecond(), 1))
+        .append(",\n");
     json.append("  \"memcpy_threads\": ").append(memcpyThreads()).append(",\n");
     json.append("  \"configs\": [\n");
     for (int i = 0; i < result.rows().size(); i++) {
-      json.append("    ").append(row(result.rows().get(i)))
+      json.append("    ")
+          .append(row(result.rows().get(i)))
           .append(i + 1 < result.rows().size() ? ",\n" : "\n");
     }
     json.append("  ],\n");
@@ -127,23 +171,36 @@ final class BenchReport {
   private static String row(SweepRow row) {
     SweepConfig c = row.config();
     long gc = row.gcCollections();
-    return "{\"workers\": " + c.workers()
-        + ", \"prefetch\": " + (c.prefetch() == null ? "null" : c.prefetch())
-        + ", \"pin_memory\": " + c.pinMemory()
-        + ", \"samples_per_s\": " + number(row.samplesPerSecond(), 1)
-        + ", \"mb_per_s\": " + number(row.mbPerSecond(), 1)
-        + ", \"ratio_to_memcpy\": " + number(row.ratioToMemcpy(), 4)
-        + ", \"ratio_to_all_cores\": " + number(row.ratioToAllCores(), 4)
-        + ", \"verdict\": " + string(row.verdict().label())
-        + ", \"verdict_detail\": " + string(row.median().report().summary())
-        + ", \"alloc_bytes_per_batch\": " + number(row.allocatedBytesPerBatch(), 1)
-        + ", \"alloc_bytes_per_epoch_boundary\": " + number(row.allocatedBytesPerEpochBoundary(), 0)
-        + ", \"gc_collections\": " + (gc < 0 ? "null" : Long.toString(gc))
+    return "{\"workers\": "
+        + c.workers()
+        + ", \"prefetch\": "
+        + (c.prefetch() == null ? "null" : c.prefetch())
+        + ", \"pin_memory\": "
+        + c.pinMemory()
+        + ", \"samples_per_s\": "
+        + number(row.samplesPerSecond(), 1)
+        + ", \"mb_per_s\": "
+        + number(row.mbPerSecond(), 1)
+        + ", \"ratio_to_memcpy\": "
+        + number(row.ratioToMemcpy(), 4)
+        + ", \"ratio_to_all_cores\": "
+        + number(row.ratioToAllCores(), 4)
+        + ", \"verdict\": "
+        + string(row.verdict().label())
+        + ", \"verdict_detail\": "
+        + string(row.median().report().summary())
+        + ", \"alloc_bytes_per_batch\": "
+        + number(row.allocatedBytesPerBatch(), 1)
+        + ", \"alloc_bytes_per_epoch_boundary\": "
+        + number(row.allocatedBytesPerEpochBoundary(), 0)
+        + ", \"gc_collections\": "
+        + (gc < 0 ? "null" : Long.toString(gc))
         + "}";
   }
 
   private static String number(double value, int decimals) {
-    return Double.isFinite(value) ? String.format(Locale.ROOT, "%." + decimals + "f", value)
+    return Double.isFinite(value)
+        ? String.format(Locale.ROOT, "%." + decimals + "f", value)
         : "null";
   }
 

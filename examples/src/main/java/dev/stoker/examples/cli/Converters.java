@@ -53,8 +53,8 @@ final class Converters {
         count = -1;
       }
       if (count < 1 || count > Integer.MAX_VALUE - 8) {
-        throw new TypeConversionException("'" + value + "' (expected: a count >= 1, e.g. 5000, "
-            + "100k or 10m, below 2^31)");
+        throw new TypeConversionException(
+            "'" + value + "' (expected: a count >= 1, e.g. 5000, " + "100k or 10m, below 2^31)");
       }
       return (int) count;
     }
@@ -68,8 +68,8 @@ final class Converters {
       names.addAll(BenchCommand.SPARK_WORKLOADS);
       names.add(dev.stoker.tools.spark.AllReduceBench.WORKLOAD);
       if (!names.contains(value)) {
-        throw new TypeConversionException("'" + value + "' (expected one of: "
-            + String.join(", ", names) + ")");
+        throw new TypeConversionException(
+            "'" + value + "' (expected one of: " + String.join(", ", names) + ")");
       }
       return value;
     }
@@ -80,8 +80,8 @@ final class Converters {
     try {
       number = Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw new TypeConversionException("'" + value + "' (expected: a whole number >= " + least
-          + ")");
+      throw new TypeConversionException(
+          "'" + value + "' (expected: a whole number >= " + least + ")");
     }
     if (number < least) {
       throw new TypeConversionException(value + " (expected: >= " + least + ")");

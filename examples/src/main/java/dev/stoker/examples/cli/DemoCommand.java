@@ -11,18 +11,19 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code stoker demo}: the main job ({@link DemoJob}) on an embedded Spark, {@code local[2]}
- * (or as many threads as ranks), stopped when the job ends.
+ * {@code stoker demo}: the main job ({@link DemoJob}) on an embedded Spark, {@code local[2]} (or as
+ * many threads as ranks), stopped when the job ends.
  */
-@Command(name = "demo", description = "Train a small CNN (PyTorch's, through libtorch; the MLP "
-    + "with --model mlp or where libtorch cannot load) on Fashion-MNIST data-parallel over Spark "
-    + "ranks fed by Stoker: data, normalization statistics, training, plot and summary.")
+@Command(
+    name = "demo",
+    description =
+        "Train a small CNN (PyTorch's, through libtorch; the MLP "
+            + "with --model mlp or where libtorch cannot load) on Fashion-MNIST data-parallel over Spark "
+            + "ranks fed by Stoker: data, normalization statistics, training, plot and summary.")
 final class DemoCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  DemoOptions options;
+  @Mixin DemoOptions options;
 
   @Override
   public Integer call() throws Exception {
@@ -31,15 +32,16 @@ final class DemoCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
-    SparkSession spark = SparkSession.builder()
-        .master("local[" + Math.max(2, options.ranks) + "]")
-        .appName("stoker-demo")
-        .config("spark.ui.enabled", "true") // the Stoker page, whose address the demo prints
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.executor.heartbeatInterval", "1s") // the progress bar's pace
-        .getOrCreate();
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[" + Math.max(2, options.ranks) + "]")
+            .appName("stoker-demo")
+            .config("spark.ui.enabled", "true") // the Stoker page, whose address the demo prints
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.executor.heartbeatInterval", "1s") // the progress bar's pace
+            .getOrCreate();
     try {
       new DemoJob(spark, options, System.out, System.err).run();
       return 0;

@@ -20,18 +20,21 @@ import java.util.Map;
  * {@code stoker bench --workload python}: runs {@code python -m stoker.bench} (the Python package
  * in this checkout's {@code python/}, or an installed one) with PySpark, given the jars this
  * command runs from (loader-core, the connector, and the tools for the JVM yardstick the Python
- * side calls), and hands its JSON on. The Python is {@code $STOKER_PYTHON}, else
- * {@code python3}: one that imports pyspark, pyarrow and torch.
+ * side calls), and hands its JSON on. The Python is {@code $STOKER_PYTHON}, else {@code python3}:
+ * one that imports pyspark, pyarrow and torch.
  */
 final class PythonBench {
   static final String WORKLOAD = "python";
+
   /**
    * Rows by default: an epoch long enough that the start of a Spark stage, which costs a PySpark
    * barrier stage more than a JVM one, does not decide the figure.
    */
   static final int DEFAULT_ROWS = 2_000_000;
+
   /** Batch size by default: a common per-step batch of image training. */
   static final int DEFAULT_BATCH_SIZE = 256;
+
   /**
    * Runs of every way before those measured, by default: within the first runs the JVM still
    * compiles the loader's loops (on two cores, Stoker's figure still fell in its third run).
@@ -41,18 +44,42 @@ final class PythonBench {
   private PythonBench() {}
 
   /** The JSON the Python side printed; its progress goes to {@code err} as it comes. */
-  static String run(int rows, int batchSize, int ranks, int repeats, Integer numWorkers,
-      int epochs, int warmups, PrintWriter err) throws IOException {
+  static String run(
+      int rows,
+      int batchSize,
+      int ranks,
+      int repeats,
+      Integer numWorkers,
+      int epochs,
+      int warmups,
+      PrintWriter err)
+      throws IOException {
     Path loaderJar = jarOf(DataLoader.class);
     Path connectorJar = jarOf(StokerSpark.class);
     Path toolsJar = jarOf(JvmRead.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
-    List<String> command = new ArrayList<>(List.of(python, "-W", "ignore", "-m", "stoker.bench",
-        "--jars", loaderJar + "," + connectorJar + "," + toolsJar,
-        "--rows", Integer.toString(rows),
-        "--batch-size", Integer.toString(batchSize), "--ranks", Integer.toString(ranks),
-        "--repeats", Integer.toString(repeats), "--epochs", Integer.toString(epochs),
-        "--warmups", Integer.toString(warmups)));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                python,
+                "-W",
+                "ignore",
+                "-m",
+                "stoker.bench",
+                "--jars",
+                loaderJar + "," + connectorJar + "," + toolsJar,
+                "--rows",
+                Integer.toString(rows),
+                "--batch-size",
+                Integer.toString(batchSize),
+                "--ranks",
+                Integer.toString(ranks),
+                "--repeats",
+                Integer.toString(repeats),
+                "--epochs",
+                Integer.toString(epochs),
+                "--warmups",
+                Integer.toString(warmups)));
     if (numWorkers != null) {
       command.addAll(List.of("--num-workers", numWorkers.toString()));
     }
@@ -68,15 +95,21 @@ final class PythonBench {
     try {
       process = builder.start();
     } catch (IOException e) {
-      throw new IOException("cannot start '" + python + "' (set STOKER_PYTHON to a Python with "
-          + "pyspark, pyarrow and torch): " + e.getMessage(), e);
+      throw new IOException(
+          "cannot start '"
+              + python
+              + "' (set STOKER_PYTHON to a Python with "
+              + "pyspark, pyarrow and torch): "
+              + e.getMessage(),
+          e);
     }
     Thread relay = new Thread(() -> relay(process, err), "stoker-bench-python-stderr");
     relay.setDaemon(true);
     relay.start();
     String json = null;
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
         if (line.startsWith("{")) {
           json = line;
@@ -93,15 +126,20 @@ final class PythonBench {
       throw new IOException("interrupted waiting for " + command, e);
     }
     if (exit != 0 || json == null) {
-      throw new IOException("'" + String.join(" ", command) + "' exited with " + exit
-          + " (its output is above; it needs pyspark, pyarrow and torch: see docs/python.md)");
+      throw new IOException(
+          "'"
+              + String.join(" ", command)
+              + "' exited with "
+              + exit
+              + " (its output is above; it needs pyspark, pyarrow and torch: see docs/python.md)");
     }
     return json;
   }
 
   private static void relay(Process process, PrintWriter err) {
-    try (BufferedReader lines = new BufferedReader(
-        new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
       for (String line = lines.readLine(); line != null; line = lines.readLine()) {
         if (line.startsWith("stoker:") || line.contains("Error") || line.contains("error")) {
           err.println(line);
@@ -118,8 +156,12 @@ final class PythonBench {
     try {
       Path path = Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI());
       if (!Files.isRegularFile(path)) {
-        throw new IOException(type.getName() + " comes from " + path + ", not a jar: run "
-            + "bin/stoker, which builds the jars first");
+        throw new IOException(
+            type.getName()
+                + " comes from "
+                + path
+                + ", not a jar: run "
+                + "bin/stoker, which builds the jars first");
       }
       return path;
     } catch (URISyntaxException e) {

@@ -1,7 +1,7 @@
 package dev.stoker.examples.cli;
 
-import dev.stoker.tools.bench.ReferenceWorkloads;
 import dev.stoker.spark.DeviceFactory;
+import dev.stoker.tools.bench.ReferenceWorkloads;
 import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.DeviceBenchResult;
 import dev.stoker.tools.spark.ResumeBench;
@@ -19,21 +19,30 @@ import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
 /**
- * {@code stoker bench --workload spark|spark-source|spark-device}: runs
- * {@link SparkIngestBench}, {@link SourceBench} or {@link DeviceBench} on an embedded Spark and
- * prints their figures, and their JSON with {@code --json}.
+ * {@code stoker bench --workload spark|spark-source|spark-device}: runs {@link SparkIngestBench},
+ * {@link SourceBench} or {@link DeviceBench} on an embedded Spark and prints their figures, and
+ * their JSON with {@code --json}.
  */
 final class SparkBench {
   /** Workloads that run on an embedded Spark instead of the sweep. */
-  static final List<String> WORKLOADS = List.of("spark", SourceBench.WORKLOAD,
-      DeviceBench.WORKLOAD, ResumeBench.WORKLOAD, PythonBench.WORKLOAD, TrainBench.WORKLOAD);
+  static final List<String> WORKLOADS =
+      List.of(
+          "spark",
+          SourceBench.WORKLOAD,
+          DeviceBench.WORKLOAD,
+          ResumeBench.WORKLOAD,
+          PythonBench.WORKLOAD,
+          TrainBench.WORKLOAD);
+
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
+
   /** Floats per row (28 x 28). */
   private static final int WIDTH = 784;
+
   /** Options of the sweep that mean nothing to the spark and spark-device workloads. */
-  private static final List<String> SWEEP_ONLY = List.of("--prefetch", "--pin-memory",
-      "--batches", "--warmup", "--plot");
+  private static final List<String> SWEEP_ONLY =
+      List.of("--prefetch", "--pin-memory", "--batches", "--warmup", "--plot");
 
   private final Path json;
   private final PrintWriter out;
@@ -49,9 +58,16 @@ final class SparkBench {
     for (String option : SWEEP_ONLY) {
       boolean pythonRuns = "--warmup".equals(option) && PythonBench.WORKLOAD.equals(workload);
       if (!pythonRuns && line.getParseResult().hasMatchedOption(option)) {
-        throw new ParameterException(line, option + " with --workload " + workload
-            + " (expected: only with " + String.join(", ", ReferenceWorkloads.NAMES) + "; the "
-            + workload + " workload times whole epochs on --ranks ranks)");
+        throw new ParameterException(
+            line,
+            option
+                + " with --workload "
+                + workload
+                + " (expected: only with "
+                + String.join(", ", ReferenceWorkloads.NAMES)
+                + "; the "
+                + workload
+                + " workload times whole epochs on --ranks ranks)");
       }
     }
   }
@@ -59,63 +75,72 @@ final class SparkBench {
   /** --workload spark: the runner against batching Row objects. */
   int ingest(int rows, int batchSize, int epochs, int workers, int ranks, int repeats)
       throws IOException {
-    SparkIngestBench.Config config = new SparkIngestBench.Config(rows, WIDTH, batchSize, ranks,
-        epochs, repeats, workers);
-    SparkIngestResult result = new SparkIngestBench(config, line -> {
-      err.println("stoker: " + line);
-      err.flush();
-    }).run();
+    SparkIngestBench.Config config =
+        new SparkIngestBench.Config(rows, WIDTH, batchSize, ranks, epochs, repeats, workers);
+    SparkIngestResult result =
+        new SparkIngestBench(
+                config,
+                line -> {
+                  err.println("stoker: " + line);
+                  err.flush();
+                })
+            .run();
     out.print(result.text());
     return json(result.json());
   }
 
   /** --workload spark-source: both reads, median seconds of --repeats runs each. */
   int source(int rows, int batchSize, int ranks, int repeats) throws IOException {
-    SourceBenchResult result = SourceBench.run(new SourceBench.Config(rows, WIDTH, ranks,
-        batchSize, repeats), err);
+    SourceBenchResult result =
+        SourceBench.run(new SourceBench.Config(rows, WIDTH, ranks, batchSize, repeats), err);
     result.print(out);
     return json(result.json());
   }
 
   /**
    * --workload spark-device: format("stoker") through the runner into loaders on the CPU device
-   * ({@link DeviceFactory#CPU}; a GPU cluster would pass loader-core's
-   * {@code CudaDevice::forAddress}) against the read alone, median seconds of --repeats runs.
+   * ({@link DeviceFactory#CPU}; a GPU cluster would pass loader-core's {@code
+   * CudaDevice::forAddress}) against the read alone, median seconds of --repeats runs.
    */
   int device(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
-    DeviceBenchResult result = DeviceBench.run(new DeviceBench.Config(rows, WIDTH, ranks,
-        batchSize, repeats, workers), DeviceFactory.CPU, err);
+    DeviceBenchResult result =
+        DeviceBench.run(
+            new DeviceBench.Config(rows, WIDTH, ranks, batchSize, repeats, workers),
+            DeviceFactory.CPU,
+            err);
     result.print(out);
     return json(result.json());
   }
 
   /**
-   * --workload resume: the time to the first batch when resuming at 0, 50 and 90 % of an epoch,
-   * for an indexed source and for format("stoker") over Parquet, median of --repeats rounds.
+   * --workload resume: the time to the first batch when resuming at 0, 50 and 90 % of an epoch, for
+   * an indexed source and for format("stoker") over Parquet, median of --repeats rounds.
    */
   int resume(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
-    ResumeBenchResult result = ResumeBench.run(new ResumeBench.Config(rows, WIDTH, ranks,
-        batchSize, repeats, workers), err);
+    ResumeBenchResult result =
+        ResumeBench.run(
+            new ResumeBench.Config(rows, WIDTH, ranks, batchSize, repeats, workers), err);
     result.print(out);
     return json(result.json());
   }
 
   /**
    * --workload python: tensors in Python through shared memory against the mapInArrow way of
-   * docs/datasource.md and the JVM's own read of the same format("stoker") read, run by the
-   * Python package.
+   * docs/datasource.md and the JVM's own read of the same format("stoker") read, run by the Python
+   * package.
    */
-  int python(int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs,
-      int warmups) throws IOException {
-    String result = PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, epochs, warmups,
-        err);
+  int python(
+      int rows, int batchSize, int ranks, int repeats, Integer numWorkers, int epochs, int warmups)
+      throws IOException {
+    String result =
+        PythonBench.run(rows, batchSize, ranks, repeats, numWorkers, epochs, warmups, err);
     out.println(result);
     return json(result);
   }
 
   /**
-   * --workload train: the demo's CNN step fed by Stoker against the same step fed from memory,
-   * on --ranks ranks of an embedded Spark, medians of --repeats.
+   * --workload train: the demo's CNN step fed by Stoker against the same step fed from memory, on
+   * --ranks ranks of an embedded Spark, medians of --repeats.
    */
   int train(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
     TrainBench.Result result = TrainBench.run(rows, batchSize, workers, ranks, repeats, err);

@@ -9,20 +9,27 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** The {@code stoker} command; without a subcommand it shows the usage. */
-@Command(name = "stoker", subcommands = {BenchCommand.class, DemoCommand.class},
-    description = "Stoker: a data loader for deep-learning training with PyTorch DataLoader's "
-        + "options, on the JVM.")
+@Command(
+    name = "stoker",
+    subcommands = {BenchCommand.class, DemoCommand.class},
+    description =
+        "Stoker: a data loader for deep-learning training with PyTorch DataLoader's "
+            + "options, on the JVM.")
 public final class StokerCli implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help.")
   boolean help;
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(),
-        "Missing subcommand (expected one of: " + String.join(", ", spec.subcommands().keySet())
+    throw new ParameterException(
+        spec.commandLine(),
+        "Missing subcommand (expected one of: "
+            + String.join(", ", spec.subcommands().keySet())
             + ")");
   }
 

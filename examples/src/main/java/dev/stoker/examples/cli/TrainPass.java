@@ -17,12 +17,13 @@ import org.bytedeco.pytorch.Tensor;
 
 /**
  * What each rank of {@code stoker bench --workload train} runs, in one barrier stage: per repeat,
- * one epoch of the demo's data-parallel CNN step fed by its loader, then as many steps of the
- * same step fed from tensors already in memory (copies of its first batches): the compute-only
- * ceiling, on the same ranks, threads and collective.
+ * one epoch of the demo's data-parallel CNN step fed by its loader, then as many steps of the same
+ * step fed from tensors already in memory (copies of its first batches): the compute-only ceiling,
+ * on the same ranks, threads and collective.
  */
 final class TrainPass implements RankFunction<TrainPass.Times> {
   private static final long serialVersionUID = 1L;
+
   /** Batches kept in memory for the ceiling. */
   private static final int KEPT = 8;
 

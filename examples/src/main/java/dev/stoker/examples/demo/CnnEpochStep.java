@@ -15,12 +15,12 @@ import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 
 /**
- * One epoch of data-parallel training of the {@link SmallCnn} on a rank, as DDP does it: every
- * rank starts from the same weights (they travel in this function), wraps each batch as tensors
- * without a copy, computes its gradients into the network's flat buffer, reads it in one bulk
- * copy, averages it with the other ranks ({@link RankContext#allReduceMean}), writes it back and
- * takes one optimizer step. After every step the ranks compare their weights' checksums and stop
- * with an error if any differs. The framework's threads are the task's CPUs.
+ * One epoch of data-parallel training of the {@link SmallCnn} on a rank, as DDP does it: every rank
+ * starts from the same weights (they travel in this function), wraps each batch as tensors without
+ * a copy, computes its gradients into the network's flat buffer, reads it in one bulk copy,
+ * averages it with the other ranks ({@link RankContext#allReduceMean}), writes it back and takes
+ * one optimizer step. After every step the ranks compare their weights' checksums and stop with an
+ * error if any differs. The framework's threads are the task's CPUs.
  */
 final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
   private static final long serialVersionUID = 1L;
@@ -35,8 +35,16 @@ final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
    * @param stepSeconds seconds in forward, backward, averaging and the step (not the loader)
    * @param residentBytes the rank's process's resident memory at the epoch's end (Linux), or -1
    */
-  record Outcome(CnnState state, double lossSum, long batches, long samples, long checks,
-      int threads, double stepSeconds, long residentBytes) implements DemoModel.Outcome {}
+  record Outcome(
+      CnnState state,
+      double lossSum,
+      long batches,
+      long samples,
+      long checks,
+      int threads,
+      double stepSeconds,
+      long residentBytes)
+      implements DemoModel.Outcome {}
 
   private final CnnState state;
   private final int epoch;
@@ -68,8 +76,15 @@ final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
         stepNanos += System.nanoTime() - begin;
         samples += batch.size();
       }
-      return new Outcome(rank.rank() == 0 ? model.state() : null, loss, step.steps(), samples,
-          step.steps(), threads, stepNanos / 1e9, residentBytes());
+      return new Outcome(
+          rank.rank() == 0 ? model.state() : null,
+          loss,
+          step.steps(),
+          samples,
+          step.steps(),
+          threads,
+          stepNanos / 1e9,
+          residentBytes());
     }
   }
 

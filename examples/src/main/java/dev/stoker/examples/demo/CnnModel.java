@@ -38,8 +38,11 @@ final class CnnModel implements DemoModel {
 
   @Override
   public String description() {
-    return "CNN conv3x3x16-pool-conv3x3x32-pool-linear1568x10, " + SmallCnn.Layout.SIZE
-        + " parameters (PyTorch's C++ library " + version() + " through JavaCPP)";
+    return "CNN conv3x3x16-pool-conv3x3x32-pool-linear1568x10, "
+        + SmallCnn.Layout.SIZE
+        + " parameters (PyTorch's C++ library "
+        + version()
+        + " through JavaCPP)";
   }
 
   private static String version() {
@@ -60,11 +63,19 @@ final class CnnModel implements DemoModel {
     stepRate = 0;
     for (int r = 0; r < outcomes.size(); r++) {
       CnnEpochStep.Outcome rank = (CnnEpochStep.Outcome) outcomes.get(r);
-      ranks.append(String.format(Locale.ROOT, "%srank %d: %d thread%s, %d steps, %.0f samples/s "
-              + "in the step, weights equal after every step (%d checks), process RSS %d MB",
-          r == 0 ? "" : "; ", r, rank.threads(), rank.threads() == 1 ? "" : "s", rank.batches(),
-          rank.samples() / Math.max(rank.stepSeconds(), 1e-9), rank.checks(),
-          rank.residentBytes() >> 20));
+      ranks.append(
+          String.format(
+              Locale.ROOT,
+              "%srank %d: %d thread%s, %d steps, %.0f samples/s "
+                  + "in the step, weights equal after every step (%d checks), process RSS %d MB",
+              r == 0 ? "" : "; ",
+              r,
+              rank.threads(),
+              rank.threads() == 1 ? "" : "s",
+              rank.batches(),
+              rank.samples() / Math.max(rank.stepSeconds(), 1e-9),
+              rank.checks(),
+              rank.residentBytes() >> 20));
       stepRate += rank.samples() / Math.max(rank.stepSeconds(), 1e-9);
     }
     note = ranks.toString();
@@ -72,8 +83,10 @@ final class CnnModel implements DemoModel {
 
   @Override
   public String closingNote() {
-    return String.format(Locale.ROOT, "; the CNN's step: %.0f samples/s over the ranks in the "
-        + "last epoch", stepRate);
+    return String.format(
+        Locale.ROOT,
+        "; the CNN's step: %.0f samples/s over the ranks in the " + "last epoch",
+        stepRate);
   }
 
   @Override
@@ -92,8 +105,11 @@ final class CnnModel implements DemoModel {
       for (int from = 0; from < y.length; from += CHUNK) {
         int rows = Math.min(CHUNK, y.length - from);
         try (PointerScope scope = new PointerScope()) {
-          Tensor chunk = torch.from_blob(images.getPointer(from * 784L), new long[] {rows, 784},
-              new TensorOptions(ScalarType.Float));
+          Tensor chunk =
+              torch.from_blob(
+                  images.getPointer(from * 784L),
+                  new long[] {rows, 784},
+                  new TensorOptions(ScalarType.Float));
           long[] predicted = model.predict(chunk);
           for (int r = 0; r < rows; r++) {
             right += predicted[r] == y[from + r] ? 1 : 0;

@@ -8,9 +8,9 @@ import org.bytedeco.pytorch.Tensor;
 /**
  * One data-parallel training step of the {@link SmallCnn} on a rank, as DDP takes it: forward and
  * backward on the rank's batch into the network's flat gradient buffer, one bulk copy out, the
- * ranks' mean ({@link RankContext#allReduceMean}), one bulk copy back, one optimizer step; then
- * the ranks compare their weights' checksums and all stop with an error if any differs.
- * The demo's epochs and {@code stoker bench --workload train} both take this step.
+ * ranks' mean ({@link RankContext#allReduceMean}), one bulk copy back, one optimizer step; then the
+ * ranks compare their weights' checksums and all stop with an error if any differs. The demo's
+ * epochs and {@code stoker bench --workload train} both take this step.
  */
 public final class DataParallelStep {
   private final RankContext rank;
@@ -55,9 +55,11 @@ public final class DataParallelStep {
     rank.allReduceSum(all);
     for (long other : all) {
       if (other != checksum) {
-        throw new IllegalStateException(String.format("%s: the ranks' weights differ (CRC-32 "
-            + "per rank: %s); every rank must apply the same averaged gradients", where,
-            Arrays.toString(all)));
+        throw new IllegalStateException(
+            String.format(
+                "%s: the ranks' weights differ (CRC-32 "
+                    + "per rank: %s); every rank must apply the same averaged gradients",
+                where, Arrays.toString(all)));
       }
     }
   }

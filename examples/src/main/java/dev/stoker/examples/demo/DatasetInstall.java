@@ -16,33 +16,36 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Installs Debian's {@code dataset-fashion-mnist} when the user asks for it
- * ({@code --install-dataset}): the command is printed before it runs, its output is shown line by
- * line, and it is stopped (with everything it started) when it runs past its time limit.
+ * Installs Debian's {@code dataset-fashion-mnist} when the user asks for it ({@code
+ * --install-dataset}): the command is printed before it runs, its output is shown line by line, and
+ * it is stopped (with everything it started) when it runs past its time limit.
  */
 final class DatasetInstall {
   /** The command that installs the package. */
-  static final List<String> COMMAND = List.of("apt-get", "install", "-y",
-      "dataset-fashion-mnist");
+  static final List<String> COMMAND = List.of("apt-get", "install", "-y", "dataset-fashion-mnist");
+
   /** How long it may run. */
   static final Duration LIMIT = Duration.ofMinutes(5);
+
   private static final Path APT_GET = Path.of("/usr/bin/apt-get");
 
   private DatasetInstall() {}
 
-  /**
-   * Why {@code --install-dataset} cannot work for {@code user} here, or null when it can.
-   */
+  /** Why {@code --install-dataset} cannot work for {@code user} here, or null when it can. */
   static String problem(String user) {
     if (!Files.isExecutable(APT_GET)) {
-      return String.format("--install-dataset: no %s on this machine (expected: a Debian or "
-          + "Ubuntu machine; leave out --install-dataset to download the files into --cache, or "
-          + "give them with --data DIR)", APT_GET);
+      return String.format(
+          "--install-dataset: no %s on this machine (expected: a Debian or "
+              + "Ubuntu machine; leave out --install-dataset to download the files into --cache, or "
+              + "give them with --data DIR)",
+          APT_GET);
     }
     if (!"root".equals(user)) {
-      return String.format("--install-dataset: '%s' needs root, and this runs as '%s' (expected: "
-          + "root; run 'sudo %s' yourself, or leave out --install-dataset to download the files "
-          + "into --cache)", String.join(" ", COMMAND), user, String.join(" ", COMMAND));
+      return String.format(
+          "--install-dataset: '%s' needs root, and this runs as '%s' (expected: "
+              + "root; run 'sudo %s' yourself, or leave out --install-dataset to download the files "
+              + "into --cache)",
+          String.join(" ", COMMAND), user, String.join(" ", COMMAND));
     }
     return null;
   }
@@ -56,17 +59,26 @@ final class DatasetInstall {
   static void run(List<String> command, Duration limit, PrintStream log)
       throws IOException, InterruptedException {
     String line = String.join(" ", command);
-    log.printf("stoker: installing Debian's dataset-fashion-mnist (--install-dataset): %s "
-        + "(stopped after %d s)%n", line, limit.toSeconds());
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    log.printf(
+        "stoker: installing Debian's dataset-fashion-mnist (--install-dataset): %s "
+            + "(stopped after %d s)%n",
+        line, limit.toSeconds());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
     Process process;
     try {
       process = builder.start();
     } catch (IOException e) {
-      throw new IOException("--install-dataset: '" + line + "' could not start: " + e.getMessage()
-          + " (install the package yourself, or leave out --install-dataset)", e);
+      throw new IOException(
+          "--install-dataset: '"
+              + line
+              + "' could not start: "
+              + e.getMessage()
+              + " (install the package yourself, or leave out --install-dataset)",
+          e);
     }
     Thread pump = new Thread(() -> copy(process, log), "install-output");
     pump.setDaemon(true);
@@ -81,22 +93,28 @@ final class DatasetInstall {
     if (!done) {
       stop(process);
       pump.join(TimeUnit.SECONDS.toMillis(5));
-      throw new IOException(String.format("--install-dataset: '%s' was still running after %d s "
-          + "and was stopped (expected: done within %d s; run it yourself, or leave out "
-          + "--install-dataset to download the files into --cache)", line, limit.toSeconds(),
-          limit.toSeconds()));
+      throw new IOException(
+          String.format(
+              "--install-dataset: '%s' was still running after %d s "
+                  + "and was stopped (expected: done within %d s; run it yourself, or leave out "
+                  + "--install-dataset to download the files into --cache)",
+              line, limit.toSeconds(), limit.toSeconds()));
     }
     pump.join(TimeUnit.SECONDS.toMillis(5));
     if (process.exitValue() != 0) {
-      throw new IOException(String.format("--install-dataset: '%s' failed with exit code %d "
-          + "(its output is above; fix what it says, or leave out --install-dataset to download "
-          + "the files into --cache)", line, process.exitValue()));
+      throw new IOException(
+          String.format(
+              "--install-dataset: '%s' failed with exit code %d "
+                  + "(its output is above; fix what it says, or leave out --install-dataset to download "
+                  + "the files into --cache)",
+              line, process.exitValue()));
     }
   }
 
   private static void copy(Process process, PrintStream log) {
-    try (BufferedReader reader = new BufferedReader(new InputStreamReader(
-        process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader reader =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String text; (text = reader.readLine()) != null; ) {
         log.println("  " + text);
       }

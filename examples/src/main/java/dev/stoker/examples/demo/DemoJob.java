@@ -25,15 +25,14 @@ import picocli.CommandLine;
 
 /**
  * The main job: Fashion-MNIST found or fetched, written once as Parquet, its pixel statistics
- * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java)
- * trained data-parallel over them, one Spark barrier stage per epoch, read through
- * {@code format("stoker")} and normalized by the loader.
- * Prints per epoch the loss, the test accuracy, samples/s, the bottleneck verdict and the rows
- * dropped per rank, and writes a plot and a JSON summary.
+ * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java) trained
+ * data-parallel over them, one Spark barrier stage per epoch, read through {@code format("stoker")}
+ * and normalized by the loader. Prints per epoch the loss, the test accuracy, samples/s, the
+ * bottleneck verdict and the rows dropped per rank, and writes a plot and a JSON summary.
  *
- * <p>{@link #main} is the class to give {@code spark-submit}: it takes the session (and its
- * master) that spark-submit sets up; {@code bin/stoker demo} runs {@link #run} on an embedded
- * {@code local[2]}.
+ * <p>{@link #main} is the class to give {@code spark-submit}: it takes the session (and its master)
+ * that spark-submit sets up; {@code bin/stoker demo} runs {@link #run} on an embedded {@code
+ * local[2]}.
  */
 public final class DemoJob {
   private static final int[] SWEEP_WORKERS = {0, 1, 2};
@@ -60,21 +59,37 @@ public final class DemoJob {
     long begin = System.nanoTime();
     int ranks = options.ranks;
     DemoModel model = DemoModel.open(options, out);
-    out.printf(Locale.ROOT, "stoker demo: Fashion-MNIST, %s, %d ranks x %d rows per batch, %d "
-        + "epoch%s, Spark master %s%n", model.description(), ranks, options.batchSize,
-        options.epochs, options.epochs == 1 ? "" : "s", spark.sparkContext().master());
+    out.printf(
+        Locale.ROOT,
+        "stoker demo: Fashion-MNIST, %s, %d ranks x %d rows per batch, %d "
+            + "epoch%s, Spark master %s%n",
+        model.description(),
+        ranks,
+        options.batchSize,
+        options.epochs,
+        options.epochs == 1 ? "" : "s",
+        spark.sparkContext().master());
     out.println("Stoker page: " + StokerUiPage.address(spark).orElse("none (no Spark UI)"));
-    FashionMnist.Files4 files = FashionMnist.locate(options.data, options.cache,
-        options.installDataset, out);
-    String tables = options.trainRows > 0 ? "fashion-mnist-parquet-" + options.trainRows
-        : "fashion-mnist-parquet";
-    ParquetCache.Tables data = ParquetCache.open(spark, files, options.trainRows,
-        options.cache.resolve(tables), out);
+    FashionMnist.Files4 files =
+        FashionMnist.locate(options.data, options.cache, options.installDataset, out);
+    String tables =
+        options.trainRows > 0
+            ? "fashion-mnist-parquet-" + options.trainRows
+            : "fashion-mnist-parquet";
+    ParquetCache.Tables data =
+        ParquetCache.open(spark, files, options.trainRows, options.cache.resolve(tables), out);
 
     PixelStats.Result stats = PixelStats.compute(spark, data.train(), ranks, options.seed);
-    out.printf(Locale.ROOT, "normalization (Stoker, %d ranks): mean %.4f, std %.4f over %d "
-        + "training images, %.0f samples/s (%.1f s)%n", ranks, stats.mean()[0], stats.std()[0],
-        stats.rows(), stats.samplesPerSecond(), stats.seconds());
+    out.printf(
+        Locale.ROOT,
+        "normalization (Stoker, %d ranks): mean %.4f, std %.4f over %d "
+            + "training images, %.0f samples/s (%.1f s)%n",
+        ranks,
+        stats.mean()[0],
+        stats.std()[0],
+        stats.rows(),
+        stats.samplesPerSecond(),
+        stats.seconds());
 
     TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
     List<DemoSummary.Epoch> epochs = new ArrayList<>();
@@ -82,8 +97,13 @@ public final class DemoJob {
       long started = System.nanoTime();
       TrainingResult<? extends DemoModel.Outcome> run = trainEpoch(data, stats, model, epoch);
       model.update(run.results());
-      DemoSummary.Epoch line = summarize(epoch, run, data.trainRows(), model.accuracy(test),
-          (System.nanoTime() - started) / 1e9);
+      DemoSummary.Epoch line =
+          summarize(
+              epoch,
+              run,
+              data.trainRows(),
+              model.accuracy(test),
+              (System.nanoTime() - started) / 1e9);
       epochs.add(line);
       if (epoch == 0) {
         out.println("ranks: " + placement(run.report()));
@@ -97,42 +117,64 @@ public final class DemoJob {
 
     Map<String, Double> throughput = new LinkedHashMap<>();
     throughput.put("stats (1w)", stats.samplesPerSecond());
-    throughput.put("train (1w)", epochs.stream()
-        .mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
+    throughput.put(
+        "train (1w)",
+        epochs.stream().mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
     if (!options.noSweep) {
       for (int workers : SWEEP_WORKERS) {
         double rate = readPass(data, workers);
         throughput.put("read (" + workers + "w)", rate);
-        out.printf(Locale.ROOT, "loader configuration: format(\"stoker\") read, %d ranks, "
-            + "numWorkers %d: %.0f samples/s%n", ranks, workers, rate);
+        out.printf(
+            Locale.ROOT,
+            "loader configuration: format(\"stoker\") read, %d ranks, "
+                + "numWorkers %d: %.0f samples/s%n",
+            ranks,
+            workers,
+            rate);
       }
     }
     Files.createDirectories(options.out);
     Path plot = options.out.resolve("stoker-demo.png");
-    TrainingPlot.write(plot, epochs.stream().map(e -> new TrainingPlot.Epoch(e.epoch(),
-        e.loss(), e.accuracy())).toList(), throughput);
-    DemoSummary summary = new DemoSummary(options, spark.sparkContext().master(), stats.mean(),
-        stats.std(), epochs, throughput, (System.nanoTime() - begin) / 1e9);
+    TrainingPlot.write(
+        plot,
+        epochs.stream()
+            .map(e -> new TrainingPlot.Epoch(e.epoch(), e.loss(), e.accuracy()))
+            .toList(),
+        throughput);
+    DemoSummary summary =
+        new DemoSummary(
+            options,
+            spark.sparkContext().master(),
+            stats.mean(),
+            stats.std(),
+            epochs,
+            throughput,
+            (System.nanoTime() - begin) / 1e9);
     Path json = options.out.resolve("stoker-demo.json");
     Files.writeString(json, summary.json());
     out.println("plot: " + plot.toAbsolutePath());
     out.println("summary: " + json.toAbsolutePath());
-    out.printf(Locale.ROOT, "done: test accuracy %.4f after %d epoch%s, %.1f s%s%n",
-        summary.finalAccuracy(), options.epochs, options.epochs == 1 ? "" : "s",
-        summary.wallSeconds(), model.closingNote());
+    out.printf(
+        Locale.ROOT,
+        "done: test accuracy %.4f after %d epoch%s, %.1f s%s%n",
+        summary.finalAccuracy(),
+        options.epochs,
+        options.epochs == 1 ? "" : "s",
+        summary.wallSeconds(),
+        model.closingNote());
     return summary;
   }
 
-  private TrainingResult<? extends DemoModel.Outcome> trainEpoch(ParquetCache.Tables data,
-      PixelStats.Result stats, DemoModel model, int epoch) {
+  private TrainingResult<? extends DemoModel.Outcome> trainEpoch(
+      ParquetCache.Tables data, PixelStats.Result stats, DemoModel model, int epoch) {
     int ranks = options.ranks;
     long expected = (data.trainRows() / ((long) ranks * options.batchSize)) * ranks;
-    ProgressLine bar = new ProgressLine(err, String.format("epoch %d/%d", epoch + 1,
-        options.epochs), expected);
+    ProgressLine bar =
+        new ProgressLine(err, String.format("epoch %d/%d", epoch + 1, options.epochs), expected);
     try {
-      return StokerSpark
-          .on(DemoReads.table(spark, data.train(), options.batchSize, ranks, options.seed, epoch,
-              true))
+      return StokerSpark.on(
+              DemoReads.table(
+                  spark, data.train(), options.batchSize, ranks, options.seed, epoch, true))
           .tensor("pixels", DType.UINT8, 1, 28, 28)
           .scalar("label", DType.INT64)
           .normalize("pixels", stats.mean(), stats.std())
@@ -146,14 +188,17 @@ public final class DemoJob {
   }
 
   /**
-   * Samples/s of one pass of {@code format("stoker")} over the training table with
-   * {@code workers} loader workers per rank: the read alone, every pixel column decoded.
+   * Samples/s of one pass of {@code format("stoker")} over the training table with {@code workers}
+   * loader workers per rank: the read alone, every pixel column decoded.
    */
   private double readPass(ParquetCache.Tables data, int workers) {
     long begin = System.nanoTime();
-    Row bytes = DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
-        .option("numWorkers", workers).load(data.train().toString())
-        .agg(functions.sum(functions.length(functions.col("pixels")))).first();
+    Row bytes =
+        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
+            .option("numWorkers", workers)
+            .load(data.train().toString())
+            .agg(functions.sum(functions.length(functions.col("pixels"))))
+            .first();
     double seconds = (System.nanoTime() - begin) / 1e9;
     return bytes.getLong(0) / 784.0 / seconds;
   }
@@ -162,21 +207,33 @@ public final class DemoJob {
   private static String placement(LoadReport report) {
     List<String> ranks = new ArrayList<>();
     for (RankReport rank : report.ranks()) {
-      ranks.add(String.format("rank %d on executor %s, device %s%s", rank.rank(),
-          rank.executorId(), rank.device(),
-          rank.gpuAddress() == null ? "" : " (gpu " + rank.gpuAddress() + ")"));
+      ranks.add(
+          String.format(
+              "rank %d on executor %s, device %s%s",
+              rank.rank(),
+              rank.executorId(),
+              rank.device(),
+              rank.gpuAddress() == null ? "" : " (gpu " + rank.gpuAddress() + ")"));
     }
     return String.join("; ", ranks);
   }
 
   private LoaderOptions loaderOptions(int workers, boolean shuffle) {
-    return LoaderOptions.builder().batchSize(options.batchSize).shuffle(shuffle)
-        .seed(options.seed).dropLast(true).numWorkers(workers).build();
+    return LoaderOptions.builder()
+        .batchSize(options.batchSize)
+        .shuffle(shuffle)
+        .seed(options.seed)
+        .dropLast(true)
+        .numWorkers(workers)
+        .build();
   }
 
-  private static DemoSummary.Epoch summarize(int epoch,
+  private static DemoSummary.Epoch summarize(
+      int epoch,
       TrainingResult<? extends DemoModel.Outcome> run,
-      long rows, double accuracy, double seconds) {
+      long rows,
+      double accuracy,
+      double seconds) {
     double loss = 0;
     long batches = 0;
     for (DemoModel.Outcome outcome : run.results()) {
@@ -187,10 +244,20 @@ public final class DemoJob {
     List<Long> dropped = report.ranks().stream().map(RankReport::droppedRows).toList();
     double rate = report.ranks().stream().mapToDouble(RankReport::samplesPerSecond).sum();
     // the read's plan leaves out the tail of the epoch's order; each rank's loader drops the rest
-    long droppedAtRead = rows - report.rows() + report.droppedRows()
-        - dropped.stream().mapToLong(Long::longValue).sum();
-    return new DemoSummary.Epoch(epoch + 1, loss / Math.max(batches, 1), accuracy, rate,
-        report.rank(0).verdict(), droppedAtRead, dropped, seconds);
+    long droppedAtRead =
+        rows
+            - report.rows()
+            + report.droppedRows()
+            - dropped.stream().mapToLong(Long::longValue).sum();
+    return new DemoSummary.Epoch(
+        epoch + 1,
+        loss / Math.max(batches, 1),
+        accuracy,
+        rate,
+        report.rank(0).verdict(),
+        droppedAtRead,
+        dropped,
+        seconds);
   }
 
   /**

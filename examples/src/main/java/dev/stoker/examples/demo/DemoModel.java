@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * A network the demo trains: the function each rank runs for an epoch, what it returns, and the
- * test accuracy of the model the epoch left. {@link #open} picks the CNN in PyTorch, or the MLP
- * in plain Java when asked for or when PyTorch's natives cannot be loaded here.
+ * test accuracy of the model the epoch left. {@link #open} picks the CNN in PyTorch, or the MLP in
+ * plain Java when asked for or when PyTorch's natives cannot be loaded here.
  */
 interface DemoModel {
   /** What every rank returns from an epoch. */
@@ -41,8 +41,8 @@ interface DemoModel {
   }
 
   /**
-   * The model {@code options.model} names. For {@code cnn} where PyTorch's natives cannot be
-   * loaded (a jar missing, a platform without natives), the MLP, saying why on {@code out}.
+   * The model {@code options.model} names. For {@code cnn} where PyTorch's natives cannot be loaded
+   * (a jar missing, a platform without natives), the MLP, saying why on {@code out}.
    */
   static DemoModel open(DemoOptions options, java.io.PrintStream out) {
     if (options.model == DemoOptions.Model.CNN) {
@@ -52,8 +52,10 @@ interface DemoModel {
       } catch (LinkageError | IllegalStateException e) {
         why = e.getMessage();
       }
-      out.println("stoker demo: the CNN needs PyTorch's natives, which cannot be used here ("
-          + why + "); training the MLP instead (--model mlp)");
+      out.println(
+          "stoker demo: the CNN needs PyTorch's natives, which cannot be used here ("
+              + why
+              + "); training the MLP instead (--model mlp)");
       options.model = DemoOptions.Model.MLP;
     }
     return new MlpModel(options);

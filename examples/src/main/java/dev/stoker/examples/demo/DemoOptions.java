@@ -5,32 +5,46 @@ import picocli.CommandLine.Option;
 
 /** The demo's options, shared by {@code bin/stoker demo} and {@link DemoJob#main}. */
 public final class DemoOptions {
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help.")
   boolean help;
 
-  @Option(names = "--data", paramLabel = "DIR", description = "A folder holding the four "
-      + "Fashion-MNIST IDX files (.gz or not); default: Debian's dataset-fashion-mnist when it is "
-      + "installed, else the files in --cache, else the published files downloaded into it.")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description =
+          "A folder holding the four "
+              + "Fashion-MNIST IDX files (.gz or not); default: Debian's dataset-fashion-mnist when it is "
+              + "installed, else the files in --cache, else the published files downloaded into it.")
   public Path data;
 
-  @Option(names = "--install-dataset", description = "When the files are neither installed nor "
-      + "in --cache, install Debian's dataset-fashion-mnist with apt-get (as root; its output is "
-      + "shown, and it is stopped after 5 minutes) rather than download them.")
+  @Option(
+      names = "--install-dataset",
+      description =
+          "When the files are neither installed nor "
+              + "in --cache, install Debian's dataset-fashion-mnist with apt-get (as root; its output is "
+              + "shown, and it is stopped after 5 minutes) rather than download them.")
   public boolean installDataset;
 
-  @Option(names = "--cache", paramLabel = "DIR", description = "Downloads and the Parquet tables "
-      + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cache",
+      paramLabel = "DIR",
+      description = "Downloads and the Parquet tables " + "(default: ${DEFAULT-VALUE}).")
   public Path cache = Path.of(System.getProperty("user.home"), ".cache", "stoker");
 
   @Option(names = "--epochs", description = "Epochs (default: ${DEFAULT-VALUE}).")
   public int epochs = 5;
 
-  @Option(names = "--ranks", description = "Training ranks: tasks of the barrier stage "
-      + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--ranks",
+      description = "Training ranks: tasks of the barrier stage " + "(default: ${DEFAULT-VALUE}).")
   public int ranks = 2;
 
-  @Option(names = "--batch-size", description = "Rows per batch and rank "
-      + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch-size",
+      description = "Rows per batch and rank " + "(default: ${DEFAULT-VALUE}).")
   public int batchSize = 64;
 
   /** The networks the demo trains. */
@@ -41,33 +55,51 @@ public final class DemoOptions {
     MLP
   }
 
-  @Option(names = "--model", paramLabel = "cnn|mlp", converter = ModelConverter.class,
-      description = "The network: cnn (PyTorch's C++ library; falls back to mlp, saying why, "
-          + "where its natives cannot be loaded) or mlp (plain Java) (default: cnn).")
+  @Option(
+      names = "--model",
+      paramLabel = "cnn|mlp",
+      converter = ModelConverter.class,
+      description =
+          "The network: cnn (PyTorch's C++ library; falls back to mlp, saying why, "
+              + "where its natives cannot be loaded) or mlp (plain Java) (default: cnn).")
   public Model model = Model.CNN;
 
-  @Option(names = "--hidden", description = "Units of the MLP's hidden layer; 0 for "
-      + "softmax regression (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--hidden",
+      description =
+          "Units of the MLP's hidden layer; 0 for "
+              + "softmax regression (default: ${DEFAULT-VALUE}).")
   public int hidden = 128;
 
-  @Option(names = "--learning-rate", description = "SGD learning rate, momentum 0.9 "
-      + "(default: 0.05 for the CNN, 0.01 for the MLP).")
+  @Option(
+      names = "--learning-rate",
+      description =
+          "SGD learning rate, momentum 0.9 " + "(default: 0.05 for the CNN, 0.01 for the MLP).")
   public Float learningRate;
 
-  @Option(names = "--train-rows", description = "Train on the first N training images only; "
-      + "0 for all 60,000 (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--train-rows",
+      description =
+          "Train on the first N training images only; "
+              + "0 for all 60,000 (default: ${DEFAULT-VALUE}).")
   public int trainRows;
 
-  @Option(names = "--no-sweep", description = "Skip the passes that time format(\"stoker\") "
-      + "reads with numWorkers 0, 1 and 2 for the plot.")
+  @Option(
+      names = "--no-sweep",
+      description =
+          "Skip the passes that time format(\"stoker\") "
+              + "reads with numWorkers 0, 1 and 2 for the plot.")
   public boolean noSweep;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Where the plot and the JSON "
-      + "summary go (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Where the plot and the JSON " + "summary go (default: ${DEFAULT-VALUE}).")
   public Path out = Path.of("stoker-demo");
 
-  @Option(names = "--seed", description = "Seed of the weights and the order "
-      + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      description = "Seed of the weights and the order " + "(default: ${DEFAULT-VALUE}).")
   public long seed = 42;
 
   /** The learning rate given, or the model's default. */
@@ -84,15 +116,15 @@ public final class DemoOptions {
           return model;
         }
       }
-      throw new picocli.CommandLine.TypeConversionException("'" + value
-          + "' (expected: cnn or mlp)");
+      throw new picocli.CommandLine.TypeConversionException(
+          "'" + value + "' (expected: cnn or mlp)");
     }
   }
 
   /**
    * Checks every value, and every path the job reads or writes (that {@code --data} holds the
-   * files, that {@code --cache} and {@code --out} are folders it can write or make), before the
-   * job spends a minute on Spark or training.
+   * files, that {@code --cache} and {@code --out} are folders it can write or make), before the job
+   * spends a minute on Spark or training.
    *
    * @throws IllegalArgumentException naming the option, its value and what is allowed
    */
@@ -109,12 +141,14 @@ public final class DemoOptions {
       throw new IllegalArgumentException("--hidden: " + hidden + " (expected: >= 0)");
     }
     if (trainRows < 0 || trainRows > 0 && trainRows < (long) ranks * batchSize) {
-      throw new IllegalArgumentException(String.format("--train-rows: %d (expected: 0 for all, "
-          + "or at least --ranks x --batch-size = %d)", trainRows, ranks * batchSize));
+      throw new IllegalArgumentException(
+          String.format(
+              "--train-rows: %d (expected: 0 for all, "
+                  + "or at least --ranks x --batch-size = %d)",
+              trainRows, ranks * batchSize));
     }
     if (learningRate != null && !(learningRate > 0)) {
-      throw new IllegalArgumentException("--learning-rate: " + learningRate
-          + " (expected: > 0)");
+      throw new IllegalArgumentException("--learning-rate: " + learningRate + " (expected: > 0)");
     }
   }
 

@@ -18,8 +18,9 @@ final class DemoPaths {
   static void check(DemoOptions options) {
     if (options.data != null) {
       data(options.data);
-    } else if (options.installDataset && FashionMnist.firstMissing(FashionMnist.DEBIAN_FOLDER)
-        != null && FashionMnist.firstMissing(options.cache) != null) {
+    } else if (options.installDataset
+        && FashionMnist.firstMissing(FashionMnist.DEBIAN_FOLDER) != null
+        && FashionMnist.firstMissing(options.cache) != null) {
       String problem = DatasetInstall.problem(System.getProperty("user.name"));
       if (problem != null) {
         throw new IllegalArgumentException(problem);
@@ -31,14 +32,19 @@ final class DemoPaths {
 
   private static void data(Path folder) {
     if (!Files.isDirectory(folder)) {
-      throw new IllegalArgumentException(String.format("--data: %s %s (expected: a folder "
-          + "holding the four Fashion-MNIST IDX files; leave out --data to fetch them)", folder,
-          Files.exists(folder) ? "is not a folder" : "does not exist"));
+      throw new IllegalArgumentException(
+          String.format(
+              "--data: %s %s (expected: a folder "
+                  + "holding the four Fashion-MNIST IDX files; leave out --data to fetch them)",
+              folder, Files.exists(folder) ? "is not a folder" : "does not exist"));
     }
     String missing = FashionMnist.firstMissing(folder);
     if (missing != null) {
-      throw new IllegalArgumentException(String.format("--data: no %s(.gz) in %s (expected: the "
-          + "four Fashion-MNIST IDX files; leave out --data to fetch them)", missing, folder));
+      throw new IllegalArgumentException(
+          String.format(
+              "--data: no %s(.gz) in %s (expected: the "
+                  + "four Fashion-MNIST IDX files; leave out --data to fetch them)",
+              missing, folder));
     }
   }
 
@@ -49,14 +55,22 @@ final class DemoPaths {
     while (existing != null && !Files.exists(existing)) {
       existing = existing.getParent();
     }
-    String where = existing != null && existing.equals(absolute) ? option + ": " + path
-        : option + ": cannot make " + path + ": " + existing;
-    String problem = existing == null ? null
-        : !Files.isDirectory(existing) ? "is not a folder"
-        : !Files.isWritable(existing) ? "is not writable by this user" : null;
+    String where =
+        existing != null && existing.equals(absolute)
+            ? option + ": " + path
+            : option + ": cannot make " + path + ": " + existing;
+    String problem =
+        existing == null
+            ? null
+            : !Files.isDirectory(existing)
+                ? "is not a folder"
+                : !Files.isWritable(existing) ? "is not writable by this user" : null;
     if (problem != null) {
-      throw new IllegalArgumentException(String.format("%s %s (expected: a folder it can write, "
-          + "or a path where it can make one; choose another %s)", where, problem, option));
+      throw new IllegalArgumentException(
+          String.format(
+              "%s %s (expected: a folder it can write, "
+                  + "or a path where it can make one; choose another %s)",
+              where, problem, option));
     }
   }
 }

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Reads an IDX file (the MNIST format), gzipped or not: unsigned bytes with 1 to 3 dimensions,
- * e.g. images {@code [n, 28, 28]} or labels {@code [n]}.
+ * Reads an IDX file (the MNIST format), gzipped or not: unsigned bytes with 1 to 3 dimensions, e.g.
+ * images {@code [n, 28, 28]} or labels {@code [n]}.
  *
  * @param shape the dimensions; the first is the item count
  * @param data every value, row-major
@@ -45,8 +45,11 @@ public record IdxFile(int[] shape, byte[] data) {
       int type = (magic >>> 8) & 0xFF;
       int dims = magic & 0xFF;
       if ((magic >>> 16) != 0 || type != UNSIGNED_BYTE || dims < 1 || dims > 3) {
-        throw new IOException(String.format("%s: magic number 0x%08x (expected: an IDX file of "
-            + "unsigned bytes with 1 to 3 dimensions, 0x0000080n)", file, magic));
+        throw new IOException(
+            String.format(
+                "%s: magic number 0x%08x (expected: an IDX file of "
+                    + "unsigned bytes with 1 to 3 dimensions, 0x0000080n)",
+                file, magic));
       }
       int[] shape = new int[dims];
       long total = 1;
@@ -54,8 +57,13 @@ public record IdxFile(int[] shape, byte[] data) {
         shape[d] = data.readInt();
         total *= shape[d];
         if (shape[d] < 0 || total > Integer.MAX_VALUE) {
-          throw new IOException(file + ": dimension " + d + " is " + shape[d]
-              + " (expected: a size that fits in memory)");
+          throw new IOException(
+              file
+                  + ": dimension "
+                  + d
+                  + " is "
+                  + shape[d]
+                  + " (expected: a size that fits in memory)");
         }
       }
       byte[] values = new byte[(int) total];

@@ -5,11 +5,11 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * A small multilayer perceptron in plain Java for the demo: inputs, one hidden ReLU layer (or
- * none: softmax regression), softmax cross-entropy, SGD with momentum. Every parameter lives in
- * one float array and every gradient in another of the same layout, so that data-parallel ranks
- * can average gradients as one message per step. Serializable, so that a model travels to the
- * ranks of a Spark stage and back.
+ * A small multilayer perceptron in plain Java for the demo: inputs, one hidden ReLU layer (or none:
+ * softmax regression), softmax cross-entropy, SGD with momentum. Every parameter lives in one float
+ * array and every gradient in another of the same layout, so that data-parallel ranks can average
+ * gradients as one message per step. Serializable, so that a model travels to the ranks of a Spark
+ * stage and back.
  */
 public final class Mlp implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -20,8 +20,10 @@ public final class Mlp implements Serializable {
   private final float[] params;
   private final float[] grads;
   private final float[] velocity;
+
   /** Offsets of w1 [hidden x inputs], b1 [hidden], w2 [classes x hidden'], b2 [classes]. */
   private final int w1;
+
   private final int b1;
   private final int w2;
   private final int b2;
@@ -34,8 +36,11 @@ public final class Mlp implements Serializable {
    */
   public Mlp(int inputs, int hidden, int classes, long seed) {
     if (inputs <= 0 || hidden < 0 || classes < 2) {
-      throw new IllegalArgumentException(String.format("inputs: %d, hidden: %d, classes: %d "
-          + "(expected: inputs > 0, hidden >= 0, classes >= 2)", inputs, hidden, classes));
+      throw new IllegalArgumentException(
+          String.format(
+              "inputs: %d, hidden: %d, classes: %d "
+                  + "(expected: inputs > 0, hidden >= 0, classes >= 2)",
+              inputs, hidden, classes));
     }
     this.inputs = inputs;
     this.hidden = hidden;
@@ -160,8 +165,14 @@ public final class Mlp implements Serializable {
 
   private void forward(float[] x, int rows) {
     if (x.length < rows * inputs) {
-      throw new IllegalArgumentException("x: " + x.length + " values for " + rows + " rows of "
-          + inputs + " (expected: rows x inputs)");
+      throw new IllegalArgumentException(
+          "x: "
+              + x.length
+              + " values for "
+              + rows
+              + " rows of "
+              + inputs
+              + " (expected: rows x inputs)");
     }
     int features = hidden == 0 ? inputs : hidden;
     if (hidden > 0 && (activations == null || activations.length < rows * hidden)) {

@@ -16,18 +16,21 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Fashion-MNIST as Parquet, written once into a cache folder and reused: {@code train/} and
- * {@code test/}, each row {@code pixels} (binary, 784 bytes, one 28x28 image) and {@code label}
- * (int). A marker file beside them records the row counts and the checksums of the files they
- * came from; a folder without a matching marker is written again.
+ * Fashion-MNIST as Parquet, written once into a cache folder and reused: {@code train/} and {@code
+ * test/}, each row {@code pixels} (binary, 784 bytes, one 28x28 image) and {@code label} (int). A
+ * marker file beside them records the row counts and the checksums of the files they came from; a
+ * folder without a matching marker is written again.
  */
 public final class ParquetCache {
   /** Columns of a row. */
-  public static final StructType SCHEMA = new StructType()
-      .add("pixels", DataTypes.BinaryType, false)
-      .add("label", DataTypes.IntegerType, false);
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("pixels", DataTypes.BinaryType, false)
+          .add("label", DataTypes.IntegerType, false);
+
   /** Small row groups (about 1,300 images) so that a shuffled read mixes them every epoch. */
   static final long ROW_GROUP_BYTES = 1 << 20;
+
   private static final String MARKER = "_stoker_complete.properties";
 
   /** The two tables and whether they were written by this call. */
@@ -36,24 +39,34 @@ public final class ParquetCache {
   private ParquetCache() {}
 
   /**
-   * The train and test tables under {@code folder}: reused when its marker matches
-   * {@code files} (and {@code trainRows}), else written from the IDX files.
+   * The train and test tables under {@code folder}: reused when its marker matches {@code files}
+   * (and {@code trainRows}), else written from the IDX files.
    *
    * @param trainRows the training rows to keep: all (60,000) or the first that many
    */
-  public static Tables open(SparkSession spark, FashionMnist.Files4 files, int trainRows,
-      Path folder, PrintStream log) throws IOException {
+  public static Tables open(
+      SparkSession spark, FashionMnist.Files4 files, int trainRows, Path folder, PrintStream log)
+      throws IOException {
     Path train = folder.resolve("train");
     Path test = folder.resolve("test");
     Properties wanted = marker(trainRows);
     Path markerFile = folder.resolve(MARKER);
     Properties found = read(markerFile);
     if (complete(wanted, found, train, test)) {
-      log.println("stoker: reusing the Parquet tables in " + folder + " (" + found
-          .getProperty("train.rows") + " train and " + found.getProperty("test.rows")
-          + " test rows, made from files with the published checksums)");
-      return new Tables(train, test, Long.parseLong(found.getProperty("train.rows")),
-          Long.parseLong(found.getProperty("test.rows")), false);
+      log.println(
+          "stoker: reusing the Parquet tables in "
+              + folder
+              + " ("
+              + found.getProperty("train.rows")
+              + " train and "
+              + found.getProperty("test.rows")
+              + " test rows, made from files with the published checksums)");
+      return new Tables(
+          train,
+          test,
+          Long.parseLong(found.getProperty("train.rows")),
+          Long.parseLong(found.getProperty("test.rows")),
+          false);
     }
     long begin = System.nanoTime();
     Files.createDirectories(folder);
@@ -65,7 +78,8 @@ public final class ParquetCache {
     try (var out = Files.newBufferedWriter(markerFile)) {
       wanted.store(out, "Fashion-MNIST as Parquet, written by the Stoker demo");
     }
-    log.printf("stoker: wrote %d train and %d test rows as Parquet into %s (%.1f s)%n",
+    log.printf(
+        "stoker: wrote %d train and %d test rows as Parquet into %s (%.1f s)%n",
         trainCount, testCount, folder, (System.nanoTime() - begin) / 1e9);
     return new Tables(train, test, trainCount, testCount, true);
   }
@@ -75,9 +89,11 @@ public final class ParquetCache {
     IdxFile pixels = IdxFile.read(images);
     IdxFile classes = IdxFile.read(labels);
     if (pixels.count() != classes.count() || pixels.itemSize() != 784) {
-      throw new IOException(String.format("%s and %s: %d images of %d bytes and %d labels "
-          + "(expected: as many labels as 28x28 images; give the published files)", images,
-          labels, pixels.count(), pixels.itemSize(), classes.count()));
+      throw new IOException(
+          String.format(
+              "%s and %s: %d images of %d bytes and %d labels "
+                  + "(expected: as many labels as 28x28 images; give the published files)",
+              images, labels, pixels.count(), pixels.itemSize(), classes.count()));
     }
     int rows = limit > 0 ? Math.min(limit, pixels.count()) : pixels.count();
     List<Row> list = new ArrayList<>(rows);
@@ -85,8 +101,13 @@ public final class ParquetCache {
       byte[] image = Arrays.copyOfRange(pixels.data(), i * 784, (i + 1) * 784);
       list.add(RowFactory.create(image, Byte.toUnsignedInt(classes.data()[i])));
     }
-    spark.createDataFrame(list, SCHEMA).coalesce(1).write().mode(SaveMode.Overwrite)
-        .option("parquet.block.size", ROW_GROUP_BYTES).parquet(to.toString());
+    spark
+        .createDataFrame(list, SCHEMA)
+        .coalesce(1)
+        .write()
+        .mode(SaveMode.Overwrite)
+        .option("parquet.block.size", ROW_GROUP_BYTES)
+        .parquet(to.toString());
     return rows;
   }
 

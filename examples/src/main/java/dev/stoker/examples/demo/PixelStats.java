@@ -19,29 +19,29 @@ final class PixelStats {
   private static final int BATCH = 250;
 
   /** The statistics and the pass's throughput. */
-  record Result(double[] mean, double[] std, long rows, double samplesPerSecond,
-      double seconds) {}
+  record Result(double[] mean, double[] std, long rows, double samplesPerSecond, double seconds) {}
 
   private PixelStats() {}
 
   static Result compute(SparkSession spark, Path train, int ranks, long seed) {
     long begin = System.nanoTime();
-    TrainingResult<byte[]> run = StokerSpark
-        .on(DemoReads.table(spark, train, BATCH, ranks, seed, 0, false))
-        .tensor("pixels", DType.UINT8, 1, 28, 28)
-        .options(LoaderOptions.builder().batchSize(BATCH).dropLast(true).numWorkers(1).build())
-        .worldSize(ranks)
-        .run((rank, loader) -> {
-          ChannelStats mine = FieldStats.compute(loader, "pixels", 0, 1 / 255.0);
-          ChannelStats all = new ChannelStats(mine.channels());
-          for (byte[] partial : rank.allGather(mine.toBytes())) {
-            all.merge(ChannelStats.fromBytes(partial));
-          }
-          return all.toBytes();
-        });
+    TrainingResult<byte[]> run =
+        StokerSpark.on(DemoReads.table(spark, train, BATCH, ranks, seed, 0, false))
+            .tensor("pixels", DType.UINT8, 1, 28, 28)
+            .options(LoaderOptions.builder().batchSize(BATCH).dropLast(true).numWorkers(1).build())
+            .worldSize(ranks)
+            .run(
+                (rank, loader) -> {
+                  ChannelStats mine = FieldStats.compute(loader, "pixels", 0, 1 / 255.0);
+                  ChannelStats all = new ChannelStats(mine.channels());
+                  for (byte[] partial : rank.allGather(mine.toBytes())) {
+                    all.merge(ChannelStats.fromBytes(partial));
+                  }
+                  return all.toBytes();
+                });
     ChannelStats stats = ChannelStats.fromBytes(run.result(0));
     double rate = run.report().ranks().stream().mapToDouble(r -> r.samplesPerSecond()).sum();
-    return new Result(stats.means(), stats.stds(), stats.count(0) / 784, rate,
-        (System.nanoTime() - begin) / 1e9);
+    return new Result(
+        stats.means(), stats.stds(), stats.count(0) / 784, rate, (System.nanoTime() - begin) / 1e9);
   }
 }

@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 
 /**
  * A progress bar on one updating line of a terminal: batches delivered to every rank so far out of
- * those expected, redrawn from the ranks' progress reports ({@code onProgress}) while a Spark
- * stage runs. Called on Spark's listener thread.
+ * those expected, redrawn from the ranks' progress reports ({@code onProgress}) while a Spark stage
+ * runs. Called on Spark's listener thread.
  */
 final class ProgressLine implements Consumer<RankProgress> {
   private static final int WIDTH = 30;
@@ -39,8 +39,10 @@ final class ProgressLine implements Consumer<RankProgress> {
     }
     shown = done;
     int filled = (int) (done * WIDTH / expected);
-    String line = String.format("%s [%s%s] %d/%d batches", label, "#".repeat(filled),
-        ".".repeat(WIDTH - filled), done, expected);
+    String line =
+        String.format(
+            "%s [%s%s] %d/%d batches",
+            label, "#".repeat(filled), ".".repeat(WIDTH - filled), done, expected);
     err.print("\r" + line + " ".repeat(Math.max(0, drawn - line.length())));
     err.flush();
     drawn = line.length();

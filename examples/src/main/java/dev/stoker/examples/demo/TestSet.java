@@ -19,8 +19,8 @@ final class TestSet {
 
   /** Reads the Parquet table {@code test} and normalizes its pixels as the loader does. */
   static TestSet read(SparkSession spark, Path test, double mean, double std) {
-    List<Row> rows = spark.read().parquet(test.toString()).select("pixels", "label")
-        .collectAsList();
+    List<Row> rows =
+        spark.read().parquet(test.toString()).select("pixels", "label").collectAsList();
     float[] x = new float[rows.size() * 784];
     int[] y = new int[rows.size()];
     for (int r = 0; r < rows.size(); r++) {

@@ -44,8 +44,7 @@ public final class TrainingPlot {
       g.setColor(Color.WHITE);
       g.fillRect(0, 0, WIDTH, HEIGHT);
       learning(epochs).draw(g, new java.awt.Rectangle(0, 0, WIDTH / 2, HEIGHT));
-      throughput(samplesPerSecond).draw(g, new java.awt.Rectangle(WIDTH / 2, 0, WIDTH / 2,
-          HEIGHT));
+      throughput(samplesPerSecond).draw(g, new java.awt.Rectangle(WIDTH / 2, 0, WIDTH / 2, HEIGHT));
     } finally {
       g.dispose();
     }
@@ -59,8 +58,16 @@ public final class TrainingPlot {
       loss.add(e.epoch(), e.loss());
       accuracy.add(e.epoch(), e.accuracy());
     }
-    JFreeChart chart = ChartFactory.createXYLineChart("Loss and accuracy per epoch", "epoch",
-        "loss", new XYSeriesCollection(loss), PlotOrientation.VERTICAL, true, false, false);
+    JFreeChart chart =
+        ChartFactory.createXYLineChart(
+            "Loss and accuracy per epoch",
+            "epoch",
+            "loss",
+            new XYSeriesCollection(loss),
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
     XYPlot plot = chart.getXYPlot();
     plot.setBackgroundPaint(Color.WHITE);
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
@@ -105,8 +112,16 @@ public final class TrainingPlot {
   private static JFreeChart throughput(Map<String, Double> samplesPerSecond) {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     samplesPerSecond.forEach((config, rate) -> data.addValue(rate, "samples/s", config));
-    JFreeChart chart = ChartFactory.createBarChart("Samples/s per loader configuration",
-        "configuration", "samples/s", data, PlotOrientation.VERTICAL, false, false, false);
+    JFreeChart chart =
+        ChartFactory.createBarChart(
+            "Samples/s per loader configuration",
+            "configuration",
+            "samples/s",
+            data,
+            PlotOrientation.VERTICAL,
+            false,
+            false,
+            false);
     CategoryPlot plot = chart.getCategoryPlot();
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);

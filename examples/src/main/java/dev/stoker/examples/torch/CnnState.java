@@ -5,8 +5,8 @@ import java.util.SplittableRandom;
 import java.util.zip.CRC32;
 
 /**
- * The {@link SmallCnn}'s weights and its optimizer's momentum, as two flat arrays in the
- * network's own layout: what travels to the ranks of a Spark stage and back between epochs.
+ * The {@link SmallCnn}'s weights and its optimizer's momentum, as two flat arrays in the network's
+ * own layout: what travels to the ranks of a Spark stage and back between epochs.
  *
  * @param params every parameter, in {@link SmallCnn.Layout} order
  * @param velocity SGD's momentum buffer, same layout
@@ -14,15 +14,17 @@ import java.util.zip.CRC32;
 public record CnnState(float[] params, float[] velocity) implements Serializable {
   public CnnState {
     if (params.length != SmallCnn.Layout.SIZE || velocity.length != SmallCnn.Layout.SIZE) {
-      throw new IllegalArgumentException(String.format("params: %d, velocity: %d values "
-          + "(expected: %d each, the SmallCnn's parameter count)", params.length,
-          velocity.length, SmallCnn.Layout.SIZE));
+      throw new IllegalArgumentException(
+          String.format(
+              "params: %d, velocity: %d values "
+                  + "(expected: %d each, the SmallCnn's parameter count)",
+              params.length, velocity.length, SmallCnn.Layout.SIZE));
     }
   }
 
   /**
-   * Fresh weights, the same for every {@code seed} on every rank: PyTorch's default
-   * initialization of conv and linear layers (uniform in +-1/sqrt(fan in)); no momentum yet.
+   * Fresh weights, the same for every {@code seed} on every rank: PyTorch's default initialization
+   * of conv and linear layers (uniform in +-1/sqrt(fan in)); no momentum yet.
    */
   public static CnnState initial(long seed) {
     float[] params = new float[SmallCnn.Layout.SIZE];

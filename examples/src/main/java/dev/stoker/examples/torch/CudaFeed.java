@@ -20,8 +20,8 @@ import org.bytedeco.pytorch.Tensor;
  * }</pre>
  *
  * No call waits on the host: the copy of batch k+1 overlaps the step on batch k, and the loader
- * copies into a buffer again only once the step that read it has completed
- * ({@link DeviceBuffer#reuseAfter}).
+ * copies into a buffer again only once the step that read it has completed ({@link
+ * DeviceBuffer#reuseAfter}).
  */
 public final class CudaFeed implements AutoCloseable {
   private final CudaStreams streams;
@@ -32,9 +32,9 @@ public final class CudaFeed implements AutoCloseable {
   }
 
   /**
-   * Column {@code field} of a device batch as a tensor on the batch's device, shape
-   * {@code [batchSize, ...field shape]} (all rows; the batch's {@code size()} are valid), over the
-   * device buffer itself; the framework's current stream waits for the batch's copy first.
+   * Column {@code field} of a device batch as a tensor on the batch's device, shape {@code
+   * [batchSize, ...field shape]} (all rows; the batch's {@code size()} are valid), over the device
+   * buffer itself; the framework's current stream waits for the batch's copy first.
    *
    * @throws IllegalStateException if the batch is in host memory or no longer valid
    */
@@ -49,13 +49,12 @@ public final class CudaFeed implements AutoCloseable {
     for (int i = 0; i < shape.length; i++) {
       sizes[i] = shape[i];
     }
-    return streams.wrap(column.address(), sizes, TorchBatches.scalarType(column.dtype()),
-        ordinal);
+    return streams.wrap(column.address(), sizes, TorchBatches.scalarType(column.dtype()), ordinal);
   }
 
   /**
-   * Tells the loader when the step enqueued on this batch completes: records an event after it
-   * on the framework's stream and hands it to the batch's buffer, before the batch is closed.
+   * Tells the loader when the step enqueued on this batch completes: records an event after it on
+   * the framework's stream and hands it to the batch's buffer, before the batch is closed.
    */
   public void stepIssued(Batch batch) {
     checkOpen();
@@ -71,10 +70,15 @@ public final class CudaFeed implements AutoCloseable {
   static int ordinal(String deviceName) {
     int colon = deviceName.indexOf(':');
     String digits = colon < 0 ? "" : deviceName.substring(colon + 1);
-    if (!deviceName.startsWith("cuda:") || digits.isEmpty()
-        || !digits.chars().allMatch(Character::isDigit) || digits.length() > 4) {
-      throw new IllegalArgumentException("device: '" + deviceName + "' (expected: cuda:N; a "
-          + "batch on the CPU device is a host batch: use TorchBatches.hostTensor)");
+    if (!deviceName.startsWith("cuda:")
+        || digits.isEmpty()
+        || !digits.chars().allMatch(Character::isDigit)
+        || digits.length() > 4) {
+      throw new IllegalArgumentException(
+          "device: '"
+              + deviceName
+              + "' (expected: cuda:N; a "
+              + "batch on the CPU device is a host batch: use TorchBatches.hostTensor)");
     }
     return Integer.parseInt(digits);
   }
@@ -86,8 +90,8 @@ public final class CudaFeed implements AutoCloseable {
   }
 
   /**
-   * Closes the streams' events (after their work). Close the loader first: it may still wait on
-   * the last event before a copy.
+   * Closes the streams' events (after their work). Close the loader first: it may still wait on the
+   * last event before a copy.
    */
   @Override
   public synchronized void close() {

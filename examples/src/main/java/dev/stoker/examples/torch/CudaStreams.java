@@ -10,22 +10,22 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  */
 public interface CudaStreams extends AutoCloseable {
   /**
-   * Wraps {@code address} on CUDA device {@code ordinal} as a tensor of {@code shape} and
-   * {@code dtype}, without a copy ({@code from_blob} with a CUDA device).
+   * Wraps {@code address} on CUDA device {@code ordinal} as a tensor of {@code shape} and {@code
+   * dtype}, without a copy ({@code from_blob} with a CUDA device).
    */
   Tensor wrap(long address, long[] shape, ScalarType dtype, int ordinal);
 
   /**
-   * Makes the framework's current stream on device {@code ordinal} wait for {@code event} (a
-   * {@code cudaEvent_t}) before the work enqueued after this call: {@code cudaStreamWaitEvent},
-   * no wait on the host.
+   * Makes the framework's current stream on device {@code ordinal} wait for {@code event} (a {@code
+   * cudaEvent_t}) before the work enqueued after this call: {@code cudaStreamWaitEvent}, no wait on
+   * the host.
    */
   void waitFor(int ordinal, long event);
 
   /**
-   * Records an event on the framework's current stream on device {@code ordinal}, after the
-   * work enqueued so far, and returns it ({@code cudaEvent_t}). The same event may be recorded
-   * again after a later step: it lives until {@link #close()}.
+   * Records an event on the framework's current stream on device {@code ordinal}, after the work
+   * enqueued so far, and returns it ({@code cudaEvent_t}). The same event may be recorded again
+   * after a later step: it lives until {@link #close()}.
    */
   long recordStepDone(int ordinal);
 

@@ -10,11 +10,11 @@ import org.bytedeco.pytorch.TensorOptional;
 import org.bytedeco.pytorch.global.torch;
 
 /**
- * The demo's network in PyTorch: two 3x3 convolutions (16 and 32 channels, ReLU, 2x2 max
- * pooling each) and a linear head, 28x28x1 in, 10 classes out; cross-entropy loss; SGD with
- * momentum. Every parameter is a view of one flat tensor, so backward leaves all gradients in one
- * flat buffer: data-parallel ranks read it in one bulk copy, average it as one message and write
- * it back in one, and the step updates the flat weights in place.
+ * The demo's network in PyTorch: two 3x3 convolutions (16 and 32 channels, ReLU, 2x2 max pooling
+ * each) and a linear head, 28x28x1 in, 10 classes out; cross-entropy loss; SGD with momentum. Every
+ * parameter is a view of one flat tensor, so backward leaves all gradients in one flat buffer:
+ * data-parallel ranks read it in one bulk copy, average it as one message and write it back in one,
+ * and the step updates the flat weights in place.
  *
  * <p>Each step's tensors live in a {@link PointerScope} and are freed when the step ends; the
  * weights, the momentum and the gradient buffer live until {@link #close()}. One thread at a time.
@@ -38,13 +38,15 @@ public final class SmallCnn implements AutoCloseable {
     static final int HIDDEN = C2 * 7 * 7;
     static final int CLASSES = 10;
     static final List<Part> PARTS;
+
     /** Parameter count. */
     public static final int SIZE;
 
     static {
       long[][] shapes = {{C1, 1, 3, 3}, {C1}, {C2, C1, 3, 3}, {C2}, {CLASSES, HIDDEN}, {CLASSES}};
-      String[] names = {"conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias",
-          "head.weight", "head.bias"};
+      String[] names = {
+        "conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias", "head.weight", "head.bias"
+      };
       int[] fanIns = {9, 9, C1 * 9, C1 * 9, HIDDEN, HIDDEN};
       Part[] parts = new Part[shapes.length];
       int offset = 0;
@@ -166,7 +168,8 @@ public final class SmallCnn implements AutoCloseable {
   /** One SGD step with momentum along the gradients: v = m v + g; w -= lr v. */
   public void step() {
     checkOpen();
-    try (PointerScope scope = new PointerScope(); NoGradGuard noGrad = new NoGradGuard()) {
+    try (PointerScope scope = new PointerScope();
+        NoGradGuard noGrad = new NoGradGuard()) {
       Tensor grad = params.grad();
       if (!grad.defined()) {
         throw new IllegalStateException("no gradients yet: call backward first");
@@ -179,9 +182,10 @@ public final class SmallCnn implements AutoCloseable {
   /** The predicted class of each image of {@code x}, without gradients. */
   public long[] predict(Tensor x) {
     checkOpen();
-    try (PointerScope scope = new PointerScope(); NoGradGuard noGrad = new NoGradGuard()) {
-      Tensor classes = forward(x).argmax(new org.bytedeco.pytorch.LongOptional(1), false)
-          .contiguous();
+    try (PointerScope scope = new PointerScope();
+        NoGradGuard noGrad = new NoGradGuard()) {
+      Tensor classes =
+          forward(x).argmax(new org.bytedeco.pytorch.LongOptional(1), false).contiguous();
       long[] out = new long[(int) classes.numel()];
       classes.data_ptr_long().get(out);
       return out;

@@ -13,8 +13,8 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
 /**
  * Stoker's batches as PyTorch tensors, without a copy. A host batch (the CPU device; pinned or
  * direct memory) becomes a CPU tensor over the column's memory with {@code from_blob}; a device
- * batch becomes a CUDA tensor through a {@link CudaFeed}, which also orders the framework's
- * stream after the batch's copy and the next copy into the buffer after the step.
+ * batch becomes a CUDA tensor through a {@link CudaFeed}, which also orders the framework's stream
+ * after the batch's copy and the next copy into the buffer after the step.
  *
  * <p>A wrapped tensor does not own its memory: it is valid while the batch is (until the batch is
  * closed or the next one is asked for). Keep nothing of it past the step, or {@code clone()} it.

@@ -31,8 +31,9 @@ public final class TorchCudaStreams implements CudaStreams {
 
   @Override
   public Tensor wrap(long address, long[] shape, ScalarType dtype, int ordinal) {
-    TensorOptions options = new TensorOptions(dtype)
-        .device(new DeviceOptional(new Device(DeviceType.CUDA, (byte) ordinal)));
+    TensorOptions options =
+        new TensorOptions(dtype)
+            .device(new DeviceOptional(new Device(DeviceType.CUDA, (byte) ordinal)));
     return torch.from_blob(at(address), shape, options);
   }
 
@@ -41,7 +42,8 @@ public final class TorchCudaStreams implements CudaStreams {
     if (event == 0) {
       return; // a completed event
     }
-    check(cudart.cudaStreamWaitEvent(current(ordinal), new CUevent_st(at(event)), 0),
+    check(
+        cudart.cudaStreamWaitEvent(current(ordinal), new CUevent_st(at(event)), 0),
         "cudaStreamWaitEvent");
   }
 
@@ -51,8 +53,8 @@ public final class TorchCudaStreams implements CudaStreams {
     if (event == null) {
       event = new CUevent_st();
       check(cudart.cudaSetDevice(ordinal), "cudaSetDevice");
-      check(cudart.cudaEventCreateWithFlags(event, EVENT_DISABLE_TIMING),
-          "cudaEventCreateWithFlags");
+      check(
+          cudart.cudaEventCreateWithFlags(event, EVENT_DISABLE_TIMING), "cudaEventCreateWithFlags");
       stepDone.put(ordinal, event);
     }
     check(cudart.cudaEventRecord(event, current(ordinal)), "cudaEventRecord");

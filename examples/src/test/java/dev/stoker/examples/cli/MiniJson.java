@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A strict little JSON reader for checking what the CLI writes: objects, arrays, strings, numbers, literals. */
+/**
+ * A strict little JSON reader for checking what the CLI writes: objects, arrays, strings, numbers,
+ * literals.
+ */
 final class MiniJson {
   private final String text;
   private int at;
@@ -36,9 +39,11 @@ final class MiniJson {
       return array();
     } else if (c == '"') {
       return string();
-    } else if (text.startsWith("true", at) || text.startsWith("false", at)
+    } else if (text.startsWith("true", at)
+        || text.startsWith("false", at)
         || text.startsWith("null", at)) {
-      String word = text.startsWith("true", at) ? "true" : text.startsWith("false", at) ? "false" : "null";
+      String word =
+          text.startsWith("true", at) ? "true" : text.startsWith("false", at) ? "false" : "null";
       at += word.length();
       return word.equals("null") ? null : Boolean.valueOf(word);
     }
@@ -145,7 +150,11 @@ final class MiniJson {
   }
 
   private IllegalArgumentException error(String what) {
-    return new IllegalArgumentException(what + " at " + at + ": "
-        + text.substring(Math.max(0, at - 20), Math.min(text.length(), at + 20)));
+    return new IllegalArgumentException(
+        what
+            + " at "
+            + at
+            + ": "
+            + text.substring(Math.max(0, at - 20), Math.min(text.length(), at + 20)));
   }
 }

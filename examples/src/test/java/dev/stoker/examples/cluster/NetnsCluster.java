@@ -14,13 +14,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A Spark standalone cluster of separate hosts on this machine: a network namespace per host
- * (the master, where the driver runs too, and the workers), each with an address of its own on a
- * private test subnet, joined by veth pairs to one bridge. The bridge has no address: the hosts
- * reach one another and their own loopback, nothing else. Master and workers are started from the
+ * A Spark standalone cluster of separate hosts on this machine: a network namespace per host (the
+ * master, where the driver runs too, and the workers), each with an address of its own on a private
+ * test subnet, joined by veth pairs to one bridge. The bridge has no address: the hosts reach one
+ * another and their own loopback, nothing else. Master and workers are started from the
  * Maven-resolved Spark jars with a stand-in SPARK_HOME (an empty {@code jars/}); executors get the
- * jars through {@code spark.executor.extraClassPath}. {@link #close} (also run by a shutdown
- * hook) kills every process in the namespaces and removes every namespace and link.
+ * jars through {@code spark.executor.extraClassPath}. {@link #close} (also run by a shutdown hook)
+ * kills every process in the namespaces and removes every namespace and link.
  */
 final class NetnsCluster implements AutoCloseable {
   private static final long START_MILLIS = 90_000;
@@ -45,22 +45,24 @@ final class NetnsCluster implements AutoCloseable {
   }
 
   /**
-   * Why namespaces cannot be made here (not root, no {@code ip}, no permission), or null if
-   * they can: tried with a namespace made and removed at once.
+   * Why namespaces cannot be made here (not root, no {@code ip}, no permission), or null if they
+   * can: tried with a namespace made and removed at once.
    */
   static String unavailable() {
-    String probe = "sk" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff))
-        + "p";
+    String probe =
+        "sk" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff)) + "p";
     try {
       String out = run("ip", "netns", "add", probe);
       if (out != null) {
-        return "'ip netns add' failed: " + out.trim()
+        return "'ip netns add' failed: "
+            + out.trim()
             + " (the standalone cluster test needs root and iproute2)";
       }
       run("ip", "netns", "del", probe);
       return null;
     } catch (IOException e) {
-      return "'ip' cannot be run: " + e.getMessage()
+      return "'ip' cannot be run: "
+          + e.getMessage()
           + " (the standalone cluster test needs root and iproute2: apt-get install iproute2)";
     }
   }
@@ -116,8 +118,19 @@ final class NetnsCluster implements AutoCloseable {
       String ns = id + (host == 0 ? "m" : "w" + host);
       check(run("ip", "netns", "add", ns));
       hosts.add(ns);
-      check(run("ip", "link", "add", veth(host), "type", "veth", "peer", "name", "eth0", "netns",
-          ns));
+      check(
+          run(
+              "ip",
+              "link",
+              "add",
+              veth(host),
+              "type",
+              "veth",
+              "peer",
+              "name",
+              "eth0",
+              "netns",
+              ns));
       check(run("ip", "link", "set", veth(host), "master", id + "br", "up"));
       check(run("ip", "-n", ns, "addr", "add", address(host) + "/24", "dev", "eth0"));
       check(run("ip", "-n", ns, "link", "set", "eth0", "up"));
@@ -138,28 +151,52 @@ final class NetnsCluster implements AutoCloseable {
   private void daemons() throws IOException, InterruptedException {
     Files.createDirectories(sparkHome().resolve("jars"));
     Files.writeString(sparkHome().resolve("RELEASE"), "");
-    Process master = daemon(0, "master", "org.apache.spark.deploy.master.Master", "--host",
-        address(0), "--port", "7077", "--webui-port", "8080");
+    Process master =
+        daemon(
+            0,
+            "master",
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            address(0),
+            "--port",
+            "7077",
+            "--webui-port",
+            "8080");
     awaitLog(0, "master", "I have been elected leader", master);
     for (int host = 1; host < hosts.size(); host++) {
       Files.createDirectories(workDir(host));
       Files.createDirectories(localDir(host));
-      Process worker = daemon(host, "worker", "org.apache.spark.deploy.worker.Worker", "--host",
-          address(host), "--cores", "1", "--memory", "1g", "--webui-port", "8081", "--work-dir",
-          workDir(host).toString(), masterUrl());
+      Process worker =
+          daemon(
+              host,
+              "worker",
+              "org.apache.spark.deploy.worker.Worker",
+              "--host",
+              address(host),
+              "--cores",
+              "1",
+              "--memory",
+              "1g",
+              "--webui-port",
+              "8081",
+              "--work-dir",
+              workDir(host).toString(),
+              masterUrl());
       awaitLog(host, "worker", "Successfully registered with master", worker);
     }
   }
 
   private Process daemon(int host, String name, String mainClass, String... args)
       throws IOException {
-    List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace(host),
-        javaBin(), "-Xmx256m"));
+    List<String> command =
+        new ArrayList<>(List.of("ip", "netns", "exec", namespace(host), javaBin(), "-Xmx256m"));
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", sparkJars, mainClass));
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log(host, name).toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(log(host, name).toFile());
     environment(builder, host);
     Process process = builder.start();
     daemons.add(process);
@@ -169,8 +206,9 @@ final class NetnsCluster implements AutoCloseable {
   /** The environment of a process on host {@code host}: Spark's home, address and dirs. */
   void environment(ProcessBuilder builder, int host) {
     builder.environment().put("SPARK_HOME", sparkHome().toString());
-    builder.environment().put("SPARK_SCALA_VERSION",
-        System.getProperty("stoker.test.scala.version", "2.12"));
+    builder
+        .environment()
+        .put("SPARK_SCALA_VERSION", System.getProperty("stoker.test.scala.version", "2.12"));
     builder.environment().put("SPARK_LOCAL_IP", address(host));
     if (host > 0) {
       builder.environment().put("SPARK_LOCAL_DIRS", localDir(host).toString());
@@ -199,13 +237,22 @@ final class NetnsCluster implements AutoCloseable {
         return;
       }
       if (!process.isAlive()) {
-        throw new IllegalStateException("the " + name + " on " + namespace(host) + " ended: "
-            + log);
+        throw new IllegalStateException(
+            "the " + name + " on " + namespace(host) + " ended: " + log);
       }
       Thread.sleep(200);
     }
-    throw new IllegalStateException("the " + name + " on " + namespace(host) + " did not say '"
-        + line + "' within " + START_MILLIS / 1000 + " s: " + Files.readString(log(host, name)));
+    throw new IllegalStateException(
+        "the "
+            + name
+            + " on "
+            + namespace(host)
+            + " did not say '"
+            + line
+            + "' within "
+            + START_MILLIS / 1000
+            + " s: "
+            + Files.readString(log(host, name)));
   }
 
   /** The process ids of host {@code host}'s executors (CoarseGrainedExecutorBackend). */
@@ -304,8 +351,8 @@ final class NetnsCluster implements AutoCloseable {
   /** The namespaces and links of this cluster still on the machine (none after close). */
   List<String> leftovers() throws IOException {
     List<String> left = new ArrayList<>();
-    for (String line : (output("ip", "netns", "list") + "\n" + output("ip", "-o", "link"))
-        .split("\n")) {
+    for (String line :
+        (output("ip", "netns", "list") + "\n" + output("ip", "-o", "link")).split("\n")) {
       if (line.contains(id)) {
         left.add(line.trim());
       }
@@ -336,7 +383,8 @@ final class NetnsCluster implements AutoCloseable {
         process.destroyForcibly();
         return String.join(" ", command) + ": did not end within 30 s";
       }
-      return process.exitValue() == 0 ? null
+      return process.exitValue() == 0
+          ? null
           : String.join(" ", command) + ": exit " + process.exitValue() + ": " + out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -358,7 +406,12 @@ final class NetnsCluster implements AutoCloseable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "cluster %s: master %s, %d workers on %s0/24", id,
-        address(0), hosts.size() - 1, subnet);
+    return String.format(
+        Locale.ROOT,
+        "cluster %s: master %s, %d workers on %s0/24",
+        id,
+        address(0),
+        hosts.size() - 1,
+        subnet);
   }
 }

@@ -35,26 +35,37 @@ import org.junit.jupiter.api.io.TempDir;
  * The demo submitted with {@code SparkSubmit} and the jar for spark-submit, as docs/runner.md tells
  * users, to a Spark standalone cluster of separate hosts ({@link NetnsCluster}: a master and two
  * workers of one core each, every one in a network namespace with an address of its own), so that
- * the two ranks run on different hosts and the collective binds, meets and reduces across them.
- * The link-cut case submits a job of its own ({@link LinkCutJob}) the same way. One cluster
- * serves every case. Needs root and iproute2 (skipped, saying so, without them), the
- * Debian Fashion-MNIST files, and the jar: runs after package.
+ * the two ranks run on different hosts and the collective binds, meets and reduces across them. The
+ * link-cut case submits a job of its own ({@link LinkCutJob}) the same way. One cluster serves
+ * every case. Needs root and iproute2 (skipped, saying so, without them), the Debian Fashion-MNIST
+ * files, and the jar: runs after package.
  */
 @Tag("spark-submit")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StandaloneClusterTest {
-  private static final List<String> NOT_SPARK = List.of("dev/stoker", "/stoker-", "target/classes",
-      "target/test-classes", "picocli", "jfreechart", "jcuda", "slf4j-simple");
+  private static final List<String> NOT_SPARK =
+      List.of(
+          "dev/stoker",
+          "/stoker-",
+          "target/classes",
+          "target/test-classes",
+          "picocli",
+          "jfreechart",
+          "jcuda",
+          "slf4j-simple");
+
   /** Enough units that the ranks' gradients go around the ring (over 512 KiB at 2 ranks). */
   private static final String HIDDEN = "192";
-  private static final String ROWS = "6000";
-  private static final Pattern FIGURES = Pattern.compile(
-      "mean [0-9.]+, std [0-9.]+ over [0-9]+|loss [0-9.]+, test accuracy [0-9.]+");
-  private static final Pattern EXACT_FIGURES = Pattern.compile("\"(pixelMean|pixelStd|loss|"
-      + "testAccuracy|droppedAtRead|droppedRowsPerRank)\": (\\[[0-9, ]*]|[0-9.E-]+)");
 
-  @TempDir
-  static Path dir;
+  private static final String ROWS = "6000";
+  private static final Pattern FIGURES =
+      Pattern.compile("mean [0-9.]+, std [0-9.]+ over [0-9]+|loss [0-9.]+, test accuracy [0-9.]+");
+  private static final Pattern EXACT_FIGURES =
+      Pattern.compile(
+          "\"(pixelMean|pixelStd|loss|"
+              + "testAccuracy|droppedAtRead|droppedRowsPerRank)\": (\\[[0-9, ]*]|[0-9.E-]+)");
+
+  @TempDir static Path dir;
   private NetnsCluster cluster;
   private Path jar;
   private String sparkJars;
@@ -63,9 +74,11 @@ class StandaloneClusterTest {
   void startCluster() throws Exception {
     String why = NetnsCluster.unavailable();
     assumeTrue(why == null, () -> "no standalone cluster of separate hosts: " + why);
-    assumeTrue(Files.isRegularFile(FashionMnist.DEBIAN_FOLDER.resolve(
-        "train-images-idx3-ubyte.gz")), "Fashion-MNIST is not in " + FashionMnist.DEBIAN_FOLDER
-        + ": the cluster test needs Debian's dataset-fashion-mnist");
+    assumeTrue(
+        Files.isRegularFile(FashionMnist.DEBIAN_FOLDER.resolve("train-images-idx3-ubyte.gz")),
+        "Fashion-MNIST is not in "
+            + FashionMnist.DEBIAN_FOLDER
+            + ": the cluster test needs Debian's dataset-fashion-mnist");
     jar = Path.of(System.getProperty("stoker.test.spark.jar", "missing"));
     assertThat(jar).as("the shaded jar (mvn package builds it)").isRegularFile();
     sparkJars = sparkClassPath();
@@ -88,10 +101,13 @@ class StandaloneClusterTest {
     assertThat(run.exitCode()).as(run.log()).isZero();
     assertThat(run.log()).contains("Spark master " + cluster.masterUrl(), "done: test accuracy");
     // one core per worker: the two ranks ran in two executors, one on each host
-    assertThat(run.log()).containsPattern("ranks: rank 0 on executor (\\d+), device cpu; rank 1 "
-        + "on executor (?!\\1)\\d+, device cpu");
+    assertThat(run.log())
+        .containsPattern(
+            "ranks: rank 0 on executor (\\d+), device cpu; rank 1 "
+                + "on executor (?!\\1)\\d+, device cpu");
     for (int host = 1; host <= 2; host++) {
-      assertThat(cluster.executorLogs(host)).as("an executor ran on host %d", host)
+      assertThat(cluster.executorLogs(host))
+          .as("an executor ran on host %d", host)
           .contains("Running task");
     }
     Submitted local = local(shared, "--epochs", "1");
@@ -105,8 +121,8 @@ class StandaloneClusterTest {
 
   @Test
   void shouldRetryTheEpochOrNameTheLostRankWhenAnExecutorIsKilledMidEpoch() throws Exception {
-    Submitted run = submit("killed", dir.resolve("shared"), List.of(), "--epochs", "2",
-        "--batch-size", "16");
+    Submitted run =
+        submit("killed", dir.resolve("shared"), List.of(), "--epochs", "2", "--batch-size", "16");
     run.awaitBatches("epoch 2/2", 2, 4);
     List<Long> executors = cluster.executors(2);
     assertThat(executors).as("the executor on host 2").hasSize(1);
@@ -121,16 +137,23 @@ class StandaloneClusterTest {
   }
 
   /**
-   * The ranks reduce in a loop until their collective fails ({@link LinkCutJob}), and the link
-   * goes down only once both said they reduce: the cut always lands inside an all-reduce or
-   * between two, never after the last, however fast or loaded the machine.
+   * The ranks reduce in a loop until their collective fails ({@link LinkCutJob}), and the link goes
+   * down only once both said they reduce: the cut always lands inside an all-reduce or between two,
+   * never after the last, however fast or loaded the machine.
    */
   @Test
-  void shouldFailEveryRankWithinTheTimeoutNamingThePeerWhenAHostsLinkGoesDown()
-      throws Exception {
-    Submitted run = submitApp("cut", List.of("--conf", "spark.stoker.collectiveTimeout=5s",
-        "--class", LinkCutJob.class.getName(), "--jars", jar.toString(),
-        jarOf(LinkCutJob.class, dir.resolve("link-cut.jar")).toString()));
+  void shouldFailEveryRankWithinTheTimeoutNamingThePeerWhenAHostsLinkGoesDown() throws Exception {
+    Submitted run =
+        submitApp(
+            "cut",
+            List.of(
+                "--conf",
+                "spark.stoker.collectiveTimeout=5s",
+                "--class",
+                LinkCutJob.class.getName(),
+                "--jars",
+                jar.toString(),
+                jarOf(LinkCutJob.class, dir.resolve("link-cut.jar")).toString()));
     try {
       int[] ranks = {-1, awaitReducing(run, 1), awaitReducing(run, 2)};
       assertThat(ranks[1] + ranks[2]).as("ranks 0 and 1, one on each host").isEqualTo(1);
@@ -141,12 +164,20 @@ class StandaloneClusterTest {
       String[] failures = {null, awaitNew(1, before1, 60), awaitNew(2, before2, 60)};
       for (int host = 1; host <= 2; host++) {
         int peer = ranks[3 - host];
-        assertThat(failures[host]).as("rank on host %d", host).containsPattern("rank "
-            + ranks[host] + ": allReduceSum\\(float\\[\\]\\) call #\\d+.*(waiting for rank "
-            + peer + "\\): nothing for 5 s|the connection to rank " + peer + " )");
+        assertThat(failures[host])
+            .as("rank on host %d", host)
+            .containsPattern(
+                "rank "
+                    + ranks[host]
+                    + ": allReduceSum\\(float\\[\\]\\) call #\\d+.*(waiting for rank "
+                    + peer
+                    + "\\): nothing for 5 s|the connection to rank "
+                    + peer
+                    + " )");
       }
       // Spark alone would notice the lost host only after spark.network.timeout (120 s)
-      assertThat((System.nanoTime() - cut) / 1e9).as("seconds from the cut to both failures")
+      assertThat((System.nanoTime() - cut) / 1e9)
+          .as("seconds from the cut to both failures")
           .isLessThan(60);
     } finally {
       cluster.link(2, true);
@@ -164,13 +195,13 @@ class StandaloneClusterTest {
         return Integer.parseInt(matcher.group(1));
       }
       if (!run.process().isAlive()) {
-        throw new AssertionError("the driver ended before the rank on host " + host
-            + " reduced: " + run.log());
+        throw new AssertionError(
+            "the driver ended before the rank on host " + host + " reduced: " + run.log());
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("the rank on host " + host + " did not reduce within 4 min: "
-        + run.log());
+    throw new AssertionError(
+        "the rank on host " + host + " did not reduce within 4 min: " + run.log());
   }
 
   /**
@@ -207,8 +238,13 @@ class StandaloneClusterTest {
       Thread.sleep(250);
     }
     String added = cluster.executorLogsSince(host, before);
-    return "no CollectiveException on host " + host + " within " + seconds + " s; its executors "
-        + "logged: " + added.substring(Math.max(0, added.length() - 3000));
+    return "no CollectiveException on host "
+        + host
+        + " within "
+        + seconds
+        + " s; its executors "
+        + "logged: "
+        + added.substring(Math.max(0, added.length() - 3000));
   }
 
   /** No shard file of a rank is left on any host. */
@@ -224,31 +260,33 @@ class StandaloneClusterTest {
    */
   private static List<Path> stokerFiles(Path dir) throws IOException {
     List<Path> found = new ArrayList<>();
-    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-        if (attributes.isRegularFile() && file.toString().contains("stoker")) {
-          found.add(file);
-        }
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        dir,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+            if (attributes.isRegularFile() && file.toString().contains("stoker")) {
+              found.add(file);
+            }
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
 
-      @Override
-      public FileVisitResult postVisitDirectory(Path folder, IOException e) throws IOException {
-        if (e == null || e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
-    });
+          @Override
+          public FileVisitResult postVisitDirectory(Path folder, IOException e) throws IOException {
+            if (e == null || e instanceof NoSuchFileException) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+        });
     return found;
   }
 
@@ -287,62 +325,94 @@ class StandaloneClusterTest {
    */
   private Submitted submitApp(String name, List<String> app) throws IOException {
     List<String> command = java();
-    command.addAll(List.of("org.apache.spark.deploy.SparkSubmit",
-        "--master", cluster.masterUrl(),
-        "--conf", "spark.executor.cores=1",
-        "--conf", "spark.cores.max=2",
-        "--conf", "spark.executor.memory=1g",
-        "--conf", "spark.executor.extraClassPath=" + sparkJars,
-        "--conf", "spark.driver.host=" + cluster.address(0),
-        "--conf", "spark.ui.enabled=false"));
+    command.addAll(
+        List.of(
+            "org.apache.spark.deploy.SparkSubmit",
+            "--master",
+            cluster.masterUrl(),
+            "--conf",
+            "spark.executor.cores=1",
+            "--conf",
+            "spark.cores.max=2",
+            "--conf",
+            "spark.executor.memory=1g",
+            "--conf",
+            "spark.executor.extraClassPath=" + sparkJars,
+            "--conf",
+            "spark.driver.host=" + cluster.address(0),
+            "--conf",
+            "spark.ui.enabled=false"));
     command.addAll(app);
     Path log = dir.resolve(name + ".log");
-    Process process = cluster.onHost(0, command).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process process =
+        cluster.onHost(0, command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new Submitted(process, log);
   }
 
   /** The same demo on local[2], in this machine's own network. */
   private Submitted local(Path shared, String... demo) throws IOException {
     List<String> command = java();
-    command.addAll(List.of("org.apache.spark.deploy.SparkSubmit", "--master", "local[2]",
-        "--class", "dev.stoker.examples.demo.DemoJob",
-        "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.ui.enabled=false", jar.toString()));
+    command.addAll(
+        List.of(
+            "org.apache.spark.deploy.SparkSubmit",
+            "--master",
+            "local[2]",
+            "--class",
+            "dev.stoker.examples.demo.DemoJob",
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            jar.toString()));
     command.addAll(demoArgs(shared, "local", demo));
     Path log = dir.resolve("local.log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new Submitted(process, log);
   }
 
   private List<String> demoArgs(Path shared, String name, String... demo) {
-    List<String> args = new ArrayList<>(List.of("--ranks", "2", "--hidden", HIDDEN,
-        "--train-rows", ROWS, "--no-sweep", "--cache", shared.toString(), "--out",
-        dir.resolve(name + "-out").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--ranks",
+                "2",
+                "--hidden",
+                HIDDEN,
+                "--train-rows",
+                ROWS,
+                "--no-sweep",
+                "--cache",
+                shared.toString(),
+                "--out",
+                dir.resolve(name + "-out").toString()));
     args.addAll(List.of(demo));
     return args;
   }
 
   private List<String> java() {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
     command.addAll(jvmOptions());
     command.addAll(List.of("-cp", sparkJars));
     return command;
   }
 
   private static List<String> jvmOptions() {
-    List<String> options = new ArrayList<>(Arrays.asList(
-        System.getProperty("stoker.test.jvm.options", "").split(" ")));
+    List<String> options =
+        new ArrayList<>(
+            Arrays.asList(System.getProperty("stoker.test.jvm.options", "").split(" ")));
     options.removeIf(String::isBlank);
     return options;
   }
 
   /** The test class path without Stoker and the jars the shaded jar brings: Spark's jars. */
   private static String sparkClassPath() {
-    String all = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String all =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     return Arrays.stream(all.split(File.pathSeparator))
         .filter(entry -> NOT_SPARK.stream().noneMatch(entry::contains))
         .collect(Collectors.joining(File.pathSeparator));
@@ -360,8 +430,8 @@ class StandaloneClusterTest {
 
     /** Waits until the progress line of {@code epoch} shows {@code batches} batches. */
     void awaitBatches(String epoch, int batches, int minutes) throws Exception {
-      Pattern progress = Pattern.compile(Pattern.quote(epoch) + " \\[[#.]*\\] (\\d+)/\\d+ "
-          + "batches");
+      Pattern progress =
+          Pattern.compile(Pattern.quote(epoch) + " \\[[#.]*\\] (\\d+)/\\d+ " + "batches");
       long deadline = System.nanoTime() + minutes * 60_000_000_000L;
       while (System.nanoTime() < deadline) {
         Matcher matcher = progress.matcher(log());
@@ -376,8 +446,8 @@ class StandaloneClusterTest {
         Thread.sleep(200);
       }
       kill();
-      throw new AssertionError(epoch + " did not reach " + batches + " batches within "
-          + minutes + " min: " + log());
+      throw new AssertionError(
+          epoch + " did not reach " + batches + " batches within " + minutes + " min: " + log());
     }
 
     int exitCode() {

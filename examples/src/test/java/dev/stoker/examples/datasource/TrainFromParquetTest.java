@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TrainFromParquetTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Images whose class is a bright 4x28 band at row 2 x class, on noise. */
   private static List<Row> bands(int rows) {
@@ -37,15 +36,20 @@ class TrainFromParquetTest {
 
   @Test
   void shouldReadParquetAsRankBatchesAndLowerTheLoss() {
-    SparkSession spark = SparkSession.builder().master("local[2]").appName("stoker-test")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate();
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("stoker-test")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .getOrCreate();
     List<Double> losses;
     try {
-      StructType schema = new StructType().add("pixels", DataTypes.BinaryType, false)
-          .add("label", DataTypes.IntegerType, false);
+      StructType schema =
+          new StructType()
+              .add("pixels", DataTypes.BinaryType, false)
+              .add("label", DataTypes.IntegerType, false);
       String path = dir.resolve("train").toString();
       spark.createDataFrame(bands(2560), schema).write().parquet(path);
       losses = TrainFromParquet.train(spark, path, 3);

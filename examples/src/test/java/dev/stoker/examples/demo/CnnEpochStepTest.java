@@ -7,12 +7,11 @@ import dev.stoker.examples.torch.CnnState;
 import dev.stoker.examples.torch.SmallCnn;
 import dev.stoker.examples.torch.TorchBatches;
 import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
 import dev.stoker.loader.DataLoader;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFunction;
-import org.bytedeco.javacpp.PointerScope;
-import dev.stoker.loader.DType;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.TrainingResult;
 import java.util.ArrayList;
@@ -23,14 +22,15 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.bytedeco.javacpp.PointerScope;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CNN trained data-parallel on two Spark ranks, briefly: a few steps per epoch on images
- * whose class is where a bright square sits. The loss falls, every rank compares its weights
- * after every step (a difference would fail the stage), and the weights go on from epoch to epoch.
+ * The CNN trained data-parallel on two Spark ranks, briefly: a few steps per epoch on images whose
+ * class is where a bright square sits. The loss falls, every rank compares its weights after every
+ * step (a difference would fail the stage), and the weights go on from epoch to epoch.
  */
 class CnnEpochStepTest {
   private static final int ROWS = 320;
@@ -61,8 +61,8 @@ class CnnEpochStepTest {
       }
       rows.add(RowFactory.create(pixels, (long) label));
     }
-    StructType schema = new StructType().add("pixels", DataTypes.BinaryType)
-        .add("label", DataTypes.LongType);
+    StructType schema =
+        new StructType().add("pixels", DataTypes.BinaryType).add("label", DataTypes.LongType);
     return spark.createDataFrame(rows, schema);
   }
 
@@ -71,8 +71,7 @@ class CnnEpochStepTest {
         .tensor("pixels", DType.UINT8, 1, 28, 28)
         .scalar("label", DType.INT64)
         .normalize("pixels", new double[] {0.05}, new double[] {0.2})
-        .options(LoaderOptions.builder().batchSize(16).shuffle(true).seed(7).dropLast(true)
-            .build())
+        .options(LoaderOptions.builder().batchSize(16).shuffle(true).seed(7).dropLast(true).build())
         .worldSize(2)
         .run(new CnnEpochStep(state, epoch, 0.05f, 0.9f));
   }
@@ -99,8 +98,7 @@ class CnnEpochStepTest {
       losses.add(loss / batches);
     }
 
-    assertThat(losses.get(2)).as("mean loss per epoch: %s", losses)
-        .isLessThan(losses.get(0) * 0.5);
+    assertThat(losses.get(2)).as("mean loss per epoch: %s", losses).isLessThan(losses.get(0) * 0.5);
   }
 
   /** Ranks that start from different weights, as a rank that missed an update would be. */
@@ -113,8 +111,8 @@ class CnnEpochStepTest {
         DataParallelStep step = new DataParallelStep(rank, model, "epoch 0");
         for (Batch batch : loader.epoch(0)) {
           try (PointerScope scope = new PointerScope()) {
-            step.run(TorchBatches.hostTensor(batch, "pixels"),
-                TorchBatches.hostTensor(batch, "label"));
+            step.run(
+                TorchBatches.hostTensor(batch, "pixels"), TorchBatches.hostTensor(batch, "label"));
           }
         }
         return step.steps();
@@ -124,13 +122,15 @@ class CnnEpochStepTest {
 
   @Test
   void shouldStopEveryRankWhenTheirWeightsDiffer() {
-    assertThatThrownBy(() -> StokerSpark.on(squares())
-        .tensor("pixels", DType.UINT8, 1, 28, 28)
-        .scalar("label", DType.INT64)
-        .normalize("pixels", new double[] {0.05}, new double[] {0.2})
-        .options(LoaderOptions.builder().batchSize(16).dropLast(true).build())
-        .worldSize(2)
-        .run(new Diverging()))
+    assertThatThrownBy(
+            () ->
+                StokerSpark.on(squares())
+                    .tensor("pixels", DType.UINT8, 1, 28, 28)
+                    .scalar("label", DType.INT64)
+                    .normalize("pixels", new double[] {0.05}, new double[] {0.2})
+                    .options(LoaderOptions.builder().batchSize(16).dropLast(true).build())
+                    .worldSize(2)
+                    .run(new Diverging()))
         .hasStackTraceContaining("epoch 0 step 0: the ranks' weights differ (CRC-32 per rank: [")
         .hasStackTraceContaining("every rank must apply the same averaged gradients");
   }

@@ -19,8 +19,8 @@ class DatasetInstallTest {
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
 
   private void run(String script, Duration limit) throws Exception {
-    DatasetInstall.run(List.of("sh", "-c", script), limit,
-        new PrintStream(log, true, StandardCharsets.UTF_8));
+    DatasetInstall.run(
+        List.of("sh", "-c", script), limit, new PrintStream(log, true, StandardCharsets.UTF_8));
   }
 
   private String log() {
@@ -31,19 +31,22 @@ class DatasetInstallTest {
   void shouldShowTheCommandAndItsOutput() throws Exception {
     run("echo Reading package lists...; echo W: a warning >&2", Duration.ofMinutes(1));
 
-    assertThat(log()).isEqualTo("stoker: installing Debian's dataset-fashion-mnist "
-        + "(--install-dataset): sh -c echo Reading package lists...; echo W: a warning >&2 "
-        + "(stopped after 60 s)\n  Reading package lists...\n  W: a warning\n");
+    assertThat(log())
+        .isEqualTo(
+            "stoker: installing Debian's dataset-fashion-mnist "
+                + "(--install-dataset): sh -c echo Reading package lists...; echo W: a warning >&2 "
+                + "(stopped after 60 s)\n  Reading package lists...\n  W: a warning\n");
   }
 
   @Test
   void shouldNameTheExitCodeOfAFailure() {
-    assertThatThrownBy(() -> run("echo E: Unable to locate package; exit 100",
-        Duration.ofMinutes(1)))
+    assertThatThrownBy(
+            () -> run("echo E: Unable to locate package; exit 100", Duration.ofMinutes(1)))
         .isInstanceOf(IOException.class)
-        .hasMessage("--install-dataset: 'sh -c echo E: Unable to locate package; exit 100' failed "
-            + "with exit code 100 (its output is above; fix what it says, or leave out "
-            + "--install-dataset to download the files into --cache)");
+        .hasMessage(
+            "--install-dataset: 'sh -c echo E: Unable to locate package; exit 100' failed "
+                + "with exit code 100 (its output is above; fix what it says, or leave out "
+                + "--install-dataset to download the files into --cache)");
     assertThat(log()).contains("  E: Unable to locate package\n");
   }
 
@@ -53,9 +56,12 @@ class DatasetInstallTest {
 
     assertThatThrownBy(() -> run(script, Duration.ofSeconds(1)))
         .isInstanceOf(IOException.class)
-        .hasMessage("--install-dataset: 'sh -c " + script + "' was still running after 1 s and "
-            + "was stopped (expected: done within 1 s; run it yourself, or leave out "
-            + "--install-dataset to download the files into --cache)");
+        .hasMessage(
+            "--install-dataset: 'sh -c "
+                + script
+                + "' was still running after 1 s and "
+                + "was stopped (expected: done within 1 s; run it yourself, or leave out "
+                + "--install-dataset to download the files into --cache)");
     String[] lines = log().split("\n");
     long sleeper = Long.parseLong(lines[lines.length - 1].strip());
     assertThat(ProcessHandle.of(sleeper).filter(ProcessHandle::isAlive)).isEmpty();
@@ -65,10 +71,12 @@ class DatasetInstallTest {
   void shouldSayWhyItCannotInstallForAnotherUser() {
     assumeTrue(Files.isExecutable(Path.of("/usr/bin/apt-get")), "not a Debian machine");
 
-    assertThat(DatasetInstall.problem("alice")).isEqualTo("--install-dataset: 'apt-get install "
-        + "-y dataset-fashion-mnist' needs root, and this runs as 'alice' (expected: root; run "
-        + "'sudo apt-get install -y dataset-fashion-mnist' yourself, or leave out "
-        + "--install-dataset to download the files into --cache)");
+    assertThat(DatasetInstall.problem("alice"))
+        .isEqualTo(
+            "--install-dataset: 'apt-get install "
+                + "-y dataset-fashion-mnist' needs root, and this runs as 'alice' (expected: root; run "
+                + "'sudo apt-get install -y dataset-fashion-mnist' yourself, or leave out "
+                + "--install-dataset to download the files into --cache)");
     assertThat(DatasetInstall.problem("root")).isNull();
   }
 }

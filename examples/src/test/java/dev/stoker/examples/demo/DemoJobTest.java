@@ -19,12 +19,13 @@ import picocli.CommandLine;
 /** The main job on the real Fashion-MNIST, shortened: one epoch over part of the training set. */
 class DemoJobTest {
   private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G'};
-  private static final Pattern EPOCH = Pattern.compile("epoch 1/1: loss ([0-9.]+), test accuracy "
-      + "([0-9.]+), ([0-9]+) samples/s, verdict ([a-z-]+), rows dropped: ([0-9]+) at the read, "
-      + "per rank \\[([0-9]+), ([0-9]+)\\]");
+  private static final Pattern EPOCH =
+      Pattern.compile(
+          "epoch 1/1: loss ([0-9.]+), test accuracy "
+              + "([0-9.]+), ([0-9]+) samples/s, verdict ([a-z-]+), rows dropped: ([0-9]+) at the read, "
+              + "per rank \\[([0-9]+), ([0-9]+)\\]");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** The Debian package's files, which CI installs; without them the demo tests cannot run. */
   @BeforeAll
@@ -33,8 +34,19 @@ class DemoJobTest {
   }
 
   private String[] args(String... more) {
-    String[] base = {"--epochs", "1", "--hidden", "32", "--train-rows", "12000", "--no-sweep",
-        "--cache", dir.resolve("cache").toString(), "--out", dir.resolve("out").toString()};
+    String[] base = {
+      "--epochs",
+      "1",
+      "--hidden",
+      "32",
+      "--train-rows",
+      "12000",
+      "--no-sweep",
+      "--cache",
+      dir.resolve("cache").toString(),
+      "--out",
+      dir.resolve("out").toString()
+    };
     String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
     System.arraycopy(more, 0, all, base.length, more.length);
     return all;
@@ -49,19 +61,31 @@ class DemoJobTest {
     SparkSession spark = DemoTesting.localSpark();
     DemoSummary summary;
     try {
-      summary = new DemoJob(spark, options, new PrintStream(out, true, StandardCharsets.UTF_8),
-          new PrintStream(err, true, StandardCharsets.UTF_8)).run();
+      summary =
+          new DemoJob(
+                  spark,
+                  options,
+                  new PrintStream(out, true, StandardCharsets.UTF_8),
+                  new PrintStream(err, true, StandardCharsets.UTF_8))
+              .run();
     } finally {
       spark.stop();
     }
     String text = out.toString(StandardCharsets.UTF_8);
 
-    assertThat(text).contains("Fashion-MNIST, CNN conv3x3x16-pool-conv3x3x32-pool-linear1568x10",
-        "rank 0: 1 thread, 93 steps", "rank 1: 1 thread, 93 steps",
-        "weights equal after every step (93 checks)", "samples/s over the ranks in the last epoch",
-        "Fashion-MNIST from Debian's dataset-fashion-mnist",
-        "wrote 12000 train and 10000 test rows as Parquet", "normalization (Stoker, 2 ranks): "
-            + "mean 0.2", "plot: ", "summary: ", "done: test accuracy");
+    assertThat(text)
+        .contains(
+            "Fashion-MNIST, CNN conv3x3x16-pool-conv3x3x32-pool-linear1568x10",
+            "rank 0: 1 thread, 93 steps",
+            "rank 1: 1 thread, 93 steps",
+            "weights equal after every step (93 checks)",
+            "samples/s over the ranks in the last epoch",
+            "Fashion-MNIST from Debian's dataset-fashion-mnist",
+            "wrote 12000 train and 10000 test rows as Parquet",
+            "normalization (Stoker, 2 ranks): " + "mean 0.2",
+            "plot: ",
+            "summary: ",
+            "done: test accuracy");
     Matcher epoch = EPOCH.matcher(text);
     assertThat(epoch.find()).as(text).isTrue();
     assertThat(Double.parseDouble(epoch.group(2))).isGreaterThan(0.75);
@@ -73,13 +97,17 @@ class DemoJobTest {
     Path plot = dir.resolve("out/stoker-demo.png");
     assertThat(Files.readAllBytes(plot)).startsWith(PNG_MAGIC);
     assertThat(Files.readString(dir.resolve("out/stoker-demo.json")))
-        .contains("\"finalTestAccuracy\": " + summary.finalAccuracy(), "\"droppedRowsPerRank\": [0, 0]",
+        .contains(
+            "\"finalTestAccuracy\": " + summary.finalAccuracy(),
+            "\"droppedRowsPerRank\": [0, 0]",
             "\"model\": \"cnn\"");
 
     DemoTesting.Run again = DemoTesting.stoker(concat("demo", args()));
     assertThat(again.exitCode()).as(again.err()).isZero();
-    assertThat(again.out()).contains("reusing the Parquet tables in "
-        + dir.resolve("cache/fashion-mnist-parquet-12000"), "epoch 1/1: loss")
+    assertThat(again.out())
+        .contains(
+            "reusing the Parquet tables in " + dir.resolve("cache/fashion-mnist-parquet-12000"),
+            "epoch 1/1: loss")
         .doesNotContain("wrote 12000 train");
   }
 

@@ -14,8 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class IdxFileTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static byte[] idx(int magic, int[] shape, int values) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -33,8 +32,8 @@ class IdxFileTest {
 
   private Path write(String name, byte[] content, boolean gzip) throws IOException {
     Path file = dir.resolve(name);
-    try (OutputStream out = gzip ? new GZIPOutputStream(Files.newOutputStream(file))
-        : Files.newOutputStream(file)) {
+    try (OutputStream out =
+        gzip ? new GZIPOutputStream(Files.newOutputStream(file)) : Files.newOutputStream(file)) {
       out.write(content);
     }
     return file;
@@ -55,15 +54,19 @@ class IdxFileTest {
   @Test
   void shouldRefuseAFileThatIsNotIdxNamingIt() throws IOException {
     Path file = write("bad", idx(0x00000d03, new int[] {1, 1, 1}, 1), false);
-    assertThatThrownBy(() -> IdxFile.read(file)).isInstanceOf(IOException.class)
-        .hasMessage(file + ": magic number 0x00000d03 (expected: an IDX file of unsigned bytes "
-            + "with 1 to 3 dimensions, 0x0000080n)");
+    assertThatThrownBy(() -> IdxFile.read(file))
+        .isInstanceOf(IOException.class)
+        .hasMessage(
+            file
+                + ": magic number 0x00000d03 (expected: an IDX file of unsigned bytes "
+                + "with 1 to 3 dimensions, 0x0000080n)");
   }
 
   @Test
   void shouldRefuseATruncatedFile() throws IOException {
     Path file = write("short.gz", idx(0x00000801, new int[] {10}, 7), true);
-    assertThatThrownBy(() -> IdxFile.read(file)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> IdxFile.read(file))
+        .isInstanceOf(IOException.class)
         .hasMessage(file + ": ends before its 10 values (truncated?)");
   }
 }

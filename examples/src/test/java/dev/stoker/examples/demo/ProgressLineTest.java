@@ -25,10 +25,12 @@ class ProgressLineTest {
     line.accept(new RankProgress(1, 100, 10, 0, false));
     line.accept(new RankProgress(0, 100, 20, 0, true));
 
-    assertThat(text()).doesNotContain("\n")
-        .isEqualTo("\repoch 1/5 [#######.......................] 10/40 batches"
-            + "\repoch 1/5 [###############...............] 20/40 batches"
-            + "\repoch 1/5 [######################........] 30/40 batches");
+    assertThat(text())
+        .doesNotContain("\n")
+        .isEqualTo(
+            "\repoch 1/5 [#######.......................] 10/40 batches"
+                + "\repoch 1/5 [###############...............] 20/40 batches"
+                + "\repoch 1/5 [######################........] 30/40 batches");
   }
 
   @Test

@@ -23,12 +23,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("spark-submit")
 class SparkSubmitDemoTest {
-  private static final List<String> NOT_SPARK = List.of("dev/stoker", "target/classes",
-      "target/test-classes", "picocli", "jfreechart", "jcuda", "slf4j-simple",
-      "org/bytedeco"); // the jar for spark-submit leaves PyTorch out: the demo trains its MLP
+  private static final List<String> NOT_SPARK =
+      List.of(
+          "dev/stoker",
+          "target/classes",
+          "target/test-classes",
+          "picocli",
+          "jfreechart",
+          "jcuda",
+          "slf4j-simple",
+          "org/bytedeco"); // the jar for spark-submit leaves PyTorch out: the demo trains its MLP
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void shouldTrainOneEpochOnTwoExecutorJvmsFromTheShadedJar() throws Exception {
@@ -41,23 +47,46 @@ class SparkSubmitDemoTest {
     Files.createFile(home.resolve("RELEASE"));
     String scala = System.getProperty("stoker.test.scala.version", "2.12");
 
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
     command.addAll(Arrays.asList(System.getProperty("stoker.test.jvm.options", "").split(" ")));
     command.removeIf(String::isBlank);
-    command.addAll(List.of("-cp", sparkJars, "org.apache.spark.deploy.SparkSubmit",
-        "--master", "local-cluster[2,1,1024]",
-        "--class", "dev.stoker.examples.demo.DemoJob",
-        "--conf", "spark.executor.extraClassPath=" + sparkJars,
-        "--conf", "spark.executorEnv.SPARK_SCALA_VERSION=" + scala,
-        "--conf", "spark.driver.host=127.0.0.1",
-        "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.ui.enabled=false",
-        jar.toString(),
-        "--epochs", "1", "--hidden", "32", "--train-rows", "12000", "--no-sweep",
-        "--cache", dir.resolve("cache").toString(), "--out", dir.resolve("out").toString()));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("submit.log").toFile());
+    command.addAll(
+        List.of(
+            "-cp",
+            sparkJars,
+            "org.apache.spark.deploy.SparkSubmit",
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--class",
+            "dev.stoker.examples.demo.DemoJob",
+            "--conf",
+            "spark.executor.extraClassPath=" + sparkJars,
+            "--conf",
+            "spark.executorEnv.SPARK_SCALA_VERSION=" + scala,
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            jar.toString(),
+            "--epochs",
+            "1",
+            "--hidden",
+            "32",
+            "--train-rows",
+            "12000",
+            "--no-sweep",
+            "--cache",
+            dir.resolve("cache").toString(),
+            "--out",
+            dir.resolve("out").toString()));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("submit.log").toFile());
     builder.environment().put("SPARK_HOME", home.toString());
     builder.environment().put("SPARK_SCALA_VERSION", scala);
     Process process = builder.start();
@@ -69,20 +98,25 @@ class SparkSubmitDemoTest {
 
     assertThat(ended).as(log).isTrue();
     assertThat(process.exitValue()).as(log).isZero();
-    assertThat(log).contains("the CNN needs PyTorch's natives, which cannot be used here",
-        "training the MLP instead (--model mlp)", "MLP 784-32-10",
-        "Spark master local-cluster[2,1,1024]",
-        "normalization (Stoker, 2 ranks)", "epoch 1/1: loss", "done: test accuracy");
-    double accuracy = Double.parseDouble(log.replaceAll("(?s).*done: test accuracy ([0-9.]+).*",
-        "$1"));
+    assertThat(log)
+        .contains(
+            "the CNN needs PyTorch's natives, which cannot be used here",
+            "training the MLP instead (--model mlp)",
+            "MLP 784-32-10",
+            "Spark master local-cluster[2,1,1024]",
+            "normalization (Stoker, 2 ranks)",
+            "epoch 1/1: loss",
+            "done: test accuracy");
+    double accuracy =
+        Double.parseDouble(log.replaceAll("(?s).*done: test accuracy ([0-9.]+).*", "$1"));
     assertThat(accuracy).as(log).isGreaterThan(0.75);
     assertThat(dir.resolve("out/stoker-demo.png")).isRegularFile();
   }
 
   /** The test class path without Stoker and the jars the shaded jar brings: Spark's jars. */
   private static String sparkClassPath() {
-    String all = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String all =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     return Arrays.stream(all.split(File.pathSeparator))
         .filter(entry -> NOT_SPARK.stream().noneMatch(entry::contains))
         .collect(Collectors.joining(File.pathSeparator));

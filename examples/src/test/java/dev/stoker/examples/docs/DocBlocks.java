@@ -30,8 +30,8 @@ import java.util.stream.Stream;
  */
 final class DocBlocks {
   /** The files whose blocks are tested, relative to the repository's root. */
-  static final List<String> ROOT_FILES = List.of("README.md", "CONTRIBUTING.md",
-      "python/README.md");
+  static final List<String> ROOT_FILES =
+      List.of("README.md", "CONTRIBUTING.md", "python/README.md");
 
   /**
    * One fenced block.
@@ -43,7 +43,12 @@ final class DocBlocks {
    * @param kind the snippet comment's kind, or null without a comment
    * @param keys the snippet comment's keys, each with its lines
    */
-  record Block(String file, int line, String language, String code, String kind,
+  record Block(
+      String file,
+      int line,
+      String language,
+      String code,
+      String kind,
       Map<String, List<String>> keys) {
 
     /** Where the block is, as {@code file:line}. */
@@ -79,8 +84,8 @@ final class DocBlocks {
         return dir;
       }
     }
-    throw new IllegalStateException("no folder with README.md and docs/ above "
-        + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "no folder with README.md and docs/ above " + Path.of("").toAbsolutePath());
   }
 
   /** Every Markdown file tested: {@link #ROOT_FILES} and every {@code .md} under docs/. */
@@ -90,8 +95,8 @@ final class DocBlocks {
       files.add(root.resolve(file));
     }
     try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
-      files.addAll(docs.filter(p -> p.toString().endsWith(".md")).sorted()
-          .collect(Collectors.toList()));
+      files.addAll(
+          docs.filter(p -> p.toString().endsWith(".md")).sorted().collect(Collectors.toList()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -147,16 +152,26 @@ final class DocBlocks {
         }
         String first = open >= 0 ? lines.get(open).strip() : "";
         if (!first.startsWith("<!-- snippet:")) {
-          throw new IllegalStateException(name + ":" + (i + 1) + ": the comment before this block "
-              + "is no snippet comment (expected: <!-- snippet: KIND)");
+          throw new IllegalStateException(
+              name
+                  + ":"
+                  + (i + 1)
+                  + ": the comment before this block "
+                  + "is no snippet comment (expected: <!-- snippet: KIND)");
         }
         kind = first.substring("<!-- snippet:".length()).strip();
         for (int j = open + 1; j < i - 1; j++) {
           String entry = lines.get(j);
           int colon = entry.indexOf(':');
           if (colon < 0) {
-            throw new IllegalStateException(name + ":" + (j + 1) + ": expected 'key: value' in "
-                + "a snippet comment, got '" + entry + "'");
+            throw new IllegalStateException(
+                name
+                    + ":"
+                    + (j + 1)
+                    + ": expected 'key: value' in "
+                    + "a snippet comment, got '"
+                    + entry
+                    + "'");
           }
           keys.computeIfAbsent(entry.substring(0, colon).strip(), k -> new ArrayList<>())
               .add(entry.substring(colon + 1));

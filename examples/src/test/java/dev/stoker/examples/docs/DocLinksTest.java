@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link and image of the README and the docs points at a file of the repository,
- * and every {@code #anchor} at a heading of its page (GitHub's anchors: the heading in lower case,
+ * Every relative link and image of the README and the docs points at a file of the repository, and
+ * every {@code #anchor} at a heading of its page (GitHub's anchors: the heading in lower case,
  * punctuation dropped, spaces as dashes).
  */
 class DocLinksTest {

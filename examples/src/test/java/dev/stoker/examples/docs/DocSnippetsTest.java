@@ -45,20 +45,22 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Every {@code java} block of the README and the docs compiles against this module's test class
  * path (Stoker, Spark, the examples), one dynamic test per block, named by its file and line, and
- * so does every {@code scala} block, through Scala's interpreter. A
- * block is a whole compilation unit ({@code class}), a class's members ({@code members}) or, by
- * default, statements ({@code method}), which are wrapped in a method of a class whose fields are
- * the comment's {@code given} declarations and whose further members are its {@code extra} lines
- * (see {@link DocBlocks}). Nothing is written to disk: the class files are dropped in memory.
+ * so does every {@code scala} block, through Scala's interpreter. A block is a whole compilation
+ * unit ({@code class}), a class's members ({@code members}) or, by default, statements ({@code
+ * method}), which are wrapped in a method of a class whose fields are the comment's {@code given}
+ * declarations and whose further members are its {@code extra} lines (see {@link DocBlocks}).
+ * Nothing is written to disk: the class files are dropped in memory.
  */
 class DocSnippetsTest {
   /** The languages whose blocks are tested here, or by python/tests/test_doc_snippets.py. */
   private static final Set<String> TESTED = Set.of("java", "scala", "python", "sql");
+
   /** The languages whose blocks are deliberately not compiled or run. */
   private static final Set<String> NOT_RUN = Set.of("bash", "text");
 
-  private static final Pattern PUBLIC_TYPE = Pattern.compile(
-      "(?m)^public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
+  private static final Pattern PUBLIC_TYPE =
+      Pattern.compile(
+          "(?m)^public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
 
   private static JavaCompiler compiler;
   private static StandardJavaFileManager files;
@@ -81,42 +83,65 @@ class DocSnippetsTest {
 
   @TestFactory
   Stream<DynamicTest> everyJavaBlockCompiles() {
-    List<Block> blocks = DocBlocks.all(DocBlocks.root()).stream()
-        .filter(b -> b.language().equals("java")).collect(Collectors.toList());
+    List<Block> blocks =
+        DocBlocks.all(DocBlocks.root()).stream()
+            .filter(b -> b.language().equals("java"))
+            .collect(Collectors.toList());
     assertThat(blocks).as("java blocks in README.md and docs/").isNotEmpty();
     return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> compile(b)));
   }
 
   /**
    * Every {@code scala} block compiles: Scala's interpreter compiles it as the body of a method
-   * {@code snippet} whose parameters are the comment's {@code given} ones (by default
-   * {@code spark: SparkSession}), and never calls it.
+   * {@code snippet} whose parameters are the comment's {@code given} ones (by default {@code spark:
+   * SparkSession}), and never calls it.
    */
   @TestFactory
   Stream<DynamicTest> everyScalaBlockCompiles() {
-    List<Block> blocks = DocBlocks.all(DocBlocks.root()).stream()
-        .filter(b -> b.language().equals("scala")).collect(Collectors.toList());
+    List<Block> blocks =
+        DocBlocks.all(DocBlocks.root()).stream()
+            .filter(b -> b.language().equals("scala"))
+            .collect(Collectors.toList());
     if (blocks.isEmpty()) {
       return Stream.empty();
     }
     ScalaCells scala = new ScalaCells();
-    return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> {
-      String kind = b.kind() == null ? "method" : b.kind();
-      assertThat(kind).as("%s: snippet kind of a scala block", b.where()).isEqualTo("method");
-      List<String> given = b.values("given", ";");
-      StringBuilder code = new StringBuilder();
-      for (String name : b.values("imports", ",")) {
-        code.append("import ").append(name).append('\n');
-      }
-      code.append("def snippet(").append(given.isEmpty()
-          ? "spark: org.apache.spark.sql.SparkSession" : String.join(", ", given))
-          .append("): Unit = {\n").append(b.code()).append("}\n");
-      ScalaCells.Outcome outcome = scala.run(code.toString());
-      if (!outcome.success()) {
-        fail(b.where() + ": the scala block does not compile (" + outcome.result() + "):\n"
-            + outcome.output() + "\nas compiled:\n" + numbered(code.toString()));
-      }
-    })).onClose(scala::close);
+    return blocks.stream()
+        .map(
+            b ->
+                DynamicTest.dynamicTest(
+                    b.where(),
+                    () -> {
+                      String kind = b.kind() == null ? "method" : b.kind();
+                      assertThat(kind)
+                          .as("%s: snippet kind of a scala block", b.where())
+                          .isEqualTo("method");
+                      List<String> given = b.values("given", ";");
+                      StringBuilder code = new StringBuilder();
+                      for (String name : b.values("imports", ",")) {
+                        code.append("import ").append(name).append('\n');
+                      }
+                      code.append("def snippet(")
+                          .append(
+                              given.isEmpty()
+                                  ? "spark: org.apache.spark.sql.SparkSession"
+                                  : String.join(", ", given))
+                          .append("): Unit = {\n")
+                          .append(b.code())
+                          .append("}\n");
+                      ScalaCells.Outcome outcome = scala.run(code.toString());
+                      if (!outcome.success()) {
+                        fail(
+                            b.where()
+                                + ": the scala block does not compile ("
+                                + outcome.result()
+                                + "):\n"
+                                + outcome.output()
+                                + "\nas compiled:\n"
+                                + numbered(code.toString()));
+                      }
+                    }))
+        .onClose(scala::close);
   }
 
   @Test
@@ -127,27 +152,43 @@ class DocSnippetsTest {
         unknown.add(block.where() + ": '" + block.language() + "'");
       }
       if (block.kind() != null && NOT_RUN.contains(block.language())) {
-        unknown.add(block.where() + ": a snippet comment on a " + block.language()
-            + " block, which is never run");
+        unknown.add(
+            block.where()
+                + ": a snippet comment on a "
+                + block.language()
+                + " block, which is never run");
       }
     }
     assertThat(unknown)
-        .as("blocks whose language is neither tested (%s) nor marked as not run (%s): use "
-            + "```text for output and pseudo code", TESTED, NOT_RUN)
+        .as(
+            "blocks whose language is neither tested (%s) nor marked as not run (%s): use "
+                + "```text for output and pseudo code",
+            TESTED, NOT_RUN)
         .isEmpty();
   }
 
   private static void compile(Block block) {
     String kind = block.kind() == null ? "method" : block.kind();
-    Source source = switch (kind) {
-      case "class" -> new Source(typeName(block.code()), block.code(), 1 - block.line());
-      case "members", "method" -> wrap(block, kind.equals("method"));
-      default -> throw new IllegalArgumentException(block.where() + ": snippet kind '" + kind
-          + "' (expected: method, members or class for a java block)");
-    };
+    Source source =
+        switch (kind) {
+          case "class" -> new Source(typeName(block.code()), block.code(), 1 - block.line());
+          case "members", "method" -> wrap(block, kind.equals("method"));
+          default ->
+              throw new IllegalArgumentException(
+                  block.where()
+                      + ": snippet kind '"
+                      + kind
+                      + "' (expected: method, members or class for a java block)");
+        };
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    JavaCompiler.CompilationTask task = compiler.getTask(null, new DroppedClasses(files),
-        diagnostics, options, null, List.of(new StringSource(source.name(), source.text())));
+    JavaCompiler.CompilationTask task =
+        compiler.getTask(
+            null,
+            new DroppedClasses(files),
+            diagnostics,
+            options,
+            null,
+            List.of(new StringSource(source.name(), source.text())));
     boolean compiled = task.call();
     List<String> errors = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -157,16 +198,20 @@ class DocSnippetsTest {
       }
     }
     if (!compiled || !errors.isEmpty()) {
-      fail(block.where() + ": the java block does not compile:\n" + String.join("\n", errors)
-          + "\n\nas compiled:\n" + numbered(source.text()));
+      fail(
+          block.where()
+              + ": the java block does not compile:\n"
+              + String.join("\n", errors)
+              + "\n\nas compiled:\n"
+              + numbered(source.text()));
     }
   }
 
   /**
    * The compilation unit of a fragment.
    *
-   * @param source the file name, its text, and what to subtract from its line numbers to get
-   *     the Markdown file's
+   * @param source the file name, its text, and what to subtract from its line numbers to get the
+   *     Markdown file's
    */
   private record Source(String name, String text, long offset) {}
 
@@ -228,8 +273,7 @@ class DocSnippetsTest {
     }
     try (JarFile file = new JarFile(jar.toFile())) {
       Manifest manifest = file.getManifest();
-      String listed = manifest == null ? null
-          : manifest.getMainAttributes().getValue("Class-Path");
+      String listed = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
       if (listed != null) {
         URI base = jar.toAbsolutePath().toUri();
         for (String url : listed.trim().split("\\s+")) {
@@ -264,10 +308,10 @@ class DocSnippetsTest {
     }
 
     @Override
-    public JavaFileObject getJavaFileForOutput(Location location, String className,
-        JavaFileObject.Kind kind, FileObject sibling) {
-      return new SimpleJavaFileObject(URI.create("mem:///" + className.replace('.', '/')
-          + kind.extension), kind) {
+    public JavaFileObject getJavaFileForOutput(
+        Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
+      return new SimpleJavaFileObject(
+          URI.create("mem:///" + className.replace('.', '/') + kind.extension), kind) {
         @Override
         public OutputStream openOutputStream() {
           return new ByteArrayOutputStream();

@@ -10,26 +10,28 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * What a Databricks notebook finds in scope and a local run has to stand in for: the session
- * ({@code spark}, {@code sc}), {@code display(df)}, {@code displayHTML} and
- * {@code dbutils.widgets}. The interpreted notebook reaches them through {@link #PRELUDE}, which
- * defines those names over the static methods here; one notebook runs at a time.
+ * ({@code spark}, {@code sc}), {@code display(df)}, {@code displayHTML} and {@code
+ * dbutils.widgets}. The interpreted notebook reaches them through {@link #PRELUDE}, which defines
+ * those names over the static methods here; one notebook runs at a time.
  */
 public final class DatabricksStandIns {
   /** Interpreted before the first cell. */
-  static final String PRELUDE = String.join("\n",
-      "@transient val spark = dev.stoker.examples.notebook.DatabricksStandIns.spark()",
-      "@transient val sc = spark.sparkContext",
-      "def display(frame: org.apache.spark.sql.Dataset[_]): Unit =",
-      "  dev.stoker.examples.notebook.DatabricksStandIns.display(frame)",
-      "def displayHTML(html: String): Unit = println(html)",
-      "object dbutils {",
-      "  object widgets {",
-      "    def text(name: String, defaultValue: String, label: String): Unit =",
-      "      dev.stoker.examples.notebook.DatabricksStandIns.widget(name, defaultValue)",
-      "    def get(name: String): String =",
-      "      dev.stoker.examples.notebook.DatabricksStandIns.widget(name)",
-      "  }",
-      "}");
+  static final String PRELUDE =
+      String.join(
+          "\n",
+          "@transient val spark = dev.stoker.examples.notebook.DatabricksStandIns.spark()",
+          "@transient val sc = spark.sparkContext",
+          "def display(frame: org.apache.spark.sql.Dataset[_]): Unit =",
+          "  dev.stoker.examples.notebook.DatabricksStandIns.display(frame)",
+          "def displayHTML(html: String): Unit = println(html)",
+          "object dbutils {",
+          "  object widgets {",
+          "    def text(name: String, defaultValue: String, label: String): Unit =",
+          "      dev.stoker.examples.notebook.DatabricksStandIns.widget(name, defaultValue)",
+          "    def get(name: String): String =",
+          "      dev.stoker.examples.notebook.DatabricksStandIns.widget(name)",
+          "  }",
+          "}");
 
   /** A frame given to {@code display}: its columns and its rows. */
   public record Displayed(List<String> columns, List<Row> rows) {}
@@ -76,8 +78,12 @@ public final class DatabricksStandIns {
   public static synchronized String widget(String name) {
     String value = WIDGETS.get(name);
     if (value == null) {
-      throw new IllegalArgumentException("widget '" + name + "': not defined (expected: one of "
-          + WIDGETS.keySet() + "; define it with dbutils.widgets.text first)");
+      throw new IllegalArgumentException(
+          "widget '"
+              + name
+              + "': not defined (expected: one of "
+              + WIDGETS.keySet()
+              + "; define it with dbutils.widgets.text first)");
     }
     return value;
   }

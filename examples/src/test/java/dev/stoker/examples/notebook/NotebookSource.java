@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A notebook in Databricks source format, cut into its cells: the first line is
- * {@value #HEADER}, cells are separated by {@value #SEPARATOR} lines, and a markdown cell has every
- * line starting with {@value #MAGIC}, its first {@value #MARKDOWN}. Parsing keeps what it finds;
- * {@link #problems()} says where the file departs from the format.
+ * A notebook in Databricks source format, cut into its cells: the first line is {@value #HEADER},
+ * cells are separated by {@value #SEPARATOR} lines, and a markdown cell has every line starting
+ * with {@value #MAGIC}, its first {@value #MARKDOWN}. Parsing keeps what it finds; {@link
+ * #problems()} says where the file departs from the format.
  */
 final class NotebookSource {
   static final String HEADER = "// Databricks notebook source";
@@ -27,8 +27,15 @@ final class NotebookSource {
 
     @Override
     public String toString() {
-      return "cell " + number + " (line " + line + ", " + (markdown ? "markdown" : "code")
-          + ": '" + firstLine() + "')";
+      return "cell "
+          + number
+          + " (line "
+          + line
+          + ", "
+          + (markdown ? "markdown" : "code")
+          + ": '"
+          + firstLine()
+          + "')";
     }
   }
 
@@ -39,8 +46,12 @@ final class NotebookSource {
   private NotebookSource(Path file, List<String> lines) {
     this.file = file;
     if (lines.isEmpty() || !lines.get(0).equals(HEADER)) {
-      problems.add("line 1: '" + (lines.isEmpty() ? "" : lines.get(0)) + "' (expected: '" + HEADER
-          + "', or Databricks imports the file as a plain script)");
+      problems.add(
+          "line 1: '"
+              + (lines.isEmpty() ? "" : lines.get(0))
+              + "' (expected: '"
+              + HEADER
+              + "', or Databricks imports the file as a plain script)");
     }
     int start = 1;
     for (int i = 1; i <= lines.size(); i++) {
@@ -48,8 +59,14 @@ final class NotebookSource {
         addCell(lines.subList(Math.min(start, i), i), start + 1);
         start = i + 1;
       } else if (lines.get(i).strip().equals(SEPARATOR) || lines.get(i).startsWith("// COMMAND")) {
-        problems.add("line " + (i + 1) + ": '" + lines.get(i) + "' (expected: exactly '"
-            + SEPARATOR + "' to separate cells)");
+        problems.add(
+            "line "
+                + (i + 1)
+                + ": '"
+                + lines.get(i)
+                + "' (expected: exactly '"
+                + SEPARATOR
+                + "' to separate cells)");
       }
     }
   }
@@ -67,31 +84,56 @@ final class NotebookSource {
     while (to > from && lines.get(to - 1).isBlank()) {
       to--;
     }
-    Cell cell = new Cell(cells.size() + 1, firstLine + from, !lines.isEmpty() && from < to
-        && lines.get(from).startsWith(MAGIC), String.join("\n", lines.subList(from, to)));
+    Cell cell =
+        new Cell(
+            cells.size() + 1,
+            firstLine + from,
+            !lines.isEmpty() && from < to && lines.get(from).startsWith(MAGIC),
+            String.join("\n", lines.subList(from, to)));
     cells.add(cell);
     if (from == to) {
-      problems.add(cell + ": empty (expected: code or markdown; Databricks shows it as a blank "
-          + "cell)");
+      problems.add(
+          cell + ": empty (expected: code or markdown; Databricks shows it as a blank " + "cell)");
       return;
     }
     if (cell.markdown()) {
       if (!lines.get(from).equals(MARKDOWN)) {
-        problems.add(cell + ": starts with '" + lines.get(from) + "' (expected: '" + MARKDOWN
-            + "' for a markdown cell)");
+        problems.add(
+            cell
+                + ": starts with '"
+                + lines.get(from)
+                + "' (expected: '"
+                + MARKDOWN
+                + "' for a markdown cell)");
       }
       for (int i = from; i < to; i++) {
         String line = lines.get(i);
         if (!line.equals(MAGIC) && !line.startsWith(MAGIC + " ")) {
-          problems.add("line " + (firstLine + i) + " in " + cell + ": '" + line
-              + "' (expected: every line of a markdown cell to start with '" + MAGIC + " ')");
+          problems.add(
+              "line "
+                  + (firstLine + i)
+                  + " in "
+                  + cell
+                  + ": '"
+                  + line
+                  + "' (expected: every line of a markdown cell to start with '"
+                  + MAGIC
+                  + " ')");
         }
       }
     } else {
       for (int i = from; i < to; i++) {
         if (lines.get(i).startsWith(MAGIC)) {
-          problems.add("line " + (firstLine + i) + " in " + cell + ": '" + lines.get(i)
-              + "' (expected: MAGIC lines only in a cell that starts with '" + MARKDOWN + "')");
+          problems.add(
+              "line "
+                  + (firstLine + i)
+                  + " in "
+                  + cell
+                  + ": '"
+                  + lines.get(i)
+                  + "' (expected: MAGIC lines only in a cell that starts with '"
+                  + MARKDOWN
+                  + "')");
         }
       }
     }

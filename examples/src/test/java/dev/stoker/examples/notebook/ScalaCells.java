@@ -21,10 +21,10 @@ import scala.tools.nsc.interpreter.IMain;
 /**
  * Scala code run cell by cell, as a notebook runs it: each cell is compiled and run in turn by
  * Scala's interpreter, seeing what earlier cells defined. Cells are wrapped in classes, as in
- * {@code spark-shell} and Databricks notebooks ({@code -Yrepl-class-based}), so that what a
- * closure captures from the notebook is what it would capture there. The classpath is the test's;
- * the interpreter's classes are loaded by {@link #classLoader()}, a child of the test's loader.
- * Public for the documentation's tests, which compile the docs' Scala blocks with it.
+ * {@code spark-shell} and Databricks notebooks ({@code -Yrepl-class-based}), so that what a closure
+ * captures from the notebook is what it would capture there. The classpath is the test's; the
+ * interpreter's classes are loaded by {@link #classLoader()}, a child of the test's loader. Public
+ * for the documentation's tests, which compile the docs' Scala blocks with it.
  */
 public final class ScalaCells implements AutoCloseable {
   /** What running one cell gave: whether it compiled and ran, and what the interpreter wrote. */
@@ -68,14 +68,18 @@ public final class ScalaCells implements AutoCloseable {
     try {
       try {
         // Scala 2.12: IMain(Settings, PrintWriter).
-        return IMain.class.getConstructor(Settings.class, PrintWriter.class)
+        return IMain.class
+            .getConstructor(Settings.class, PrintWriter.class)
             .newInstance(settings, out);
       } catch (NoSuchMethodException e) {
         // Scala 2.13: IMain(Settings, ReplReporter), the reporter writing to out.
         Class<?> reporterType = Class.forName("scala.tools.nsc.interpreter.ReplReporter");
-        Object reporter = Class.forName("scala.tools.nsc.interpreter.shell.ReplReporterImpl")
-            .getConstructor(Settings.class, PrintWriter.class).newInstance(settings, out);
-        return IMain.class.getConstructor(Settings.class, reporterType)
+        Object reporter =
+            Class.forName("scala.tools.nsc.interpreter.shell.ReplReporterImpl")
+                .getConstructor(Settings.class, PrintWriter.class)
+                .newInstance(settings, out);
+        return IMain.class
+            .getConstructor(Settings.class, reporterType)
             .newInstance(settings, reporter);
       }
     } catch (ReflectiveOperationException e) {
@@ -106,8 +110,7 @@ public final class ScalaCells implements AutoCloseable {
     }
     try (JarFile file = new JarFile(jar.toFile())) {
       Manifest manifest = file.getManifest();
-      String listed = manifest == null ? null
-          : manifest.getMainAttributes().getValue("Class-Path");
+      String listed = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
       if (listed != null) {
         URI base = jar.toAbsolutePath().toUri();
         for (String url : listed.trim().split("\\s+")) {

@@ -18,11 +18,11 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CUDA branch's order of calls, on a stand-in device whose memory is host memory and a
- * stand-in for the framework's stream: each batch's tensor is the device column itself, the
- * stream waits on that batch's copy event before the tensor is handed out, and the event recorded
- * after the step reaches that batch's buffer ({@code reuseAfter}) before the batch is closed.
- * The real CUDA calls ({@link TorchCudaStreams}) need a GPU and PyTorch's GPU natives.
+ * The CUDA branch's order of calls, on a stand-in device whose memory is host memory and a stand-in
+ * for the framework's stream: each batch's tensor is the device column itself, the stream waits on
+ * that batch's copy event before the tensor is handed out, and the event recorded after the step
+ * reaches that batch's buffer ({@code reuseAfter}) before the batch is closed. The real CUDA calls
+ * ({@link TorchCudaStreams}) need a GPU and PyTorch's GPU natives.
  */
 class CudaFeedTest {
 
@@ -35,11 +35,14 @@ class CudaFeedTest {
     @Override
     public Tensor wrap(long deviceAddress, long[] shape, ScalarType dtype, int ordinal) {
       calls.add("wrap " + Long.toHexString(deviceAddress) + " on " + ordinal);
-      return torch.from_blob(new Pointer() {
-        {
-          address = deviceAddress;
-        }
-      }, shape, new TensorOptions(dtype));
+      return torch.from_blob(
+          new Pointer() {
+            {
+              address = deviceAddress;
+            }
+          },
+          shape,
+          new TensorOptions(dtype));
     }
 
     @Override
@@ -65,8 +68,11 @@ class CudaFeedTest {
     RecordingStreams streams = new RecordingStreams();
     List<String> expected = new ArrayList<>();
     try (CudaFeed feed = new CudaFeed(streams);
-        DataLoader loader = DataLoader.builder(TorchBatchesTest.dataset(12))
-            .options(TorchBatchesTest.options()).device(gpu).build();
+        DataLoader loader =
+            DataLoader.builder(TorchBatchesTest.dataset(12))
+                .options(TorchBatchesTest.options())
+                .device(gpu)
+                .build();
         PointerScope scope = new PointerScope()) {
       for (Batch batch : loader.epoch(0)) {
         DeviceColumn column = batch.deviceColumn("image");
@@ -94,8 +100,10 @@ class CudaFeedTest {
   @Test
   void shouldRefuseAHostBatch() {
     try (CudaFeed feed = new CudaFeed(new RecordingStreams());
-        DataLoader loader = DataLoader.builder(TorchBatchesTest.dataset(8))
-            .options(TorchBatchesTest.options()).build()) {
+        DataLoader loader =
+            DataLoader.builder(TorchBatchesTest.dataset(8))
+                .options(TorchBatchesTest.options())
+                .build()) {
       for (Batch batch : loader.epoch(0)) {
         assertThatThrownBy(() -> feed.tensor(batch, "image"))
             .isInstanceOf(IllegalStateException.class)
@@ -110,8 +118,9 @@ class CudaFeedTest {
     assertThat(CudaFeed.ordinal("cuda:3")).isEqualTo(3);
     assertThatThrownBy(() -> CudaFeed.ordinal("fake-gpu:0"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("device: 'fake-gpu:0' (expected: cuda:N; a batch on the CPU device is a "
-            + "host batch: use TorchBatches.hostTensor)");
+        .hasMessage(
+            "device: 'fake-gpu:0' (expected: cuda:N; a batch on the CPU device is a "
+                + "host batch: use TorchBatches.hostTensor)");
   }
 
   @Test

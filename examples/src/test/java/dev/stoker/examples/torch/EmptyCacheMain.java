@@ -5,9 +5,9 @@ import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch;
 
 /**
- * Loads PyTorch in a JVM of its own and runs one op: through {@link TorchNatives} (argument
- * {@code natives}), or straight through JavaCPP's loader as a program that does not know the trap
- * would ({@code plain}).
+ * Loads PyTorch in a JVM of its own and runs one op: through {@link TorchNatives} (argument {@code
+ * natives}), or straight through JavaCPP's loader as a program that does not know the trap would
+ * ({@code plain}).
  */
 public final class EmptyCacheMain {
   private EmptyCacheMain() {}

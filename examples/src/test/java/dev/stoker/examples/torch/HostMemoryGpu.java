@@ -19,8 +19,8 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * Stands in for {@code cuda:0} in tests without a GPU: its "device memory" is direct memory, each
- * copy is made at once and its event has a handle of its own; it records the event every buffer
- * was told to be reused after, so a test sees what a consumer passed to {@code reuseAfter}.
+ * copy is made at once and its event has a handle of its own; it records the event every buffer was
+ * told to be reused after, so a test sees what a consumer passed to {@code reuseAfter}.
  */
 final class HostMemoryGpu implements Device {
   /** The {@code reuseAfter} handle each buffer got, by buffer address, in the order given. */
@@ -88,20 +88,21 @@ final class HostMemoryGpu implements Device {
     Buffer(ByteBuffer memory, long eventHandle) {
       this.memory = memory;
       this.address = new Pointer(memory).address();
-      this.event = new DeviceEvent() {
-        @Override
-        public long handle() {
-          return eventHandle;
-        }
+      this.event =
+          new DeviceEvent() {
+            @Override
+            public long handle() {
+              return eventHandle;
+            }
 
-        @Override
-        public boolean isComplete() {
-          return true;
-        }
+            @Override
+            public boolean isComplete() {
+              return true;
+            }
 
-        @Override
-        public void awaitOnHost() {}
-      };
+            @Override
+            public void awaitOnHost() {}
+          };
     }
 
     @Override

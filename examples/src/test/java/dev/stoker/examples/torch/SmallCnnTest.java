@@ -71,7 +71,8 @@ class SmallCnnTest {
     try (SmallCnn model = new SmallCnn(start, 0.1f, 0.9f)) {
       model.backward(x, y);
       float[] gradients = model.readGradients(new float[SmallCnn.Layout.SIZE]);
-      assertThat(gradients).as("the flat buffer of every parameter's gradient")
+      assertThat(gradients)
+          .as("the flat buffer of every parameter's gradient")
           .isNotEqualTo(new float[SmallCnn.Layout.SIZE]);
       float[] written = new float[SmallCnn.Layout.SIZE];
       written[0] = 1f; // conv1's first weight only
@@ -110,7 +111,8 @@ class SmallCnnTest {
       assertThat(again.state().params()).containsExactly(trained.params());
       assertThat(again.state().velocity()).containsExactly(trained.velocity());
     }
-    assertThat(CnnState.initial(4).checksum()).isEqualTo(CnnState.initial(4).checksum())
+    assertThat(CnnState.initial(4).checksum())
+        .isEqualTo(CnnState.initial(4).checksum())
         .isNotEqualTo(CnnState.initial(5).checksum());
   }
 
@@ -118,13 +120,16 @@ class SmallCnnTest {
   void shouldRefuseAStateOfAnotherLayoutAndUseAfterClose() {
     assertThatThrownBy(() -> new CnnState(new float[3], new float[3]))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("params: 3, velocity: 3 values (expected: " + SmallCnn.Layout.SIZE
-            + " each, the SmallCnn's parameter count)");
+        .hasMessage(
+            "params: 3, velocity: 3 values (expected: "
+                + SmallCnn.Layout.SIZE
+                + " each, the SmallCnn's parameter count)");
     SmallCnn model = new SmallCnn(CnnState.initial(1), 0.05f, 0.9f);
     model.close();
     model.close();
     assertThatThrownBy(() -> model.backward(x, y))
-        .isInstanceOf(IllegalStateException.class).hasMessage("this SmallCnn is closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("this SmallCnn is closed");
     assertThatThrownBy(model::state).hasMessage("this SmallCnn is closed");
     assertThatThrownBy(model::checksum).hasMessage("this SmallCnn is closed");
     assertThatThrownBy(model::step).hasMessage("this SmallCnn is closed");
@@ -133,7 +138,8 @@ class SmallCnnTest {
   @Test
   void shouldRefuseAStepOrGradientsBeforeBackward() {
     try (SmallCnn model = new SmallCnn(CnnState.initial(1), 0.05f, 0.9f)) {
-      assertThatThrownBy(model::step).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(model::step)
+          .isInstanceOf(IllegalStateException.class)
           .hasMessage("no gradients yet: call backward first");
       assertThatThrownBy(model::gradients).hasMessage("no gradients yet: call backward first");
     }

@@ -21,18 +21,21 @@ import org.junit.jupiter.api.Test;
 
 /** A host batch as a CPU tensor: the batch's own memory, no copy. */
 class TorchBatchesTest {
-  static final Schema SCHEMA = Schema.of(Field.of("image", DType.FLOAT32, 2, 3),
-      Field.scalar("label", DType.INT64));
+  static final Schema SCHEMA =
+      Schema.of(Field.of("image", DType.FLOAT32, 2, 3), Field.scalar("label", DType.INT64));
 
   /** Sample i: image values i*10 + 0..5, label i. */
   static ArrayDataset dataset(int size) {
-    return ArrayDataset.of(SCHEMA, size, i -> {
-      float[] image = new float[6];
-      for (int e = 0; e < 6; e++) {
-        image[e] = i * 10 + e;
-      }
-      return new Object[] {image, (long) i};
-    });
+    return ArrayDataset.of(
+        SCHEMA,
+        size,
+        i -> {
+          float[] image = new float[6];
+          for (int e = 0; e < 6; e++) {
+            image[e] = i * 10 + e;
+          }
+          return new Object[] {image, (long) i};
+        });
   }
 
   static LoaderOptions options() {
@@ -46,8 +49,7 @@ class TorchBatchesTest {
       for (Batch batch : loader.epoch(0)) {
         Tensor images = TorchBatches.hostTensor(batch, "image");
 
-        assertThat(images.data_ptr().address())
-            .isEqualTo(TorchBatches.hostAddress(batch, "image"));
+        assertThat(images.data_ptr().address()).isEqualTo(TorchBatches.hostAddress(batch, "image"));
         assertThat(images.shape()).containsExactly(4, 2, 3);
         assertThat(images.scalar_type().value).isEqualTo(ScalarType.Float.value);
         int first = batch.index() * 4;
@@ -67,8 +69,10 @@ class TorchBatchesTest {
 
   @Test
   void shouldWrapScalarLabelsAsAVectorOfTheValidRows() {
-    try (DataLoader loader = DataLoader.builder(dataset(6)).options(LoaderOptions.builder()
-        .batchSize(4).dropLast(false).build()).build();
+    try (DataLoader loader =
+            DataLoader.builder(dataset(6))
+                .options(LoaderOptions.builder().batchSize(4).dropLast(false).build())
+                .build();
         PointerScope scope = new PointerScope()) {
       long rows = 0;
       for (Batch batch : loader.epoch(0)) {
@@ -99,8 +103,8 @@ class TorchBatchesTest {
 
   @Test
   void shouldRefuseADeviceBatch() {
-    try (DataLoader loader = DataLoader.builder(dataset(8)).options(options())
-        .device(new HostMemoryGpu()).build()) {
+    try (DataLoader loader =
+        DataLoader.builder(dataset(8)).options(options()).device(new HostMemoryGpu()).build()) {
       for (Batch batch : loader.epoch(0)) {
         assertThatThrownBy(() -> TorchBatches.hostTensor(batch, "image"))
             .isInstanceOf(IllegalStateException.class)

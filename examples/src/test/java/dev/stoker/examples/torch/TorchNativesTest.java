@@ -50,8 +50,11 @@ class TorchNativesTest {
 
     assertThat(result.output()).contains("sum 6.0");
     assertThat(result.exitCode()).isZero();
-    assertThat(cache.resolve("pytorch-2.10.0-1.5.13-linux-x86_64.jar/org/bytedeco/pytorch/"
-        + "linux-x86_64/libtorch_cpu.so")).isRegularFile();
+    assertThat(
+            cache.resolve(
+                "pytorch-2.10.0-1.5.13-linux-x86_64.jar/org/bytedeco/pytorch/"
+                    + "linux-x86_64/libtorch_cpu.so"))
+        .isRegularFile();
   }
 
   @Test
@@ -92,7 +95,8 @@ class TorchNativesTest {
     try {
       for (int cpus : new int[] {1, 3, 1}) {
         assertThat(TorchNatives.useThreads(cpus)).isEqualTo(cpus);
-        assertThat(openblas_full.openblas_get_num_threads()).as("BLAS threads for %d CPUs", cpus)
+        assertThat(openblas_full.openblas_get_num_threads())
+            .as("BLAS threads for %d CPUs", cpus)
             .isEqualTo(cpus);
         assertThat(torch.get_num_threads()).isEqualTo(cpus);
       }
@@ -114,8 +118,8 @@ class TorchNativesTest {
     command.add(surefire != null ? surefire : System.getProperty("java.class.path"));
     command.add(EmptyCacheMain.class.getName());
     command.add(mode);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .directory(folder.toFile()).start();
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).directory(folder.toFile()).start();
     byte[] output;
     try (var in = process.getInputStream()) {
       output = in.readAllBytes();

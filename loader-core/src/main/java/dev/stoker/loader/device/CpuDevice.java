@@ -30,8 +30,9 @@ public final class CpuDevice implements Device {
   public HostAllocator hostAllocator(String name, long limit, boolean pinMemory) {
     if (pinMemory && PIN_WARNED.compareAndSet(false, true)) {
       String cuda = CudaProbe.finding();
-      LOG.warn("pinMemory=true but the device is the CPU (no CUDA device in use{}): batches use "
-          + "direct memory, which is what a CPU consumer wants anyway",
+      LOG.warn(
+          "pinMemory=true but the device is the CPU (no CUDA device in use{}): batches use "
+              + "direct memory, which is what a CPU consumer wants anyway",
           cuda == null ? "" : "; CUDA: " + cuda);
     }
     return new DirectAllocator(name, limit);

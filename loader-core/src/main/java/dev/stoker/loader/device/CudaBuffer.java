@@ -12,8 +12,10 @@ final class CudaBuffer implements DeviceBuffer {
   private final long address;
   private final int size;
   private final CudaEvent event;
+
   /** Whether the buffer is with the pipeline or the consumer (not free). */
   final AtomicBoolean out = new AtomicBoolean();
+
   /** An event of the consumer's to wait for before the next copy into the buffer, or 0. */
   private volatile long reuseAfter;
 
@@ -59,7 +61,12 @@ final class CudaBuffer implements DeviceBuffer {
 
   @Override
   public String toString() {
-    return "device buffer " + (index + 1) + " of " + engine.bufferCount() + " ("
-        + engine.where() + ")";
+    return "device buffer "
+        + (index + 1)
+        + " of "
+        + engine.bufferCount()
+        + " ("
+        + engine.where()
+        + ")";
   }
 }

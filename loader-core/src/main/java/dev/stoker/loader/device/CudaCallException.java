@@ -2,8 +2,8 @@ package dev.stoker.loader.device;
 
 /**
  * A CUDA runtime call returned an error. The message names the call, the code and its name, where
- * it happened (device, loader, what was being done) and, for the errors a user can act on, what
- * to do, e.g. {@code cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 3 of 4
+ * it happened (device, loader, what was being done) and, for the errors a user can act on, what to
+ * do, e.g. {@code cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 3 of 4
  * (16777216 bytes) on cuda:0, loader 'train': the GPU is out of memory; lower transferDepth or
  * batchSize}.
  */

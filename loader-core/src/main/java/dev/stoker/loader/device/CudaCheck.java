@@ -20,11 +20,17 @@ final class CudaCheck {
     }
   }
 
-  static CudaCallException failure(CudaRuntime runtime, int code, String call, String what,
-      String where) {
+  static CudaCallException failure(
+      CudaRuntime runtime, int code, String call, String what, String where) {
     String name = nameOf(runtime, code);
-    StringBuilder message = new StringBuilder()
-        .append(call).append(" returned ").append(code).append(" (").append(name).append(')');
+    StringBuilder message =
+        new StringBuilder()
+            .append(call)
+            .append(" returned ")
+            .append(code)
+            .append(" (")
+            .append(name)
+            .append(')');
     if (what != null && !what.isEmpty()) {
       message.append(" for ").append(what);
     }
@@ -48,14 +54,15 @@ final class CudaCheck {
 
   private static String remedy(String call, int code) {
     return switch (code) {
-      case CudaRuntime.MEMORY_ALLOCATION -> call.equals("cudaHostAlloc")
-          ? "the machine refused page-locked memory; lower maxHostBytes, or set pinMemory=false"
-          : "the GPU is out of memory; lower transferDepth or batchSize, or free GPU memory";
+      case CudaRuntime.MEMORY_ALLOCATION ->
+          call.equals("cudaHostAlloc")
+              ? "the machine refused page-locked memory; lower maxHostBytes, or set pinMemory=false"
+              : "the GPU is out of memory; lower transferDepth or batchSize, or free GPU memory";
       case CudaRuntime.INSUFFICIENT_DRIVER ->
           "no NVIDIA driver, or one older than CUDA 12.0 needs; install one, or load on the CPU "
               + "device";
-      case CudaRuntime.NO_DEVICE -> "no CUDA device is visible (check CUDA_VISIBLE_DEVICES), or "
-          + "load on the CPU device";
+      case CudaRuntime.NO_DEVICE ->
+          "no CUDA device is visible (check CUDA_VISIBLE_DEVICES), or " + "load on the CPU device";
       default -> null;
     };
   }

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A CUDA GPU, through JCuda (loaded on first use, and probed once per JVM). A loader on it gets
- * page-locked host slots with {@code pinMemory} ({@code cudaHostAlloc}; direct memory without),
- * and a transfer engine of its own: a non-blocking copy stream, {@code transferDepth + 2} device
+ * page-locked host slots with {@code pinMemory} ({@code cudaHostAlloc}; direct memory without), and
+ * a transfer engine of its own: a non-blocking copy stream, {@code transferDepth + 2} device
  * buffers made once, {@code cudaMemcpyAsync} from each filled slot and an event after it.
  *
  * <pre>{@code
@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Asking for a device where CUDA cannot be used is a {@link CudaUnavailableException} that
- * says what was found; {@link #forAddressOrCpu} falls back to the CPU device instead.
+ * <p>Asking for a device where CUDA cannot be used is a {@link CudaUnavailableException} that says
+ * what was found; {@link #forAddressOrCpu} falls back to the CPU device instead.
  */
 public final class CudaDevice implements Device {
   private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
@@ -84,8 +84,11 @@ public final class CudaDevice implements Device {
     CudaProbe.Result probe = CudaProbe.real();
     if (!probe.availability().available()) {
       if (FALLBACK_WARNED.compareAndSet(false, true)) {
-        LOG.warn("GPU address '{}' was assigned, but CUDA cannot be used here ({}): loading on "
-            + "the CPU device", address, probe.availability().describe());
+        LOG.warn(
+            "GPU address '{}' was assigned, but CUDA cannot be used here ({}): loading on "
+                + "the CPU device",
+            address,
+            probe.availability().describe());
       }
       return CpuDevice.INSTANCE;
     }
@@ -100,25 +103,43 @@ public final class CudaDevice implements Device {
   private static CudaDevice of(CudaProbe.Result probe, int ordinal, String address) {
     CudaAvailability found = probe.availability();
     if (!found.available()) {
-      throw new CudaUnavailableException("CUDA device for GPU address '" + address + "' is not "
-          + "available: " + found.describe() + ". To load on the CPU, leave the device out "
-          + "(the CPU device is the default) or use CudaDevice.forAddressOrCpu(address), which "
-          + "falls back to it with a warning", found);
+      throw new CudaUnavailableException(
+          "CUDA device for GPU address '"
+              + address
+              + "' is not "
+              + "available: "
+              + found.describe()
+              + ". To load on the CPU, leave the device out "
+              + "(the CPU device is the default) or use CudaDevice.forAddressOrCpu(address), which "
+              + "falls back to it with a warning",
+          found);
     }
     if (ordinal < 0 || ordinal >= found.deviceCount()) {
-      throw new IllegalArgumentException("GPU address: '" + address + "' (expected: 0.."
-          + (found.deviceCount() - 1) + ", the " + found.deviceCount() + " CUDA device(s) this "
-          + "process sees" + CudaProbe.visibleDevices() + ")");
+      throw new IllegalArgumentException(
+          "GPU address: '"
+              + address
+              + "' (expected: 0.."
+              + (found.deviceCount() - 1)
+              + ", the "
+              + found.deviceCount()
+              + " CUDA device(s) this "
+              + "process sees"
+              + CudaProbe.visibleDevices()
+              + ")");
     }
     return new CudaDevice(probe.runtime(), ordinal);
   }
 
   private static int parseAddress(String address) {
     String trimmed = address == null ? "" : address.trim();
-    if (trimmed.isEmpty() || trimmed.length() > 4
+    if (trimmed.isEmpty()
+        || trimmed.length() > 4
         || !trimmed.chars().allMatch(Character::isDigit)) {
-      throw new IllegalArgumentException("GPU address: '" + address + "' (expected: a device "
-          + "ordinal such as \"0\", as Spark's \"gpu\" resource gives)");
+      throw new IllegalArgumentException(
+          "GPU address: '"
+              + address
+              + "' (expected: a device "
+              + "ordinal such as \"0\", as Spark's \"gpu\" resource gives)");
     }
     return Integer.parseInt(trimmed);
   }
@@ -167,8 +188,8 @@ public final class CudaDevice implements Device {
   }
 
   /**
-   * Stops handing out allocators and engines; those handed out stay with their loaders, which
-   * free them when they close.
+   * Stops handing out allocators and engines; those handed out stay with their loaders, which free
+   * them when they close.
    */
   @Override
   public void close() {

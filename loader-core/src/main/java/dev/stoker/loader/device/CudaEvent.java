@@ -2,10 +2,10 @@ package dev.stoker.loader.device;
 
 /**
  * The completion of the last copy into a {@link CudaBuffer}: a {@code cudaEvent_t} (timing
- * disabled) that the engine records after each copy. A consumer's stream may wait on
- * {@link #handle()}; {@link #isComplete()} is {@code cudaEventQuery} and {@link #awaitOnHost()}
- * {@code cudaEventSynchronize}. Once the loader has closed, the event is destroyed and both
- * methods throw instead of touching it.
+ * disabled) that the engine records after each copy. A consumer's stream may wait on {@link
+ * #handle()}; {@link #isComplete()} is {@code cudaEventQuery} and {@link #awaitOnHost()} {@code
+ * cudaEventSynchronize}. Once the loader has closed, the event is destroyed and both methods throw
+ * instead of touching it.
  */
 final class CudaEvent implements DeviceEvent {
   private final CudaTransferEngine engine;

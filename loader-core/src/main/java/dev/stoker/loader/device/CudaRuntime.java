@@ -5,18 +5,22 @@ import java.nio.ByteBuffer;
 /**
  * The CUDA runtime calls the CUDA device makes, one method per call, each returning the call's
  * {@code cudaError_t} (0 is success) and writing its results into the arrays passed. Handles and
- * pointers are plain {@code long}s. {@link JCudaRuntime} makes the calls through JCuda; tests put
- * a fake of their own behind this interface, so every path above it runs without a GPU.
+ * pointers are plain {@code long}s. {@link JCudaRuntime} makes the calls through JCuda; tests put a
+ * fake of their own behind this interface, so every path above it runs without a GPU.
  */
 interface CudaRuntime {
   /** {@code cudaSuccess}. */
   int SUCCESS = 0;
+
   /** {@code cudaErrorMemoryAllocation}. */
   int MEMORY_ALLOCATION = 2;
+
   /** {@code cudaErrorInsufficientDriver}: no driver, or one too old for the runtime. */
   int INSUFFICIENT_DRIVER = 35;
+
   /** {@code cudaErrorNoDevice}. */
   int NO_DEVICE = 100;
+
   /** {@code cudaErrorNotReady}: the answer of an event query whose work is still running. */
   int NOT_READY = 600;
 

@@ -26,13 +26,15 @@ final class CudaTransferEngine implements TransferEngine {
   private final CudaBuffer[] buffers;
   private final ArrayBlockingQueue<CudaBuffer> free;
   private final AtomicLong deviceBytes;
+
   /** Event calls hold it shared; closing (which destroys the events) holds it alone. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
   private long stream;
   private volatile boolean closed;
 
-  private CudaTransferEngine(CudaRuntime runtime, DeviceBinding binding, TransferSpec spec,
-      AtomicLong deviceBytes) {
+  private CudaTransferEngine(
+      CudaRuntime runtime, DeviceBinding binding, TransferSpec spec, AtomicLong deviceBytes) {
     this.runtime = runtime;
     this.binding = binding;
     this.where = binding.where("loader '" + spec.loader() + "'");
@@ -46,8 +48,8 @@ final class CudaTransferEngine implements TransferEngine {
    * Binds the calling thread (the loader's transfer thread) to the device and makes the stream,
    * buffers and events; whatever was made is freed again if one of them fails.
    */
-  static CudaTransferEngine open(CudaRuntime runtime, DeviceBinding binding, TransferSpec spec,
-      AtomicLong deviceBytes) {
+  static CudaTransferEngine open(
+      CudaRuntime runtime, DeviceBinding binding, TransferSpec spec, AtomicLong deviceBytes) {
     CudaTransferEngine engine = new CudaTransferEngine(runtime, binding, spec, deviceBytes);
     try {
       binding.bind();
@@ -68,18 +70,21 @@ final class CudaTransferEngine implements TransferEngine {
     check(runtime.streamCreateNonBlocking(out), "cudaStreamCreateWithFlags", "the copy stream");
     stream = out[0];
     for (int i = 0; i < buffers.length; i++) {
-      String what = "device buffer " + (i + 1) + " of " + buffers.length + " (" + slotBytes
-          + " bytes)";
+      String what =
+          "device buffer " + (i + 1) + " of " + buffers.length + " (" + slotBytes + " bytes)";
       check(runtime.malloc(out, slotBytes), "cudaMalloc", what);
       long address = out[0];
       deviceBytes.addAndGet(slotBytes);
       int code = runtime.eventCreate(out);
       if (code != CudaRuntime.SUCCESS) {
-        new Closer().add(failure(code, "cudaEventCreateWithFlags", "the event of " + what))
-            .run(() -> freeBuffer(address, what)).throwIfAny();
+        new Closer()
+            .add(failure(code, "cudaEventCreateWithFlags", "the event of " + what))
+            .run(() -> freeBuffer(address, what))
+            .throwIfAny();
       }
-      CudaBuffer buffer = new CudaBuffer(this, i, address, slotBytes,
-          new CudaEvent(this, out[0], "the copy into " + what));
+      CudaBuffer buffer =
+          new CudaBuffer(
+              this, i, address, slotBytes, new CudaEvent(this, out[0], "the copy into " + what));
       buffers[i] = buffer;
       free.add(buffer);
     }
@@ -88,13 +93,17 @@ final class CudaTransferEngine implements TransferEngine {
   @Override
   public CudaBuffer copy(HostMemory source, int bytes) throws InterruptedException {
     if (bytes <= 0 || bytes > slotBytes || bytes > source.size()) {
-      throw new IllegalArgumentException(String.format("bytes: %d (expected: 0 < bytes <= %d, "
-          + "the device buffers' size, and <= %d, the host slot's) on %s", bytes, slotBytes,
-          source.size(), where));
+      throw new IllegalArgumentException(
+          String.format(
+              "bytes: %d (expected: 0 < bytes <= %d, "
+                  + "the device buffers' size, and <= %d, the host slot's) on %s",
+              bytes, slotBytes, source.size(), where));
     }
     if (source.address() == 0) {
-      throw new IllegalStateException("the host slot has no native address (this JVM hides "
-          + "direct buffers' addresses) on " + where);
+      throw new IllegalStateException(
+          "the host slot has no native address (this JVM hides "
+              + "direct buffers' addresses) on "
+              + where);
     }
     if (closed) {
       throw new IllegalStateException("the transfer engine of " + where + " is closed");
@@ -105,8 +114,8 @@ final class CudaTransferEngine implements TransferEngine {
       long after = buffer.takeReuseAfter();
       int code = after == 0 ? CudaRuntime.SUCCESS : runtime.streamWaitEvent(stream, after);
       if (code != CudaRuntime.SUCCESS) {
-        throw failure(code, "cudaStreamWaitEvent", "the consumer's event before reusing "
-            + label(buffer));
+        throw failure(
+            code, "cudaStreamWaitEvent", "the consumer's event before reusing " + label(buffer));
       }
       code = runtime.copyHostToDeviceAsync(buffer.address(), source.address(), bytes, stream);
       if (code != CudaRuntime.SUCCESS) {
@@ -122,8 +131,15 @@ final class CudaTransferEngine implements TransferEngine {
     } catch (Throwable t) {
       if (issued) {
         // The pipeline reuses the host slot once this returns: let the copy from it finish.
-        Throwable sync = new Closer().run(() -> check(runtime.streamSynchronize(stream),
-            "cudaStreamSynchronize", "the copy stream after a failed copy")).failure();
+        Throwable sync =
+            new Closer()
+                .run(
+                    () ->
+                        check(
+                            runtime.streamSynchronize(stream),
+                            "cudaStreamSynchronize",
+                            "the copy stream after a failed copy"))
+                .failure();
         if (sync != null) {
           t.addSuppressed(sync);
         }
@@ -136,8 +152,8 @@ final class CudaTransferEngine implements TransferEngine {
   @Override
   public void release(DeviceBuffer buffer) {
     if (!(buffer instanceof CudaBuffer own) || own.engine != this) {
-      throw new IllegalArgumentException(buffer + " does not belong to the transfer engine of "
-          + where);
+      throw new IllegalArgumentException(
+          buffer + " does not belong to the transfer engine of " + where);
     }
     if (!own.out.compareAndSet(true, false)) {
       throw new IllegalStateException(own + " was released twice (or never handed out)");
@@ -148,9 +164,9 @@ final class CudaTransferEngine implements TransferEngine {
   }
 
   /**
-   * Waits for the copies in flight, then destroys the events and frees the buffers and the
-   * stream, even those the consumer still holds (their batches are over once the loader closes).
-   * Every step runs; the first failure is thrown with the others suppressed. Safe twice.
+   * Waits for the copies in flight, then destroys the events and frees the buffers and the stream,
+   * even those the consumer still holds (their batches are over once the loader closes). Every step
+   * runs; the first failure is thrown with the others suppressed. Safe twice.
    */
   @Override
   public void close() {
@@ -163,8 +179,10 @@ final class CudaTransferEngine implements TransferEngine {
       Closer closer = new Closer();
       closer.run(binding::bind);
       if (stream != 0) {
-        closer.run(() -> check(runtime.streamSynchronize(stream), "cudaStreamSynchronize",
-            "the copy stream"));
+        closer.run(
+            () ->
+                check(
+                    runtime.streamSynchronize(stream), "cudaStreamSynchronize", "the copy stream"));
       }
       int held = 0;
       for (CudaBuffer buffer : buffers) {
@@ -172,18 +190,21 @@ final class CudaTransferEngine implements TransferEngine {
           continue;
         }
         held += buffer.out.get() ? 1 : 0;
-        closer.run(() -> check(runtime.eventDestroy(buffer.event().handle()),
-            "cudaEventDestroy", "the event of " + label(buffer)));
+        closer.run(
+            () ->
+                check(
+                    runtime.eventDestroy(buffer.event().handle()),
+                    "cudaEventDestroy",
+                    "the event of " + label(buffer)));
         closer.run(() -> freeBuffer(buffer.address(), label(buffer)));
       }
       if (stream != 0) {
-        closer.run(() -> check(runtime.streamDestroy(stream), "cudaStreamDestroy",
-            "the copy stream"));
+        closer.run(
+            () -> check(runtime.streamDestroy(stream), "cudaStreamDestroy", "the copy stream"));
       }
       free.clear();
       if (held > 0) {
-        LOG.warn("{}: {} device buffer(s) still held by batches were freed on close", where,
-            held);
+        LOG.warn("{}: {} device buffer(s) still held by batches were freed on close", where, held);
       }
       closer.throwIfAny();
     } finally {
@@ -201,8 +222,8 @@ final class CudaTransferEngine implements TransferEngine {
     lifecycle.readLock().lock();
     if (closed) {
       lifecycle.readLock().unlock();
-      throw new IllegalStateException(what + " on " + where + ": the event was destroyed when "
-          + "the loader closed");
+      throw new IllegalStateException(
+          what + " on " + where + ": the event was destroyed when " + "the loader closed");
     }
   }
 

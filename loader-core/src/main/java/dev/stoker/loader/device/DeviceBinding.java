@@ -1,9 +1,9 @@
 package dev.stoker.loader.device;
 
 /**
- * One CUDA device as seen from a thread: CUDA binds the current device per thread, so every
- * thread that calls CUDA for this device first {@link #bind()}s itself to it. Also names the
- * device in messages.
+ * One CUDA device as seen from a thread: CUDA binds the current device per thread, so every thread
+ * that calls CUDA for this device first {@link #bind()}s itself to it. Also names the device in
+ * messages.
  */
 final class DeviceBinding {
   private final CudaRuntime runtime;
@@ -33,8 +33,12 @@ final class DeviceBinding {
     if (runtime.getDevice(current) == CudaRuntime.SUCCESS && current[0] == ordinal) {
       return;
     }
-    CudaCheck.check(runtime, runtime.setDevice(ordinal), "cudaSetDevice",
-        "binding thread '" + Thread.currentThread().getName() + "'", deviceName);
+    CudaCheck.check(
+        runtime,
+        runtime.setDevice(ordinal),
+        "cudaSetDevice",
+        "binding thread '" + Thread.currentThread().getName() + "'",
+        deviceName);
   }
 
   /** {@code cuda:0, <owner>} for messages. */

@@ -21,9 +21,9 @@ public interface DeviceBuffer {
    * Asks the device not to copy into this buffer again before the work that {@code eventHandle}
    * marks has completed: a consumer that runs its step asynchronously records an event on its
    * stream after the step and passes it here before closing the batch, so the buffer is not
-   * overwritten while the step still reads it, with no wait on the host. The event must stay
-   * alive until it is recorded again or the loader is closed. Devices whose copies are
-   * synchronous ignore it (the default).
+   * overwritten while the step still reads it, with no wait on the host. The event must stay alive
+   * until it is recorded again or the loader is closed. Devices whose copies are synchronous ignore
+   * it (the default).
    *
    * @param eventHandle a native event of the device (e.g. a {@code cudaEvent_t}), or 0 for none
    */

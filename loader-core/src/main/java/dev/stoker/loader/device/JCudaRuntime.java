@@ -16,10 +16,10 @@ import jcuda.runtime.cudaEvent_t;
 import jcuda.runtime.cudaStream_t;
 
 /**
- * {@link CudaRuntime} through JCuda's runtime bindings (whose native library links the CUDA
- * runtime statically and needs only the driver). Handles travel as {@code long}s and are wrapped
- * into JCuda's objects per call. Works whether or not someone in the JVM turned JCuda's exceptions
- * on: a {@link CudaException} is turned back into its code.
+ * {@link CudaRuntime} through JCuda's runtime bindings (whose native library links the CUDA runtime
+ * statically and needs only the driver). Handles travel as {@code long}s and are wrapped into
+ * JCuda's objects per call. Works whether or not someone in the JVM turned JCuda's exceptions on: a
+ * {@link CudaException} is turned back into its code.
  */
 final class JCudaRuntime implements CudaRuntime {
   private static final VarHandle NATIVE_POINTER =
@@ -140,8 +140,10 @@ final class JCudaRuntime implements CudaRuntime {
 
   @Override
   public int copyHostToDeviceAsync(long device, long host, long bytes, long stream) {
-    return call(() -> JCuda.cudaMemcpyAsync(pointer(device), pointer(host), bytes,
-        HOST_TO_DEVICE, stream(stream)));
+    return call(
+        () ->
+            JCuda.cudaMemcpyAsync(
+                pointer(device), pointer(host), bytes, HOST_TO_DEVICE, stream(stream)));
   }
 
   @Override
@@ -203,8 +205,15 @@ final class JCudaRuntime implements CudaRuntime {
       return MethodHandles.privateLookupIn(owner, MethodHandles.lookup())
           .findVarHandle(owner, name, type);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("JCuda " + jcuda.JCudaVersion.get() + ": field "
-          + owner.getSimpleName() + "." + name + " not found (expected JCuda 12.0.0)", e);
+      throw new IllegalStateException(
+          "JCuda "
+              + jcuda.JCudaVersion.get()
+              + ": field "
+              + owner.getSimpleName()
+              + "."
+              + name
+              + " not found (expected JCuda 12.0.0)",
+          e);
     }
   }
 }

@@ -8,11 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Page-locked host memory from {@code cudaHostAlloc} (portable: usable with every device), so
- * that copies from it to the GPU run asynchronously. Blocks follow {@link HostMemory}'s rule: a
- * block never viewed is freed ({@code cudaFreeHost}) when closed, one that was viewed once its
- * last view is unreachable. The calling thread is bound to the device for each allocation and
- * free, if it was bound to another (CUDA binds a device per thread).
+ * Page-locked host memory from {@code cudaHostAlloc} (portable: usable with every device), so that
+ * copies from it to the GPU run asynchronously. Blocks follow {@link HostMemory}'s rule: a block
+ * never viewed is freed ({@code cudaFreeHost}) when closed, one that was viewed once its last view
+ * is unreachable. The calling thread is bound to the device for each allocation and free, if it was
+ * bound to another (CUDA binds a device per thread).
  */
 final class PinnedAllocator implements HostAllocator {
   private static final Logger LOG = LoggerFactory.getLogger(PinnedAllocator.class);
@@ -25,7 +25,11 @@ final class PinnedAllocator implements HostAllocator {
   private final String where;
   private volatile boolean closed;
 
-  PinnedAllocator(String name, long limit, CudaRuntime runtime, DeviceBinding binding,
+  PinnedAllocator(
+      String name,
+      long limit,
+      CudaRuntime runtime,
+      DeviceBinding binding,
       AtomicLong devicePinned) {
     this.name = name;
     this.runtime = runtime;
@@ -75,11 +79,13 @@ final class PinnedAllocator implements HostAllocator {
       ByteBuffer[] memory = new ByteBuffer[1];
       int code = runtime.hostAlloc(bytes, address, memory);
       if (code == CudaRuntime.MEMORY_ALLOCATION) {
-        throw new OutOfMemoryError(CudaCheck.failure(runtime, code, "cudaHostAlloc",
-            bytes + " bytes of page-locked memory", where).getMessage());
+        throw new OutOfMemoryError(
+            CudaCheck.failure(
+                    runtime, code, "cudaHostAlloc", bytes + " bytes of page-locked memory", where)
+                .getMessage());
       }
-      CudaCheck.check(runtime, code, "cudaHostAlloc", bytes + " bytes of page-locked memory",
-          where);
+      CudaCheck.check(
+          runtime, code, "cudaHostAlloc", bytes + " bytes of page-locked memory", where);
       HostMemory block = wrap(address[0], memory[0], bytes);
       done = true;
       return block;
@@ -95,15 +101,23 @@ final class PinnedAllocator implements HostAllocator {
     int skip = (int) ((ALIGNMENT - Math.floorMod(address, ALIGNMENT)) % ALIGNMENT);
     if (memory == null || memory.capacity() < skip + bytes) {
       runtime.freeHost(address);
-      throw new IllegalStateException(String.format("cudaHostAlloc gave %s for %d bytes at "
-          + "0x%x (expected: a buffer over the block) on %s", memory == null ? "no buffer"
-          : "a buffer of " + memory.capacity() + " bytes", bytes, address, where));
+      throw new IllegalStateException(
+          String.format(
+              "cudaHostAlloc gave %s for %d bytes at "
+                  + "0x%x (expected: a buffer over the block) on %s",
+              memory == null ? "no buffer" : "a buffer of " + memory.capacity() + " bytes",
+              bytes,
+              address,
+              where));
     }
     ledger.allocated(bytes);
-    ByteBuffer block = skip == 0 && memory.capacity() == bytes ? memory
-        : memory.slice(skip, bytes);
-    return new PinnedMemory(memory, block, address + skip,
-        new Free(runtime, binding, ledger, address, bytes, where), ledger);
+    ByteBuffer block = skip == 0 && memory.capacity() == bytes ? memory : memory.slice(skip, bytes);
+    return new PinnedMemory(
+        memory,
+        block,
+        address + skip,
+        new Free(runtime, binding, ledger, address, bytes, where),
+        ledger);
   }
 
   @Override
@@ -117,15 +131,15 @@ final class PinnedAllocator implements HostAllocator {
 
   @Override
   public String toString() {
-    return String.format("PinnedAllocator[%s, %s, %d of %d bytes allocated]", name,
-        binding.deviceName(), ledger.reserved(), ledger.limit());
+    return String.format(
+        "PinnedAllocator[%s, %s, %d of %d bytes allocated]",
+        name, binding.deviceName(), ledger.reserved(), ledger.limit());
   }
 
   private static final class PinnedMemory extends HostMemory {
     private final PinnedLedger ledger;
 
-    PinnedMemory(ByteBuffer root, ByteBuffer block, long address, Free free,
-        PinnedLedger ledger) {
+    PinnedMemory(ByteBuffer root, ByteBuffer block, long address, Free free, PinnedLedger ledger) {
       super(root, block, address, free);
       this.ledger = ledger;
     }
@@ -148,7 +162,12 @@ final class PinnedAllocator implements HostAllocator {
     private final int bytes;
     private final String where;
 
-    Free(CudaRuntime runtime, DeviceBinding binding, PinnedLedger ledger, long address, int bytes,
+    Free(
+        CudaRuntime runtime,
+        DeviceBinding binding,
+        PinnedLedger ledger,
+        long address,
+        int bytes,
         String where) {
       this.runtime = runtime;
       this.binding = binding;
@@ -162,8 +181,12 @@ final class PinnedAllocator implements HostAllocator {
     public void run() {
       try {
         binding.bind();
-        CudaCheck.check(runtime, runtime.freeHost(address), "cudaFreeHost",
-            bytes + " bytes of page-locked memory", where);
+        CudaCheck.check(
+            runtime,
+            runtime.freeHost(address),
+            "cudaFreeHost",
+            bytes + " bytes of page-locked memory",
+            where);
         ledger.freed(bytes);
       } catch (RuntimeException | LinkageError e) {
         // On the cleaner's thread there is no one to tell but the log; the bytes stay counted.

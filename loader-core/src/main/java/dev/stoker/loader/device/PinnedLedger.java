@@ -15,8 +15,8 @@ final class PinnedLedger {
 
   PinnedLedger(String name, long limit, AtomicLong device) {
     if (limit <= 0) {
-      throw new IllegalArgumentException("allocator '" + name + "' limit: " + limit
-          + " (expected: > 0)");
+      throw new IllegalArgumentException(
+          "allocator '" + name + "' limit: " + limit + " (expected: > 0)");
     }
     this.name = name;
     this.limit = limit;
@@ -41,10 +41,11 @@ final class PinnedLedger {
     do {
       now = reserved.get();
       if (bytes > limit - now) {
-        throw new OutOfMemoryError(String.format(
-            "host allocator '%s': %d bytes requested with %d of its limit of %d in use; "
-                + "raise the limit (maxHostBytes) or use smaller batches", name, bytes, now,
-            limit));
+        throw new OutOfMemoryError(
+            String.format(
+                "host allocator '%s': %d bytes requested with %d of its limit of %d in use; "
+                    + "raise the limit (maxHostBytes) or use smaller batches",
+                name, bytes, now, limit));
       }
     } while (!reserved.compareAndSet(now, now + bytes));
     open.addAndGet(bytes);
@@ -75,9 +76,11 @@ final class PinnedLedger {
   void checkNothingOpen() {
     long stillOpen = open.get();
     if (stillOpen > 0) {
-      throw new IllegalStateException(String.format(
-          "host allocator '%s': %d bytes still open on close (expected: every block closed "
-              + "first)", name, stillOpen));
+      throw new IllegalStateException(
+          String.format(
+              "host allocator '%s': %d bytes still open on close (expected: every block closed "
+                  + "first)",
+              name, stillOpen));
     }
   }
 }

@@ -9,8 +9,8 @@ import dev.stoker.loader.memory.HostMemory;
 public interface TransferEngine extends AutoCloseable {
   /**
    * Starts copying the first {@code bytes} bytes of {@code source} into a free device buffer
-   * (waiting for one if none is free) and returns it; the copy is done when the buffer's
-   * {@link DeviceBuffer#event() event} has completed, and only then may {@code source} be reused.
+   * (waiting for one if none is free) and returns it; the copy is done when the buffer's {@link
+   * DeviceBuffer#event() event} has completed, and only then may {@code source} be reused.
    */
   DeviceBuffer copy(HostMemory source, int bytes) throws InterruptedException;
 

@@ -14,8 +14,8 @@ final class AllocationLedger {
 
   AllocationLedger(String name, long limit) {
     if (limit <= 0) {
-      throw new IllegalArgumentException("allocator '" + name + "' limit: " + limit
-          + " (expected: > 0)");
+      throw new IllegalArgumentException(
+          "allocator '" + name + "' limit: " + limit + " (expected: > 0)");
     }
     this.name = name;
     this.limit = limit;
@@ -39,10 +39,11 @@ final class AllocationLedger {
     do {
       now = reserved.get();
       if (bytes > limit - now) {
-        throw new OutOfMemoryError(String.format(
-            "host allocator '%s': %d bytes requested with %d of its limit of %d in use; "
-                + "raise the limit (maxHostBytes) or use smaller batches", name, bytes, now,
-            limit));
+        throw new OutOfMemoryError(
+            String.format(
+                "host allocator '%s': %d bytes requested with %d of its limit of %d in use; "
+                    + "raise the limit (maxHostBytes) or use smaller batches",
+                name, bytes, now, limit));
       }
     } while (!reserved.compareAndSet(now, now + bytes));
     open.addAndGet(bytes);
@@ -67,9 +68,11 @@ final class AllocationLedger {
   void checkNothingOpen() {
     long stillOpen = open.get();
     if (stillOpen > 0) {
-      throw new IllegalStateException(String.format(
-          "host allocator '%s': %d bytes still open on close (expected: every block closed "
-              + "first)", name, stillOpen));
+      throw new IllegalStateException(
+          String.format(
+              "host allocator '%s': %d bytes still open on close (expected: every block closed "
+                  + "first)",
+              name, stillOpen));
     }
   }
 }

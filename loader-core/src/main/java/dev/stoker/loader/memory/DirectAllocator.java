@@ -9,9 +9,11 @@ import java.nio.ByteBuffer;
  */
 public final class DirectAllocator implements HostAllocator {
   /** A shared allocator without a limit of its own; closing it does nothing. */
-  public static final DirectAllocator INSTANCE = new DirectAllocator("direct", Long.MAX_VALUE, true);
+  public static final DirectAllocator INSTANCE =
+      new DirectAllocator("direct", Long.MAX_VALUE, true);
 
   private static final int ALIGNMENT = 64;
+
   /** The largest block: its aligned buffer must fit in an int. */
   public static final int MAX_BLOCK = Integer.MAX_VALUE - ALIGNMENT;
 
@@ -71,9 +73,12 @@ public final class DirectAllocator implements HostAllocator {
       raw = ByteBuffer.allocateDirect(bytes + ALIGNMENT);
     } catch (OutOfMemoryError e) {
       ledger.unreserve(bytes);
-      OutOfMemoryError clear = new OutOfMemoryError(String.format(
-          "host allocator '%s': direct memory for a block of %d bytes: %s (raise "
-              + "-XX:MaxDirectMemorySize or lower maxHostBytes)", name, bytes, e.getMessage()));
+      OutOfMemoryError clear =
+          new OutOfMemoryError(
+              String.format(
+                  "host allocator '%s': direct memory for a block of %d bytes: %s (raise "
+                      + "-XX:MaxDirectMemorySize or lower maxHostBytes)",
+                  name, bytes, e.getMessage()));
       clear.initCause(e);
       throw clear;
     }
@@ -94,8 +99,8 @@ public final class DirectAllocator implements HostAllocator {
 
   @Override
   public String toString() {
-    return String.format("DirectAllocator[%s, %d of %d bytes allocated]", name, ledger.reserved(),
-        ledger.limit());
+    return String.format(
+        "DirectAllocator[%s, %d of %d bytes allocated]", name, ledger.reserved(), ledger.limit());
   }
 
   private static final class DirectMemory extends HostMemory {

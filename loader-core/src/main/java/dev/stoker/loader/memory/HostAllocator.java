@@ -1,10 +1,10 @@
 package dev.stoker.loader.memory;
 
 /**
- * Allocates host memory blocks, up to a limit, and counts what it has out. Implementations:
- * {@link DirectAllocator} (direct memory) and the pinned allocator of a CUDA device. A block is
- * given back with {@link HostMemory#close()}; closing the allocator with blocks still open is an
- * error that names it and the bytes.
+ * Allocates host memory blocks, up to a limit, and counts what it has out. Implementations: {@link
+ * DirectAllocator} (direct memory) and the pinned allocator of a CUDA device. A block is given back
+ * with {@link HostMemory#close()}; closing the allocator with blocks still open is an error that
+ * names it and the bytes.
  */
 public interface HostAllocator extends AutoCloseable {
   /** A short name for messages, e.g. {@code direct} or {@code pinned(cuda:0)}. */

@@ -9,20 +9,22 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 
 /**
- * One block of host memory. Its owner works through {@link #bytes()} and the typed views, made
- * once so that the hot path allocates nothing; code outside the owner gets {@link #view()}s.
+ * One block of host memory. Its owner works through {@link #bytes()} and the typed views, made once
+ * so that the hot path allocates nothing; code outside the owner gets {@link #view()}s.
  *
- * <p>Freeing is safe by construction: {@link #close()} frees the memory at once only if no view
- * was ever handed out. Once one was, closing only lets go of the block, and the memory is freed
- * when the last view of it has become unreachable, so a view kept past its time can show stale
- * data but can never read freed memory.
+ * <p>Freeing is safe by construction: {@link #close()} frees the memory at once only if no view was
+ * ever handed out. Once one was, closing only lets go of the block, and the memory is freed when
+ * the last view of it has become unreachable, so a view kept past its time can show stale data but
+ * can never read freed memory.
  */
 public abstract class HostMemory implements AutoCloseable {
-  private static final Cleaner CLEANER = Cleaner.create(runnable -> {
-    Thread thread = new Thread(runnable, "stoker-host-memory-cleaner");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private static final Cleaner CLEANER =
+      Cleaner.create(
+          runnable -> {
+            Thread thread = new Thread(runnable, "stoker-host-memory-cleaner");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   private final ByteBuffer bytes;
   private final FloatBuffer floats;
@@ -32,18 +34,20 @@ public abstract class HostMemory implements AutoCloseable {
   private final long address;
   private final Cleaner.Cleanable release;
   private volatile boolean exposed;
+
   /** The view {@link #writerView()} hands out, made once. */
   private ByteBuffer writerView;
+
   private boolean closed;
 
   /**
-   * @param root the buffer every view of the block derives from: the memory may be freed once it
-   *     is unreachable
+   * @param root the buffer every view of the block derives from: the memory may be freed once it is
+   *     unreachable
    * @param bytes the block itself, within {@code root}
    * @param address the native address of {@code bytes}' first byte
-   * @param onUnreachable frees the memory (or accounts for its freeing); must not refer to
-   *     {@code root} or {@code bytes}. Runs once: on {@link #close()} of a block never viewed, or
-   *     when {@code root} has become unreachable
+   * @param onUnreachable frees the memory (or accounts for its freeing); must not refer to {@code
+   *     root} or {@code bytes}. Runs once: on {@link #close()} of a block never viewed, or when
+   *     {@code root} has become unreachable
    */
   protected HostMemory(ByteBuffer root, ByteBuffer bytes, long address, Runnable onUnreachable) {
     this.bytes = bytes.order(ByteOrder.nativeOrder());
@@ -133,8 +137,8 @@ public abstract class HostMemory implements AutoCloseable {
   }
 
   /**
-   * Lets go of the block: frees it now if no view was handed out, else once none is reachable.
-   * A second call does nothing. The owner must not use the block afterwards.
+   * Lets go of the block: frees it now if no view was handed out, else once none is reachable. A
+   * second call does nothing. The owner must not use the block afterwards.
    */
   @Override
   public final void close() {
@@ -159,8 +163,8 @@ public abstract class HostMemory implements AutoCloseable {
   protected void onClosed() {}
 
   /**
-   * Frees the memory at once, before the {@code onUnreachable} action runs; called only for a
-   * block that was never viewed. The default does nothing (the action frees).
+   * Frees the memory at once, before the {@code onUnreachable} action runs; called only for a block
+   * that was never viewed. The default does nothing (the action frees).
    */
   protected void freeNow() {}
 }

@@ -21,25 +21,30 @@ import java.util.regex.Pattern;
 /**
  * Host memory in one file of a shared-memory folder (such as {@code /dev/shm}), mapped once at its
  * full size, so that another process mapping the same file sees every block at the same offset
- * ({@link #offsetOf}) without a copy. Blocks are 64-byte aligned ranges handed out front to back;
- * a closed block's range is reused for a later block of the same size (a slot pool's blocks are
- * all one size).
+ * ({@link #offsetOf}) without a copy. Blocks are 64-byte aligned ranges handed out front to back; a
+ * closed block's range is reused for a later block of the same size (a slot pool's blocks are all
+ * one size).
  *
- * <p>The mapping is released only when no view of it is reachable, so a view kept past its time
- * can show another block's data but never unmapped memory. {@link #close()} deletes the file
- * (processes that mapped it keep their mapping); files of processes that died are removed by
- * {@link #removeStale}. The file is readable and writable by its owner only.
+ * <p>The mapping is released only when no view of it is reachable, so a view kept past its time can
+ * show another block's data but never unmapped memory. {@link #close()} deletes the file (processes
+ * that mapped it keep their mapping); files of processes that died are removed by {@link
+ * #removeStale}. The file is readable and writable by its owner only.
  */
 public final class SharedFileAllocator implements HostAllocator {
-  /** How every file of this allocator's name starts: the prefix, the creating process's id, a dash. */
+  /**
+   * How every file of this allocator's name starts: the prefix, the creating process's id, a dash.
+   */
   public static final String PREFIX = "stoker-shm-";
+
   /** The largest file: one mapping, addressed by an int. */
   public static final long MAX_CAPACITY = Integer.MAX_VALUE & -64L;
 
   private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-.*");
   private static final int ALIGNMENT = 64;
+
   /** The zeros written at a time while a new file takes its pages. */
   private static final int ZEROS_BYTES = 1 << 20;
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final String name;
@@ -73,8 +78,14 @@ public final class SharedFileAllocator implements HostAllocator {
    */
   public static SharedFileAllocator create(Path dir, String name, long capacity) {
     if (capacity <= 0 || capacity > MAX_CAPACITY) {
-      throw new IllegalArgumentException("allocator '" + name + "' capacity: " + capacity
-          + " (expected: 0 < capacity <= " + MAX_CAPACITY + ")");
+      throw new IllegalArgumentException(
+          "allocator '"
+              + name
+              + "' capacity: "
+              + capacity
+              + " (expected: 0 < capacity <= "
+              + MAX_CAPACITY
+              + ")");
     }
     long aligned = (capacity + ALIGNMENT - 1) & -ALIGNMENT;
     try {
@@ -82,12 +93,16 @@ public final class SharedFileAllocator implements HostAllocator {
       if (room < aligned) {
         throw noRoom(name, dir, "has " + room + " bytes free, " + aligned + " bytes needed");
       }
-      Path path = dir.resolve(PREFIX + ProcessHandle.current().pid() + "-"
-          + HexFormat.of().formatHex(RANDOM.generateSeed(8)));
-      Files.createFile(path, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rw-------")));
-      try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
-          StandardOpenOption.WRITE)) {
+      Path path =
+          dir.resolve(
+              PREFIX
+                  + ProcessHandle.current().pid()
+                  + "-"
+                  + HexFormat.of().formatHex(RANDOM.generateSeed(8)));
+      Files.createFile(
+          path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      try (FileChannel channel =
+          FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
         writeZeros(channel, aligned, name, dir);
         MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, aligned);
         return new SharedFileAllocator(name, path, mapping, aligned);
@@ -96,8 +111,16 @@ public final class SharedFileAllocator implements HostAllocator {
         throw e;
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("allocator '" + name + "': cannot map a file of " + aligned
-          + " bytes in " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "allocator '"
+              + name
+              + "': cannot map a file of "
+              + aligned
+              + " bytes in "
+              + dir
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -118,17 +141,28 @@ public final class SharedFileAllocator implements HostAllocator {
       } catch (IOException unknown) {
         room = -1;
       }
-      IllegalStateException full = noRoom(name, dir, "ran out of room after " + at + " of "
-          + bytes + " bytes (" + (room < 0 ? "its free space unknown" : room + " bytes free")
-          + " now)");
+      IllegalStateException full =
+          noRoom(
+              name,
+              dir,
+              "ran out of room after "
+                  + at
+                  + " of "
+                  + bytes
+                  + " bytes ("
+                  + (room < 0 ? "its free space unknown" : room + " bytes free")
+                  + " now)");
       full.initCause(e);
       throw full;
     }
   }
 
   private static IllegalStateException noRoom(String name, Path dir, String what) {
-    return new IllegalStateException(String.format("allocator '%s': %s %s (mount a larger %s, or "
-        + "lower maxHostBytes, batchSize or prefetchFactor)", name, dir, what, dir));
+    return new IllegalStateException(
+        String.format(
+            "allocator '%s': %s %s (mount a larger %s, or "
+                + "lower maxHostBytes, batchSize or prefetchFactor)",
+            name, dir, what, dir));
   }
 
   /**
@@ -178,8 +212,16 @@ public final class SharedFileAllocator implements HostAllocator {
   public long offsetOf(HostMemory block) {
     long offset = block.address() - base;
     if (!(block instanceof SharedBlock) || offset < 0 || offset + block.size() > capacity()) {
-      throw new IllegalArgumentException("block of " + block.size() + " bytes at address "
-          + block.address() + " is not in allocator '" + name + "' (" + path + ")");
+      throw new IllegalArgumentException(
+          "block of "
+              + block.size()
+              + " bytes at address "
+              + block.address()
+              + " is not in allocator '"
+              + name
+              + "' ("
+              + path
+              + ")");
     }
     return offset;
   }
@@ -193,8 +235,15 @@ public final class SharedFileAllocator implements HostAllocator {
   public long offsetOf(ByteBuffer view) {
     long offset = NativeAddress.of(view) - base;
     if (!view.isDirect() || offset < 0 || offset + view.capacity() > capacity()) {
-      throw new IllegalArgumentException("buffer of " + view.capacity() + " bytes is not in "
-          + "allocator '" + name + "' (" + path + ")");
+      throw new IllegalArgumentException(
+          "buffer of "
+              + view.capacity()
+              + " bytes is not in "
+              + "allocator '"
+              + name
+              + "' ("
+              + path
+              + ")");
     }
     return offset;
   }
@@ -240,9 +289,11 @@ public final class SharedFileAllocator implements HostAllocator {
         next += size;
       } else {
         ledger.unreserve(size);
-        throw new OutOfMemoryError(String.format("host allocator '%s': no free range of %d bytes "
-            + "in %s (%d bytes, %d in use); raise maxHostBytes or use smaller batches", name,
-            size, path, capacity(), ledger.reserved()));
+        throw new OutOfMemoryError(
+            String.format(
+                "host allocator '%s': no free range of %d bytes "
+                    + "in %s (%d bytes, %d in use); raise maxHostBytes or use smaller batches",
+                name, size, path, capacity(), ledger.reserved()));
       }
     }
     ByteBuffer slice = mapping.slice(offset, bytes);
@@ -286,8 +337,9 @@ public final class SharedFileAllocator implements HostAllocator {
 
   @Override
   public String toString() {
-    return String.format("SharedFileAllocator[%s, %s, %d of %d bytes allocated]", name, path,
-        ledger.reserved(), ledger.limit());
+    return String.format(
+        "SharedFileAllocator[%s, %s, %d of %d bytes allocated]",
+        name, path, ledger.reserved(), ledger.limit());
   }
 
   /** A range of the file; its range is free again as soon as its owner closes it. */
@@ -296,9 +348,9 @@ public final class SharedFileAllocator implements HostAllocator {
     private final int offset;
     private final int size;
 
-    SharedBlock(SharedFileAllocator allocator, ByteBuffer slice, long address, int offset,
-        int size) {
-      super(slice, slice, address, () -> { });
+    SharedBlock(
+        SharedFileAllocator allocator, ByteBuffer slice, long address, int offset, int size) {
+      super(slice, slice, address, () -> {});
       this.allocator = allocator;
       this.offset = offset;
       this.size = size;

@@ -11,10 +11,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A pool of equal host memory slots, each holding one whole batch, allocated on first use up to
  * {@code maxSlots} and kept until the pool is closed (allocating pinned memory is slow, so slots
- * are never freed and allocated again in between). {@link #acquire} blocks while every slot is
- * out. Closing the pool with slots still out is an error that names the pool and the count; those
- * slots are let go of as they come back. With the system property
- * {@value #DEBUG_PROPERTY}{@code =true} the error also shows where each one was taken.
+ * are never freed and allocated again in between). {@link #acquire} blocks while every slot is out.
+ * Closing the pool with slots still out is an error that names the pool and the count; those slots
+ * are let go of as they come back. With the system property {@value #DEBUG_PROPERTY}{@code =true}
+ * the error also shows where each one was taken.
  *
  * <p>Thread-safe. Waiting uses the pool's monitor, so neither taking nor returning a slot
  * allocates.
@@ -31,8 +31,10 @@ public final class SlotPool implements AutoCloseable {
   private final HostAllocator allocator;
   private final int slotBytes;
   private final int minSlots;
+
   /** Slots the pool may have: {@code maxSlots}, or fewer once memory ran out. */
   private int limit;
+
   private final ArrayDeque<HostMemory> idle;
   private final Map<HostMemory, Throwable> takenAt = new IdentityHashMap<>();
   private int allocated;
@@ -41,6 +43,7 @@ public final class SlotPool implements AutoCloseable {
   private long waitNanos;
   private long waits;
   private boolean closed;
+
   /** Runs once the last slot out is back, after {@link #closeAfterReturns}; then null. */
   private Runnable whenAllBack;
 
@@ -52,8 +55,7 @@ public final class SlotPool implements AutoCloseable {
    * A pool that, when memory runs out with at least {@code minSlots} slots allocated, goes on with
    * the slots it has (and says so once) instead of failing: fewer batches ahead, but no failure.
    */
-  public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots,
-      int minSlots) {
+  public SlotPool(String name, HostAllocator allocator, int slotBytes, int maxSlots, int minSlots) {
     if (slotBytes <= 0) {
       throw new IllegalArgumentException("slotBytes: " + slotBytes + " (expected: > 0)");
     }
@@ -64,14 +66,20 @@ public final class SlotPool implements AutoCloseable {
     this.allocator = allocator;
     this.slotBytes = slotBytes;
     if (minSlots <= 0 || minSlots > maxSlots) {
-      throw new IllegalArgumentException("minSlots: " + minSlots + " (expected: 0 < minSlots <= "
-          + "maxSlots = " + maxSlots + ")");
+      throw new IllegalArgumentException(
+          "minSlots: "
+              + minSlots
+              + " (expected: 0 < minSlots <= "
+              + "maxSlots = "
+              + maxSlots
+              + ")");
     }
     this.limit = maxSlots;
     this.minSlots = minSlots;
     this.idle = new ArrayDeque<>(Math.min(maxSlots, 1024));
     if (DEBUG && ANNOUNCED.compareAndSet(false, true)) {
-      LOG.info("{}=true: recording where every slot is taken (slower; for leak hunting only)",
+      LOG.info(
+          "{}=true: recording where every slot is taken (slower; for leak hunting only)",
           DEBUG_PROPERTY);
     }
   }
@@ -142,9 +150,15 @@ public final class SlotPool implements AutoCloseable {
         throw e;
       }
       limit = allocated;
-      LOG.warn("slot pool '{}': host memory ran out at {} slots of {} bytes ({}); going on with "
-          + "{} slots (fewer batches ahead; raise the memory available or lower maxHostBytes to "
-          + "silence this)", name, allocated + 1, slotBytes, e.getMessage(), allocated);
+      LOG.warn(
+          "slot pool '{}': host memory ran out at {} slots of {} bytes ({}); going on with "
+              + "{} slots (fewer batches ahead; raise the memory available or lower maxHostBytes to "
+              + "silence this)",
+          name,
+          allocated + 1,
+          slotBytes,
+          e.getMessage(),
+          allocated);
       return null;
     }
     allocated++;
@@ -230,11 +244,15 @@ public final class SlotPool implements AutoCloseable {
       return;
     }
     if (outstanding > 0) {
-      IllegalStateException leak = new IllegalStateException(String.format(
-          "slot pool '%s': %d slot(s) (%d bytes) still out on close; they are let go of "
-              + "when they come back%s",
-          name, outstanding, (long) outstanding * slotBytes,
-          DEBUG ? "" : "; set -D" + DEBUG_PROPERTY + "=true to see where they were taken"));
+      IllegalStateException leak =
+          new IllegalStateException(
+              String.format(
+                  "slot pool '%s': %d slot(s) (%d bytes) still out on close; they are let go of "
+                      + "when they come back%s",
+                  name,
+                  outstanding,
+                  (long) outstanding * slotBytes,
+                  DEBUG ? "" : "; set -D" + DEBUG_PROPERTY + "=true to see where they were taken"));
       takenAt.values().forEach(leak::addSuppressed);
       throw leak;
     }
@@ -279,7 +297,8 @@ public final class SlotPool implements AutoCloseable {
 
   @Override
   public synchronized String toString() {
-    return String.format("SlotPool[%s, %s, %d x %d bytes, %d out, %d allocated]",
+    return String.format(
+        "SlotPool[%s, %s, %d x %d bytes, %d out, %d allocated]",
         name, allocator.name(), limit, slotBytes, outstanding, allocated);
   }
 }

@@ -14,8 +14,10 @@ import java.util.Locale;
 public final class BottleneckReport {
   /** Consumer waiting at least this share of its time makes the pipeline the bottleneck. */
   static final double PIPELINE_WAIT = 0.25;
+
   /** Consumer waiting less than this share of its time makes the consumer the bottleneck. */
   static final double COMPUTE_WAIT = 0.05;
+
   static final double SATURATED = 0.85;
   static final double IDLE = 0.5;
   static final double SLOT_WAIT = 0.10;
@@ -43,9 +45,13 @@ public final class BottleneckReport {
     oneBusyWorker(metrics, cores, findings);
     consumerWaits(metrics, cores, findings);
     if (findings.isEmpty()) {
-      findings.add(new Finding(Verdict.BALANCED, String.format(Locale.ROOT,
-          "the consumer waited %.0f%% of its time; neither side holds the other up much",
-          metrics.waitFraction() * 100)));
+      findings.add(
+          new Finding(
+              Verdict.BALANCED,
+              String.format(
+                  Locale.ROOT,
+                  "the consumer waited %.0f%% of its time; neither side holds the other up much",
+                  metrics.waitFraction() * 100)));
     }
     findings.sort(Comparator.comparing(Finding::verdict));
     return new BottleneckReport(metrics, findings);
@@ -59,11 +65,17 @@ public final class BottleneckReport {
   /** Slots running short matters only when the consumer waits for data meanwhile. */
   private static void memoryBudget(EpochMetrics m, List<Finding> findings) {
     if (m.slotWaitFraction() >= SLOT_WAIT && m.waitFraction() >= COMPUTE_WAIT) {
-      findings.add(new Finding(Verdict.MEMORY_BOUND, String.format(Locale.ROOT,
-          "the next batch waited for a free slot %.0f%% of the time; the memory budget allows %d slots "
-              + "where %d batches may be in flight plus the one being used; raise maxHostBytes or "
-              + "lower prefetchFactor", m.slotWaitFraction() * 100, m.slotLimit(),
-          m.prefetchWindow())));
+      findings.add(
+          new Finding(
+              Verdict.MEMORY_BOUND,
+              String.format(
+                  Locale.ROOT,
+                  "the next batch waited for a free slot %.0f%% of the time; the memory budget allows %d slots "
+                      + "where %d batches may be in flight plus the one being used; raise maxHostBytes or "
+                      + "lower prefetchFactor",
+                  m.slotWaitFraction() * 100,
+                  m.slotLimit(),
+                  m.prefetchWindow())));
     }
   }
 
@@ -86,31 +98,60 @@ public final class BottleneckReport {
     }
     if (m.numWorkers() <= 1 && cores > 1) {
       String who = m.numWorkers() == 0 ? "the caller's thread (numWorkers=0)" : "the only worker";
-      findings.add(new Finding(Verdict.ONE_WORKER_SATURATED, String.format(Locale.ROOT,
-          "all loading runs on %s, busy %.0f%% of the time, while %d cores are there; "
-              + "raise numWorkers", who, busy[busiest] * 100, cores)));
+      findings.add(
+          new Finding(
+              Verdict.ONE_WORKER_SATURATED,
+              String.format(
+                  Locale.ROOT,
+                  "all loading runs on %s, busy %.0f%% of the time, while %d cores are there; "
+                      + "raise numWorkers",
+                  who,
+                  busy[busiest] * 100,
+                  cores)));
     } else if (busy.length > 1 && meanOthers < IDLE) {
-      findings.add(new Finding(Verdict.ONE_WORKER_SATURATED, String.format(Locale.ROOT,
-          "worker %d is busy %.0f%% of the time while the others average %.0f%%: some batches "
-              + "cost far more than others (look at the samples they hold)",
-          busiest, busy[busiest] * 100, meanOthers * 100)));
+      findings.add(
+          new Finding(
+              Verdict.ONE_WORKER_SATURATED,
+              String.format(
+                  Locale.ROOT,
+                  "worker %d is busy %.0f%% of the time while the others average %.0f%%: some batches "
+                      + "cost far more than others (look at the samples they hold)",
+                  busiest,
+                  busy[busiest] * 100,
+                  meanOthers * 100)));
     }
   }
 
   private static void consumerWaits(EpochMetrics m, int cores, List<Finding> findings) {
     double wait = m.waitFraction();
     if (wait >= PIPELINE_WAIT) {
-      String advice = m.numWorkers() >= cores
-          ? "the workers already match the cores; make samples cheaper to produce or add cores"
-          : "raise numWorkers (now " + m.numWorkers() + ", cores " + cores + ") or prefetchFactor";
-      findings.add(new Finding(Verdict.PIPELINE_BOUND, String.format(Locale.ROOT,
-          "the consumer waited %.0f%% of its time for data (%.2f ms per batch to fill); %s",
-          wait * 100, m.meanFillMillis(), advice)));
+      String advice =
+          m.numWorkers() >= cores
+              ? "the workers already match the cores; make samples cheaper to produce or add cores"
+              : "raise numWorkers (now "
+                  + m.numWorkers()
+                  + ", cores "
+                  + cores
+                  + ") or prefetchFactor";
+      findings.add(
+          new Finding(
+              Verdict.PIPELINE_BOUND,
+              String.format(
+                  Locale.ROOT,
+                  "the consumer waited %.0f%% of its time for data (%.2f ms per batch to fill); %s",
+                  wait * 100,
+                  m.meanFillMillis(),
+                  advice)));
     } else if (wait < COMPUTE_WAIT && m.batches() > 0) {
-      findings.add(new Finding(Verdict.COMPUTE_BOUND, String.format(Locale.ROOT,
-          "the consumer waited only %.1f%% of its time and %.1f batches were ready on average: "
-              + "data is ready before it is asked for; the loader is not the bottleneck",
-          wait * 100, m.meanReadyBatches())));
+      findings.add(
+          new Finding(
+              Verdict.COMPUTE_BOUND,
+              String.format(
+                  Locale.ROOT,
+                  "the consumer waited only %.1f%% of its time and %.1f batches were ready on average: "
+                      + "data is ready before it is asked for; the loader is not the bottleneck",
+                  wait * 100,
+                  m.meanReadyBatches())));
     }
   }
 

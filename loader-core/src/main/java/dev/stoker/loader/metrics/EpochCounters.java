@@ -39,7 +39,12 @@ public final class EpochCounters {
    * @param slotLimit slots the memory budget allows for those
    * @param slotWaitClock total nanoseconds callers have waited for a free slot in the pool
    */
-  public EpochCounters(int epoch, int batchSize, int numWorkers, int prefetchWindow, int slotLimit,
+  public EpochCounters(
+      int epoch,
+      int batchSize,
+      int numWorkers,
+      int prefetchWindow,
+      int slotLimit,
       LongSupplier slotWaitClock) {
     this.epoch = epoch;
     this.batchSize = batchSize;
@@ -111,10 +116,23 @@ public final class EpochCounters {
     synchronized (skipped) {
       kept = List.copyOf(skipped);
     }
-    return new EpochMetrics(epoch, batchSize, numWorkers, prefetchWindow, slotLimit,
-        batches, samples, end - startNanos, consumerWaitNanos, consumerHoldNanos,
+    return new EpochMetrics(
+        epoch,
+        batchSize,
+        numWorkers,
+        prefetchWindow,
+        slotLimit,
+        batches,
+        samples,
+        end - startNanos,
+        consumerWaitNanos,
+        consumerHoldNanos,
         slotWaitClock.getAsLong() - slotWaitAtStart,
-        batches == 0 ? 0 : (double) queueDepthSum / batches, transferNanos, transferBatches,
-        List.of(perWorker), skippedCount.get(), kept);
+        batches == 0 ? 0 : (double) queueDepthSum / batches,
+        transferNanos,
+        transferBatches,
+        List.of(perWorker),
+        skippedCount.get(),
+        kept);
   }
 }

@@ -6,14 +6,14 @@ import java.util.Locale;
 /**
  * What one epoch (or the part of it run so far) measured.
  *
- * @param prefetchWindow batches allowed in flight (numWorkers x prefetchFactor; 1 when loading
- *     in the caller's thread)
+ * @param prefetchWindow batches allowed in flight (numWorkers x prefetchFactor; 1 when loading in
+ *     the caller's thread)
  * @param slotLimit host slots the memory budget allowed
  * @param wallNanos from the start of the epoch to its last delivered batch
  * @param consumerWaitNanos time the consumer spent waiting for the next batch
  * @param consumerHoldNanos time the consumer spent with a batch, between two requests
- * @param slotWaitNanos time the next batch in line waited for a free slot (slots are taken in
- *     batch order, so at most one worker waits at a time)
+ * @param slotWaitNanos time the next batch in line waited for a free slot (slots are taken in batch
+ *     order, so at most one worker waits at a time)
  * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
  */
 public record EpochMetrics(
@@ -43,7 +43,9 @@ public record EpochMetrics(
     return wallNanos <= 0 ? 0 : samples / seconds();
   }
 
-  /** Share of the consumer's time spent waiting for data: near 1 means the pipeline is the limit. */
+  /**
+   * Share of the consumer's time spent waiting for data: near 1 means the pipeline is the limit.
+   */
   public double waitFraction() {
     long total = consumerWaitNanos + consumerHoldNanos;
     return total <= 0 ? 0 : (double) consumerWaitNanos / total;
@@ -59,8 +61,8 @@ public record EpochMetrics(
   }
 
   /**
-   * Share of the epoch in which the next batch in line waited for a free slot: the memory budget
-   * at work. Slots are taken in batch order, so at most one worker waits at a time.
+   * Share of the epoch in which the next batch in line waited for a free slot: the memory budget at
+   * work. Slots are taken in batch order, so at most one worker waits at a time.
    */
   public double slotWaitFraction() {
     return wallNanos <= 0 ? 0 : Math.min(1.0, (double) slotWaitNanos / wallNanos);
@@ -84,12 +86,21 @@ public record EpochMetrics(
   public String toString() {
     StringBuilder busy = new StringBuilder();
     for (double b : workerBusy()) {
-      busy.append(busy.length() == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.0f%%", b * 100));
+      busy.append(busy.length() == 0 ? "" : ",")
+          .append(String.format(Locale.ROOT, "%.0f%%", b * 100));
     }
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "epoch %d: %d batches, %.0f samples/s, consumer waited %.0f%%, workers busy [%s], "
             + "fill %.2f ms/batch, transfer %.2f ms/batch, %.1f batches ready, %d skipped",
-        epoch, batches, samplesPerSecond(), waitFraction() * 100, busy, meanFillMillis(),
-        meanTransferMillis(), meanReadyBatches, skippedCount);
+        epoch,
+        batches,
+        samplesPerSecond(),
+        waitFraction() * 100,
+        busy,
+        meanFillMillis(),
+        meanTransferMillis(),
+        meanReadyBatches,
+        skippedCount);
   }
 }

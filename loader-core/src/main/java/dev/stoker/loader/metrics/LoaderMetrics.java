@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A loader's metrics: every epoch it ran (the last {@value #EPOCHS_KEPT} at most), and
- * the totals over them.
+ * A loader's metrics: every epoch it ran (the last {@value #EPOCHS_KEPT} at most), and the totals
+ * over them.
  */
 public record LoaderMetrics(String loader, List<EpochMetrics> epochs) {
   /** How many epochs' metrics a loader keeps. */
@@ -43,7 +43,13 @@ public record LoaderMetrics(String loader, List<EpochMetrics> epochs) {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "loader '%s': %d epochs, %d batches, %.0f samples/s, %d skipped",
-        loader, epochs.size(), batches(), samplesPerSecond(), skipped());
+    return String.format(
+        Locale.ROOT,
+        "loader '%s': %d epochs, %d batches, %.0f samples/s, %d skipped",
+        loader,
+        epochs.size(),
+        batches(),
+        samplesPerSecond(),
+        skipped());
   }
 }

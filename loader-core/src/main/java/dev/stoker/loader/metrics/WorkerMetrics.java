@@ -1,8 +1,7 @@
 package dev.stoker.loader.metrics;
 
 /** One worker's share of an epoch. */
-public record WorkerMetrics(
-    int worker, long batches, long fillNanos, long windowWaitNanos) {
+public record WorkerMetrics(int worker, long batches, long fillNanos, long windowWaitNanos) {
 
   /** Fraction of {@code wallNanos} this worker spent filling batches. */
   public double busyFraction(long wallNanos) {

@@ -19,8 +19,8 @@ public final class OptionMap {
   /** Canonical name to stripped value, for the names read. */
   private final Map<String, String> values = new HashMap<>();
 
-  private OptionMap(Map<String, String> given, List<String> read, List<String> known,
-      boolean strict) {
+  private OptionMap(
+      Map<String, String> given, List<String> read, List<String> known, boolean strict) {
     Map<String, String> byLowerCase = new LinkedHashMap<>();
     for (String name : known) {
       byLowerCase.putIfAbsent(lowerCase(name), name);
@@ -36,9 +36,11 @@ public final class OptionMap {
       }
       String before = spellings.putIfAbsent(name, key);
       if (before != null) {
-        throw new IllegalArgumentException(String.format(
-            "%s: given twice, as '%s' = '%s' and '%s' = '%s' (expected: once; option names "
-                + "ignore case)", name, before, given.get(before), key, given.get(key)));
+        throw new IllegalArgumentException(
+            String.format(
+                "%s: given twice, as '%s' = '%s' and '%s' = '%s' (expected: once; option names "
+                    + "ignore case)",
+                name, before, given.get(before), key, given.get(key)));
       }
       if (read.contains(name)) {
         String value = given.get(key);
@@ -48,8 +50,8 @@ public final class OptionMap {
   }
 
   /** Reads {@code read}; any name that is neither read nor {@code accepted} is an error. */
-  public static OptionMap strict(Map<String, String> given, List<String> read,
-      List<String> accepted) {
+  public static OptionMap strict(
+      Map<String, String> given, List<String> read, List<String> accepted) {
     List<String> known = new ArrayList<>(read);
     known.addAll(accepted);
     return new OptionMap(given, read, known, true);
@@ -80,9 +82,10 @@ public final class OptionMap {
 
   private static IllegalArgumentException unknown(String key, List<String> known) {
     String closest = ClosestName.of(key, known);
-    return new IllegalArgumentException(closest != null
-        ? "option: '" + key + "' (expected: a known option; did you mean '" + closest + "'?)"
-        : "option: '" + key + "' (expected one of: " + String.join(", ", known) + ")");
+    return new IllegalArgumentException(
+        closest != null
+            ? "option: '" + key + "' (expected: a known option; did you mean '" + closest + "'?)"
+            : "option: '" + key + "' (expected one of: " + String.join(", ", known) + ")");
   }
 
   private static String lowerCase(String name) {

@@ -26,15 +26,20 @@ public final class StokerOption<T> {
     this.values = Objects.requireNonNull(b.values, "values of " + b.name);
     this.check = b.check;
     this.defaultValue = b.defaultValue == null ? null : b.check.check(b.name, b.defaultValue);
-    this.defaultText = b.defaultText != null ? b.defaultText
-        : type.shortText().apply(Objects.requireNonNull(b.defaultValue,
-            "defaultText of " + b.name + ", which has no default value"));
+    this.defaultText =
+        b.defaultText != null
+            ? b.defaultText
+            : type.shortText()
+                .apply(
+                    Objects.requireNonNull(
+                        b.defaultValue,
+                        "defaultText of " + b.name + ", which has no default value"));
     this.doc = Objects.requireNonNull(b.doc, "doc of " + b.name);
   }
 
   /**
-   * An option named {@code name} (a family of options when it ends with a dot, such as
-   * {@code shape.}) whose values are of {@code type}.
+   * An option named {@code name} (a family of options when it ends with a dot, such as {@code
+   * shape.}) whose values are of {@code type}.
    */
   public static <T> Builder<T> builder(String name, ValueType<T> type) {
     return new Builder<>(name, type);
@@ -69,8 +74,7 @@ public final class StokerOption<T> {
   }
 
   /**
-   * The value of {@code text} (stripped of surrounding whitespace by the caller), read and
-   * checked.
+   * The value of {@code text} (stripped of surrounding whitespace by the caller), read and checked.
    *
    * @throws IllegalArgumentException naming the option, the text and what is expected
    */
@@ -79,8 +83,8 @@ public final class StokerOption<T> {
   }
 
   /**
-   * As {@link #parse(String)}, for the member {@code key} of a family such as
-   * {@code shape.image}: errors name the key.
+   * As {@link #parse(String)}, for the member {@code key} of a family such as {@code shape.image}:
+   * errors name the key.
    */
   public T parse(String key, String text) {
     return check.check(key, type.reader().read(key, text));
@@ -108,8 +112,9 @@ public final class StokerOption<T> {
 
   /** Whether {@code key} is this option (or one of its family), ignoring case. */
   public boolean matches(String key) {
-    return isPrefix() ? key.regionMatches(true, 0, name, 0, name.length())
-        && key.length() > name.length() : key.equalsIgnoreCase(name);
+    return isPrefix()
+        ? key.regionMatches(true, 0, name, 0, name.length()) && key.length() > name.length()
+        : key.equalsIgnoreCase(name);
   }
 
   @Override
@@ -182,8 +187,8 @@ public final class StokerOption<T> {
     }
 
     /**
-     * The default as the reference page shows it, when it is no value ({@code (generated)}) or
-     * its value's short text would not say enough.
+     * The default as the reference page shows it, when it is no value ({@code (generated)}) or its
+     * value's short text would not say enough.
      */
     public Builder<T> defaultText(String text) {
       defaultText = text;

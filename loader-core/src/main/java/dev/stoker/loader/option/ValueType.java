@@ -14,27 +14,32 @@ import java.util.function.Function;
  * @param plain a value as a map of options holds it
  * @param shortText a value as the reference page shows it; the reader reads it back
  */
-public record ValueType<T>(Reader<T> reader, Function<T, Object> plain,
-    Function<T, String> shortText) {
+public record ValueType<T>(
+    Reader<T> reader, Function<T, Object> plain, Function<T, String> shortText) {
 
   /** A whole number in int range, optionally signed. */
   public static final ValueType<Integer> INT =
       new ValueType<>(OptionValues::intValue, v -> v, String::valueOf);
+
   /** A whole number in long range, optionally signed. */
   public static final ValueType<Long> LONG =
       new ValueType<>(OptionValues::longValue, v -> v, String::valueOf);
+
   /** {@code true} or {@code false}, any case. */
   public static final ValueType<Boolean> BOOLEAN =
       new ValueType<>(OptionValues::booleanValue, v -> v, String::valueOf);
+
   /** Bytes, with an optional binary unit ({@code 512m}, {@code 4GiB}). */
   public static final ValueType<Long> BYTES =
       new ValueType<>(OptionValues::bytes, v -> v, OptionValues::bytesText);
+
   /** A duration, milliseconds as plain digits or with a unit ({@code 30s}). */
-  public static final ValueType<Duration> DURATION = new ValueType<>(OptionValues::duration,
-      OptionValues::durationText, OptionValues::shortText);
+  public static final ValueType<Duration> DURATION =
+      new ValueType<>(OptionValues::duration, OptionValues::durationText, OptionValues::shortText);
+
   /** Any text, as given (stripped of surrounding whitespace). */
-  public static final ValueType<String> TEXT = new ValueType<>((name, text) -> text, v -> v,
-      v -> v);
+  public static final ValueType<String> TEXT =
+      new ValueType<>((name, text) -> text, v -> v, v -> v);
 
   /** Reads an option's text into a value, naming the option in every error. */
   @FunctionalInterface

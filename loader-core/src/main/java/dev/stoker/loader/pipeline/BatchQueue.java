@@ -5,8 +5,8 @@ import java.util.function.Consumer;
 
 /**
  * A bounded FIFO ring between one producer and one consumer, on the object's monitor so that
- * neither side allocates. Both sides give up when their cancellation check turns true after
- * {@link #wake()}.
+ * neither side allocates. Both sides give up when their cancellation check turns true after {@link
+ * #wake()}.
  */
 final class BatchQueue {
   private final Object[] ring;
@@ -35,8 +35,8 @@ final class BatchQueue {
   }
 
   /**
-   * Takes the oldest item, waiting at most {@code timeoutNanos} (0: without a limit);
-   * {@code null} if cancelled or past the limit first.
+   * Takes the oldest item, waiting at most {@code timeoutNanos} (0: without a limit); {@code null}
+   * if cancelled or past the limit first.
    */
   synchronized Object take(long timeoutNanos, BooleanSupplier cancelled)
       throws InterruptedException {

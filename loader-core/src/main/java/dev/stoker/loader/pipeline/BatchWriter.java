@@ -7,8 +7,8 @@ package dev.stoker.loader.pipeline;
  */
 public interface BatchWriter {
   /**
-   * Writes batch {@code batch} into {@code target}'s host slot and records its rows with
-   * {@link StagedBatch#filled}, reporting progress in {@code status}.
+   * Writes batch {@code batch} into {@code target}'s host slot and records its rows with {@link
+   * StagedBatch#filled}, reporting progress in {@code status}.
    *
    * @return false if the epoch has no batch {@code batch} (its stream ended before)
    * @throws BatchLoadException for a bad sample, naming it

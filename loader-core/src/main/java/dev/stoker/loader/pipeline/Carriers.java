@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * The {@link StagedBatch} of each carrier, made the first time the carrier is seen. Carriers
  * (pooled host slots, an engine's device buffers) live as long as the loader, so this stays small;
- * {@link #clear()} lets go of them when the loader closes, so that a closed loader still
- * referenced keeps none of its memory reachable.
+ * {@link #clear()} lets go of them when the loader closes, so that a closed loader still referenced
+ * keeps none of its memory reachable.
  */
 final class Carriers {
   private final Map<Object, StagedBatch> byCarrier = new IdentityHashMap<>();

@@ -8,19 +8,20 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One epoch's pipeline, as the consumer sees it: {@link #take} the batches in order,
- * {@link #release} each when done, {@link #close()} at the end. Built by
- * {@link LoaderPipeline#startEpoch} from the epoch's {@link BatchWriter}: a fill stage on the
- * workers (or the consumer's thread) and, for a device, the transfer stage after it.
+ * One epoch's pipeline, as the consumer sees it: {@link #take} the batches in order, {@link
+ * #release} each when done, {@link #close()} at the end. Built by {@link LoaderPipeline#startEpoch}
+ * from the epoch's {@link BatchWriter}: a fill stage on the workers (or the consumer's thread) and,
+ * for a device, the transfer stage after it.
  *
  * <p>Closing cancels the work in flight, waits a grace period for the loading threads to stop,
- * interrupts those still in dataset code, and returns every slot and device buffer it can; a
- * thread that is still stuck returns its own slot once it comes back. Closing is safe from any
- * thread and any number of times; every caller returns once the first close is done.
+ * interrupts those still in dataset code, and returns every slot and device buffer it can; a thread
+ * that is still stuck returns its own slot once it comes back. Closing is safe from any thread and
+ * any number of times; every caller returns once the first close is done.
  */
 public final class EpochPipeline implements AutoCloseable {
   /** How long a close waits for the loading threads before interrupting them. */
   static final long STOP_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   /** How long a close waits after interrupting, and an aborted epoch at all. */
   static final long ABORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -33,8 +34,13 @@ public final class EpochPipeline implements AutoCloseable {
   private final Object closeLock = new Object();
   private volatile boolean closed;
 
-  EpochPipeline(LoaderPipeline loader, int epoch, FillStage fill, TransferStage transfer,
-      WorkerCrew crew, boolean ownsCrew) {
+  EpochPipeline(
+      LoaderPipeline loader,
+      int epoch,
+      FillStage fill,
+      TransferStage transfer,
+      WorkerCrew crew,
+      boolean ownsCrew) {
     this.loader = loader;
     this.epoch = epoch;
     this.fill = fill;
@@ -79,8 +85,14 @@ public final class EpochPipeline implements AutoCloseable {
 
   private void checkOpen(int batch) {
     if (closed || fill.isCancelledNow()) {
-      throw new CancellationException("loader '" + loader.config().name() + "' epoch " + epoch
-          + " was closed while batch " + batch + " was asked for");
+      throw new CancellationException(
+          "loader '"
+              + loader.config().name()
+              + "' epoch "
+              + epoch
+              + " was closed while batch "
+              + batch
+              + " was asked for");
     }
   }
 
@@ -88,15 +100,27 @@ public final class EpochPipeline implements AutoCloseable {
     PipelineConfig config = loader.config();
     long millis = TimeUnit.NANOSECONDS.toMillis(config.timeoutNanos());
     if (transfer != null && fill.ready() > 0) {
-      return new LoaderTimeoutException(Stage.TRANSFER, epoch, batch, String.format(
-          "loader '%s' epoch %d: batch %d did not reach the device within timeout=%d ms;%n  %s"
-              + "%n  %d batch(es) filled and waiting", config.name(), epoch, batch, millis,
-          loader.describeTransfer(), fill.ready()));
+      return new LoaderTimeoutException(
+          Stage.TRANSFER,
+          epoch,
+          batch,
+          String.format(
+              "loader '%s' epoch %d: batch %d did not reach the device within timeout=%d ms;%n  %s"
+                  + "%n  %d batch(es) filled and waiting",
+              config.name(), epoch, batch, millis, loader.describeTransfer(), fill.ready()));
     }
-    return new LoaderTimeoutException(Stage.FILL, epoch, batch, String.format(
-        "loader '%s' epoch %d: batch %d%s did not come within timeout=%d ms; %s", config.name(),
-        epoch, batch, fill.batchCount() < 0 ? "" : " of " + fill.batchCount(), millis,
-        fill.describe(batch)));
+    return new LoaderTimeoutException(
+        Stage.FILL,
+        epoch,
+        batch,
+        String.format(
+            "loader '%s' epoch %d: batch %d%s did not come within timeout=%d ms; %s",
+            config.name(),
+            epoch,
+            batch,
+            fill.batchCount() < 0 ? "" : " of " + fill.batchCount(),
+            millis,
+            fill.describe(batch)));
   }
 
   /** Gives a taken batch back: its host slot to the pool, or its device buffer to the engine. */
@@ -120,9 +144,9 @@ public final class EpochPipeline implements AutoCloseable {
   }
 
   /**
-   * Ends the epoch at once: the loading threads are interrupted without a grace period, and
-   * those that do not stop within a few milliseconds are left to return their slots themselves.
-   * For a timeout, which must not wait longer than it said.
+   * Ends the epoch at once: the loading threads are interrupted without a grace period, and those
+   * that do not stop within a few milliseconds are left to return their slots themselves. For a
+   * timeout, which must not wait longer than it said.
    */
   public void abort() {
     close(0);

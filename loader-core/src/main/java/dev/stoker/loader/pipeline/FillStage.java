@@ -2,7 +2,6 @@ package dev.stoker.loader.pipeline;
 
 import dev.stoker.loader.BatchLoadException;
 import dev.stoker.loader.Stage;
-
 import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SlotPool;
 import dev.stoker.loader.metrics.EpochCounters;
@@ -24,17 +23,18 @@ import org.slf4j.LoggerFactory;
  * own thread ({@link #fillInline}).
  *
  * <p>Whatever a worker meets (a bad sample, a failed allocation, an {@link Error}) is handed over
- * in place of its batch, so the consumer gets it at that batch; a worker never ends silently.
- * Queue items are a {@link StagedBatch}, a {@link BatchLoadException}, or {@link #END}.
+ * in place of its batch, so the consumer gets it at that batch; a worker never ends silently. Queue
+ * items are a {@link StagedBatch}, a {@link BatchLoadException}, or {@link #END}.
  */
 final class FillStage {
   /** Handed over in place of a batch the epoch does not have (its stream ended before). */
-  static final Object END = new Object() {
-    @Override
-    public String toString() {
-      return "end of epoch";
-    }
-  };
+  static final Object END =
+      new Object() {
+        @Override
+        public String toString() {
+          return "end of epoch";
+        }
+      };
 
   private static final Logger LOG = LoggerFactory.getLogger(FillStage.class);
   private static final int PENDING = 0;
@@ -52,10 +52,13 @@ final class FillStage {
   private final BatchQueue[] queues;
   private final WorkerStatus[] statuses;
   private final SlotDispenser dispenser;
+
   /** Per worker: {@link #PENDING}, {@link #RUNNING} or {@link #DONE}. */
   private final AtomicIntegerArray workerState;
+
   /** Threads that may still use the writer: workers not done, and an inline fill under way. */
   private final AtomicInteger active;
+
   private final CountDownLatch stopped;
   private final AtomicInteger ready = new AtomicInteger();
   private final AtomicBoolean writerClosed = new AtomicBoolean();
@@ -69,8 +72,16 @@ final class FillStage {
    * @param window batches that may be taken but not yet handed on
    * @param queueCapacity batches one worker may have waiting
    */
-  FillStage(String name, int epoch, int batchCount, BatchWriter writer, SlotPool pool,
-      Carriers carriers, EpochCounters counters, String[] workerNames, int window,
+  FillStage(
+      String name,
+      int epoch,
+      int batchCount,
+      BatchWriter writer,
+      SlotPool pool,
+      Carriers carriers,
+      EpochCounters counters,
+      String[] workerNames,
+      int window,
       int queueCapacity) {
     this.name = name;
     this.epoch = epoch;
@@ -85,8 +96,9 @@ final class FillStage {
     this.statuses = new WorkerStatus[lanes];
     for (int i = 0; i < lanes; i++) {
       queues[i] = new BatchQueue(numWorkers == 0 ? 1 : queueCapacity);
-      statuses[i] = new WorkerStatus(numWorkers == 0
-          ? "the consumer's thread (numWorkers=0)" : workerNames[i]);
+      statuses[i] =
+          new WorkerStatus(
+              numWorkers == 0 ? "the consumer's thread (numWorkers=0)" : workerNames[i]);
     }
     this.dispenser = new SlotDispenser(pool, window);
     this.workerState = new AtomicIntegerArray(lanes);
@@ -122,8 +134,8 @@ final class FillStage {
   }
 
   /**
-   * A worker is done with the stage. The writer is released before the worker counts as stopped,
-   * so that once the epoch's close has seen every worker stop, nothing of the epoch is still open.
+   * A worker is done with the stage. The writer is released before the worker counts as stopped, so
+   * that once the epoch's close has seen every worker stop, nothing of the epoch is still open.
    */
   private void finished() {
     leave();
@@ -168,9 +180,9 @@ final class FillStage {
   }
 
   /**
-   * Fills batch {@code batch} into {@code slot} (or hands on the failure that allocating it
-   * threw): the filled {@link StagedBatch}, {@link #END}, a failure, or null if the stage was
-   * cancelled meanwhile.
+   * Fills batch {@code batch} into {@code slot} (or hands on the failure that allocating it threw):
+   * the filled {@link StagedBatch}, {@link #END}, a failure, or null if the stage was cancelled
+   * meanwhile.
    */
   private Object fill(Object slot, int batch, WorkerStatus status, WorkerCounters time) {
     if (!(slot instanceof HostMemory memory)) {
@@ -207,7 +219,8 @@ final class FillStage {
   }
 
   private BatchLoadException failure(Stage stage, int batch, Throwable t) {
-    return t instanceof BatchLoadException known ? known
+    return t instanceof BatchLoadException known
+        ? known
         : BatchLoadException.of(name, stage, epoch, batch, t);
   }
 
@@ -261,8 +274,8 @@ final class FillStage {
    * limit); null if cancelled or past the limit. Batches must be taken in order.
    */
   Object take(int batch, long timeoutNanos) throws InterruptedException {
-    Object item = queues[numWorkers == 0 ? 0 : batch % numWorkers].take(timeoutNanos,
-        cancelledCheck);
+    Object item =
+        queues[numWorkers == 0 ? 0 : batch % numWorkers].take(timeoutNanos, cancelledCheck);
     if (item != null) {
       ready.decrementAndGet();
       dispenser.delivered();
@@ -320,18 +333,19 @@ final class FillStage {
   }
 
   /**
-   * After {@link #cancel()}: returns the slots of batches never taken, and releases the writer
-   * now, or when the last worker still in dataset code comes back.
+   * After {@link #cancel()}: returns the slots of batches never taken, and releases the writer now,
+   * or when the last worker still in dataset code comes back.
    */
   void retire() {
     retired = true;
     dispenser.drain();
     for (BatchQueue queue : queues) {
-      queue.drain(item -> {
-        if (item instanceof StagedBatch staged) {
-          pool.release(staged.host());
-        }
-      });
+      queue.drain(
+          item -> {
+            if (item instanceof StagedBatch staged) {
+              pool.release(staged.host());
+            }
+          });
     }
     ready.set(0);
     if (active.get() == 0) {
@@ -352,8 +366,11 @@ final class FillStage {
   /** What the thread filling batch {@code batch} is doing, and the others. */
   String describe(int batch) {
     int lane = numWorkers == 0 ? 0 : batch % numWorkers;
-    StringBuilder text = new StringBuilder("it is ").append(statuses[lane].threadName())
-        .append("'s to fill: ").append(statuses[lane].describe());
+    StringBuilder text =
+        new StringBuilder("it is ")
+            .append(statuses[lane].threadName())
+            .append("'s to fill: ")
+            .append(statuses[lane].describe());
     for (int i = 0; i < statuses.length; i++) {
       if (i != lane) {
         text.append(System.lineSeparator()).append("  ").append(statuses[i].describe());

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A loader's pipeline for its whole life: the slot pool's carriers, the persistent worker crew,
- * the transfer thread with its engine, and every thread they run. {@link #startEpoch} builds one
+ * A loader's pipeline for its whole life: the slot pool's carriers, the persistent worker crew, the
+ * transfer thread with its engine, and every thread they run. {@link #startEpoch} builds one
  * epoch's {@link EpochPipeline}; {@link #close} stops every thread.
  */
 public final class LoaderPipeline {
@@ -27,8 +27,14 @@ public final class LoaderPipeline {
   public LoaderPipeline(PipelineConfig config, SlotPool pool, Device device) {
     this.config = config;
     this.pool = pool;
-    this.transfer = device.isHost() ? null : new TransferAgent(config.name(), device,
-        new TransferSpec(config.name(), config.slotBytes(), config.transferDepth()), threads);
+    this.transfer =
+        device.isHost()
+            ? null
+            : new TransferAgent(
+                config.name(),
+                device,
+                new TransferSpec(config.name(), config.slotBytes(), config.transferDepth()),
+                threads);
   }
 
   PipelineConfig config() {
@@ -39,11 +45,11 @@ public final class LoaderPipeline {
    * Starts epoch {@code epoch}: its workers begin filling at once.
    *
    * @param batchCount batches in the epoch, or -1 when the source tells at its end
-   * @throws BatchLoadException (stage {@code open}) if the epoch could not be started; nothing
-   *     of it is left running
+   * @throws BatchLoadException (stage {@code open}) if the epoch could not be started; nothing of
+   *     it is left running
    */
-  public synchronized EpochPipeline startEpoch(int epoch, int batchCount, BatchWriter writer,
-      EpochCounters counters) {
+  public synchronized EpochPipeline startEpoch(
+      int epoch, int batchCount, BatchWriter writer, EpochCounters counters) {
     if (closed) {
       throw new IllegalStateException("the pipeline of loader '" + config.name() + "' is closed");
     }
@@ -51,8 +57,10 @@ public final class LoaderPipeline {
     int slots = pool.maxSlots();
     WorkerCrew crew = null;
     if (workers > 0) {
-      crew = config.persistentWorkers() ? persistentCrew()
-          : new WorkerCrew(config.name() + "-e" + epoch, workers, threads);
+      crew =
+          config.persistentWorkers()
+              ? persistentCrew()
+              : new WorkerCrew(config.name() + "-e" + epoch, workers, threads);
     }
     String[] names = new String[workers];
     for (int i = 0; i < workers; i++) {
@@ -60,12 +68,31 @@ public final class LoaderPipeline {
     }
     long window = Math.max(1, Math.min((long) workers * config.prefetchFactor(), slots));
     int queueCapacity = Math.min(config.prefetchFactor(), slots);
-    FillStage fill = new FillStage(config.name(), epoch, batchCount, writer, pool, hostCarriers,
-        counters, names, (int) window, queueCapacity);
-    TransferStage copy = transfer == null ? null : new TransferStage(config.name(), epoch,
-        batchCount, fill, config.slotBytes(), config.transferDepth(), counters);
-    EpochPipeline pipeline = new EpochPipeline(this, epoch, fill, copy, crew,
-        crew != null && crew != persistentCrew);
+    FillStage fill =
+        new FillStage(
+            config.name(),
+            epoch,
+            batchCount,
+            writer,
+            pool,
+            hostCarriers,
+            counters,
+            names,
+            (int) window,
+            queueCapacity);
+    TransferStage copy =
+        transfer == null
+            ? null
+            : new TransferStage(
+                config.name(),
+                epoch,
+                batchCount,
+                fill,
+                config.slotBytes(),
+                config.transferDepth(),
+                counters);
+    EpochPipeline pipeline =
+        new EpochPipeline(this, epoch, fill, copy, crew, crew != null && crew != persistentCrew);
     boolean crewStarted = false;
     try {
       if (crew != null) {
@@ -112,8 +139,8 @@ public final class LoaderPipeline {
 
   /**
    * Stops every thread: the persistent workers, the transfer thread (which closes the engine) and
-   * any worker still back from an earlier epoch; waits {@code graceNanos}, interrupts, waits
-   * again. Safe to call twice.
+   * any worker still back from an earlier epoch; waits {@code graceNanos}, interrupts, waits again.
+   * Safe to call twice.
    *
    * @return the threads still running after that, described; empty when all ended
    */

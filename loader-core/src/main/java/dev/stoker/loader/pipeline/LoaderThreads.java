@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every thread a loader runs, from start until it ends, and the one way its threads are stopped:
- * wait for them until a grace period passes, then interrupt those still running and wait once
- * more. A thread stuck in user code past that is reported, never waited for without end.
+ * wait for them until a grace period passes, then interrupt those still running and wait once more.
+ * A thread stuck in user code past that is reported, never waited for without end.
  */
 public final class LoaderThreads {
   private static final Logger LOG = LoggerFactory.getLogger(LoaderThreads.class);
@@ -21,16 +21,22 @@ public final class LoaderThreads {
 
   /** Starts a daemon thread named {@code name} running {@code body}, tracked until it ends. */
   public Thread start(String name, Runnable body) {
-    Thread thread = new Thread(() -> {
-      try {
-        body.run();
-      } catch (Throwable t) {
-        LOG.error("loader thread {} ended by {}", Thread.currentThread().getName(), t.toString(),
-            t);
-      } finally {
-        running.remove(Thread.currentThread());
-      }
-    }, name);
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                body.run();
+              } catch (Throwable t) {
+                LOG.error(
+                    "loader thread {} ended by {}",
+                    Thread.currentThread().getName(),
+                    t.toString(),
+                    t);
+              } finally {
+                running.remove(Thread.currentThread());
+              }
+            },
+            name);
     thread.setDaemon(true);
     running.add(thread);
     try {
@@ -54,8 +60,8 @@ public final class LoaderThreads {
   }
 
   /**
-   * Waits up to {@code graceNanos} for {@code threads} to end, then interrupts those still
-   * running and waits up to {@code graceNanos} more. Keeps the caller's interrupt flag.
+   * Waits up to {@code graceNanos} for {@code threads} to end, then interrupts those still running
+   * and waits up to {@code graceNanos} more. Keeps the caller's interrupt flag.
    *
    * @return the threads still running after that, described (empty when all ended)
    */
@@ -107,8 +113,8 @@ public final class LoaderThreads {
 
   /** The thread's name, state and the top of its stack, for reports of stuck threads. */
   public static String describe(Thread thread) {
-    StringBuilder text = new StringBuilder(thread.getName()).append(" (")
-        .append(thread.getState()).append(")");
+    StringBuilder text =
+        new StringBuilder(thread.getName()).append(" (").append(thread.getState()).append(")");
     StackTraceElement[] stack = thread.getStackTrace();
     for (int i = 0; i < Math.min(4, stack.length); i++) {
       text.append(i == 0 ? " at " : " < ").append(stack[i]);

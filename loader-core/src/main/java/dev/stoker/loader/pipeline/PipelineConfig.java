@@ -11,15 +11,33 @@ package dev.stoker.loader.pipeline;
  * @param transferDepth device batches copied ahead of the consumer
  * @param slotBytes bytes of one batch
  */
-public record PipelineConfig(String name, int numWorkers, int prefetchFactor,
-    boolean persistentWorkers, long timeoutNanos, int transferDepth, int slotBytes) {
+public record PipelineConfig(
+    String name,
+    int numWorkers,
+    int prefetchFactor,
+    boolean persistentWorkers,
+    long timeoutNanos,
+    int transferDepth,
+    int slotBytes) {
 
   public PipelineConfig {
-    if (numWorkers < 0 || prefetchFactor <= 0 || timeoutNanos < 0 || transferDepth <= 0
+    if (numWorkers < 0
+        || prefetchFactor <= 0
+        || timeoutNanos < 0
+        || transferDepth <= 0
         || slotBytes <= 0) {
-      throw new IllegalArgumentException("pipeline config: " + numWorkers + " workers, prefetch "
-          + prefetchFactor + ", timeout " + timeoutNanos + " ns, transfer depth " + transferDepth
-          + ", slot " + slotBytes + " bytes (expected: workers >= 0, timeout >= 0, others > 0)");
+      throw new IllegalArgumentException(
+          "pipeline config: "
+              + numWorkers
+              + " workers, prefetch "
+              + prefetchFactor
+              + ", timeout "
+              + timeoutNanos
+              + " ns, transfer depth "
+              + transferDepth
+              + ", slot "
+              + slotBytes
+              + " bytes (expected: workers >= 0, timeout >= 0, others > 0)");
     }
   }
 }

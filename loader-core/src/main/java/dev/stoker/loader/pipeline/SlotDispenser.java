@@ -9,19 +9,25 @@ import java.util.function.BooleanSupplier;
  * Ordered taking is what keeps a small memory budget from deadlocking: the lowest batch without a
  * slot always gets the next free one, so the batch the consumer waits for is never starved by
  * batches after it. Slots are reserved, not waited for: a worker that is ahead takes the slots of
- * the batches before its own and leaves them for their workers, so no worker waits for another
- * to come round to its turn.
+ * the batches before its own and leaves them for their workers, so no worker waits for another to
+ * come round to its turn.
  */
 final class SlotDispenser {
   private final SlotPool pool;
   private final int window;
-  /** Reserved and not yet picked up, by {@code batch % window}: a slot or its allocation failure. */
+
+  /**
+   * Reserved and not yet picked up, by {@code batch % window}: a slot or its allocation failure.
+   */
   private final Object[] parked;
+
   private int delivered;
   private int nextToReserve;
   private boolean reserving;
 
-  /** @param window batches that may have a slot but not yet be handed on */
+  /**
+   * @param window batches that may have a slot but not yet be handed on
+   */
   SlotDispenser(SlotPool pool, int window) {
     this.pool = pool;
     this.window = window;

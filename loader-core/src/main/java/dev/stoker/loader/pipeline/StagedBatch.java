@@ -4,9 +4,9 @@ import dev.stoker.loader.device.DeviceBuffer;
 import dev.stoker.loader.memory.HostMemory;
 
 /**
- * A batch on its way through the pipeline, handed from stage to stage: its carrier (a host slot,
- * or after the transfer a device buffer) and what the carrier holds. One per carrier, made once
- * and reused, so handing batches over allocates nothing.
+ * A batch on its way through the pipeline, handed from stage to stage: its carrier (a host slot, or
+ * after the transfer a device buffer) and what the carrier holds. One per carrier, made once and
+ * reused, so handing batches over allocates nothing.
  */
 public final class StagedBatch {
   private final HostMemory host;
@@ -79,7 +79,14 @@ public final class StagedBatch {
 
   @Override
   public String toString() {
-    return "StagedBatch[epoch " + epoch + ", batch " + index + ", " + rows + " rows"
-        + (device != null ? ", on " + device.deviceName() : "") + "]";
+    return "StagedBatch[epoch "
+        + epoch
+        + ", batch "
+        + index
+        + ", "
+        + rows
+        + " rows"
+        + (device != null ? ", on " + device.deviceName() : "")
+        + "]";
   }
 }

@@ -8,9 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The transfer thread of a loader, {@code <name>-transfer}: it opens the device's transfer engine
- * on itself (so a device that binds a context per thread sees one thread), runs each epoch's
- * {@link TransferStage} in turn, and closes the engine on itself when the loader closes. An
- * engine that fails to open fails the epoch at batch 0 and is tried again at the next one.
+ * on itself (so a device that binds a context per thread sees one thread), runs each epoch's {@link
+ * TransferStage} in turn, and closes the engine on itself when the loader closes. An engine that
+ * fails to open fails the epoch at batch 0 and is tried again at the next one.
  */
 final class TransferAgent {
   private static final Logger LOG = LoggerFactory.getLogger(TransferAgent.class);
@@ -99,8 +99,11 @@ final class TransferAgent {
       try {
         open.close();
       } catch (Throwable t) {
-        LOG.warn("loader '{}': closing the transfer engine of device '{}' failed", name,
-            device.name(), t);
+        LOG.warn(
+            "loader '{}': closing the transfer engine of device '{}' failed",
+            name,
+            device.name(),
+            t);
       }
     }
   }

@@ -2,7 +2,6 @@ package dev.stoker.loader.pipeline;
 
 import dev.stoker.loader.BatchLoadException;
 import dev.stoker.loader.Stage;
-
 import dev.stoker.loader.device.DeviceBuffer;
 import dev.stoker.loader.device.TransferEngine;
 import dev.stoker.loader.metrics.EpochCounters;
@@ -30,8 +29,14 @@ final class TransferStage {
   private final BooleanSupplier cancelledCheck = this::isCancelled;
   private volatile boolean cancelled;
 
-  TransferStage(String name, int epoch, int batchCount, FillStage upstream, int slotBytes,
-      int depth, EpochCounters counters) {
+  TransferStage(
+      String name,
+      int epoch,
+      int batchCount,
+      FillStage upstream,
+      int slotBytes,
+      int depth,
+      EpochCounters counters) {
     this.name = name;
     this.epoch = epoch;
     this.batchCount = batchCount;
@@ -49,9 +54,9 @@ final class TransferStage {
   private record Copy(StagedBatch host, DeviceBuffer buffer, int batch, long startNanos) {}
 
   /**
-   * The epoch's transfer loop; on the transfer thread. While a copy runs, the next filled batch,
-   * if one is ready, is issued behind it before the first is waited for, so that copies follow
-   * each other on the device without a gap for the host's wait.
+   * The epoch's transfer loop; on the transfer thread. While a copy runs, the next filled batch, if
+   * one is ready, is issued behind it before the first is waited for, so that copies follow each
+   * other on the device without a gap for the host's wait.
    */
   void run(TransferEngine engine, Carriers carriers, WorkerStatus status) {
     int batch = 0;
@@ -121,8 +126,7 @@ final class TransferStage {
    * Waits for a copy in flight, returns its host slot to the pool: the batch on the device, a
    * failure, or null if cancelled meanwhile.
    */
-  private Object finish(Copy copy, TransferEngine engine, Carriers carriers,
-      WorkerStatus status) {
+  private Object finish(Copy copy, TransferEngine engine, Carriers carriers, WorkerStatus status) {
     status.enter(WorkerStatus.State.COPYING, copy.batch());
     try {
       copy.buffer().event().awaitOnHost();
@@ -139,9 +143,16 @@ final class TransferStage {
   }
 
   private Object failed(int batch, Throwable t) {
-    return cancelled && t instanceof InterruptedException ? null
-        : new BatchLoadException(name, Stage.TRANSFER, epoch, batch, -1,
-            "copying the batch to the device failed: " + t, t);
+    return cancelled && t instanceof InterruptedException
+        ? null
+        : new BatchLoadException(
+            name,
+            Stage.TRANSFER,
+            epoch,
+            batch,
+            -1,
+            "copying the batch to the device failed: " + t,
+            t);
   }
 
   /** Gives back what a copy or a batch taken from the fill stage holds, when it will not go on. */
@@ -189,8 +200,16 @@ final class TransferStage {
   /** The transfer engine could not be opened: batch 0 fails with the cause. */
   void failOpen(String device, Throwable cause) {
     try {
-      handOverQuietly(new BatchLoadException(name, Stage.OPEN, epoch, 0, -1,
-          "opening the transfer engine of device '" + device + "' failed: " + cause, cause), null);
+      handOverQuietly(
+          new BatchLoadException(
+              name,
+              Stage.OPEN,
+              epoch,
+              0,
+              -1,
+              "opening the transfer engine of device '" + device + "' failed: " + cause,
+              cause),
+          null);
     } finally {
       done.countDown();
     }
@@ -230,11 +249,12 @@ final class TransferStage {
 
   /** After {@link #cancel()}: gives back the device buffers of batches never taken. */
   void drain(TransferAgent agent) {
-    out.drain(item -> {
-      if (item instanceof StagedBatch onDevice) {
-        agent.release(onDevice);
-      }
-    });
+    out.drain(
+        item -> {
+          if (item instanceof StagedBatch onDevice) {
+            agent.release(onDevice);
+          }
+        });
     ready.set(0);
   }
 }

@@ -5,10 +5,10 @@ import java.util.List;
 
 /**
  * The worker threads of a loader, named {@code <name>-worker-<i>}: member {@code i} runs its share
- * of one {@link FillStage} at a time and waits in between, so that with persistent workers one
- * crew serves every epoch. A member that died, or is still stuck in an earlier epoch's dataset
- * code, is replaced when the next epoch starts: the crew never silently shrinks. A replaced
- * member ends on its own once it comes back.
+ * of one {@link FillStage} at a time and waits in between, so that with persistent workers one crew
+ * serves every epoch. A member that died, or is still stuck in an earlier epoch's dataset code, is
+ * replaced when the next epoch starts: the crew never silently shrinks. A replaced member ends on
+ * its own once it comes back.
  */
 final class WorkerCrew {
   private final String name;

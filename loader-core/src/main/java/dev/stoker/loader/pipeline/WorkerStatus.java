@@ -73,8 +73,10 @@ public final class WorkerStatus {
     return batch;
   }
 
-  /** One line for error messages, e.g. {@code stoker-1-worker-0: filling batch 7, row 3 of 64
-   * (sample 4711) for 5012 ms}. */
+  /**
+   * One line for error messages, e.g. {@code stoker-1-worker-0: filling batch 7, row 3 of 64
+   * (sample 4711) for 5012 ms}.
+   */
   public String describe() {
     State s = state;
     long ms = (System.nanoTime() - sinceNanos) / 1_000_000;
@@ -83,8 +85,8 @@ public final class WorkerStatus {
       text.append(" batch ").append(batch);
     }
     if (s == State.FILLING && row >= 0) {
-      text.append(String.format(Locale.ROOT, ", row %d of %d (sample %d)", row, batchLength,
-          sampleIndex));
+      text.append(
+          String.format(Locale.ROOT, ", row %d of %d (sample %d)", row, batchLength, sampleIndex));
     }
     return text.append(" for ").append(ms).append(" ms").toString();
   }

@@ -1,6 +1,9 @@
 package dev.stoker.loader.sampler;
 
-/** Cuts a sampler's epoch order into batches of {@code batchSize}, the last one short unless dropped. */
+/**
+ * Cuts a sampler's epoch order into batches of {@code batchSize}, the last one short unless
+ * dropped.
+ */
 public final class BatchSampler {
   private final Sampler sampler;
   private final int batchSize;
@@ -27,7 +30,10 @@ public final class BatchSampler {
     return dropLast;
   }
 
-  /** {@code floor(length / batchSize)} with {@code dropLast}, {@code ceil(length / batchSize)} otherwise. */
+  /**
+   * {@code floor(length / batchSize)} with {@code dropLast}, {@code ceil(length / batchSize)}
+   * otherwise.
+   */
   public int batchCount() {
     return batchCount;
   }
@@ -42,14 +48,28 @@ public final class BatchSampler {
     Checks.nonNegative("epoch", epoch);
     int[] indices = sampler.indices(epoch);
     if (indices.length != sampler.length()) {
-      throw new IllegalStateException("sampler " + sampler + " returned " + indices.length
-          + " indices for epoch " + epoch + " (expected: length() = " + sampler.length() + ")");
+      throw new IllegalStateException(
+          "sampler "
+              + sampler
+              + " returned "
+              + indices.length
+              + " indices for epoch "
+              + epoch
+              + " (expected: length() = "
+              + sampler.length()
+              + ")");
     }
     return new EpochBatches(epoch, indices, batchSize, batchCount);
   }
 
   @Override
   public String toString() {
-    return "BatchSampler[sampler=" + sampler + ", batchSize=" + batchSize + ", dropLast=" + dropLast + "]";
+    return "BatchSampler[sampler="
+        + sampler
+        + ", batchSize="
+        + batchSize
+        + ", dropLast="
+        + dropLast
+        + "]";
   }
 }

@@ -18,11 +18,23 @@ final class Checks {
     return value;
   }
 
-  /** Checks {@code 0 <= value < bound}, e.g. {@code batch: 7 (expected: 0 <= batch < batchCount = 5)}. */
+  /**
+   * Checks {@code 0 <= value < bound}, e.g. {@code batch: 7 (expected: 0 <= batch < batchCount =
+   * 5)}.
+   */
   static int index(String name, int value, String boundName, int bound) {
     if (value < 0 || value >= bound) {
       throw new IllegalArgumentException(
-          name + ": " + value + " (expected: 0 <= " + name + " < " + boundName + " = " + bound + ")");
+          name
+              + ": "
+              + value
+              + " (expected: 0 <= "
+              + name
+              + " < "
+              + boundName
+              + " = "
+              + bound
+              + ")");
     }
     return value;
   }

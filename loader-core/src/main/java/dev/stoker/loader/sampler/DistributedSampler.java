@@ -3,18 +3,20 @@ package dev.stoker.loader.sampler;
 /**
  * One rank's share of a dataset, with PyTorch {@code DistributedSampler} semantics.
  *
- * <p>The global order is {@code Permutations.permutation(n, seed, epoch)} if shuffling, else {@code 0..n-1};
- * it is identical on every rank, which is what makes the shares disjoint. It is then made a multiple of
- * {@code worldSize}: truncated when {@code dropLast}, otherwise padded by wrapping around to its start
- * (repeatedly if needed). Rank {@code r} takes positions {@code r, r + worldSize, r + 2*worldSize, ...}.
- * Every rank therefore yields the same count, so collective operations never wait on a rank that ran out.
+ * <p>The global order is {@code Permutations.permutation(n, seed, epoch)} if shuffling, else {@code
+ * 0..n-1}; it is identical on every rank, which is what makes the shares disjoint. It is then made
+ * a multiple of {@code worldSize}: truncated when {@code dropLast}, otherwise padded by wrapping
+ * around to its start (repeatedly if needed). Rank {@code r} takes positions {@code r, r +
+ * worldSize, r + 2*worldSize, ...}. Every rank therefore yields the same count, so collective
+ * operations never wait on a rank that ran out.
  *
- * <p>A sampler may start at position {@code start} of the global order (a resumed epoch): it then splits
- * positions {@code [start, datasetSize)} the same way, rank {@code r} taking {@code start + r, start + r +
- * worldSize, ...}, padding (with positions from the order's start) or truncating what is left. Since
- * {@code k} batches on each of {@code worldSize} ranks consume exactly positions {@code [start, start + k *
- * batchSize * worldSize)}, what was consumed is always a prefix of the global order, whatever world sizes
- * came before: a resume with the same world size yields the same batches an uninterrupted epoch would.
+ * <p>A sampler may start at position {@code start} of the global order (a resumed epoch): it then
+ * splits positions {@code [start, datasetSize)} the same way, rank {@code r} taking {@code start +
+ * r, start + r + worldSize, ...}, padding (with positions from the order's start) or truncating
+ * what is left. Since {@code k} batches on each of {@code worldSize} ranks consume exactly
+ * positions {@code [start, start + k * batchSize * worldSize)}, what was consumed is always a
+ * prefix of the global order, whatever world sizes came before: a resume with the same world size
+ * yields the same batches an uninterrupted epoch would.
  */
 public final class DistributedSampler implements Sampler {
   private final int datasetSize;
@@ -33,12 +35,18 @@ public final class DistributedSampler implements Sampler {
   }
 
   /** Rank {@code rank}'s share of positions {@code [start, datasetSize)} of the global order. */
-  public DistributedSampler(int datasetSize, int start, int rank, int worldSize, boolean shuffle,
-      long seed, boolean dropLast) {
+  public DistributedSampler(
+      int datasetSize,
+      int start,
+      int rank,
+      int worldSize,
+      boolean shuffle,
+      long seed,
+      boolean dropLast) {
     this.datasetSize = Checks.nonNegative("datasetSize", datasetSize);
     if (start < 0 || start > datasetSize) {
-      throw new IllegalArgumentException("start: " + start + " (expected: 0 <= start <= datasetSize = "
-          + datasetSize + ")");
+      throw new IllegalArgumentException(
+          "start: " + start + " (expected: 0 <= start <= datasetSize = " + datasetSize + ")");
     }
     this.start = start;
     this.worldSize = Checks.positive("worldSize", worldSize);
@@ -49,7 +57,8 @@ public final class DistributedSampler implements Sampler {
     int left = datasetSize - start;
     int floor = left / worldSize;
     this.numSamples = dropLast || left % worldSize == 0 ? floor : floor + 1;
-    this.total = (long) numSamples * worldSize; // may exceed Integer.MAX_VALUE when padding a huge dataset
+    this.total =
+        (long) numSamples * worldSize; // may exceed Integer.MAX_VALUE when padding a huge dataset
   }
 
   @Override
@@ -66,7 +75,8 @@ public final class DistributedSampler implements Sampler {
     }
     int[] out = new int[numSamples];
     for (int k = 0; k < numSamples; k++) {
-      // Position in the padded global order; wrapping (mod n) is the padding, and is a no-op when truncating.
+      // Position in the padded global order; wrapping (mod n) is the padding, and is a no-op when
+      // truncating.
       int position = (int) ((start + rank + (long) k * worldSize) % datasetSize);
       out[k] = global == null ? position : global[position];
     }
@@ -98,8 +108,19 @@ public final class DistributedSampler implements Sampler {
 
   @Override
   public String toString() {
-    return "DistributedSampler[datasetSize=" + datasetSize + (start == 0 ? "" : ", start=" + start)
-        + ", rank=" + rank + ", worldSize=" + worldSize
-        + ", shuffle=" + shuffle + ", seed=" + seed + ", dropLast=" + dropLast + "]";
+    return "DistributedSampler[datasetSize="
+        + datasetSize
+        + (start == 0 ? "" : ", start=" + start)
+        + ", rank="
+        + rank
+        + ", worldSize="
+        + worldSize
+        + ", shuffle="
+        + shuffle
+        + ", seed="
+        + seed
+        + ", dropLast="
+        + dropLast
+        + "]";
   }
 }

@@ -1,8 +1,8 @@
 package dev.stoker.loader.sampler;
 
 /**
- * One epoch's batches: a view on one index array, so a batch costs no allocation. Batch {@code b} is
- * {@code indices()[batchStart(b) .. batchStart(b) + batchLength(b))}.
+ * One epoch's batches: a view on one index array, so a batch costs no allocation. Batch {@code b}
+ * is {@code indices()[batchStart(b) .. batchStart(b) + batchLength(b))}.
  */
 public final class EpochBatches {
   private final int epoch;
@@ -48,8 +48,8 @@ public final class EpochBatches {
   }
 
   /**
-   * The epoch's whole index array, not copied: callers must not modify it. With {@code dropLast} it still
-   * holds the dropped tail after the last batch.
+   * The epoch's whole index array, not copied: callers must not modify it. With {@code dropLast} it
+   * still holds the dropped tail after the last batch.
    */
   public int[] indices() {
     return indices;

@@ -1,10 +1,10 @@
 package dev.stoker.loader.sampler;
 
 /**
- * How an epoch's rows split into ranks and batches, the one rule every source follows: with
- * {@code dropLast}, each rank gets the largest multiple of {@code batchSize} that every rank can
- * have and the short tail is dropped; without it, ranks get an equal share rounded up and the
- * last batch may be short.
+ * How an epoch's rows split into ranks and batches, the one rule every source follows: with {@code
+ * dropLast}, each rank gets the largest multiple of {@code batchSize} that every rank can have and
+ * the short tail is dropped; without it, ranks get an equal share rounded up and the last batch may
+ * be short.
  */
 public final class EpochSplit {
   private EpochSplit() {}

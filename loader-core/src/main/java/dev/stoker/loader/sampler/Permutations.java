@@ -10,9 +10,10 @@ public final class Permutations {
 
   /**
    * A Fisher-Yates shuffle of {@code 0..n-1}, driven by a {@link SplittableRandom} whose seed mixes
-   * {@code seed} and {@code epoch}. The seed is avalanched before the epoch is folded in, so nearby pairs
-   * such as {@code (seed=1, epoch=0)} and {@code (seed=0, epoch=1)} give unrelated orders (a plain
-   * {@code seed + epoch}, as PyTorch uses, would make them identical). Not bit-compatible with PyTorch.
+   * {@code seed} and {@code epoch}. The seed is avalanched before the epoch is folded in, so nearby
+   * pairs such as {@code (seed=1, epoch=0)} and {@code (seed=0, epoch=1)} give unrelated orders (a
+   * plain {@code seed + epoch}, as PyTorch uses, would make them identical). Not bit-compatible
+   * with PyTorch.
    */
   /**
    * The order of window {@code window} of rank {@code rank}'s stream of an epoch: a permutation of
@@ -39,7 +40,8 @@ public final class Permutations {
     for (int i = 0; i < n; i++) {
       out[i] = i;
     }
-    SplittableRandom random = new SplittableRandom(mix64(mix64(seed) ^ mix64(epoch + GOLDEN_GAMMA)));
+    SplittableRandom random =
+        new SplittableRandom(mix64(mix64(seed) ^ mix64(epoch + GOLDEN_GAMMA)));
     for (int i = n - 1; i > 0; i--) {
       int j = random.nextInt(i + 1);
       int t = out[i];

@@ -1,8 +1,8 @@
 package dev.stoker.loader.sampler;
 
 /**
- * Yields a permutation of {@code 0..datasetSize-1} that depends only on {@code (seed, epoch)}: no state is
- * carried from one epoch to the next, so any epoch can be replayed or skipped to directly.
+ * Yields a permutation of {@code 0..datasetSize-1} that depends only on {@code (seed, epoch)}: no
+ * state is carried from one epoch to the next, so any epoch can be replayed or skipped to directly.
  */
 public final class RandomSampler implements Sampler {
   private final int datasetSize;

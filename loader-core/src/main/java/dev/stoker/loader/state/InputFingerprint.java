@@ -16,6 +16,7 @@ import java.util.Objects;
  */
 public record InputFingerprint(List<Entry> entries) implements Serializable {
   private static final long serialVersionUID = 1L;
+
   /** Most changes one message lists before it says how many more there are. */
   private static final int LISTED = 5;
 
@@ -39,8 +40,8 @@ public record InputFingerprint(List<Entry> entries) implements Serializable {
     Map<String, Entry> seen = new LinkedHashMap<>();
     for (Entry entry : entries) {
       if (seen.put(entry.name(), entry) != null) {
-        throw new IllegalArgumentException("input fingerprint: '" + entry.name()
-            + "' twice (expected: each file once)");
+        throw new IllegalArgumentException(
+            "input fingerprint: '" + entry.name() + "' twice (expected: each file once)");
       }
     }
   }
@@ -65,9 +66,10 @@ public record InputFingerprint(List<Entry> entries) implements Serializable {
     if (changes.size() > LISTED) {
       message.append("; and ").append(changes.size() - LISTED).append(" more change(s)");
     }
-    message.append(" (expected: the same input, or its order is not the one the state was taken "
-        + "in; to resume anyway, rows of the epoch possibly twice or never, set "
-        + "acceptChangedInput=true)");
+    message.append(
+        " (expected: the same input, or its order is not the one the state was taken "
+            + "in; to resume anyway, rows of the epoch possibly twice or never, set "
+            + "acceptChangedInput=true)");
     throw new InputChangedException(message.toString());
   }
 
@@ -85,11 +87,17 @@ public record InputFingerprint(List<Entry> entries) implements Serializable {
       if (later == null) {
         changes.add("'" + entry.name() + "' removed");
       } else if (later.size() != entry.size()) {
-        changes.add("'" + entry.name() + "' rewritten (size " + entry.size() + " -> "
-            + later.size() + ")");
+        changes.add(
+            "'" + entry.name() + "' rewritten (size " + entry.size() + " -> " + later.size() + ")");
       } else if (later.modified() != entry.modified()) {
-        changes.add("'" + entry.name() + "' rewritten (modified " + entry.modified() + " -> "
-            + later.modified() + ")");
+        changes.add(
+            "'"
+                + entry.name()
+                + "' rewritten (modified "
+                + entry.modified()
+                + " -> "
+                + later.modified()
+                + ")");
       }
     }
     for (Entry entry : current.entries) {

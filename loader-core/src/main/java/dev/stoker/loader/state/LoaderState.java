@@ -30,13 +30,22 @@ import java.util.Objects;
  * @param segments the stretches of the epoch so far, the current one last
  * @param input the fingerprint of the input the order was computed from
  */
-public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch, int batchSize,
-    boolean dropLast, int windowRows, List<Segment> segments, InputFingerprint input)
+public record LoaderState(
+    long seed,
+    boolean shuffle,
+    int epoch,
+    int orderEpoch,
+    int batchSize,
+    boolean dropLast,
+    int windowRows,
+    List<Segment> segments,
+    InputFingerprint input)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The format version this Stoker writes and reads. */
   public static final int FORMAT_VERSION = 1;
+
   /** What every state string of this format starts with. */
   public static final String PREFIX = "stoker" + FORMAT_VERSION + ":";
 
@@ -53,16 +62,39 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch,
   }
 
   /** The start of epoch {@code epoch} on {@code worldSize} ranks: nothing of it consumed yet. */
-  public static LoaderState startOf(long seed, boolean shuffle, int epoch, int worldSize,
-      int batchSize, boolean dropLast, int windowRows, InputFingerprint input) {
+  public static LoaderState startOf(
+      long seed,
+      boolean shuffle,
+      int epoch,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      int windowRows,
+      InputFingerprint input) {
     return startOf(seed, shuffle, epoch, epoch, worldSize, batchSize, dropLast, windowRows, input);
   }
 
   /** {@link #startOf}, the rows planned in the order of epoch {@code orderEpoch}. */
-  public static LoaderState startOf(long seed, boolean shuffle, int epoch, int orderEpoch,
-      int worldSize, int batchSize, boolean dropLast, int windowRows, InputFingerprint input) {
-    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows,
-        List.of(new Segment(worldSize, 0)), input);
+  public static LoaderState startOf(
+      long seed,
+      boolean shuffle,
+      int epoch,
+      int orderEpoch,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      int windowRows,
+      InputFingerprint input) {
+    return new LoaderState(
+        seed,
+        shuffle,
+        epoch,
+        orderEpoch,
+        batchSize,
+        dropLast,
+        windowRows,
+        List.of(new Segment(worldSize, 0)),
+        input);
   }
 
   /** The current segment: the ranks that took the state. */
@@ -97,8 +129,10 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch,
   /** This state after {@code more} more batches on each rank of the current segment. */
   public LoaderState plusBatches(long more) {
     nonNegative("more", more);
-    return withCurrent(new Segment(worldSize(),
-        Math.addExact(current().rows(), Math.multiplyExact(more, (long) batchSize))));
+    return withCurrent(
+        new Segment(
+            worldSize(),
+            Math.addExact(current().rows(), Math.multiplyExact(more, (long) batchSize))));
   }
 
   /**
@@ -111,15 +145,15 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch,
       all.remove(all.size() - 1);
     }
     all.add(new Segment(worldSize, 0));
-    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all,
-        input);
+    return new LoaderState(
+        seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all, input);
   }
 
   private LoaderState withCurrent(Segment segment) {
     List<Segment> all = new ArrayList<>(segments);
     all.set(all.size() - 1, segment);
-    return new LoaderState(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all,
-        input);
+    return new LoaderState(
+        seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all, input);
   }
 
   /**
@@ -132,12 +166,23 @@ public record LoaderState(long seed, boolean shuffle, int epoch, int orderEpoch,
     return StateCodec.decode(text);
   }
 
-  /** E.g. {@code epoch 3, 11520 row(s) consumed (1280 before, then 40 batch(es) x 64 x 4 rank(s))}. */
+  /**
+   * E.g. {@code epoch 3, 11520 row(s) consumed (1280 before, then 40 batch(es) x 64 x 4 rank(s))}.
+   */
   public String describe() {
     long before = startRow();
-    return "epoch " + epoch + ", " + consumedRows() + " row(s) consumed ("
-        + (before > 0 ? before + " before, then " : "") + batches() + " batch(es) x "
-        + batchSize + " x " + worldSize() + " rank(s))";
+    return "epoch "
+        + epoch
+        + ", "
+        + consumedRows()
+        + " row(s) consumed ("
+        + (before > 0 ? before + " before, then " : "")
+        + batches()
+        + " batch(es) x "
+        + batchSize
+        + " x "
+        + worldSize()
+        + " rank(s))";
   }
 
   /** The state as a short string, {@code stoker1:...}, that {@link #parse} reads back. */

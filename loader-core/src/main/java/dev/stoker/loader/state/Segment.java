@@ -3,8 +3,8 @@ package dev.stoker.loader.state;
 import java.io.Serializable;
 
 /**
- * A stretch of an epoch run on {@code worldSize} ranks, each of which consumed {@code rows} rows
- * of its share before the run stopped (or, for the last one, so far).
+ * A stretch of an epoch run on {@code worldSize} ranks, each of which consumed {@code rows} rows of
+ * its share before the run stopped (or, for the last one, so far).
  */
 public record Segment(int worldSize, long rows) implements Serializable {
   private static final long serialVersionUID = 1L;

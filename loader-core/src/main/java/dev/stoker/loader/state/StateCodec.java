@@ -24,6 +24,7 @@ import java.util.zip.Inflater;
 final class StateCodec {
   /** Most bytes a state inflates to: a fingerprint of some hundred thousand files. */
   private static final int MAX_BYTES = 64 << 20;
+
   private static final int FLAG_SHUFFLE = 1;
   private static final int FLAG_DROP_LAST = 2;
 
@@ -57,15 +58,18 @@ final class StateCodec {
     byte[] payload = bytes.toByteArray();
     CRC32 crc = new CRC32();
     crc.update(payload);
-    byte[] raw = ByteBuffer.allocate(payload.length + 4).put(payload).putInt((int) crc.getValue())
-        .array();
-    return LoaderState.PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(deflate(raw));
+    byte[] raw =
+        ByteBuffer.allocate(payload.length + 4).put(payload).putInt((int) crc.getValue()).array();
+    return LoaderState.PREFIX
+        + Base64.getUrlEncoder().withoutPadding().encodeToString(deflate(raw));
   }
 
   static LoaderState decode(String text) {
     if (text == null) {
-      throw new BadStateException("state: null (expected: a string starting with '"
-          + LoaderState.PREFIX + "', as LoaderState.toString() prints it)");
+      throw new BadStateException(
+          "state: null (expected: a string starting with '"
+              + LoaderState.PREFIX
+              + "', as LoaderState.toString() prints it)");
     }
     String trimmed = text.strip();
     if (!trimmed.startsWith(LoaderState.PREFIX)) {
@@ -84,15 +88,19 @@ final class StateCodec {
     crc.update(raw, 0, raw.length - 4);
     int stored = ByteBuffer.wrap(raw, raw.length - 4, 4).getInt();
     if (stored != (int) crc.getValue()) {
-      throw corrupted(String.format("its CRC32 is %08x, its bytes' %08x", stored,
-          (int) crc.getValue()), null);
+      throw corrupted(
+          String.format("its CRC32 is %08x, its bytes' %08x", stored, (int) crc.getValue()), null);
     }
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(raw, 0,
-        raw.length - 4))) {
+    try (DataInputStream in =
+        new DataInputStream(new ByteArrayInputStream(raw, 0, raw.length - 4))) {
       int version = in.readUnsignedByte();
       if (version != LoaderState.FORMAT_VERSION) {
-        throw new BadStateException("state format version " + version + " (expected: "
-            + LoaderState.FORMAT_VERSION + ", the one this Stoker reads)");
+        throw new BadStateException(
+            "state format version "
+                + version
+                + " (expected: "
+                + LoaderState.FORMAT_VERSION
+                + ", the one this Stoker reads)");
       }
       long seed = in.readLong();
       int flags = in.readUnsignedByte();
@@ -102,8 +110,8 @@ final class StateCodec {
       int windowRows = in.readInt();
       int segmentCount = in.readInt();
       if (segmentCount < 0 || segmentCount > raw.length / 12) {
-        throw corrupted("it declares " + segmentCount + " segments in " + raw.length + " bytes",
-            null);
+        throw corrupted(
+            "it declares " + segmentCount + " segments in " + raw.length + " bytes", null);
       }
       List<Segment> segments = new ArrayList<>(segmentCount);
       for (int i = 0; i < segmentCount; i++) {
@@ -111,8 +119,8 @@ final class StateCodec {
       }
       int count = in.readInt();
       if (count < 0 || count > raw.length / 18) {
-        throw corrupted("it declares " + count + " input entries in " + raw.length + " bytes",
-            null);
+        throw corrupted(
+            "it declares " + count + " input entries in " + raw.length + " bytes", null);
       }
       List<InputFingerprint.Entry> entries = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
@@ -121,8 +129,16 @@ final class StateCodec {
       if (in.available() > 0) {
         throw corrupted(in.available() + " byte(s) follow its last field", null);
       }
-      return new LoaderState(seed, (flags & FLAG_SHUFFLE) != 0, epoch, orderEpoch, batchSize,
-          (flags & FLAG_DROP_LAST) != 0, windowRows, segments, new InputFingerprint(entries));
+      return new LoaderState(
+          seed,
+          (flags & FLAG_SHUFFLE) != 0,
+          epoch,
+          orderEpoch,
+          batchSize,
+          (flags & FLAG_DROP_LAST) != 0,
+          windowRows,
+          segments,
+          new InputFingerprint(entries));
     } catch (EOFException e) {
       throw corrupted("it ends before its last field", e);
     } catch (IOException e) {
@@ -137,17 +153,29 @@ final class StateCodec {
   private static String otherFormat(String text) {
     String shown = text.length() > 24 ? text.substring(0, 24) + "..." : text;
     if (text.matches("stoker\\d+:.*")) {
-      return "state '" + shown + "' is of format version " + text.substring(6, text.indexOf(':'))
-          + " (expected: '" + LoaderState.PREFIX + "...', the format this Stoker reads; resume "
+      return "state '"
+          + shown
+          + "' is of format version "
+          + text.substring(6, text.indexOf(':'))
+          + " (expected: '"
+          + LoaderState.PREFIX
+          + "...', the format this Stoker reads; resume "
           + "with the Stoker version that wrote it)";
     }
-    return "state '" + shown + "' is not a Stoker loader state (expected: a string starting with '"
-        + LoaderState.PREFIX + "', as LoaderState.toString() prints it)";
+    return "state '"
+        + shown
+        + "' is not a Stoker loader state (expected: a string starting with '"
+        + LoaderState.PREFIX
+        + "', as LoaderState.toString() prints it)";
   }
 
   private static BadStateException corrupted(String what, Throwable cause) {
-    return new BadStateException("state is corrupted: " + what + " (expected: the string exactly as "
-        + "LoaderState.toString() printed it)", cause);
+    return new BadStateException(
+        "state is corrupted: "
+            + what
+            + " (expected: the string exactly as "
+            + "LoaderState.toString() printed it)",
+        cause);
   }
 
   private static byte[] deflate(byte[] raw) {

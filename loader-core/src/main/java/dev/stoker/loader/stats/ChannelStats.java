@@ -11,8 +11,8 @@ import java.util.Objects;
  * <p>Every add call contributes one block of {@code spatial} values to each channel. The block's
  * mean and M2 are computed exactly as possible in double (two passes over the block, which is in
  * memory), then folded into the running moments with Chan's pairwise formula. This never forms
- * {@code sum(x^2) - sum(x)^2/n}, which cancels catastrophically when the mean is large compared
- * to the spread (e.g. raw pixel values, or a constant offset plus noise).
+ * {@code sum(x^2) - sum(x)^2/n}, which cancels catastrophically when the mean is large compared to
+ * the spread (e.g. raw pixel values, or a constant offset plus noise).
  *
  * <p>Every call adds the same number of values to every channel, so all channels share one count.
  * Non-finite inputs are not rejected; they propagate into the affected channel's results.
@@ -24,8 +24,11 @@ public final class ChannelStats {
   private final double[] mean;
   private final double[] m2;
 
-  /** Per-call scratch: the current block's mean and M2 per channel, filled before any state moves. */
+  /**
+   * Per-call scratch: the current block's mean and M2 per channel, filled before any state moves.
+   */
   private final double[] blockMean;
+
   private final double[] blockM2;
   private final double[] blockDev;
 
@@ -83,8 +86,8 @@ public final class ChannelStats {
   }
 
   /**
-   * Same as {@link #addChannelsFirst(float[], int, int)} for a buffer, starting at absolute
-   * {@code index} and bounded by its limit. Uses absolute reads; the position does not move.
+   * Same as {@link #addChannelsFirst(float[], int, int)} for a buffer, starting at absolute {@code
+   * index} and bounded by its limit. Uses absolute reads; the position does not move.
    */
   public void addChannelsFirst(FloatBuffer values, int index, int spatial) {
     Objects.requireNonNull(values, "values");
@@ -183,8 +186,11 @@ public final class ChannelStats {
     Objects.requireNonNull(other, "other");
     if (other.channels != channels) {
       throw new IllegalArgumentException(
-          "cannot merge ChannelStats with " + other.channels + " channels into one with "
-              + channels + " channels");
+          "cannot merge ChannelStats with "
+              + other.channels
+              + " channels into one with "
+              + channels
+              + " channels");
     }
     long nB = other.count;
     if (nB == 0) {
@@ -266,16 +272,23 @@ public final class ChannelStats {
     if (count == 0) {
       return "ChannelStats[" + channels + " channels, count=0]";
     }
-    return "ChannelStats[" + channels + " channels, count=" + count
-        + ", mean=" + Arrays.toString(means()) + ", std=" + Arrays.toString(stds()) + "]";
+    return "ChannelStats["
+        + channels
+        + " channels, count="
+        + count
+        + ", mean="
+        + Arrays.toString(means())
+        + ", std="
+        + Arrays.toString(stds())
+        + "]";
   }
 
   // ---------------------------------------------------------------------------------------------
 
   /**
    * Records one channel's block moments. {@code dev} is the sum of deviations from the block mean,
-   * ideally 0; subtracting {@code dev^2/n} removes the first-order error of the rounded mean
-   * (the "corrected two-pass" algorithm).
+   * ideally 0; subtracting {@code dev^2/n} removes the first-order error of the rounded mean (the
+   * "corrected two-pass" algorithm).
    */
   private void setBlock(int c, double m, double sq, double dev, int n) {
     blockMean[c] = m;
@@ -316,8 +329,20 @@ public final class ChannelStats {
     long have = Math.max(0L, (long) length - start);
     if (need > have) {
       throw new IllegalArgumentException(
-          name + ": " + have + " values from " + startName + " " + start + ", need " + need
-              + " (" + channels + " channels * " + spatial + " spatial)");
+          name
+              + ": "
+              + have
+              + " values from "
+              + startName
+              + " "
+              + start
+              + ", need "
+              + need
+              + " ("
+              + channels
+              + " channels * "
+              + spatial
+              + " spatial)");
     }
   }
 

@@ -36,8 +36,13 @@ final class ChannelStatsCodec {
     ByteBuffer buf = ByteBuffer.wrap(bytes);
     int magic = buf.getInt();
     if (magic != MAGIC) {
-      throw invalid(length, "bad magic 0x" + Integer.toHexString(magic) + " (expected: 0x"
-          + Integer.toHexString(MAGIC) + ")");
+      throw invalid(
+          length,
+          "bad magic 0x"
+              + Integer.toHexString(magic)
+              + " (expected: 0x"
+              + Integer.toHexString(MAGIC)
+              + ")");
     }
     int version = buf.getInt();
     if (version != VERSION) {
@@ -72,6 +77,7 @@ final class ChannelStatsCodec {
   }
 
   private static IllegalArgumentException invalid(int length, String why) {
-    return new IllegalArgumentException("invalid ChannelStats bytes (length " + length + "): " + why);
+    return new IllegalArgumentException(
+        "invalid ChannelStats bytes (length " + length + "): " + why);
   }
 }

@@ -8,27 +8,28 @@ import dev.stoker.loader.Field;
 /**
  * Per-channel statistics of one field over an epoch of a loader: the field is read as
  * channels-first {@code [C, ...]} (a scalar field is one channel). On several ranks, compute each
- * rank's share with its own loader (with {@code dropLast}, so that no sample is counted twice)
- * and {@link ChannelStats#merge merge} the results.
+ * rank's share with its own loader (with {@code dropLast}, so that no sample is counted twice) and
+ * {@link ChannelStats#merge merge} the results.
  */
 public final class FieldStats {
   private FieldStats() {}
 
   /**
    * Statistics of {@code field} over every valid row of {@code loader}'s epoch {@code epoch}.
-   * float32 values are taken as they are; uint8 values are multiplied by {@code uint8Scale}
-   * (e.g. {@code 1/255.0} for pixels in [0,1]).
+   * float32 values are taken as they are; uint8 values are multiplied by {@code uint8Scale} (e.g.
+   * {@code 1/255.0} for pixels in [0,1]).
    *
    * @throws IllegalArgumentException for a field of another dtype
    */
-  public static ChannelStats compute(DataLoader loader, String field, int epoch,
-      double uint8Scale) {
+  public static ChannelStats compute(
+      DataLoader loader, String field, int epoch, double uint8Scale) {
     int index = loader.layout().schema().indexOf(field);
     Field f = loader.layout().schema().field(index);
     if (f.dtype() != DType.FLOAT32 && f.dtype() != DType.UINT8) {
-      throw new IllegalArgumentException(String.format(
-          "field '%s' is %s%s (expected: float32 or uint8 for normalization statistics)",
-          f.name(), f.dtype().label(), f.shapeText()));
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' is %s%s (expected: float32 or uint8 for normalization statistics)",
+              f.name(), f.dtype().label(), f.shapeText()));
     }
     int[] shape = f.shape();
     int channels = shape.length == 0 ? 1 : shape[0];

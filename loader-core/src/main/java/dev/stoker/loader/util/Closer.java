@@ -1,9 +1,9 @@
 package dev.stoker.loader.util;
 
 /**
- * Closes several things in one go: runs every step even when one fails, keeps the first failure
- * and attaches the others to it as suppressed, then throws once. The one way Stoker closes more
- * than one resource.
+ * Closes several things in one go: runs every step even when one fails, keeps the first failure and
+ * attaches the others to it as suppressed, then throws once. The one way Stoker closes more than
+ * one resource.
  */
 public final class Closer {
   /** A closing step that may throw anything. */
@@ -40,8 +40,8 @@ public final class Closer {
   }
 
   /**
-   * Throws the first failure, the others suppressed in it: an unchecked one as it is, a checked
-   * one inside an {@link IllegalStateException}.
+   * Throws the first failure, the others suppressed in it: an unchecked one as it is, a checked one
+   * inside an {@link IllegalStateException}.
    */
   public void throwIfAny() {
     if (first instanceof RuntimeException runtime) {

@@ -11,10 +11,17 @@ class CudaCheckTest {
 
   @Test
   void shouldNameTheCallTheCodeItsNameAndThePlace() {
-    CudaCallException e = CudaCheck.failure(fake, 700, "cudaMemcpyAsync",
-        "4096 bytes into device buffer 1 of 3", "cuda:0, loader 'train'");
-    assertThat(e).hasMessage("cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 4096 "
-        + "bytes into device buffer 1 of 3 on cuda:0, loader 'train'");
+    CudaCallException e =
+        CudaCheck.failure(
+            fake,
+            700,
+            "cudaMemcpyAsync",
+            "4096 bytes into device buffer 1 of 3",
+            "cuda:0, loader 'train'");
+    assertThat(e)
+        .hasMessage(
+            "cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 4096 "
+                + "bytes into device buffer 1 of 3 on cuda:0, loader 'train'");
     assertThat(e.call()).isEqualTo("cudaMemcpyAsync");
     assertThat(e.code()).isEqualTo(700);
     assertThat(e.codeName()).isEqualTo("cudaErrorIllegalAddress");
@@ -22,14 +29,18 @@ class CudaCheckTest {
 
   @Test
   void shouldSayWhatToDoAboutTheErrorsAUserCanActOn() {
-    assertThat(CudaCheck.failure(fake, 2, "cudaMalloc", "device buffer 3 of 4 (64 bytes)",
-        "cuda:1, loader 'x'")).hasMessage("cudaMalloc returned 2 (cudaErrorMemoryAllocation) for "
-        + "device buffer 3 of 4 (64 bytes) on cuda:1, loader 'x': the GPU is out of memory; lower "
-        + "transferDepth or batchSize, or free GPU memory");
+    assertThat(
+            CudaCheck.failure(
+                fake, 2, "cudaMalloc", "device buffer 3 of 4 (64 bytes)", "cuda:1, loader 'x'"))
+        .hasMessage(
+            "cudaMalloc returned 2 (cudaErrorMemoryAllocation) for "
+                + "device buffer 3 of 4 (64 bytes) on cuda:1, loader 'x': the GPU is out of memory; lower "
+                + "transferDepth or batchSize, or free GPU memory");
     assertThat(CudaCheck.failure(fake, 35, "cudaSetDevice", "", "cuda:0"))
-        .hasMessage("cudaSetDevice returned 35 (cudaErrorInsufficientDriver) on cuda:0: no "
-            + "NVIDIA driver, or one older than CUDA 12.0 needs; install one, or load on the CPU "
-            + "device");
+        .hasMessage(
+            "cudaSetDevice returned 35 (cudaErrorInsufficientDriver) on cuda:0: no "
+                + "NVIDIA driver, or one older than CUDA 12.0 needs; install one, or load on the CPU "
+                + "device");
   }
 
   @Test

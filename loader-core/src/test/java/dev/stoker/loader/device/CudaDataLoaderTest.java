@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.BatchIterator;
+import dev.stoker.loader.BatchLoadException;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
-import dev.stoker.loader.BatchLoadException;
 import dev.stoker.loader.Stage;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,14 +27,24 @@ class CudaDataLoaderTest {
 
   @ParameterizedTest(name = "numWorkers={0}, pinMemory={1}, transferDepth={2}")
   @CsvSource({"0, true, 1", "2, true, 3", "3, false, 2", "0, false, 1"})
-  void shouldDeliverEveryBatchToTheDeviceInOrderFromTheTransferThread(int numWorkers,
-      boolean pinMemory, int transferDepth) {
+  void shouldDeliverEveryBatchToTheDeviceInOrderFromTheTransferThread(
+      int numWorkers, boolean pinMemory, int transferDepth) {
     FakeCudaRuntime runtime = new FakeCudaRuntime(2).copyDelay(100);
     CudaDevice device = CudaDevice.using(runtime, 1);
     String name = "cuda-" + numWorkers + "-" + pinMemory + "-" + transferDepth;
-    DataLoader loader = new DataLoader(new LabeledDataset(101), LoaderOptions.builder()
-        .batchSize(8).shuffle(true).seed(3).numWorkers(numWorkers).pinMemory(pinMemory)
-        .transferDepth(transferDepth).name(name).build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new LabeledDataset(101),
+            LoaderOptions.builder()
+                .batchSize(8)
+                .shuffle(true)
+                .seed(3)
+                .numWorkers(numWorkers)
+                .pinMemory(pinMemory)
+                .transferDepth(transferDepth)
+                .name(name)
+                .build(),
+            device);
     assertThat(loader.allocator().pinned()).isEqualTo(pinMemory);
     for (int epoch = 0; epoch < 2; epoch++) {
       List<Long> onDevice = new ArrayList<>();
@@ -48,21 +58,24 @@ class CudaDataLoaderTest {
           expected.add(batch.sampleIndex(r));
         }
       }
-      assertThat(onDevice).hasSize(101).containsExactlyElementsOf(expected)
-          .doesNotHaveDuplicates();
+      assertThat(onDevice).hasSize(101).containsExactlyElementsOf(expected).doesNotHaveDuplicates();
     }
     int slots = loader.slotsAllocated();
     closeAndCheck(loader, device, runtime);
 
     String transfer = name + "-transfer cuda:1";
-    assertThat(runtime.log()).filteredOn(call -> !call.startsWith("cudaHostAlloc")
-            && !call.startsWith("cudaFreeHost"))
+    assertThat(runtime.log())
+        .filteredOn(call -> !call.startsWith("cudaHostAlloc") && !call.startsWith("cudaFreeHost"))
         .as("the engine's calls, on the transfer thread bound to the device")
-        .isNotEmpty().allMatch(call -> call.endsWith(" " + transfer));
-    assertThat(runtime.log()).filteredOn(call -> call.startsWith("cudaHostAlloc"))
+        .isNotEmpty()
+        .allMatch(call -> call.endsWith(" " + transfer));
+    assertThat(runtime.log())
+        .filteredOn(call -> call.startsWith("cudaHostAlloc"))
         .as("slots pinned once for the loader's life, by threads bound to the device")
-        .hasSize(pinMemory ? slots : 0).allMatch(call -> call.endsWith(" cuda:1"));
-    assertThat(runtime.log()).filteredOn(call -> call.startsWith("cudaMalloc"))
+        .hasSize(pinMemory ? slots : 0)
+        .allMatch(call -> call.endsWith(" cuda:1"));
+    assertThat(runtime.log())
+        .filteredOn(call -> call.startsWith("cudaMalloc"))
         .hasSize(transferDepth + 2);
   }
 
@@ -72,20 +85,38 @@ class CudaDataLoaderTest {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1);
     CudaDevice device = CudaDevice.using(runtime, 0);
     String name = "copyfail-" + numWorkers;
-    DataLoader loader = new DataLoader(new LabeledDataset(64), LoaderOptions.builder()
-        .batchSize(4).numWorkers(numWorkers).pinMemory(true).name(name).build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new LabeledDataset(64),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(numWorkers)
+                .pinMemory(true)
+                .name(name)
+                .build(),
+            device);
     runtime.fail("cudaMemcpyAsync", FakeCudaRuntime.ILLEGAL_ADDRESS, 2, 1);
     List<Throwable> failure = new ArrayList<>();
     assertThat(batchesUntilFailure(loader, runtime, 0, failure)).isEqualTo(2);
-    assertThat(failure).singleElement().isInstanceOfSatisfying(BatchLoadException.class, e -> {
-      assertThat(e.stage()).isEqualTo(Stage.TRANSFER);
-      assertThat(e.batch()).isEqualTo(2);
-      assertThat(e).hasMessage("loader '" + name + "' epoch 0 batch 2 (transfer): copying the "
-          + "batch to the device failed: dev.stoker.loader.device.CudaCallException: "
-          + "cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 128 bytes into device "
-          + "buffer 3 of 4 on cuda:0, loader '" + name + "'")
-          .hasCauseInstanceOf(CudaCallException.class);
-    });
+    assertThat(failure)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            BatchLoadException.class,
+            e -> {
+              assertThat(e.stage()).isEqualTo(Stage.TRANSFER);
+              assertThat(e.batch()).isEqualTo(2);
+              assertThat(e)
+                  .hasMessage(
+                      "loader '"
+                          + name
+                          + "' epoch 0 batch 2 (transfer): copying the "
+                          + "batch to the device failed: dev.stoker.loader.device.CudaCallException: "
+                          + "cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 128 bytes into device "
+                          + "buffer 3 of 4 on cuda:0, loader '"
+                          + name
+                          + "'")
+                  .hasCauseInstanceOf(CudaCallException.class);
+            });
     assertThat(batchesUntilFailure(loader, runtime, 1, failure)).isEqualTo(16);
     closeAndCheck(loader, device, runtime);
   }
@@ -95,15 +126,31 @@ class CudaDataLoaderTest {
   void shouldDeliverAFailedEventAtItsBatch(String call) {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1);
     CudaDevice device = CudaDevice.using(runtime, 0);
-    DataLoader loader = new DataLoader(new LabeledDataset(64), LoaderOptions.builder()
-        .batchSize(4).numWorkers(2).pinMemory(true).name("eventfail").build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new LabeledDataset(64),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(2)
+                .pinMemory(true)
+                .name("eventfail")
+                .build(),
+            device);
     runtime.fail(call, FakeCudaRuntime.ILLEGAL_ADDRESS, 5, 1);
     List<Throwable> failure = new ArrayList<>();
     assertThat(batchesUntilFailure(loader, runtime, 0, failure)).isEqualTo(5);
-    assertThat(failure).singleElement().isInstanceOfSatisfying(BatchLoadException.class,
-        e -> assertThat(e).hasMessageContaining("(transfer): copying the batch to the device "
-            + "failed: dev.stoker.loader.device.CudaCallException: " + call + " returned 700 "
-            + "(cudaErrorIllegalAddress)"));
+    assertThat(failure)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            BatchLoadException.class,
+            e ->
+                assertThat(e)
+                    .hasMessageContaining(
+                        "(transfer): copying the batch to the device "
+                            + "failed: dev.stoker.loader.device.CudaCallException: "
+                            + call
+                            + " returned 700 "
+                            + "(cudaErrorIllegalAddress)"));
     closeAndCheck(loader, device, runtime);
   }
 
@@ -112,19 +159,33 @@ class CudaDataLoaderTest {
   void shouldFailBatchZeroWhenTheEngineCannotOpenAndOpenItAgainNextEpoch(int numWorkers) {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1);
     CudaDevice device = CudaDevice.using(runtime, 0);
-    DataLoader loader = new DataLoader(new LabeledDataset(64), LoaderOptions.builder()
-        .batchSize(4).numWorkers(numWorkers).pinMemory(true).name("nomem").build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new LabeledDataset(64),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(numWorkers)
+                .pinMemory(true)
+                .name("nomem")
+                .build(),
+            device);
     runtime.fail("cudaMalloc", CudaRuntime.MEMORY_ALLOCATION, 1, 1);
     List<Throwable> failure = new ArrayList<>();
     assertThat(batchesUntilFailure(loader, runtime, 0, failure)).isZero();
-    assertThat(failure).singleElement().isInstanceOfSatisfying(BatchLoadException.class, e -> {
-      assertThat(e.stage()).isEqualTo(Stage.OPEN);
-      assertThat(e).hasMessage("loader 'nomem' epoch 0 batch 0 (open): opening the transfer "
-          + "engine of device 'cuda:0' failed: dev.stoker.loader.device.CudaCallException: "
-          + "cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 2 of 4 (128 "
-          + "bytes) on cuda:0, loader 'nomem': the GPU is out of memory; lower transferDepth or "
-          + "batchSize, or free GPU memory");
-    });
+    assertThat(failure)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            BatchLoadException.class,
+            e -> {
+              assertThat(e.stage()).isEqualTo(Stage.OPEN);
+              assertThat(e)
+                  .hasMessage(
+                      "loader 'nomem' epoch 0 batch 0 (open): opening the transfer "
+                          + "engine of device 'cuda:0' failed: dev.stoker.loader.device.CudaCallException: "
+                          + "cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 2 of 4 (128 "
+                          + "bytes) on cuda:0, loader 'nomem': the GPU is out of memory; lower transferDepth or "
+                          + "batchSize, or free GPU memory");
+            });
     assertThat(runtime.deviceBytes()).as("the buffer made before was freed").isZero();
     assertThat(runtime.liveStreams()).isZero();
     assertThat(batchesUntilFailure(loader, runtime, 1, failure)).isEqualTo(16);
@@ -136,9 +197,17 @@ class CudaDataLoaderTest {
   void shouldKeepEachBatchIntactForAnAsynchronousStepThatPassesItsEvent(int transferDepth) {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1).copyDelay(50);
     CudaDevice device = CudaDevice.using(runtime, 0);
-    DataLoader loader = new DataLoader(new LabeledDataset(200), LoaderOptions.builder()
-        .batchSize(4).numWorkers(2).pinMemory(true).transferDepth(transferDepth)
-        .name("async").build(), device);
+    DataLoader loader =
+        new DataLoader(
+            new LabeledDataset(200),
+            LoaderOptions.builder()
+                .batchSize(4)
+                .numWorkers(2)
+                .pinMemory(true)
+                .transferDepth(transferDepth)
+                .name("async")
+                .build(),
+            device);
     long[] out = new long[1];
     runtime.streamCreateNonBlocking(out);
     long step = out[0];
@@ -157,14 +226,16 @@ class CudaDataLoaderTest {
       runtime.streamWaitEvent(step, batch.deviceEvent().handle());
       long labels = batch.deviceColumn("label").address();
       int rows = batch.size();
-      runtime.enqueue(step, () -> { // the step reads the batch later, on its own stream
-        sleepMicros(300);
-        ByteBuffer read = ByteBuffer.wrap(runtime.read(labels, rows * 8))
-            .order(ByteOrder.nativeOrder());
-        for (int r = 0; r < rows; r++) {
-          seenBySteps.add(read.getLong(r * 8));
-        }
-      });
+      runtime.enqueue(
+          step,
+          () -> { // the step reads the batch later, on its own stream
+            sleepMicros(300);
+            ByteBuffer read =
+                ByteBuffer.wrap(runtime.read(labels, rows * 8)).order(ByteOrder.nativeOrder());
+            for (int r = 0; r < rows; r++) {
+              seenBySteps.add(read.getLong(r * 8));
+            }
+          });
       long event = done[k++ % done.length];
       runtime.eventRecord(event, step);
       batch.deviceBuffer().reuseAfter(event);
@@ -179,26 +250,37 @@ class CudaDataLoaderTest {
   }
 
   @RepeatedTest(30)
-  void shouldLeaveNothingOnTheDeviceWhateverFailsAndWhenever(
-      RepetitionInfo repetition) throws InterruptedException {
-    SplittableRandom random = new SplittableRandom(
-        repetition.getCurrentRepetition() * 7919L);
+  void shouldLeaveNothingOnTheDeviceWhateverFailsAndWhenever(RepetitionInfo repetition)
+      throws InterruptedException {
+    SplittableRandom random = new SplittableRandom(repetition.getCurrentRepetition() * 7919L);
     FakeCudaRuntime runtime = new FakeCudaRuntime(1).copyDelay(random.nextInt(50));
-    String[] calls = {"cudaMemcpyAsync", "cudaEventRecord", "cudaEventSynchronize", "cudaMalloc",
-        "cudaHostAlloc", "cudaStreamWaitEvent", "none"};
+    String[] calls = {
+      "cudaMemcpyAsync",
+      "cudaEventRecord",
+      "cudaEventSynchronize",
+      "cudaMalloc",
+      "cudaHostAlloc",
+      "cudaStreamWaitEvent",
+      "none"
+    };
     String call = calls[random.nextInt(calls.length)];
     runtime.fail(call, FakeCudaRuntime.ILLEGAL_ADDRESS, random.nextInt(12), 1 + random.nextInt(2));
     CudaDevice device = CudaDevice.using(runtime, 0);
     int numWorkers = random.nextInt(4);
-    LoaderOptions.Builder options = LoaderOptions.builder().batchSize(1 + random.nextInt(6))
-        .numWorkers(numWorkers).pinMemory(random.nextBoolean())
-        .transferDepth(1 + random.nextInt(3)).shuffle(true).seed(random.nextLong())
-        .name("stress-" + repetition.getCurrentRepetition());
+    LoaderOptions.Builder options =
+        LoaderOptions.builder()
+            .batchSize(1 + random.nextInt(6))
+            .numWorkers(numWorkers)
+            .pinMemory(random.nextBoolean())
+            .transferDepth(1 + random.nextInt(3))
+            .shuffle(true)
+            .seed(random.nextLong())
+            .name("stress-" + repetition.getCurrentRepetition());
     if (numWorkers > 0) {
       options.persistentWorkers(random.nextBoolean());
     }
-    DataLoader loader = new DataLoader(new LabeledDataset(40 + random.nextInt(40)),
-        options.build(), device);
+    DataLoader loader =
+        new DataLoader(new LabeledDataset(40 + random.nextInt(40)), options.build(), device);
     int stopAfter = random.nextInt(12);
     boolean closeFromElsewhere = random.nextInt(4) == 0;
     Thread closer = null;
@@ -214,8 +296,9 @@ class CudaDataLoaderTest {
           }
         }
       } catch (RuntimeException e) {
-        assertThat(e).isInstanceOfAny(BatchLoadException.class,
-            CancellationException.class, IllegalStateException.class);
+        assertThat(e)
+            .isInstanceOfAny(
+                BatchLoadException.class, CancellationException.class, IllegalStateException.class);
       }
     }
     if (closer != null) {
@@ -224,8 +307,8 @@ class CudaDataLoaderTest {
     closeAndCheck(loader, device, runtime);
   }
 
-  private static int batchesUntilFailure(DataLoader loader, FakeCudaRuntime runtime, int epoch,
-      List<Throwable> failure) {
+  private static int batchesUntilFailure(
+      DataLoader loader, FakeCudaRuntime runtime, int epoch, List<Throwable> failure) {
     int batches = 0;
     try (BatchIterator it = loader.epoch(epoch).iterator()) {
       while (it.hasNext()) {

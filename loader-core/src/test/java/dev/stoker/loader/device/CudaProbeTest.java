@@ -19,15 +19,19 @@ class CudaProbeTest {
 
     assertThat(found.deviceCount()).isZero();
     if (found.code() == CudaRuntime.INSUFFICIENT_DRIVER) {
-      assertThat(found.problem()).isEqualTo("no NVIDIA driver, or one older than CUDA 12.0 "
-          + "needs: cudaGetDeviceCount returned 35 (cudaErrorInsufficientDriver)");
+      assertThat(found.problem())
+          .isEqualTo(
+              "no NVIDIA driver, or one older than CUDA 12.0 "
+                  + "needs: cudaGetDeviceCount returned 35 (cudaErrorInsufficientDriver)");
     }
     assertThatThrownBy(() -> CudaDevice.forAddress("0"))
-        .isInstanceOfSatisfying(CudaUnavailableException.class,
-            e -> assertThat(e.availability()).isEqualTo(found))
-        .hasMessage("CUDA device for GPU address '0' is not available: " + found.problem()
-            + ". To load on the CPU, leave the device out (the CPU device is the default) or use "
-            + "CudaDevice.forAddressOrCpu(address), which falls back to it with a warning");
+        .isInstanceOfSatisfying(
+            CudaUnavailableException.class, e -> assertThat(e.availability()).isEqualTo(found))
+        .hasMessage(
+            "CUDA device for GPU address '0' is not available: "
+                + found.problem()
+                + ". To load on the CPU, leave the device out (the CPU device is the default) or use "
+                + "CudaDevice.forAddressOrCpu(address), which falls back to it with a warning");
     assertThatThrownBy(() -> CudaDevice.of(0)).isInstanceOf(CudaUnavailableException.class);
   }
 
@@ -63,21 +67,23 @@ class CudaProbeTest {
   void shouldSayWhenTheDriverIsMissing() {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1);
     runtime.fail("cudaGetDeviceCount", CudaRuntime.INSUFFICIENT_DRIVER, 0, 1);
-    assertThat(CudaProbe.probe(() -> runtime).availability().problem()).isEqualTo(
-        "no NVIDIA driver, or one older than CUDA 12.0 needs: cudaGetDeviceCount returned 35 "
-            + "(cudaErrorInsufficientDriver)");
+    assertThat(CudaProbe.probe(() -> runtime).availability().problem())
+        .isEqualTo(
+            "no NVIDIA driver, or one older than CUDA 12.0 needs: cudaGetDeviceCount returned 35 "
+                + "(cudaErrorInsufficientDriver)");
     runtime.fail("cudaGetDeviceCount", CudaRuntime.INSUFFICIENT_DRIVER, 0, 1);
     assertThatThrownBy(() -> CudaDevice.using(runtime, 0))
         .isInstanceOf(CudaUnavailableException.class)
-        .hasMessageStartingWith("CUDA device for GPU address '0' is not available: no NVIDIA "
-            + "driver");
+        .hasMessageStartingWith(
+            "CUDA device for GPU address '0' is not available: no NVIDIA " + "driver");
   }
 
   @Test
   void shouldSayWhenThereIsNoDevice() {
     FakeCudaRuntime none = new FakeCudaRuntime(0);
     assertThat(CudaProbe.probe(() -> none).availability().problem())
-        .startsWith("no CUDA device").endsWith(": cudaGetDeviceCount found 0");
+        .startsWith("no CUDA device")
+        .endsWith(": cudaGetDeviceCount found 0");
     FakeCudaRuntime refused = new FakeCudaRuntime(1);
     refused.fail("cudaGetDeviceCount", CudaRuntime.NO_DEVICE, 0, 1);
     assertThat(CudaProbe.probe(() -> refused).availability().problem())
@@ -87,18 +93,27 @@ class CudaProbeTest {
 
   @Test
   void shouldSayWhichLibraryIsMissing() {
-    CudaAvailability natives = CudaProbe.probe(() -> {
-      throw new UnsatisfiedLinkError("Error while loading native library \"JCudaRuntime\"\nmore");
-    }).availability();
+    CudaAvailability natives =
+        CudaProbe.probe(
+                () -> {
+                  throw new UnsatisfiedLinkError(
+                      "Error while loading native library \"JCudaRuntime\"\nmore");
+                })
+            .availability();
     assertThat(natives.code()).isEqualTo(-1);
-    assertThat(natives.problem()).startsWith("JCuda's native library could not be loaded on ")
+    assertThat(natives.problem())
+        .startsWith("JCuda's native library could not be loaded on ")
         .contains("add org.jcuda:jcuda-natives:12.0.0 with the classifier of the platform")
         .endsWith(": Error while loading native library \"JCudaRuntime\"");
-    CudaAvailability jar = CudaProbe.probe(() -> {
-      throw new NoClassDefFoundError("jcuda/runtime/JCuda");
-    }).availability();
-    assertThat(jar.problem()).isEqualTo("JCuda is not on the classpath (add "
-        + "org.jcuda:jcuda:12.0.0): jcuda/runtime/JCuda");
+    CudaAvailability jar =
+        CudaProbe.probe(
+                () -> {
+                  throw new NoClassDefFoundError("jcuda/runtime/JCuda");
+                })
+            .availability();
+    assertThat(jar.problem())
+        .isEqualTo(
+            "JCuda is not on the classpath (add " + "org.jcuda:jcuda:12.0.0): jcuda/runtime/JCuda");
   }
 
   @ParameterizedTest(name = "''{0}''")
@@ -107,16 +122,16 @@ class CudaProbeTest {
     assertThatThrownBy(() -> CudaDevice.forAddressOrCpu(address.isEmpty() ? "?" : address))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("GPU address: '")
-        .hasMessageEndingWith("' (expected: a device ordinal such as \"0\", as Spark's \"gpu\" "
-            + "resource gives)");
+        .hasMessageEndingWith(
+            "' (expected: a device ordinal such as \"0\", as Spark's \"gpu\" " + "resource gives)");
   }
 
   @Test
   void shouldRefuseAnOrdinalBeyondTheDevicesFound() {
     assertThatThrownBy(() -> CudaDevice.using(new FakeCudaRuntime(2), 2))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("GPU address: '2' (expected: 0..1, the 2 CUDA device(s) this "
-            + "process sees");
+        .hasMessageStartingWith(
+            "GPU address: '2' (expected: 0..1, the 2 CUDA device(s) this " + "process sees");
   }
 
   @Test
@@ -124,8 +139,10 @@ class CudaProbeTest {
     CudaDevice device = CudaDevice.using(new FakeCudaRuntime(1), 0);
     device.close();
     assertThatThrownBy(() -> device.hostAllocator("x", 64, true))
-        .isInstanceOf(IllegalStateException.class).hasMessage("device cuda:0 is closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("device cuda:0 is closed");
     assertThatThrownBy(() -> device.openTransfer(new TransferSpec("x", 64, 1)))
-        .isInstanceOf(IllegalStateException.class).hasMessage("device cuda:0 is closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("device cuda:0 is closed");
   }
 }

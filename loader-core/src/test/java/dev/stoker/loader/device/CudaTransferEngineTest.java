@@ -50,10 +50,11 @@ class CudaTransferEngineTest {
     assertThat(runtime.liveStreams()).isEqualTo(1);
     engine.close();
     String thread = Thread.currentThread().getName();
-    List<String> engineCalls = runtime.log().stream()
-        .filter(call -> !call.startsWith("cudaHostAlloc")).toList();
+    List<String> engineCalls =
+        runtime.log().stream().filter(call -> !call.startsWith("cudaHostAlloc")).toList();
     assertThat(engineCalls).first().isEqualTo("cudaStreamCreateWithFlags " + thread + " cuda:1");
-    assertThat(engineCalls).hasSize(1 + 5 * 2 + 5 * 2 + 1)
+    assertThat(engineCalls)
+        .hasSize(1 + 5 * 2 + 5 * 2 + 1)
         .allMatch(call -> call.endsWith(" " + thread + " cuda:1"));
     engine.close();
   }
@@ -89,13 +90,15 @@ class CudaTransferEngineTest {
       }
       assertThat(taken).extracting(DeviceBuffer::address).doesNotHaveDuplicates();
       CompletableFuture<DeviceBuffer> waiting = new CompletableFuture<>();
-      Thread copier = new Thread(() -> {
-        try {
-          waiting.complete(engine.copy(slot, SLOT));
-        } catch (Throwable t) {
-          waiting.completeExceptionally(t);
-        }
-      });
+      Thread copier =
+          new Thread(
+              () -> {
+                try {
+                  waiting.complete(engine.copy(slot, SLOT));
+                } catch (Throwable t) {
+                  waiting.completeExceptionally(t);
+                }
+              });
       copier.start();
       Thread.sleep(50);
       assertThat(waiting).as("every buffer is out").isNotDone();
@@ -113,13 +116,16 @@ class CudaTransferEngineTest {
         TransferEngine other = device.openTransfer(new TransferSpec("u", SLOT, 1))) {
       DeviceBuffer buffer = engine.copy(slot, SLOT);
       engine.release(buffer);
-      assertThatThrownBy(() -> engine.release(buffer)).isInstanceOf(IllegalStateException.class)
-          .hasMessage("device buffer 1 of 3 (cuda:1, loader 't') was released twice (or never "
-              + "handed out)");
+      assertThatThrownBy(() -> engine.release(buffer))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "device buffer 1 of 3 (cuda:1, loader 't') was released twice (or never "
+                  + "handed out)");
       assertThatThrownBy(() -> other.release(buffer))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("device buffer 1 of 3 (cuda:1, loader 't') does not belong to the "
-              + "transfer engine of cuda:1, loader 'u'");
+          .hasMessage(
+              "device buffer 1 of 3 (cuda:1, loader 't') does not belong to the "
+                  + "transfer engine of cuda:1, loader 'u'");
     }
   }
 
@@ -128,8 +134,9 @@ class CudaTransferEngineTest {
     try (TransferEngine engine = device.openTransfer(new TransferSpec("t", 128, 1))) {
       assertThatThrownBy(() -> engine.copy(slot, 129))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("bytes: 129 (expected: 0 < bytes <= 128, the device buffers' size, and <= "
-              + "256, the host slot's) on cuda:1, loader 't'");
+          .hasMessage(
+              "bytes: 129 (expected: 0 < bytes <= 128, the device buffers' size, and <= "
+                  + "256, the host slot's) on cuda:1, loader 't'");
     }
   }
 
@@ -175,9 +182,10 @@ class CudaTransferEngineTest {
     runtime.fail("cudaMalloc", CudaRuntime.MEMORY_ALLOCATION, 2, 1);
     assertThatThrownBy(() -> device.openTransfer(new TransferSpec("t", SLOT, 2)))
         .isInstanceOf(CudaCallException.class)
-        .hasMessage("cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 3 of 4 "
-            + "(256 bytes) on cuda:1, loader 't': the GPU is out of memory; lower transferDepth "
-            + "or batchSize, or free GPU memory");
+        .hasMessage(
+            "cudaMalloc returned 2 (cudaErrorMemoryAllocation) for device buffer 3 of 4 "
+                + "(256 bytes) on cuda:1, loader 't': the GPU is out of memory; lower transferDepth "
+                + "or batchSize, or free GPU memory");
   }
 
   @Test
@@ -185,21 +193,26 @@ class CudaTransferEngineTest {
     runtime.fail("cudaEventCreateWithFlags", FakeCudaRuntime.INVALID_VALUE, 1, 1);
     assertThatThrownBy(() -> device.openTransfer(new TransferSpec("t", SLOT, 2)))
         .isInstanceOf(CudaCallException.class)
-        .hasMessage("cudaEventCreateWithFlags returned 1 (cudaErrorInvalidValue) for the event "
-            + "of device buffer 2 of 4 (256 bytes) on cuda:1, loader 't'");
+        .hasMessage(
+            "cudaEventCreateWithFlags returned 1 (cudaErrorInvalidValue) for the event "
+                + "of device buffer 2 of 4 (256 bytes) on cuda:1, loader 't'");
   }
 
   @Test
   void shouldGiveTheBufferBackWhenACopyFails() throws InterruptedException {
     try (TransferEngine engine = device.openTransfer(new TransferSpec("t", SLOT, 1))) {
       runtime.fail("cudaMemcpyAsync", FakeCudaRuntime.ILLEGAL_ADDRESS, 0, 1);
-      assertThatThrownBy(() -> engine.copy(slot, SLOT)).isInstanceOf(CudaCallException.class)
-          .hasMessage("cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 256 bytes into "
-              + "device buffer 1 of 3 on cuda:1, loader 't'");
+      assertThatThrownBy(() -> engine.copy(slot, SLOT))
+          .isInstanceOf(CudaCallException.class)
+          .hasMessage(
+              "cudaMemcpyAsync returned 700 (cudaErrorIllegalAddress) for 256 bytes into "
+                  + "device buffer 1 of 3 on cuda:1, loader 't'");
       runtime.fail("cudaEventRecord", FakeCudaRuntime.INVALID_HANDLE, 0, 1);
-      assertThatThrownBy(() -> engine.copy(slot, SLOT)).isInstanceOf(CudaCallException.class)
-          .hasMessageStartingWith("cudaEventRecord returned 400 "
-              + "(cudaErrorInvalidResourceHandle) for the event of device buffer 2 of 3");
+      assertThatThrownBy(() -> engine.copy(slot, SLOT))
+          .isInstanceOf(CudaCallException.class)
+          .hasMessageStartingWith(
+              "cudaEventRecord returned 400 "
+                  + "(cudaErrorInvalidResourceHandle) for the event of device buffer 2 of 3");
       List<DeviceBuffer> all = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         all.add(engine.copy(slot, SLOT));
@@ -216,10 +229,12 @@ class CudaTransferEngineTest {
       runtime.fail("cudaEventSynchronize", FakeCudaRuntime.ILLEGAL_ADDRESS, 0, 1);
       assertThatThrownBy(() -> buffer.event().awaitOnHost())
           .isInstanceOf(CudaCallException.class)
-          .hasMessage("cudaEventSynchronize returned 700 (cudaErrorIllegalAddress) for the copy "
-              + "into device buffer 1 of 3 (256 bytes) on cuda:1, loader 't'");
+          .hasMessage(
+              "cudaEventSynchronize returned 700 (cudaErrorIllegalAddress) for the copy "
+                  + "into device buffer 1 of 3 (256 bytes) on cuda:1, loader 't'");
       runtime.fail("cudaEventQuery", FakeCudaRuntime.ILLEGAL_ADDRESS, 0, 1);
-      assertThatThrownBy(() -> buffer.event().isComplete()).isInstanceOf(CudaCallException.class)
+      assertThatThrownBy(() -> buffer.event().isComplete())
+          .isInstanceOf(CudaCallException.class)
           .hasMessageStartingWith("cudaEventQuery returned 700");
       engine.release(buffer);
     }
@@ -233,17 +248,20 @@ class CudaTransferEngineTest {
     TransferEngine engine = gpu.openTransfer(new TransferSpec("t", SLOT, 2));
     DeviceBuffer held = engine.copy(slot, SLOT);
     own.fail("cudaFree", FakeCudaRuntime.INVALID_VALUE, 1, 1);
-    assertThatThrownBy(engine::close).isInstanceOf(CudaCallException.class)
-        .hasMessage("cudaFree returned 1 (cudaErrorInvalidValue) for device buffer 2 of 4 on "
-            + "cuda:0, loader 't'");
+    assertThatThrownBy(engine::close)
+        .isInstanceOf(CudaCallException.class)
+        .hasMessage(
+            "cudaFree returned 1 (cudaErrorInvalidValue) for device buffer 2 of 4 on "
+                + "cuda:0, loader 't'");
     assertThat(own.deviceBytes()).as("the other buffers were freed").isEqualTo(SLOT);
     assertThat(gpu.deviceBytes()).as("the one that failed stays counted").isEqualTo(SLOT);
     assertThat(own.liveEvents()).isZero();
     assertThat(own.liveStreams()).isZero();
     assertThatThrownBy(() -> held.event().awaitOnHost())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("the copy into device buffer 1 of 4 (256 bytes) on cuda:0, loader 't': the "
-            + "event was destroyed when the loader closed");
+        .hasMessage(
+            "the copy into device buffer 1 of 4 (256 bytes) on cuda:0, loader 't': the "
+                + "event was destroyed when the loader closed");
     assertThatThrownBy(() -> held.event().isComplete()).isInstanceOf(IllegalStateException.class);
     engine.release(held);
     engine.close();

@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A CUDA runtime in host memory, for tests without a GPU. Device memory is direct memory; each
- * stream is a thread of its own that runs its copies, event records and waits in order, so
- * copies really are asynchronous; an event completes when its stream reaches it. Calls can be
- * made to fail ({@link #fail}); every resource is counted, and every call that needs a device
- * is logged with its thread and the device bound to that thread.
+ * stream is a thread of its own that runs its copies, event records and waits in order, so copies
+ * really are asynchronous; an event completes when its stream reaches it. Calls can be made to fail
+ * ({@link #fail}); every resource is counted, and every call that needs a device is logged with its
+ * thread and the device bound to that thread.
  */
 class FakeCudaRuntime implements CudaRuntime {
   static final int INVALID_VALUE = 1;
@@ -108,8 +108,12 @@ class FakeCudaRuntime implements CudaRuntime {
 
   private synchronized void logCall(String call) {
     Integer current = bound.get();
-    log.add(call + " " + Thread.currentThread().getName() + " "
-        + (current == null ? "unbound" : "cuda:" + current));
+    log.add(
+        call
+            + " "
+            + Thread.currentThread().getName()
+            + " "
+            + (current == null ? "unbound" : "cuda:" + current));
   }
 
   /** The injected failure of {@code call} now, or success. */
@@ -206,11 +210,14 @@ class FakeCudaRuntime implements CudaRuntime {
       return code;
     }
     long handle = handles.incrementAndGet();
-    streams.put(handle, Executors.newSingleThreadExecutor(r -> {
-      Thread thread = new Thread(r, "fake-cuda-stream-" + handle);
-      thread.setDaemon(true);
-      return thread;
-    }));
+    streams.put(
+        handle,
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread thread = new Thread(r, "fake-cuda-stream-" + handle);
+              thread.setDaemon(true);
+              return thread;
+            }));
     stream[0] = handle;
     return SUCCESS;
   }
@@ -328,17 +335,18 @@ class FakeCudaRuntime implements CudaRuntime {
     }
     long delay = copyDelayNanos;
     CountDownLatch gate = copyGate;
-    executor.execute(() -> {
-      awaitQuietly(gate);
-      if (delay > 0) {
-        long end = System.nanoTime() + delay;
-        while (System.nanoTime() < end) {
-          Thread.onSpinWait();
-        }
-      }
-      UNSAFE.copyMemory(host, target, bytes);
-      copies.incrementAndGet();
-    });
+    executor.execute(
+        () -> {
+          awaitQuietly(gate);
+          if (delay > 0) {
+            long end = System.nanoTime() + delay;
+            while (System.nanoTime() < end) {
+              Thread.onSpinWait();
+            }
+          }
+          UNSAFE.copyMemory(host, target, bytes);
+          copies.incrementAndGet();
+        });
     return SUCCESS;
   }
 

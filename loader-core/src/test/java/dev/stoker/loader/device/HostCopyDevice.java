@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A device whose memory is a second region of host memory: it exercises the transfer stage
- * without a GPU. Each copy really copies the slot into a buffer of the engine's own pool. Records
- * the thread that opened, used and closed each engine.
+ * A device whose memory is a second region of host memory: it exercises the transfer stage without
+ * a GPU. Each copy really copies the slot into a buffer of the engine's own pool. Records the
+ * thread that opened, used and closed each engine.
  */
 public class HostCopyDevice implements Device {
   private final List<SlotPool> pools = new ArrayList<>();
@@ -68,8 +68,9 @@ public class HostCopyDevice implements Device {
 
   @Override
   public synchronized TransferEngine openTransfer(TransferSpec spec) {
-    SlotPool pool = new SlotPool(spec.loader() + "-device", DirectAllocator.INSTANCE,
-        spec.slotBytes(), spec.buffers());
+    SlotPool pool =
+        new SlotPool(
+            spec.loader() + "-device", DirectAllocator.INSTANCE, spec.slotBytes(), spec.buffers());
     pools.add(pool);
     record("open");
     return new TransferEngine() {

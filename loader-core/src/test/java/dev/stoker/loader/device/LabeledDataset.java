@@ -12,8 +12,8 @@ import java.nio.ByteOrder;
 
 /** Sample i: "x" = {i, i + 0.25, i + 0.5} (float32), "label" = i (int64). */
 final class LabeledDataset implements MapDataset {
-  static final Schema SCHEMA = Schema.of(Field.of("x", DType.FLOAT32, 3),
-      Field.scalar("label", DType.INT64));
+  static final Schema SCHEMA =
+      Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("label", DType.INT64));
 
   private final int size;
 
@@ -43,18 +43,28 @@ final class LabeledDataset implements MapDataset {
   static long[] labelsOnDevice(FakeCudaRuntime runtime, Batch batch) {
     DeviceColumn label = batch.deviceColumn("label");
     DeviceColumn x = batch.deviceColumn("x");
-    ByteBuffer labels = ByteBuffer.wrap(runtime.read(label.address(), (int) label.bytes()))
-        .order(ByteOrder.nativeOrder());
-    ByteBuffer xs = ByteBuffer.wrap(runtime.read(x.address(), (int) x.bytes()))
-        .order(ByteOrder.nativeOrder());
+    ByteBuffer labels =
+        ByteBuffer.wrap(runtime.read(label.address(), (int) label.bytes()))
+            .order(ByteOrder.nativeOrder());
+    ByteBuffer xs =
+        ByteBuffer.wrap(runtime.read(x.address(), (int) x.bytes())).order(ByteOrder.nativeOrder());
     long[] out = new long[batch.size()];
     for (int r = 0; r < out.length; r++) {
       out[r] = labels.getLong(r * Long.BYTES);
       float first = xs.getFloat(r * 3 * Float.BYTES);
       float third = xs.getFloat((r * 3 + 2) * Float.BYTES);
       if (first != out[r] || third != out[r] + 0.5f) {
-        throw new AssertionError("row " + r + " of " + batch + ": x = " + first + ", .., "
-            + third + " but label " + out[r]);
+        throw new AssertionError(
+            "row "
+                + r
+                + " of "
+                + batch
+                + ": x = "
+                + first
+                + ", .., "
+                + third
+                + " but label "
+                + out[r]);
       }
     }
     return out;

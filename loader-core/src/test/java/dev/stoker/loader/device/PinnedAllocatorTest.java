@@ -58,9 +58,10 @@ class PinnedAllocatorTest {
   void shouldBindTheAllocatingThreadToTheDevice() {
     HostMemory block = allocator.allocate(64);
     block.close();
-    assertThat(runtime.log()).contains(
-        "cudaHostAlloc " + Thread.currentThread().getName() + " cuda:1",
-        "cudaFreeHost " + Thread.currentThread().getName() + " cuda:1");
+    assertThat(runtime.log())
+        .contains(
+            "cudaHostAlloc " + Thread.currentThread().getName() + " cuda:1",
+            "cudaFreeHost " + Thread.currentThread().getName() + " cuda:1");
   }
 
   @Test
@@ -84,8 +85,9 @@ class PinnedAllocatorTest {
     HostMemory block = allocator.allocate(1 << 19);
     assertThatThrownBy(() -> allocator.allocate((1 << 19) + 1))
         .isInstanceOf(OutOfMemoryError.class)
-        .hasMessage("host allocator 'pinned-test': 524289 bytes requested with 524288 of its "
-            + "limit of 1048576 in use; raise the limit (maxHostBytes) or use smaller batches");
+        .hasMessage(
+            "host allocator 'pinned-test': 524289 bytes requested with 524288 of its "
+                + "limit of 1048576 in use; raise the limit (maxHostBytes) or use smaller batches");
     block.close();
   }
 
@@ -94,9 +96,10 @@ class PinnedAllocatorTest {
     runtime.fail("cudaHostAlloc", CudaRuntime.MEMORY_ALLOCATION, 0, 1);
     assertThatThrownBy(() -> allocator.allocate(4096))
         .isInstanceOf(OutOfMemoryError.class)
-        .hasMessage("cudaHostAlloc returned 2 (cudaErrorMemoryAllocation) for 4096 bytes of "
-            + "page-locked memory on cuda:1, host allocator 'pinned-test': the machine refused "
-            + "page-locked memory; lower maxHostBytes, or set pinMemory=false");
+        .hasMessage(
+            "cudaHostAlloc returned 2 (cudaErrorMemoryAllocation) for 4096 bytes of "
+                + "page-locked memory on cuda:1, host allocator 'pinned-test': the machine refused "
+                + "page-locked memory; lower maxHostBytes, or set pinMemory=false");
     assertThat(allocator.allocatedBytes()).as("nothing stays reserved").isZero();
     allocator.allocate(4096).close();
   }
@@ -105,13 +108,16 @@ class PinnedAllocatorTest {
   void shouldReportAnyOtherErrorOfTheRuntimeWithCallCodeAndName() {
     runtime.fail("cudaHostAlloc", FakeCudaRuntime.ILLEGAL_ADDRESS, 0, 1);
     assertThatThrownBy(() -> allocator.allocate(64))
-        .isInstanceOfSatisfying(CudaCallException.class, e -> {
-          assertThat(e.call()).isEqualTo("cudaHostAlloc");
-          assertThat(e.code()).isEqualTo(700);
-          assertThat(e.codeName()).isEqualTo("cudaErrorIllegalAddress");
-        })
-        .hasMessage("cudaHostAlloc returned 700 (cudaErrorIllegalAddress) for 64 bytes of "
-            + "page-locked memory on cuda:1, host allocator 'pinned-test'");
+        .isInstanceOfSatisfying(
+            CudaCallException.class,
+            e -> {
+              assertThat(e.call()).isEqualTo("cudaHostAlloc");
+              assertThat(e.code()).isEqualTo(700);
+              assertThat(e.codeName()).isEqualTo("cudaErrorIllegalAddress");
+            })
+        .hasMessage(
+            "cudaHostAlloc returned 700 (cudaErrorIllegalAddress) for 64 bytes of "
+                + "page-locked memory on cuda:1, host allocator 'pinned-test'");
     assertThat(allocator.allocatedBytes()).isZero();
   }
 
@@ -119,12 +125,15 @@ class PinnedAllocatorTest {
   void shouldRefuseToCloseWithBlocksStillOpenNamingTheBytes() {
     HostAllocator other = device.hostAllocator("leaky", 1 << 20, true);
     HostMemory block = other.allocate(512);
-    assertThatThrownBy(other::close).isInstanceOf(IllegalStateException.class)
-        .hasMessage("host allocator 'leaky': 512 bytes still open on close (expected: every "
-            + "block closed first)");
+    assertThatThrownBy(other::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "host allocator 'leaky': 512 bytes still open on close (expected: every "
+                + "block closed first)");
     block.close();
     other.close();
-    assertThatThrownBy(() -> other.allocate(64)).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> other.allocate(64))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("host allocator 'leaky' is closed");
   }
 

@@ -137,8 +137,9 @@ class DirectAllocatorTest {
     HostMemory first = allocator.allocate(600);
     assertThatThrownBy(() -> allocator.allocate(600))
         .isInstanceOf(OutOfMemoryError.class)
-        .hasMessageContaining("host allocator 'small': 600 bytes requested with 600 of its limit "
-            + "of 1000 in use");
+        .hasMessageContaining(
+            "host allocator 'small': 600 bytes requested with 600 of its limit "
+                + "of 1000 in use");
     first.close();
     allocator.close();
   }
@@ -149,8 +150,9 @@ class DirectAllocatorTest {
     HostMemory open = allocator.allocate(100);
     assertThatThrownBy(allocator::close)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("host allocator 'leaky': 100 bytes still open on close (expected: every "
-            + "block closed first)");
+        .hasMessage(
+            "host allocator 'leaky': 100 bytes still open on close (expected: every "
+                + "block closed first)");
     open.close();
   }
 

@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SharedFileAllocatorTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private SharedFileAllocator allocator;
 
   @BeforeEach
@@ -34,7 +33,8 @@ class SharedFileAllocatorTest {
 
   @Test
   void shouldShowEveryBlockToAnotherMappingOfTheFileAtItsOffset() throws IOException {
-    try (HostMemory first = allocator.allocate(100); HostMemory second = allocator.allocate(64)) {
+    try (HostMemory first = allocator.allocate(100);
+        HostMemory second = allocator.allocate(64)) {
       second.longs().put(2, 0x1234_5678_9abcL);
       first.bytes().put(99, (byte) 7);
       try (FileChannel channel = FileChannel.open(allocator.path(), StandardOpenOption.READ)) {
@@ -54,19 +54,22 @@ class SharedFileAllocatorTest {
   }
 
   /**
-   * Every page of a new file is taken as it is made (its blocks on disk or in memory cover it),
-   * not at its first write while a consumer runs, when a full folder would fault the write.
+   * Every page of a new file is taken as it is made (its blocks on disk or in memory cover it), not
+   * at its first write while a consumer runs, when a full folder would fault the write.
    */
   @Test
   void shouldTakeEveryPageOfTheFileAsItIsMade() throws Exception {
     long capacity = 3L << 20;
     try (SharedFileAllocator big = SharedFileAllocator.create(dir, "test-pages", capacity)) {
-      Process stat = new ProcessBuilder("stat", "--format=%b %B", big.path().toString())
-          .redirectErrorStream(true).start();
+      Process stat =
+          new ProcessBuilder("stat", "--format=%b %B", big.path().toString())
+              .redirectErrorStream(true)
+              .start();
       String[] blocks = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
       assertThat(stat.waitFor()).as("stat: %s", String.join(" ", blocks)).isZero();
       assertThat(Long.parseLong(blocks[0]) * Long.parseLong(blocks[1]))
-          .as("bytes of blocks the file holds").isGreaterThanOrEqualTo(capacity);
+          .as("bytes of blocks the file holds")
+          .isGreaterThanOrEqualTo(capacity);
     }
   }
 
@@ -118,8 +121,10 @@ class SharedFileAllocatorTest {
         .hasMessage("bytes: 0 (expected: 0 < bytes <= " + SharedFileAllocator.MAX_CAPACITY + ")");
     assertThatThrownBy(() -> SharedFileAllocator.create(dir, "big", 1L << 40))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("allocator 'big' capacity: 1099511627776 (expected: 0 < capacity <= "
-            + SharedFileAllocator.MAX_CAPACITY + ")");
+        .hasMessage(
+            "allocator 'big' capacity: 1099511627776 (expected: 0 < capacity <= "
+                + SharedFileAllocator.MAX_CAPACITY
+                + ")");
   }
 
   @Test
@@ -130,8 +135,8 @@ class SharedFileAllocatorTest {
           .hasMessageContaining("is not in allocator 'test-shm'");
       assertThatThrownBy(() -> allocator.offsetOf(other.view()))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("buffer of 64 bytes is not in allocator 'test-shm' (" + allocator.path()
-              + ")");
+          .hasMessage(
+              "buffer of 64 bytes is not in allocator 'test-shm' (" + allocator.path() + ")");
     }
   }
 
@@ -140,8 +145,9 @@ class SharedFileAllocatorTest {
     HostMemory open = allocator.allocate(64);
     assertThatThrownBy(allocator::close)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("host allocator 'test-shm': 64 bytes still open on close (expected: every "
-            + "block closed first)");
+        .hasMessage(
+            "host allocator 'test-shm': 64 bytes still open on close (expected: every "
+                + "block closed first)");
     assertThat(allocator.path()).doesNotExist();
     assertThatThrownBy(() -> allocator.allocate(64))
         .isInstanceOf(IllegalStateException.class)

@@ -66,15 +66,18 @@ class SlotPoolTest {
     final Thread thread;
 
     Acquirer(SlotPool pool, BooleanSupplier cancelled) {
-      thread = new Thread(() -> {
-        try {
-          result.set(pool.acquire(cancelled));
-        } catch (Throwable t) {
-          result.set(t);
-        } finally {
-          done.countDown();
-        }
-      }, "slot-pool-test-acquirer");
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  result.set(pool.acquire(cancelled));
+                } catch (Throwable t) {
+                  result.set(t);
+                } finally {
+                  done.countDown();
+                }
+              },
+              "slot-pool-test-acquirer");
       thread.setDaemon(true);
       thread.start();
     }
@@ -196,8 +199,10 @@ class SlotPoolTest {
     assertThatThrownBy(pool::close).isInstanceOf(IllegalStateException.class);
 
     assertThat(waiting.awaitDone()).isTrue();
-    assertThat(waiting.result.get()).isInstanceOf(IllegalStateException.class)
-        .extracting(t -> ((Throwable) t).getMessage()).isEqualTo("slot pool 'test' is closed");
+    assertThat(waiting.result.get())
+        .isInstanceOf(IllegalStateException.class)
+        .extracting(t -> ((Throwable) t).getMessage())
+        .isEqualTo("slot pool 'test' is closed");
     assertThat(a.isClosed()).isFalse();
     pool.release(a);
     pool.release(b);
@@ -214,8 +219,9 @@ class SlotPoolTest {
 
     assertThatThrownBy(pool::close)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("slot pool 'test': 2 slot(s) (2048 bytes) still out on close; "
-            + "they are let go of when they come back");
+        .hasMessageStartingWith(
+            "slot pool 'test': 2 slot(s) (2048 bytes) still out on close; "
+                + "they are let go of when they come back");
     assertThat(pool.isClosed()).isTrue();
     assertThat(idle.isClosed()).as("the idle slot is freed at once").isTrue();
     assertThat(a.isClosed()).as("a slot still out is not freed under its user").isFalse();
@@ -234,9 +240,10 @@ class SlotPoolTest {
     HostMemory a = pool.acquire(NEVER);
     assertThatThrownBy(pool::close)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("slot pool 'test': 1 slot(s) (1024 bytes) still out on close; they are let "
-            + "go of when they come back; set -Dstoker.memory.debug=true to see where they "
-            + "were taken");
+        .hasMessage(
+            "slot pool 'test': 1 slot(s) (1024 bytes) still out on close; they are let "
+                + "go of when they come back; set -Dstoker.memory.debug=true to see where they "
+                + "were taken");
     pool.release(a);
   }
 
@@ -327,8 +334,7 @@ class SlotPoolTest {
   }
 
   @Test
-  void shouldRunTheActionAtOnceWhenNoSlotIsOutAndLogWhatItThrows()
-      throws InterruptedException {
+  void shouldRunTheActionAtOnceWhenNoSlotIsOutAndLogWhatItThrows() throws InterruptedException {
     pool.release(pool.acquire(NEVER));
     AtomicBoolean ran = new AtomicBoolean();
     pool.closeAfterReturns(() -> ran.set(true));
@@ -336,9 +342,10 @@ class SlotPoolTest {
 
     SlotPool other = new SlotPool("other", allocator, SLOT_BYTES, 1);
     HostMemory out = other.acquire(NEVER);
-    other.closeAfterReturns(() -> {
-      throw new StackOverflowError("the allocator's close recursed");
-    });
+    other.closeAfterReturns(
+        () -> {
+          throw new StackOverflowError("the allocator's close recursed");
+        });
     other.release(out); // the Error is logged, not thrown at the thread giving the slot back
     assertThat(allocator.unfreed()).isZero();
   }

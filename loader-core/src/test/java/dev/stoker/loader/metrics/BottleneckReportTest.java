@@ -23,16 +23,37 @@ class BottleneckReportTest {
     return epoch(numWorkers, window, window + 1, wait, slotWait, 2.0, busy);
   }
 
-  private static EpochMetrics epoch(int numWorkers, int window, int slotLimit, double wait,
-      double slotWait, double meanReady, double... busy) {
+  private static EpochMetrics epoch(
+      int numWorkers,
+      int window,
+      int slotLimit,
+      double wait,
+      double slotWait,
+      double meanReady,
+      double... busy) {
     List<WorkerMetrics> workers = new ArrayList<>();
     for (int i = 0; i < busy.length; i++) {
       workers.add(new WorkerMetrics(i, 100, Math.round(busy[i] * WALL), 0));
     }
     long batches = 100L * busy.length;
-    return new EpochMetrics(0, 32, numWorkers, window, slotLimit, batches, batches * 32, WALL,
-        Math.round(wait * WALL), Math.round((1 - wait) * WALL), Math.round(slotWait * WALL),
-        meanReady, 0, 0, workers, 0, List.of());
+    return new EpochMetrics(
+        0,
+        32,
+        numWorkers,
+        window,
+        slotLimit,
+        batches,
+        batches * 32,
+        WALL,
+        Math.round(wait * WALL),
+        Math.round((1 - wait) * WALL),
+        Math.round(slotWait * WALL),
+        meanReady,
+        0,
+        0,
+        workers,
+        0,
+        List.of());
   }
 
   // --- verdicts ---
@@ -43,9 +64,11 @@ class BottleneckReportTest {
 
     assertThat(report.verdict()).isEqualTo(Verdict.PIPELINE_BOUND);
     assertThat(report.findings()).hasSize(1);
-    assertThat(report.summary()).isEqualTo("pipeline-bound: the consumer waited 60% of its time "
-        + "for data (5.00 ms per batch to fill); raise numWorkers (now 2, cores 8) or "
-        + "prefetchFactor");
+    assertThat(report.summary())
+        .isEqualTo(
+            "pipeline-bound: the consumer waited 60% of its time "
+                + "for data (5.00 ms per batch to fill); raise numWorkers (now 2, cores 8) or "
+                + "prefetchFactor");
   }
 
   @Test
@@ -54,9 +77,11 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(epoch(8, 0.4, 0, busy), CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.PIPELINE_BOUND);
-    assertThat(report.findings().get(0).explanation()).isEqualTo("the consumer waited 40% of its "
-        + "time for data (6.00 ms per batch to fill); the workers already match the cores; make "
-        + "samples cheaper to produce or add cores");
+    assertThat(report.findings().get(0).explanation())
+        .isEqualTo(
+            "the consumer waited 40% of its "
+                + "time for data (6.00 ms per batch to fill); the workers already match the cores; make "
+                + "samples cheaper to produce or add cores");
   }
 
   @Test
@@ -64,11 +89,14 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(epoch(0, 0.7, 0, 0.97), CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.ONE_WORKER_SATURATED);
-    assertThat(report.findings()).extracting(BottleneckReport.Finding::verdict)
+    assertThat(report.findings())
+        .extracting(BottleneckReport.Finding::verdict)
         .containsExactly(Verdict.ONE_WORKER_SATURATED, Verdict.PIPELINE_BOUND);
-    assertThat(report.summary()).isEqualTo("one-worker-saturated: all loading runs on the "
-        + "caller's thread (numWorkers=0), busy 97% of the time, while 8 cores are there; raise "
-        + "numWorkers");
+    assertThat(report.summary())
+        .isEqualTo(
+            "one-worker-saturated: all loading runs on the "
+                + "caller's thread (numWorkers=0), busy 97% of the time, while 8 cores are there; raise "
+                + "numWorkers");
     assertThat(report.findings().get(1).explanation()).startsWith("the consumer waited 70% ");
   }
 
@@ -77,8 +105,10 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(epoch(1, 0.5, 0, 0.9), CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.ONE_WORKER_SATURATED);
-    assertThat(report.summary()).isEqualTo("one-worker-saturated: all loading runs on the only "
-        + "worker, busy 90% of the time, while 8 cores are there; raise numWorkers");
+    assertThat(report.summary())
+        .isEqualTo(
+            "one-worker-saturated: all loading runs on the only "
+                + "worker, busy 90% of the time, while 8 cores are there; raise numWorkers");
   }
 
   @Test
@@ -86,9 +116,11 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(epoch(4, 0.6, 0, 0.1, 0.95, 0.1, 0.1), CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.ONE_WORKER_SATURATED);
-    assertThat(report.summary()).isEqualTo("one-worker-saturated: worker 1 is busy 95% of the time "
-        + "while the others average 10%: some batches cost far more than others (look at the "
-        + "samples they hold)");
+    assertThat(report.summary())
+        .isEqualTo(
+            "one-worker-saturated: worker 1 is busy 95% of the time "
+                + "while the others average 10%: some batches cost far more than others (look at the "
+                + "samples they hold)");
   }
 
   @Test
@@ -112,11 +144,14 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(metrics, CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.MEMORY_BOUND);
-    assertThat(report.findings()).extracting(BottleneckReport.Finding::verdict)
+    assertThat(report.findings())
+        .extracting(BottleneckReport.Finding::verdict)
         .containsExactly(Verdict.MEMORY_BOUND, Verdict.PIPELINE_BOUND);
-    assertThat(report.summary()).isEqualTo("memory-bound: the next batch waited for a free slot "
-        + "30% of the time; the memory budget allows 5 slots where 8 batches may be in flight "
-        + "plus the one being used; raise maxHostBytes or lower prefetchFactor");
+    assertThat(report.summary())
+        .isEqualTo(
+            "memory-bound: the next batch waited for a free slot "
+                + "30% of the time; the memory budget allows 5 slots where 8 batches may be in flight "
+                + "plus the one being used; raise maxHostBytes or lower prefetchFactor");
   }
 
   @Test
@@ -125,7 +160,8 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(metrics, CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.COMPUTE_BOUND);
-    assertThat(report.findings()).extracting(BottleneckReport.Finding::verdict)
+    assertThat(report.findings())
+        .extracting(BottleneckReport.Finding::verdict)
         .containsExactly(Verdict.COMPUTE_BOUND);
   }
 
@@ -135,9 +171,11 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(metrics, CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.COMPUTE_BOUND);
-    assertThat(report.summary()).isEqualTo("compute-bound: the consumer waited only 1.0% of its "
-        + "time and 3.5 batches were ready on average: data is ready before it is asked for; the "
-        + "loader is not the bottleneck");
+    assertThat(report.summary())
+        .isEqualTo(
+            "compute-bound: the consumer waited only 1.0% of its "
+                + "time and 3.5 batches were ready on average: data is ready before it is asked for; the "
+                + "loader is not the bottleneck");
   }
 
   @Test
@@ -145,8 +183,10 @@ class BottleneckReportTest {
     BottleneckReport report = BottleneckReport.of(epoch(2, 0.1, 0.05, 0.5, 0.5), CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.BALANCED);
-    assertThat(report.summary()).isEqualTo("balanced: the consumer waited 10% of its time; "
-        + "neither side holds the other up much");
+    assertThat(report.summary())
+        .isEqualTo(
+            "balanced: the consumer waited 10% of its time; "
+                + "neither side holds the other up much");
   }
 
   @Test
@@ -161,13 +201,32 @@ class BottleneckReportTest {
 
   @Test
   void shouldNotCallAnEpochWithoutBatchesComputeBound() {
-    EpochMetrics empty = new EpochMetrics(0, 32, 2, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        List.of(new WorkerMetrics(0, 0, 0, 0), new WorkerMetrics(1, 0, 0, 0)), 0, List.of());
+    EpochMetrics empty =
+        new EpochMetrics(
+            0,
+            32,
+            2,
+            4,
+            5,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            List.of(new WorkerMetrics(0, 0, 0, 0), new WorkerMetrics(1, 0, 0, 0)),
+            0,
+            List.of());
     BottleneckReport report = BottleneckReport.of(empty, CORES);
 
     assertThat(report.verdict()).isEqualTo(Verdict.BALANCED);
-    assertThat(report.summary()).isEqualTo("balanced: the consumer waited 0% of its time; "
-        + "neither side holds the other up much");
+    assertThat(report.summary())
+        .isEqualTo(
+            "balanced: the consumer waited 0% of its time; "
+                + "neither side holds the other up much");
   }
 
   @Test
@@ -175,7 +234,8 @@ class BottleneckReportTest {
     EpochMetrics metrics = epoch(0, 0.7, 0, 0.97);
     String text = BottleneckReport.of(metrics, CORES).toString();
 
-    assertThat(text).startsWith(metrics.toString())
+    assertThat(text)
+        .startsWith(metrics.toString())
         .contains("  one-worker-saturated: all loading runs on the caller's thread")
         .contains("  pipeline-bound: the consumer waited 70%");
   }
@@ -184,9 +244,25 @@ class BottleneckReportTest {
 
   @Test
   void shouldDeriveRatesAndFractionsFromTheRecord() {
-    EpochMetrics metrics = new EpochMetrics(1, 32, 2, 4, 5, 200, 6400, 2 * WALL, 300, 700,
-        WALL / 2, 1.5, 8_000_000, 4, List.of(new WorkerMetrics(0, 150, 3 * WALL, 0),
-        new WorkerMetrics(1, 50, WALL / 2, 0)), 0, List.of());
+    EpochMetrics metrics =
+        new EpochMetrics(
+            1,
+            32,
+            2,
+            4,
+            5,
+            200,
+            6400,
+            2 * WALL,
+            300,
+            700,
+            WALL / 2,
+            1.5,
+            8_000_000,
+            4,
+            List.of(new WorkerMetrics(0, 150, 3 * WALL, 0), new WorkerMetrics(1, 50, WALL / 2, 0)),
+            0,
+            List.of());
 
     assertThat(metrics.seconds()).isEqualTo(2.0);
     assertThat(metrics.samplesPerSecond()).isEqualTo(3200.0);
@@ -195,15 +271,34 @@ class BottleneckReportTest {
     assertThat(metrics.workerBusy()).containsExactly(1.0, 0.25); // capped at 1
     assertThat(metrics.meanFillMillis()).isEqualTo(17.5); // 3.5 s over 200 batches
     assertThat(metrics.meanTransferMillis()).isEqualTo(2.0);
-    assertThat(metrics).hasToString("epoch 1: 200 batches, 3200 samples/s, consumer waited 30%, "
-        + "workers busy [100%,25%], fill 17.50 ms/batch, transfer 2.00 ms/batch, 1.5 batches "
-        + "ready, 0 skipped");
+    assertThat(metrics)
+        .hasToString(
+            "epoch 1: 200 batches, 3200 samples/s, consumer waited 30%, "
+                + "workers busy [100%,25%], fill 17.50 ms/batch, transfer 2.00 ms/batch, 1.5 batches "
+                + "ready, 0 skipped");
   }
 
   @Test
   void shouldGiveZeroRatherThanDivideByZero() {
-    EpochMetrics empty = new EpochMetrics(0, 32, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        List.of(new WorkerMetrics(0, 0, 0, 0)), 0, List.of());
+    EpochMetrics empty =
+        new EpochMetrics(
+            0,
+            32,
+            0,
+            1,
+            2,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            List.of(new WorkerMetrics(0, 0, 0, 0)),
+            0,
+            List.of());
 
     assertThat(empty.samplesPerSecond()).isZero();
     assertThat(empty.waitFraction()).isZero();
@@ -246,16 +341,17 @@ class BottleneckReportTest {
     assertThat(metrics.slotWaitNanos()).isEqualTo(3_000);
     assertThat(metrics.meanReadyBatches()).isEqualTo(3.0);
     assertThat(metrics.meanTransferMillis()).isEqualTo(2.0);
-    assertThat(metrics.workers()).containsExactly(new WorkerMetrics(0, 1, 1_000, 50),
-        new WorkerMetrics(1, 2, 5_000, 0));
+    assertThat(metrics.workers())
+        .containsExactly(new WorkerMetrics(0, 1, 1_000, 50), new WorkerMetrics(1, 2, 5_000, 0));
     assertThat(metrics.meanFillMillis()).isCloseTo(6_000 / 3 / 1e6, within(1e-12));
 
     long wall = metrics.wallNanos();
     assertThat(wall).isPositive();
     assertThat(metrics.samplesPerSecond()).isCloseTo(13 / (wall / 1e9), within(1e-6));
-    assertThat(metrics.workerBusy()).containsExactly(Math.min(1.0, 1_000.0 / wall),
-        Math.min(1.0, 5_000.0 / wall));
-    assertThat(counters.snapshot().wallNanos()).as("wall time ends at the last delivered batch")
+    assertThat(metrics.workerBusy())
+        .containsExactly(Math.min(1.0, 1_000.0 / wall), Math.min(1.0, 5_000.0 / wall));
+    assertThat(counters.snapshot().wallNanos())
+        .as("wall time ends at the last delivered batch")
         .isEqualTo(wall);
   }
 

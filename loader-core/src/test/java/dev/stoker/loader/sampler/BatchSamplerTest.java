@@ -17,8 +17,12 @@ class BatchSamplerTest {
       for (int row = 0; row < batch.length; row++) {
         batch[row] = batches.sampleIndex(b, row);
       }
-      assertThat(batch).isEqualTo(Arrays.copyOfRange(
-          batches.indices(), batches.batchStart(b), batches.batchStart(b) + batches.batchLength(b)));
+      assertThat(batch)
+          .isEqualTo(
+              Arrays.copyOfRange(
+                  batches.indices(),
+                  batches.batchStart(b),
+                  batches.batchStart(b) + batches.batchLength(b)));
       int[] grown = Arrays.copyOf(out, out.length + batch.length);
       System.arraycopy(batch, 0, grown, out.length, batch.length);
       out = grown;
@@ -67,8 +71,10 @@ class BatchSamplerTest {
       boolean dropLast = random.nextBoolean();
       long seed = random.nextLong();
       int epoch = random.nextInt(50);
-      String description = String.format("n=%d batchSize=%d dropLast=%b seed=%d epoch=%d",
-          n, batchSize, dropLast, seed, epoch);
+      String description =
+          String.format(
+              "n=%d batchSize=%d dropLast=%b seed=%d epoch=%d",
+              n, batchSize, dropLast, seed, epoch);
       RandomSampler sampler = new RandomSampler(n, seed);
       BatchSampler batches = new BatchSampler(sampler, batchSize, dropLast);
       int expectedCount = dropLast ? n / batchSize : (n + batchSize - 1) / batchSize;
@@ -84,7 +90,8 @@ class BatchSamplerTest {
         assertThat(view.batchLength(b)).as("%s batch=%d", description, b).isEqualTo(expectedLength);
       }
       int[] order = sampler.indices(epoch);
-      assertThat(concatenate(view)).as(description)
+      assertThat(concatenate(view))
+          .as(description)
           .isEqualTo(Arrays.copyOf(order, n - batches.droppedSamples()));
       assertThat(batches.droppedSamples()).as(description).isEqualTo(dropLast ? n % batchSize : 0);
     }
@@ -104,14 +111,19 @@ class BatchSamplerTest {
       int[] counts = new int[worldSize];
       int[] lastLengths = new int[worldSize];
       for (int r = 0; r < worldSize; r++) {
-        BatchSampler batches = new BatchSampler(
-            new DistributedSampler(n, r, worldSize, true, seed, samplerDropLast), batchSize, batchDropLast);
+        BatchSampler batches =
+            new BatchSampler(
+                new DistributedSampler(n, r, worldSize, true, seed, samplerDropLast),
+                batchSize,
+                batchDropLast);
         EpochBatches view = batches.epoch(epoch);
         counts[r] = view.batchCount();
         lastLengths[r] = counts[r] == 0 ? 0 : view.batchLength(counts[r] - 1);
       }
-      String description = String.format("n=%d worldSize=%d batchSize=%d dropLast=%b/%b",
-          n, worldSize, batchSize, samplerDropLast, batchDropLast);
+      String description =
+          String.format(
+              "n=%d worldSize=%d batchSize=%d dropLast=%b/%b",
+              n, worldSize, batchSize, samplerDropLast, batchDropLast);
       assertThat(counts).as(description).containsOnly(counts[0]);
       assertThat(lastLengths).as(description).containsOnly(lastLengths[0]);
     }
@@ -126,25 +138,30 @@ class BatchSamplerTest {
       boolean dropLast = random.nextBoolean();
       long seed = random.nextLong();
       int epoch = random.nextInt(50);
-      int[] first = concatenate(new BatchSampler(new RandomSampler(n, seed), batchSize, dropLast).epoch(epoch));
-      int[] retry = concatenate(new BatchSampler(new RandomSampler(n, seed), batchSize, dropLast).epoch(epoch));
+      int[] first =
+          concatenate(
+              new BatchSampler(new RandomSampler(n, seed), batchSize, dropLast).epoch(epoch));
+      int[] retry =
+          concatenate(
+              new BatchSampler(new RandomSampler(n, seed), batchSize, dropLast).epoch(epoch));
       assertThat(retry).isEqualTo(first);
     }
   }
 
   @Test
   void shouldRejectASamplerThatBreaksItsLengthContract() {
-    Sampler liar = new Sampler() {
-      @Override
-      public int length() {
-        return 3;
-      }
+    Sampler liar =
+        new Sampler() {
+          @Override
+          public int length() {
+            return 3;
+          }
 
-      @Override
-      public int[] indices(int epoch) {
-        return new int[2];
-      }
-    };
+          @Override
+          public int[] indices(int epoch) {
+            return new int[2];
+          }
+        };
     assertThatThrownBy(() -> new BatchSampler(liar, 2, false).epoch(0))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("returned 2 indices for epoch 0 (expected: length() = 3)");

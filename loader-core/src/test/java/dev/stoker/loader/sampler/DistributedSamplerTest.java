@@ -13,10 +13,16 @@ class DistributedSamplerTest {
   private static final int CASES = 400;
 
   /** One random configuration; {@code shards[r]} is rank r's epoch order. */
-  private record Case(int n, int worldSize, boolean shuffle, long seed, boolean dropLast, int epoch) {
+  private record Case(
+      int n, int worldSize, boolean shuffle, long seed, boolean dropLast, int epoch) {
     static Case draw(Random random) {
-      return new Case(random.nextInt(120), 1 + random.nextInt(16), random.nextBoolean(), random.nextLong(),
-          random.nextBoolean(), random.nextInt(50));
+      return new Case(
+          random.nextInt(120),
+          1 + random.nextInt(16),
+          random.nextBoolean(),
+          random.nextLong(),
+          random.nextBoolean(),
+          random.nextInt(50));
     }
 
     DistributedSampler sampler(int rank) {
@@ -45,9 +51,10 @@ class DistributedSamplerTest {
   /** PyTorch's DistributedSampler.__iter__, transcribed list-for-list. */
   private static List<Integer> reference(int[] global, int rank, int worldSize, boolean dropLast) {
     int n = global.length;
-    int numSamples = dropLast && n % worldSize != 0
-        ? (int) Math.ceil((double) (n - worldSize) / worldSize)
-        : (int) Math.ceil((double) n / worldSize);
+    int numSamples =
+        dropLast && n % worldSize != 0
+            ? (int) Math.ceil((double) (n - worldSize) / worldSize)
+            : (int) Math.ceil((double) n / worldSize);
     int totalSize = numSamples * worldSize;
     List<Integer> indices = new ArrayList<>();
     for (int i : global) {
@@ -76,12 +83,18 @@ class DistributedSamplerTest {
 
   @Test
   void shouldMatchPyTorchOnTenSamplesOverThreeRanks() {
-    assertThat(new DistributedSampler(10, 0, 3, false, 0, false).indices(0)).containsExactly(0, 3, 6, 9);
-    assertThat(new DistributedSampler(10, 1, 3, false, 0, false).indices(0)).containsExactly(1, 4, 7, 0);
-    assertThat(new DistributedSampler(10, 2, 3, false, 0, false).indices(0)).containsExactly(2, 5, 8, 1);
-    assertThat(new DistributedSampler(10, 0, 3, false, 0, true).indices(0)).containsExactly(0, 3, 6);
-    assertThat(new DistributedSampler(10, 1, 3, false, 0, true).indices(0)).containsExactly(1, 4, 7);
-    assertThat(new DistributedSampler(10, 2, 3, false, 0, true).indices(0)).containsExactly(2, 5, 8);
+    assertThat(new DistributedSampler(10, 0, 3, false, 0, false).indices(0))
+        .containsExactly(0, 3, 6, 9);
+    assertThat(new DistributedSampler(10, 1, 3, false, 0, false).indices(0))
+        .containsExactly(1, 4, 7, 0);
+    assertThat(new DistributedSampler(10, 2, 3, false, 0, false).indices(0))
+        .containsExactly(2, 5, 8, 1);
+    assertThat(new DistributedSampler(10, 0, 3, false, 0, true).indices(0))
+        .containsExactly(0, 3, 6);
+    assertThat(new DistributedSampler(10, 1, 3, false, 0, true).indices(0))
+        .containsExactly(1, 4, 7);
+    assertThat(new DistributedSampler(10, 2, 3, false, 0, true).indices(0))
+        .containsExactly(2, 5, 8);
     assertThat(new DistributedSampler(10, 0, 3, false, 0, false).paddedCount()).isEqualTo(2);
     assertThat(new DistributedSampler(10, 0, 3, false, 0, true).droppedCount()).isEqualTo(1);
   }
@@ -122,9 +135,15 @@ class DistributedSamplerTest {
     Random random = new Random(5);
     for (int c = 0; c < CASES; c++) {
       Case k = Case.draw(random);
-      int[] global = k.shuffle ? Permutations.permutation(k.n, k.seed, k.epoch) : IntStream.range(0, k.n).toArray();
+      int[] global =
+          k.shuffle
+              ? Permutations.permutation(k.n, k.seed, k.epoch)
+              : IntStream.range(0, k.n).toArray();
       for (int r = 0; r < k.worldSize; r++) {
-        int[] expected = reference(global, r, k.worldSize, k.dropLast).stream().mapToInt(Integer::intValue).toArray();
+        int[] expected =
+            reference(global, r, k.worldSize, k.dropLast).stream()
+                .mapToInt(Integer::intValue)
+                .toArray();
         assertThat(k.sampler(r).indices(k.epoch)).as("%s rank=%d", k, r).isEqualTo(expected);
       }
     }

@@ -41,8 +41,10 @@ class EpochSplitTest {
   @Test
   void shouldRefuseSizesBelowOne() {
     assertThatThrownBy(() -> EpochSplit.rowsPerRank(10, 0, 4, true))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("worldSize");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("worldSize");
     assertThatThrownBy(() -> EpochSplit.batches(10, 0, false))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batchSize");
   }
 }

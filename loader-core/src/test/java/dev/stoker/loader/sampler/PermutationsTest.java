@@ -19,14 +19,18 @@ class PermutationsTest {
       int epoch = random.nextInt(1000);
       int[] sorted = Permutations.permutation(n, seed, epoch);
       Arrays.sort(sorted);
-      assertThat(sorted).as("n=%d seed=%d epoch=%d", n, seed, epoch).isEqualTo(IntStream.range(0, n).toArray());
+      assertThat(sorted)
+          .as("n=%d seed=%d epoch=%d", n, seed, epoch)
+          .isEqualTo(IntStream.range(0, n).toArray());
     }
   }
 
   @Test
   void shouldNotConfuseSeedAndEpoch() {
-    assertThat(Permutations.permutation(100, 1, 0)).isNotEqualTo(Permutations.permutation(100, 0, 1));
-    assertThat(Permutations.permutation(100, 5, 7)).isNotEqualTo(Permutations.permutation(100, 7, 5));
+    assertThat(Permutations.permutation(100, 1, 0))
+        .isNotEqualTo(Permutations.permutation(100, 0, 1));
+    assertThat(Permutations.permutation(100, 5, 7))
+        .isNotEqualTo(Permutations.permutation(100, 7, 5));
   }
 
   @Test

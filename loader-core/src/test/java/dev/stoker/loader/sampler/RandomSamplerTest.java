@@ -22,7 +22,9 @@ class RandomSamplerTest {
       int[] sorted = sampler.indices(epoch);
       assertThat(sorted).hasSize(sampler.length());
       Arrays.sort(sorted);
-      assertThat(sorted).as("n=%d seed=%d epoch=%d", n, seed, epoch).isEqualTo(IntStream.range(0, n).toArray());
+      assertThat(sorted)
+          .as("n=%d seed=%d epoch=%d", n, seed, epoch)
+          .isEqualTo(IntStream.range(0, n).toArray());
     }
   }
 

@@ -20,10 +20,21 @@ class ResumeSplitPropertyTest {
   static final int CASES = Integer.getInteger("stoker.resume.cases", 5_000);
 
   /** The batches rank {@code rank} of {@code worldSize} yields from position {@code start}. */
-  private static List<int[]> batches(int n, int start, int rank, int worldSize, int batchSize,
-      boolean dropLast, boolean shuffle, long seed, int epoch) {
-    BatchSampler sampler = new BatchSampler(new DistributedSampler(n, start, rank, worldSize,
-        shuffle, seed, dropLast), batchSize, dropLast);
+  private static List<int[]> batches(
+      int n,
+      int start,
+      int rank,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      boolean shuffle,
+      long seed,
+      int epoch) {
+    BatchSampler sampler =
+        new BatchSampler(
+            new DistributedSampler(n, start, rank, worldSize, shuffle, seed, dropLast),
+            batchSize,
+            dropLast);
     EpochBatches plan = sampler.epoch(epoch);
     List<int[]> out = new ArrayList<>();
     for (int b = 0; b < plan.batchCount(); b++) {
@@ -37,11 +48,19 @@ class ResumeSplitPropertyTest {
   }
 
   /** One segment of an epoch: from {@code start}, on {@code worldSize} ranks, up to {@code cut}. */
-  private record Segment(int start, int worldSize, List<List<int[]>> ranks, int cut, long padded,
-      long dropped) {}
+  private record Segment(
+      int start, int worldSize, List<List<int[]>> ranks, int cut, long padded, long dropped) {}
 
-  private static Segment segment(int n, int start, int worldSize, int batchSize, boolean dropLast,
-      boolean shuffle, long seed, int epoch, Random random) {
+  private static Segment segment(
+      int n,
+      int start,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      Random random) {
     List<List<int[]>> ranks = new ArrayList<>();
     for (int r = 0; r < worldSize; r++) {
       ranks.add(batches(n, start, r, worldSize, batchSize, dropLast, shuffle, seed, epoch));
@@ -50,12 +69,13 @@ class ResumeSplitPropertyTest {
     for (List<int[]> rank : ranks) {
       assertThat(rank).as("every rank's batch count").hasSize(count);
     }
-    DistributedSampler any = new DistributedSampler(n, start, 0, worldSize, shuffle, seed,
-        dropLast);
-    long dropped = any.droppedCount() + (long) new BatchSampler(any, batchSize, dropLast)
-        .droppedSamples() * worldSize;
-    return new Segment(start, worldSize, ranks, random.nextInt(count + 1), any.paddedCount(),
-        dropped);
+    DistributedSampler any =
+        new DistributedSampler(n, start, 0, worldSize, shuffle, seed, dropLast);
+    long dropped =
+        any.droppedCount()
+            + (long) new BatchSampler(any, batchSize, dropLast).droppedSamples() * worldSize;
+    return new Segment(
+        start, worldSize, ranks, random.nextInt(count + 1), any.paddedCount(), dropped);
   }
 
   @Test
@@ -70,26 +90,28 @@ class ResumeSplitPropertyTest {
       long seed = random.nextLong();
       int epoch = random.nextInt(5);
       int[] worlds = {1 + random.nextInt(8), 1 + random.nextInt(8), 1 + random.nextInt(8)};
-      String label = String.format("case %d: n=%d batchSize=%d dropLast=%s shuffle=%s seed=%d "
-          + "worlds=%d,%d,%d", c, n, batchSize, dropLast, shuffle, seed, worlds[0], worlds[1],
-          worlds[2]);
+      String label =
+          String.format(
+              "case %d: n=%d batchSize=%d dropLast=%s shuffle=%s seed=%d " + "worlds=%d,%d,%d",
+              c, n, batchSize, dropLast, shuffle, seed, worlds[0], worlds[1], worlds[2]);
       int[] seen = new int[n];
       int start = 0;
       long padded = 0;
       long dropped = 0;
       for (int s = 0; s < worlds.length && start < n; s++) {
-        Segment segment = segment(n, start, worlds[s], batchSize, dropLast, shuffle, seed, epoch,
-            random);
+        Segment segment =
+            segment(n, start, worlds[s], batchSize, dropLast, shuffle, seed, epoch, random);
         boolean last = s == worlds.length - 1;
         int cut = last ? segment.ranks().get(0).size() : segment.cut();
         if (s > 0 && worlds[s] == worlds[s - 1]) {
           // The same world size: the rest of the uninterrupted segment, batch for batch.
           for (int r = 0; r < worlds[s]; r++) {
-            List<int[]> whole = batches(n, 0, r, worlds[s], batchSize, dropLast, shuffle, seed,
-                epoch);
+            List<int[]> whole =
+                batches(n, 0, r, worlds[s], batchSize, dropLast, shuffle, seed, epoch);
             int before = start / (batchSize * worlds[s]);
             if (sameWorldBefore(worlds, s)) {
-              assertThat(segment.ranks().get(r)).as(label + " rank " + r)
+              assertThat(segment.ranks().get(r))
+                  .as(label + " rank " + r)
                   .usingElementComparator(ResumeSplitPropertyTest::compare)
                   .containsExactlyElementsOf(whole.subList(before, whole.size()));
             }
@@ -124,9 +146,11 @@ class ResumeSplitPropertyTest {
       }
       if (dropLast) {
         assertThat(repeats).as(label + " rows twice").isZero();
-        assertThat(missing).as(label + " rows never delivered = the reported drops")
+        assertThat(missing)
+            .as(label + " rows never delivered = the reported drops")
             .isEqualTo(dropped);
-        assertThat(dropped).as(label + " drops < max(W) x batchSize")
+        assertThat(dropped)
+            .as(label + " drops < max(W) x batchSize")
             .isLessThan((long) Math.max(worlds[0], Math.max(worlds[1], worlds[2])) * batchSize);
       } else {
         assertThat(missing).as(label + " rows never delivered").isZero();

@@ -15,22 +15,34 @@ import java.util.zip.Inflater;
 import org.junit.jupiter.api.Test;
 
 class LoaderStateTest {
-  private static final InputFingerprint FILES = new InputFingerprint(List.of(
-      new InputFingerprint.Entry("file:/data/train/part-0.parquet", 1000, 1_700_000_000_000L),
-      new InputFingerprint.Entry("file:/data/train/part-1.parquet", 2000, 1_700_000_000_001L)));
-  private static final LoaderState STATE = new LoaderState(-7, true, 3, 3, 64, true, 8192,
-      List.of(new Segment(2, 640), new Segment(4, 40 * 64)), FILES);
+  private static final InputFingerprint FILES =
+      new InputFingerprint(
+          List.of(
+              new InputFingerprint.Entry(
+                  "file:/data/train/part-0.parquet", 1000, 1_700_000_000_000L),
+              new InputFingerprint.Entry(
+                  "file:/data/train/part-1.parquet", 2000, 1_700_000_000_001L)));
+  private static final LoaderState STATE =
+      new LoaderState(
+          -7,
+          true,
+          3,
+          3,
+          64,
+          true,
+          8192,
+          List.of(new Segment(2, 640), new Segment(4, 40 * 64)),
+          FILES);
 
   @Test
   void shouldPrintAShortStringThatParsesBackToTheSameState() {
     String text = STATE.toString();
 
-    assertThat(text).startsWith("stoker1:").hasSizeLessThan(140)
-        .matches("stoker1:[A-Za-z0-9_-]+");
+    assertThat(text).startsWith("stoker1:").hasSizeLessThan(140).matches("stoker1:[A-Za-z0-9_-]+");
     assertThat(LoaderState.parse(text)).isEqualTo(STATE);
     assertThat(LoaderState.parse(" " + text + "\n")).isEqualTo(STATE);
-    LoaderState small = LoaderState.startOf(1, false, 0, 1, 8, false, 0,
-        InputFingerprint.ofRows(10));
+    LoaderState small =
+        LoaderState.startOf(1, false, 0, 1, 8, false, 0, InputFingerprint.ofRows(10));
     assertThat(LoaderState.parse(small.toString())).isEqualTo(small);
     assertThat(small.toString()).hasSizeLessThan(80);
   }
@@ -39,12 +51,14 @@ class LoaderStateTest {
   void shouldCountTheRowsConsumedOnEveryRank() {
     assertThat(STATE.consumedRows()).isEqualTo(1280 + 40 * 64 * 4);
     assertThat(STATE.plusBatches(2).consumedRows()).isEqualTo(1280 + 42 * 64 * 4);
-    assertThat(STATE.describe()).isEqualTo("epoch 3, 11520 row(s) consumed (1280 before, then 40 "
-        + "batch(es) x 64 x 4 rank(s))");
-    assertThat(STATE.resumedOn(3).segments()).containsExactly(new Segment(2, 640),
-        new Segment(4, 2560), new Segment(3, 0));
-    assertThat(STATE.resumedOn(3).resumedOn(5).segments()).containsExactly(new Segment(2, 640),
-        new Segment(4, 2560), new Segment(5, 0));
+    assertThat(STATE.describe())
+        .isEqualTo(
+            "epoch 3, 11520 row(s) consumed (1280 before, then 40 "
+                + "batch(es) x 64 x 4 rank(s))");
+    assertThat(STATE.resumedOn(3).segments())
+        .containsExactly(new Segment(2, 640), new Segment(4, 2560), new Segment(3, 0));
+    assertThat(STATE.resumedOn(3).resumedOn(5).segments())
+        .containsExactly(new Segment(2, 640), new Segment(4, 2560), new Segment(5, 0));
   }
 
   @Test
@@ -63,9 +77,10 @@ class LoaderStateTest {
         try {
           parsed = LoaderState.parse(changed);
         } catch (BadStateException e) {
-          assertThat(e).hasMessageStartingWith("state is corrupted: ")
-              .hasMessageEndingWith("(expected: the string exactly as LoaderState.toString() "
-                  + "printed it)");
+          assertThat(e)
+              .hasMessageStartingWith("state is corrupted: ")
+              .hasMessageEndingWith(
+                  "(expected: the string exactly as LoaderState.toString() " + "printed it)");
           refused++;
           continue;
         }
@@ -82,12 +97,14 @@ class LoaderStateTest {
     assertThatThrownBy(() -> LoaderState.parse("stoker2:" + text.substring(8)))
         .isInstanceOf(BadStateException.class)
         .hasMessageStartingWith("state 'stoker2:")
-        .hasMessageEndingWith("is of format version 2 (expected: 'stoker1:...', the format this "
-            + "Stoker reads; resume with the Stoker version that wrote it)");
+        .hasMessageEndingWith(
+            "is of format version 2 (expected: 'stoker1:...', the format this "
+                + "Stoker reads; resume with the Stoker version that wrote it)");
     assertThatThrownBy(() -> LoaderState.parse("epoch=3"))
         .isInstanceOf(BadStateException.class)
-        .hasMessage("state 'epoch=3' is not a Stoker loader state (expected: a string starting "
-            + "with 'stoker1:', as LoaderState.toString() prints it)");
+        .hasMessage(
+            "state 'epoch=3' is not a Stoker loader state (expected: a string starting "
+                + "with 'stoker1:', as LoaderState.toString() prints it)");
     assertThatThrownBy(() -> LoaderState.parse(text.substring(0, text.length() - 6)))
         .isInstanceOf(BadStateException.class)
         .hasMessageStartingWith("state is corrupted: ");
@@ -113,18 +130,22 @@ class LoaderStateTest {
 
   @Test
   void shouldNameEachFileAddedRemovedOrRewritten() {
-    InputFingerprint now = new InputFingerprint(List.of(
-        new InputFingerprint.Entry("file:/data/train/part-1.parquet", 2000, 1_700_000_000_999L),
-        new InputFingerprint.Entry("file:/data/train/part-2.parquet", 10, 1)));
+    InputFingerprint now =
+        new InputFingerprint(
+            List.of(
+                new InputFingerprint.Entry(
+                    "file:/data/train/part-1.parquet", 2000, 1_700_000_000_999L),
+                new InputFingerprint.Entry("file:/data/train/part-2.parquet", 10, 1)));
 
     assertThatThrownBy(() -> FILES.check(now))
         .isInstanceOf(InputChangedException.class)
-        .hasMessage("the input changed since the state was taken: "
-            + "'file:/data/train/part-0.parquet' removed; "
-            + "'file:/data/train/part-1.parquet' rewritten (modified 1700000000001 -> "
-            + "1700000000999); 'file:/data/train/part-2.parquet' added (expected: the same input, "
-            + "or its order is not the one the state was taken in; to resume anyway, rows of the "
-            + "epoch possibly twice or never, set acceptChangedInput=true)");
+        .hasMessage(
+            "the input changed since the state was taken: "
+                + "'file:/data/train/part-0.parquet' removed; "
+                + "'file:/data/train/part-1.parquet' rewritten (modified 1700000000001 -> "
+                + "1700000000999); 'file:/data/train/part-2.parquet' added (expected: the same input, "
+                + "or its order is not the one the state was taken in; to resume anyway, rows of the "
+                + "epoch possibly twice or never, set acceptChangedInput=true)");
     assertThat(InputFingerprint.ofRows(10).changesTo(InputFingerprint.ofRows(12)))
         .containsExactly("'rows' rewritten (size 10 -> 12)");
     FILES.check(new InputFingerprint(new ArrayList<>(FILES.entries())));
@@ -142,14 +163,18 @@ class LoaderStateTest {
 
   @Test
   void shouldRefuseBadFields() {
-    assertThatThrownBy(() -> new LoaderState(0, false, -1, 0, 1, false, 0,
-        List.of(new Segment(1, 0)), FILES))
+    assertThatThrownBy(
+            () -> new LoaderState(0, false, -1, 0, 1, false, 0, List.of(new Segment(1, 0)), FILES))
         .hasMessage("epoch: -1 (expected: >= 0)");
     assertThatThrownBy(() -> new Segment(0, 1)).hasMessage("worldSize: 0 (expected: > 0)");
     assertThatThrownBy(() -> new LoaderState(0, false, 0, 0, 1, false, 0, List.of(), FILES))
         .hasMessage("segments: none (expected: at least the current one)");
-    assertThatThrownBy(() -> new InputFingerprint(List.of(new InputFingerprint.Entry("a", 1, 1),
-        new InputFingerprint.Entry("a", 1, 1))))
+    assertThatThrownBy(
+            () ->
+                new InputFingerprint(
+                    List.of(
+                        new InputFingerprint.Entry("a", 1, 1),
+                        new InputFingerprint.Entry("a", 1, 1))))
         .hasMessage("input fingerprint: 'a' twice (expected: each file once)");
   }
 
@@ -162,8 +187,8 @@ class LoaderStateTest {
       CRC32 crc = new CRC32();
       crc.update(raw, 0, raw.length - 4);
       ByteBuffer.wrap(raw).putInt(raw.length - 4, (int) crc.getValue());
-      return LoaderState.PREFIX + Base64.getUrlEncoder().withoutPadding()
-          .encodeToString(Inflate.deflate(raw));
+      return LoaderState.PREFIX
+          + Base64.getUrlEncoder().withoutPadding().encodeToString(Inflate.deflate(raw));
     }
   }
 

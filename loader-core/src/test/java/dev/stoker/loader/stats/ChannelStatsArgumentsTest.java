@@ -79,13 +79,17 @@ class ChannelStatsArgumentsTest {
     ChannelStats stats = new ChannelStats(1);
 
     assertThatThrownBy(() -> stats.addChannelsFirst((float[]) null, 0, 1))
-        .isInstanceOf(NullPointerException.class).hasMessage("values");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("values");
     assertThatThrownBy(() -> stats.addChannelsFirst((FloatBuffer) null, 0, 1))
-        .isInstanceOf(NullPointerException.class).hasMessage("values");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("values");
     assertThatThrownBy(() -> stats.addChannelsFirst(null, 0, 1, 1.0))
-        .isInstanceOf(NullPointerException.class).hasMessage("pixels");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("pixels");
     assertThatThrownBy(() -> stats.merge(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("other");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("other");
   }
 
   @Test
@@ -103,17 +107,23 @@ class ChannelStatsArgumentsTest {
 
     assertThat(stats.count(0)).isZero();
     assertThatThrownBy(() -> stats.mean(0))
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 0: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 0: no values added");
     assertThatThrownBy(() -> stats.variance(1))
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 1: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 1: no values added");
     assertThatThrownBy(() -> stats.std(1))
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 1: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 1: no values added");
     assertThatThrownBy(() -> stats.sampleVariance(0))
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 0: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 0: no values added");
     assertThatThrownBy(stats::means)
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 0: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 0: no values added");
     assertThatThrownBy(stats::stds)
-        .isInstanceOf(IllegalStateException.class).hasMessage("channel 0: no values added");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("channel 0: no values added");
   }
 
   @Test

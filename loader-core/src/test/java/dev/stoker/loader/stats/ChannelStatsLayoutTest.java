@@ -14,6 +14,7 @@ class ChannelStatsLayoutTest {
   private static final int CHANNELS = 3;
   private static final int SPATIAL = 32 * 32;
   private static final double[] BASES = {0.485, 0.456, 100.0};
+
   /** Same block arithmetic, different memory walk: only a few ulps may differ. */
   private static final double SAME_PATH_REL_TOLERANCE = 1e-14;
 
@@ -59,8 +60,10 @@ class ChannelStatsLayoutTest {
     int sampleSize = CHANNELS * SPATIAL;
     int index = 5; // a sample not at the buffer start
     FloatBuffer heap = FloatBuffer.allocate(index + sampleSize);
-    FloatBuffer direct = ByteBuffer.allocateDirect((index + sampleSize) * Float.BYTES)
-        .order(ByteOrder.nativeOrder()).asFloatBuffer();
+    FloatBuffer direct =
+        ByteBuffer.allocateDirect((index + sampleSize) * Float.BYTES)
+            .order(ByteOrder.nativeOrder())
+            .asFloatBuffer();
     heap.position(2);
     direct.position(3);
 
@@ -131,9 +134,11 @@ class ChannelStatsLayoutTest {
     for (int c = 0; c < CHANNELS; c++) {
       assertThat(actual.count(c)).isEqualTo(expected.count(c));
       assertThat(Reference.relativeError(actual.mean(c), expected.mean(c)))
-          .as("channel %d mean", c).isLessThanOrEqualTo(SAME_PATH_REL_TOLERANCE);
+          .as("channel %d mean", c)
+          .isLessThanOrEqualTo(SAME_PATH_REL_TOLERANCE);
       assertThat(Reference.relativeError(actual.std(c), expected.std(c)))
-          .as("channel %d std", c).isLessThanOrEqualTo(SAME_PATH_REL_TOLERANCE);
+          .as("channel %d std", c)
+          .isLessThanOrEqualTo(SAME_PATH_REL_TOLERANCE);
     }
   }
 }

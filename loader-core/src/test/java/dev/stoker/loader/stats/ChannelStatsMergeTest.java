@@ -17,6 +17,7 @@ class ChannelStatsMergeTest {
 
   /** Observed <= 1e-13 relative on std and <= 1e-15 on the mean versus one accumulator. */
   private static final double STD_REL_TOLERANCE = 1e-11;
+
   private static final double MEAN_REL_TOLERANCE = 1e-14;
 
   @ParameterizedTest
@@ -44,9 +45,11 @@ class ChannelStatsMergeTest {
     for (int c = 0; c < BASES.length; c++) {
       assertThat(merged.count(c)).isEqualTo(whole.count(c));
       assertThat(Reference.relativeError(merged.mean(c), whole.mean(c)))
-          .as("channel %d mean", c).isLessThan(MEAN_REL_TOLERANCE);
+          .as("channel %d mean", c)
+          .isLessThan(MEAN_REL_TOLERANCE);
       assertThat(Reference.relativeError(merged.std(c), whole.std(c)))
-          .as("channel %d std", c).isLessThan(STD_REL_TOLERANCE);
+          .as("channel %d std", c)
+          .isLessThan(STD_REL_TOLERANCE);
     }
   }
 

@@ -11,7 +11,8 @@ final class Data {
    * {@code count} channel-first float32 samples; channel {@code c} is {@code bases[c]} plus noise
    * uniform in [-halfWidth, halfWidth].
    */
-  static float[][] channelsFirst(long seed, int count, int spatial, double[] bases, double halfWidth) {
+  static float[][] channelsFirst(
+      long seed, int count, int spatial, double[] bases, double halfWidth) {
     SplittableRandom rnd = new SplittableRandom(seed);
     int channels = bases.length;
     float[][] out = new float[count][channels * spatial];

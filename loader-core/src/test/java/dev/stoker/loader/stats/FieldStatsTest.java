@@ -16,8 +16,11 @@ import org.junit.jupiter.api.Test;
 
 class FieldStatsTest {
   private static final int SAMPLES = 96;
-  private static final Schema SCHEMA = Schema.of(Field.of("image", DType.FLOAT32, 2, 3, 4),
-      Field.of("pixels", DType.UINT8, 3, 5), Field.scalar("label", DType.INT64));
+  private static final Schema SCHEMA =
+      Schema.of(
+          Field.of("image", DType.FLOAT32, 2, 3, 4),
+          Field.of("pixels", DType.UINT8, 3, 5),
+          Field.scalar("label", DType.INT64));
 
   /** Channel c of sample i is 1000 * (c + 1) plus noise; pixels are i-dependent bytes. */
   private static float[] image(int i) {
@@ -43,8 +46,9 @@ class FieldStatsTest {
 
   @Test
   void shouldMatchATwoPassReferenceOverTheWholeDataset() {
-    try (DataLoader loader = new DataLoader(dataset(), LoaderOptions.builder().batchSize(10)
-        .shuffle(true).numWorkers(2).build())) {
+    try (DataLoader loader =
+        new DataLoader(
+            dataset(), LoaderOptions.builder().batchSize(10).shuffle(true).numWorkers(2).build())) {
       ChannelStats stats = FieldStats.compute(loader, "image", 0, 1.0);
       for (int c = 0; c < 2; c++) {
         double sum = 0;
@@ -77,8 +81,8 @@ class FieldStatsTest {
         merged.merge(FieldStats.compute(loader, "pixels", 3, 1 / 255.0));
       }
     }
-    try (DataLoader whole = new DataLoader(dataset(), LoaderOptions.builder().batchSize(8)
-        .build())) {
+    try (DataLoader whole =
+        new DataLoader(dataset(), LoaderOptions.builder().batchSize(8).build())) {
       ChannelStats single = FieldStats.compute(whole, "pixels", 0, 1 / 255.0);
       assertThat(merged.count(0)).isEqualTo(single.count(0)).isEqualTo(SAMPLES * 5L);
       for (int c = 0; c < 3; c++) {
@@ -93,8 +97,9 @@ class FieldStatsTest {
     try (DataLoader loader = new DataLoader(dataset(), LoaderOptions.builder().build())) {
       assertThatThrownBy(() -> FieldStats.compute(loader, "label", 0, 1.0))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("field 'label' is int64[] (expected: float32 or uint8 for normalization "
-              + "statistics)");
+          .hasMessage(
+              "field 'label' is int64[] (expected: float32 or uint8 for normalization "
+                  + "statistics)");
     }
   }
 }

@@ -1,7 +1,6 @@
 package dev.stoker.spark.cluster;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkConf;
@@ -19,6 +18,7 @@ public final class TaskSlots {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSlots.class);
   private static final Pattern LOCAL_CLUSTER =
       Pattern.compile("local-cluster\\[\\s*(\\d+)\\s*,.*\\]");
+
   /** Spark's bound on waiting for executors to register before it schedules. */
   static final String WAIT_KEY = "spark.scheduler.maxRegisteredResourcesWaitingTime";
 
@@ -55,11 +55,15 @@ public final class TaskSlots {
    */
   static void require(Cluster cluster, int worldSize) {
     if (cluster.dynamicAllocation()) {
-      throw new IllegalArgumentException("worldSize " + worldSize + ": spark.dynamicAllocation"
-          + ".enabled is true, and Spark runs no barrier stage with dynamic allocation "
-          + "(expected: spark.dynamicAllocation.enabled=false and at least " + worldSize
-          + " task slots, e.g. spark.executor.instances x spark.executor.cores / "
-          + "spark.task.cpus)");
+      throw new IllegalArgumentException(
+          "worldSize "
+              + worldSize
+              + ": spark.dynamicAllocation"
+              + ".enabled is true, and Spark runs no barrier stage with dynamic allocation "
+              + "(expected: spark.dynamicAllocation.enabled=false and at least "
+              + worldSize
+              + " task slots, e.g. spark.executor.instances x spark.executor.cores / "
+              + "spark.task.cpus)");
     }
     int slots = cluster.slots();
     if (slots >= worldSize) {
@@ -67,9 +71,14 @@ public final class TaskSlots {
     }
     long waited = 0;
     if (cluster.executorsMayCome() && cluster.waitMillis() > 0) {
-      LOG.warn("stoker: worldSize {} needs {} task slots at once and the cluster has {}; "
-          + "waiting up to {} ms ({}) for more executors to register", worldSize, worldSize,
-          slots, cluster.waitMillis(), WAIT_KEY);
+      LOG.warn(
+          "stoker: worldSize {} needs {} task slots at once and the cluster has {}; "
+              + "waiting up to {} ms ({}) for more executors to register",
+          worldSize,
+          worldSize,
+          slots,
+          cluster.waitMillis(),
+          WAIT_KEY);
       long step = Math.max(1, Math.min(100, cluster.waitMillis()));
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cluster.waitMillis());
       long start = System.nanoTime();
@@ -80,20 +89,33 @@ public final class TaskSlots {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted waiting for task slots for worldSize "
-            + worldSize, e);
+        throw new IllegalStateException(
+            "interrupted waiting for task slots for worldSize " + worldSize, e);
       }
       if (slots >= worldSize) {
         return;
       }
       waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
-    throw new IllegalArgumentException(String.format("worldSize %d: a barrier stage of %d tasks "
-        + "needs %d task slots at once, and the cluster has %d%s (expected: worldSize at most "
-        + "%d, or more slots: more executors, more spark.executor.cores, or fewer cores or "
-        + "resources per task, spark.task.cpus and spark.task.resource.*)", worldSize, worldSize,
-        worldSize, slots, waited > 0 ? " after waiting " + waited + " ms for executors to "
-        + "register (" + WAIT_KEY + ")" : "", slots));
+    throw new IllegalArgumentException(
+        String.format(
+            "worldSize %d: a barrier stage of %d tasks "
+                + "needs %d task slots at once, and the cluster has %d%s (expected: worldSize at most "
+                + "%d, or more slots: more executors, more spark.executor.cores, or fewer cores or "
+                + "resources per task, spark.task.cpus and spark.task.resource.*)",
+            worldSize,
+            worldSize,
+            worldSize,
+            slots,
+            waited > 0
+                ? " after waiting "
+                    + waited
+                    + " ms for executors to "
+                    + "register ("
+                    + WAIT_KEY
+                    + ")"
+                : "",
+            slots));
   }
 
   /** The cluster of {@code spark}. */
@@ -102,8 +124,7 @@ public final class TaskSlots {
     return new Cluster() {
       @Override
       public int slots() {
-        return spark.maxNumConcurrentTasks(
-            spark.resourceProfileManager().defaultResourceProfile());
+        return spark.maxNumConcurrentTasks(spark.resourceProfileManager().defaultResourceProfile());
       }
 
       @Override

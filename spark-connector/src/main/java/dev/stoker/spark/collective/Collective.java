@@ -13,13 +13,13 @@ import java.util.Objects;
  * reduce-scatter, then an all-gather), so that no rank moves more than twice the values whatever
  * the world size; each segment is added in a fixed order and the owner's result is copied. Either
  * way every rank ends with the same bits whatever order the values arrived in, and a world size
- * gives the same bits run after run ({@link AllReduceAlgorithm}). Only
- * ranks that hold the meeting's secret get in; every value travels encrypted and authenticated
- * (AES-256-GCM), and a frame forged, altered or replayed on the way fails the call naming the
- * peer. Every rank must make the same calls, with arrays of the same length, in the same order;
- * a rank that does not gets an {@link IllegalStateException} naming each rank's call, and so do
- * the others. A lost peer, a timeout or a cancelled task fails the call and closes the
- * connection, so the other ranks fail too instead of waiting. One thread at a time.
+ * gives the same bits run after run ({@link AllReduceAlgorithm}). Only ranks that hold the
+ * meeting's secret get in; every value travels encrypted and authenticated (AES-256-GCM), and a
+ * frame forged, altered or replayed on the way fails the call naming the peer. Every rank must make
+ * the same calls, with arrays of the same length, in the same order; a rank that does not gets an
+ * {@link IllegalStateException} naming each rank's call, and so do the others. A lost peer, a
+ * timeout or a cancelled task fails the call and closes the connection, so the other ranks fail too
+ * instead of waiting. One thread at a time.
  */
 public final class Collective implements AutoCloseable {
   /**
@@ -28,14 +28,17 @@ public final class Collective implements AutoCloseable {
    * the larger an array must be before the ring's bandwidth pays for its steps.
    */
   public static final long RING_MIN_BYTES_PER_STEP = 512 << 10;
+
   private static final int RING_BACKLOG = 16;
 
   private final int rank;
   private final int worldSize;
   private final StarReduce star;
   private final RingReduce ring;
+
   /** Why there is no ring, when there is none in a world of more than one rank. */
   private final String noRing;
+
   private AllReduceAlgorithm algorithm = AllReduceAlgorithm.AUTO;
   private int calls;
   private String failure;
@@ -56,35 +59,35 @@ public final class Collective implements AutoCloseable {
   }
 
   /**
-   * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens
-   * on {@code host} (an address of its machine the others can reach) and draws the meeting's
-   * secret; the ranks learn both from one {@code rendezvous}, which must be a channel strangers
-   * cannot read. Peers prove on the socket that they hold the secret, and every later frame is
-   * encrypted and authenticated (AES-256-GCM) with keys of its connection and direction. The
-   * whole meeting, the rendezvous included, ends within the timeout of {@code waits}; a
-   * connection that does not complete its handshake within {@link StarListener#HANDSHAKE_LIMIT}
-   * is dropped without delaying the ranks. Every rank also listens on {@code host} for its
-   * predecessor in the ring, and connects to its successor, in the same meeting.
+   * Connects the ranks; every rank of the world calls it, each with its own rank. Rank 0 listens on
+   * {@code host} (an address of its machine the others can reach) and draws the meeting's secret;
+   * the ranks learn both from one {@code rendezvous}, which must be a channel strangers cannot
+   * read. Peers prove on the socket that they hold the secret, and every later frame is encrypted
+   * and authenticated (AES-256-GCM) with keys of its connection and direction. The whole meeting,
+   * the rendezvous included, ends within the timeout of {@code waits}; a connection that does not
+   * complete its handshake within {@link StarListener#HANDSHAKE_LIMIT} is dropped without delaying
+   * the ranks. Every rank also listens on {@code host} for its predecessor in the ring, and
+   * connects to its successor, in the same meeting.
    *
    * @param attempt the stage attempt, checked so that a rank of another attempt cannot join
    */
-  public static Collective connect(int rank, int worldSize, int attempt, String host,
-      Rendezvous rendezvous, Waits waits) {
-    return connect(rank, worldSize, attempt, host == null ? null : ListenOn.any(host),
-        rendezvous, waits);
+  public static Collective connect(
+      int rank, int worldSize, int attempt, String host, Rendezvous rendezvous, Waits waits) {
+    return connect(
+        rank, worldSize, attempt, host == null ? null : ListenOn.any(host), rendezvous, waits);
   }
 
   /**
    * {@link #connect(int, int, int, String, Rendezvous, Waits)} listening on the address and the
    * ports of {@code listenOn}.
    */
-  public static Collective connect(int rank, int worldSize, int attempt, ListenOn listenOn,
-      Rendezvous rendezvous, Waits waits) {
+  public static Collective connect(
+      int rank, int worldSize, int attempt, ListenOn listenOn, Rendezvous rendezvous, Waits waits) {
     Objects.requireNonNull(rendezvous, "rendezvous");
     Objects.requireNonNull(waits, "waits");
     if (worldSize < 1 || rank < 0 || rank >= worldSize) {
-      throw new IllegalArgumentException("rank " + rank + " of " + worldSize
-          + " (expected: 0 <= rank < worldSize)");
+      throw new IllegalArgumentException(
+          "rank " + rank + " of " + worldSize + " (expected: 0 <= rank < worldSize)");
     }
     if (worldSize == 1) {
       return single();
@@ -110,20 +113,38 @@ public final class Collective implements AutoCloseable {
     Link[] links = null;
     Link[] ringLinks = null;
     try {
-      StarConnector.Meeting star = star(rank, worldSize, attempt, listenOn, ringAddress,
-          rendezvous, waits, deadline, refusals);
+      StarConnector.Meeting star =
+          star(
+              rank,
+              worldSize,
+              attempt,
+              listenOn,
+              ringAddress,
+              rendezvous,
+              waits,
+              deadline,
+              refusals);
       links = star.links();
       String[] ringAddresses = ringAddresses(star.messages());
       RingReduce ring = null;
       if (ringAddresses == null) {
         noRing = noRing != null ? noRing : "a rank did not say where it listens for the ring";
       } else {
-        ringLinks = RingConnector.connect(rank, worldSize, attempt, ringServer, ringAddresses,
-            star.secret(), waits, deadline, refusals);
+        ringLinks =
+            RingConnector.connect(
+                rank,
+                worldSize,
+                attempt,
+                ringServer,
+                ringAddresses,
+                star.secret(),
+                waits,
+                deadline,
+                refusals);
         ring = new RingReduce(rank, worldSize, ringLinks, waits);
       }
-      Collective collective = new Collective(rank, worldSize,
-          new StarReduce(rank, worldSize, links), ring, noRing);
+      Collective collective =
+          new Collective(rank, worldSize, new StarReduce(rank, worldSize, links), ring, noRing);
       collective.refusals = List.copyOf(refusals);
       return collective;
     } catch (IOException e) {
@@ -141,18 +162,31 @@ public final class Collective implements AutoCloseable {
    * The star's meeting: rank 0 listens and says where, with the secret and the port of its ring
    * listener; every other rank says where it listens for the ring and connects to rank 0.
    */
-  private static StarConnector.Meeting star(int rank, int worldSize, int attempt,
-      ListenOn listenOn, String ringAddress, Rendezvous rendezvous, Waits waits, long deadline,
+  private static StarConnector.Meeting star(
+      int rank,
+      int worldSize,
+      int attempt,
+      ListenOn listenOn,
+      String ringAddress,
+      Rendezvous rendezvous,
+      Waits waits,
+      long deadline,
       List<String> refusals) {
     if (rank == 0) {
-      return StarConnector.root(worldSize, attempt, listenOn,
+      return StarConnector.root(
+          worldSize,
+          attempt,
+          listenOn,
           ringAddress.isEmpty() ? "" : ringAddress.substring(ringAddress.lastIndexOf(':') + 1),
-          rendezvous, waits, deadline, refusals);
+          rendezvous,
+          waits,
+          deadline,
+          refusals);
     }
     String[] messages = rendezvous.allGather(ringAddress);
     Link link = StarConnector.peer(rank, attempt, messages[0], waits, deadline);
-    return new StarConnector.Meeting(new Link[] {link}, StarConnector.secretIn(messages[0]),
-        messages);
+    return new StarConnector.Meeting(
+        new Link[] {link}, StarConnector.secretIn(messages[0]), messages);
   }
 
   /** Where each rank listens for the ring, index = rank; null if a rank did not say. */
@@ -183,8 +217,8 @@ public final class Collective implements AutoCloseable {
   }
 
   /**
-   * How the following calls move their values ({@link AllReduceAlgorithm#AUTO} unless set):
-   * every rank must choose the same, or its calls fail naming each rank's.
+   * How the following calls move their values ({@link AllReduceAlgorithm#AUTO} unless set): every
+   * rank must choose the same, or its calls fail naming each rank's.
    */
   public synchronized Collective algorithm(AllReduceAlgorithm algorithm) {
     this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
@@ -196,7 +230,8 @@ public final class Collective implements AutoCloseable {
     if (algorithm != AllReduceAlgorithm.AUTO) {
       return algorithm;
     }
-    return ring != null && bytes >= ringMinBytes(worldSize) ? AllReduceAlgorithm.RING
+    return ring != null && bytes >= ringMinBytes(worldSize)
+        ? AllReduceAlgorithm.RING
         : AllReduceAlgorithm.STAR;
   }
 
@@ -206,9 +241,9 @@ public final class Collective implements AutoCloseable {
   }
 
   /**
-   * The connections this rank dropped while the ranks met (strangers, slow or silent
-   * connections, wrong proofs), each naming the address and why: rank 0's for the star and every
-   * rank's for the ring.
+   * The connections this rank dropped while the ranks met (strangers, slow or silent connections,
+   * wrong proofs), each naming the address and why: rank 0's for the star and every rank's for the
+   * ring.
    */
   public List<String> refusals() {
     return refusals;
@@ -248,20 +283,34 @@ public final class Collective implements AutoCloseable {
 
   private synchronized void reduce(ReduceOp op, Object values) {
     if (closed || failure != null) {
-      throw new CollectiveException("rank " + rank + ": " + op.call + ": "
-          + (failure != null ? "the connection failed earlier: " + failure : "closed"));
+      throw new CollectiveException(
+          "rank "
+              + rank
+              + ": "
+              + op.call
+              + ": "
+              + (failure != null ? "the connection failed earlier: " + failure : "closed"));
     }
     if (star == null) {
       op.finish(values, worldSize);
       return;
     }
     int call = ++calls;
-    boolean viaRing = algorithmFor((long) op.length(values) * op.bytes)
-        == AllReduceAlgorithm.RING;
+    boolean viaRing = algorithmFor((long) op.length(values) * op.bytes) == AllReduceAlgorithm.RING;
     if (viaRing && ring == null) {
-      throw new CollectiveException("rank " + rank + ": " + op.call + " call #" + call + ": "
-          + "the ring was asked for, but the ranks have none: " + noRing + " (expected: "
-          + "AllReduceAlgorithm.AUTO or STAR, or every rank able to listen for the ring)", null,
+      throw new CollectiveException(
+          "rank "
+              + rank
+              + ": "
+              + op.call
+              + " call #"
+              + call
+              + ": "
+              + "the ring was asked for, but the ranks have none: "
+              + noRing
+              + " (expected: "
+              + "AllReduceAlgorithm.AUTO or STAR, or every rank able to listen for the ring)",
+          null,
           true);
     }
     try {
@@ -305,7 +354,11 @@ public final class Collective implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "collective of rank " + rank + " of " + worldSize + (closed ? " (closed)" : "")
+    return "collective of rank "
+        + rank
+        + " of "
+        + worldSize
+        + (closed ? " (closed)" : "")
         + (failure != null ? " (failed: " + failure + ")" : "");
   }
 }

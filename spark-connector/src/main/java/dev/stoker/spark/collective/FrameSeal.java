@@ -10,29 +10,31 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * One direction of a connection after the meeting: seals the frames its side sends, or opens the
- * frames it receives, with AES-256-GCM, so that every frame is encrypted and authenticated. A
- * frame is its body's length (4 bytes, little-endian, authenticated but in clear), the encrypted
- * body and a 16-byte tag. The tag covers the frame's sequence number (counted by both sides,
- * never sent), the length and the body, so that a frame altered, forged, replayed, dropped or
- * moved fails to open.
+ * frames it receives, with AES-256-GCM, so that every frame is encrypted and authenticated. A frame
+ * is its body's length (4 bytes, little-endian, authenticated but in clear), the encrypted body and
+ * a 16-byte tag. The tag covers the frame's sequence number (counted by both sides, never sent),
+ * the length and the body, so that a frame altered, forged, replayed, dropped or moved fails to
+ * open.
  *
  * <p>Keys and nonces: each key seals exactly one direction of one connection. {@link
- * MeetingCrypto#seals} derives it from the meeting's secret and that connection's handshake
- * (both sides' fresh nonces, the rank, the attempt) under a label of the direction, so no two
- * directions, connections or meetings share a key. The 96-bit nonce is 4 zero bytes and the
- * sequence number (8 bytes), which starts at 0 and only counts up, one per frame, so a key never
- * meets the same nonce twice. The count stops at {@link #MAX_FRAMES}: a seal that reached it
- * refuses every further frame (and {@link Link} fails the connection) rather than wrap around
- * and reuse a nonce. Frames are at most {@link #MAX_BODY} bytes, far below GCM's limit per nonce.
- * One thread at a time.
+ * MeetingCrypto#seals} derives it from the meeting's secret and that connection's handshake (both
+ * sides' fresh nonces, the rank, the attempt) under a label of the direction, so no two directions,
+ * connections or meetings share a key. The 96-bit nonce is 4 zero bytes and the sequence number (8
+ * bytes), which starts at 0 and only counts up, one per frame, so a key never meets the same nonce
+ * twice. The count stops at {@link #MAX_FRAMES}: a seal that reached it refuses every further frame
+ * (and {@link Link} fails the connection) rather than wrap around and reuse a nonce. Frames are at
+ * most {@link #MAX_BODY} bytes, far below GCM's limit per nonce. One thread at a time.
  */
 final class FrameSeal {
   static final int HEADER_BYTES = 4;
   static final int TAG_BYTES = 16;
+
   /** The largest body a frame may have: a reduction's head and one chunk of values. */
   static final int MAX_BODY = StarReduce.CHUNK_BYTES + 64;
+
   /** The most frames one key seals: sequence numbers 0 .. 2^63 - 1, each used once. */
   static final String MAX_FRAMES = "2^63";
+
   private static final int NONCE_BYTES = 12;
 
   private final SecretKeySpec key;
@@ -40,6 +42,7 @@ final class FrameSeal {
   private final byte[] nonce = new byte[NONCE_BYTES];
   private final ByteBuffer nonceView = ByteBuffer.wrap(nonce).order(ByteOrder.LITTLE_ENDIAN);
   private ByteBuffer out = ByteBuffer.allocateDirect(0);
+
   /** The next frame's sequence number; negative once every number has been used. */
   private long sequence;
 
@@ -65,8 +68,11 @@ final class FrameSeal {
 
   private void begin(int mode, ByteBuffer header) throws GeneralSecurityException {
     if (exhausted()) {
-      throw new IllegalStateException("this key has sealed " + MAX_FRAMES + " frames, the most "
-          + "it may without reusing a nonce");
+      throw new IllegalStateException(
+          "this key has sealed "
+              + MAX_FRAMES
+              + " frames, the most "
+              + "it may without reusing a nonce");
     }
     nonceView.clear();
     nonceView.putInt(0).putLong(sequence++);
@@ -76,8 +82,9 @@ final class FrameSeal {
 
   private ByteBuffer out(int bytes) {
     if (out.capacity() < bytes) {
-      out = ByteBuffer.allocateDirect(Math.max(bytes, Math.min(2 * out.capacity(),
-          MAX_BODY + TAG_BYTES)));
+      out =
+          ByteBuffer.allocateDirect(
+              Math.max(bytes, Math.min(2 * out.capacity(), MAX_BODY + TAG_BYTES)));
     }
     return out.clear();
   }
@@ -104,8 +111,8 @@ final class FrameSeal {
 
   /**
    * Opens the next frame: {@code header} holds its length, {@code frame} (from 0) its encrypted
-   * body and tag. Returns the plain body (valid until the next call), or null if the frame is
-   * not authentic.
+   * body and tag. Returns the plain body (valid until the next call), or null if the frame is not
+   * authentic.
    */
   ByteBuffer open(ByteBuffer header, ByteBuffer frame, int length) {
     ByteBuffer plain = out(length + TAG_BYTES);

@@ -9,12 +9,12 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 
 /**
- * One TCP connection to a peer rank, non-blocking under the hood so that every wait is bounded
- * and cancellable, blocking to its caller: {@link #read} and {@link #write} return once the whole
+ * One TCP connection to a peer rank, non-blocking under the hood so that every wait is bounded and
+ * cancellable, blocking to its caller: {@link #read} and {@link #write} return once the whole
  * buffer went through. Raw during the meeting; once {@link #seal sealed}, each {@link #write} is
- * one encrypted and authenticated frame ({@link FrameSeal}) and {@link #read} hands out only
- * bytes of frames that opened, so a forged, altered or replayed byte fails the call naming the
- * peer. Used by one thread at a time.
+ * one encrypted and authenticated frame ({@link FrameSeal}) and {@link #read} hands out only bytes
+ * of frames that opened, so a forged, altered or replayed byte fails the call naming the peer. Used
+ * by one thread at a time.
  */
 final class Link implements Closeable {
   private int peer;
@@ -23,14 +23,16 @@ final class Link implements Closeable {
   private final Selector selector;
   private final SelectionKey key;
   private final Waits waits;
-  private final ByteBuffer header = ByteBuffer.allocate(FrameSeal.HEADER_BYTES)
-      .order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer header =
+      ByteBuffer.allocate(FrameSeal.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private FrameSeal sending;
   private FrameSeal receiving;
   private ByteBuffer frame = ByteBuffer.allocateDirect(0);
   private ByteBuffer plain = ByteBuffer.allocate(0);
+
   /** Where {@link #readSome} is: in a frame's header, or past it in its body and tag. */
   private boolean inHeader;
+
   private boolean inFrame;
   private int frameLength;
   private long bytesIn;
@@ -86,13 +88,21 @@ final class Link implements Closeable {
    */
   private void frameFor(int length, String what) {
     if (length < 0 || length > FrameSeal.MAX_BODY) {
-      throw refused(what, "a frame of " + Integer.toUnsignedString(length) + " bytes (expected: "
-          + "at most " + FrameSeal.MAX_BODY + ")");
+      throw refused(
+          what,
+          "a frame of "
+              + Integer.toUnsignedString(length)
+              + " bytes (expected: "
+              + "at most "
+              + FrameSeal.MAX_BODY
+              + ")");
     }
     int size = length + FrameSeal.TAG_BYTES;
     if (frame.capacity() < size) {
-      frame = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * frame.capacity(),
-          FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
+      frame =
+          ByteBuffer.allocateDirect(
+              Math.max(
+                  size, Math.min(2 * frame.capacity(), FrameSeal.MAX_BODY + FrameSeal.TAG_BYTES)));
     }
     frame.clear().limit(size);
   }
@@ -113,16 +123,29 @@ final class Link implements Closeable {
   }
 
   private CollectiveException refused(String what, String frame) {
-    return new CollectiveException(what + ": " + who() + " sent " + frame + ": forged or altered "
-        + "on the way (expected: frames sealed with the key of this meeting); the connection is "
-        + "closed");
+    return new CollectiveException(
+        what
+            + ": "
+            + who()
+            + " sent "
+            + frame
+            + ": forged or altered "
+            + "on the way (expected: frames sealed with the key of this meeting); the connection is "
+            + "closed");
   }
 
   private void checkCount(FrameSeal seal, String what, String verb) {
     if (seal.exhausted()) {
-      throw new CollectiveException(what + ": the connection to " + who() + " has " + verb + " "
-          + FrameSeal.MAX_FRAMES + " frames, the most one key may seal without reusing a nonce; "
-          + "the connection is closed (expected: a new meeting, e.g. a new stage, before that)");
+      throw new CollectiveException(
+          what
+              + ": the connection to "
+              + who()
+              + " has "
+              + verb
+              + " "
+              + FrameSeal.MAX_FRAMES
+              + " frames, the most one key may seal without reusing a nonce; "
+              + "the connection is closed (expected: a new meeting, e.g. a new stage, before that)");
     }
   }
 
@@ -139,8 +162,7 @@ final class Link implements Closeable {
       }
       bytesIn += count;
       if (count == 0) {
-        await(SelectionKey.OP_READ, what,
-            perWait ? waits.deadline(System.nanoTime()) : deadline);
+        await(SelectionKey.OP_READ, what, perWait ? waits.deadline(System.nanoTime()) : deadline);
       }
     }
   }
@@ -165,8 +187,14 @@ final class Link implements Closeable {
       length += buffer.remaining();
     }
     if (length > FrameSeal.MAX_BODY) {
-      throw new IllegalArgumentException(what + ": a frame of " + length + " bytes (expected: at "
-          + "most " + FrameSeal.MAX_BODY + ")");
+      throw new IllegalArgumentException(
+          what
+              + ": a frame of "
+              + length
+              + " bytes (expected: at "
+              + "most "
+              + FrameSeal.MAX_BODY
+              + ")");
     }
     checkCount(sending, what, "sent");
     header.clear();
@@ -179,8 +207,8 @@ final class Link implements Closeable {
   }
 
   /**
-   * Sends what the socket takes now of {@code frame} (from {@link #frame}) without waiting;
-   * returns whether all of it went. For a caller that waits on several links at once.
+   * Sends what the socket takes now of {@code frame} (from {@link #frame}) without waiting; returns
+   * whether all of it went. For a caller that waits on several links at once.
    */
   boolean writeSome(String what, ByteBuffer[] frame) {
     try {
@@ -192,8 +220,8 @@ final class Link implements Closeable {
   }
 
   /**
-   * Reads what the socket has now of the next frame without waiting: its plain body once the
-   * whole frame arrived and opened (valid until the next frame), else null. A frame that fails
+   * Reads what the socket has now of the next frame without waiting: its plain body once the whole
+   * frame arrived and opened (valid until the next frame), else null. A frame that fails
    * authentication fails the call naming the peer, as {@link #read} does. Not to be mixed with
    * {@link #read} on one link.
    */
@@ -269,8 +297,7 @@ final class Link implements Closeable {
       }
       bytesOut += count;
       if (count == 0) {
-        await(SelectionKey.OP_WRITE, what,
-            perWait ? waits.deadline(System.nanoTime()) : deadline);
+        await(SelectionKey.OP_WRITE, what, perWait ? waits.deadline(System.nanoTime()) : deadline);
       }
     }
   }
@@ -308,9 +335,15 @@ final class Link implements Closeable {
   }
 
   private CollectiveException lost(String what, IOException cause) {
-    return new CollectiveException(what + ": the connection to " + name() + " was lost ("
-        + (cause == null ? "closed by the peer" : cause.toString()) + "; did its task fail or "
-        + "get killed?)", cause);
+    return new CollectiveException(
+        what
+            + ": the connection to "
+            + name()
+            + " was lost ("
+            + (cause == null ? "closed by the peer" : cause.toString())
+            + "; did its task fail or "
+            + "get killed?)",
+        cause);
   }
 
   /** The peer: "rank 1". */

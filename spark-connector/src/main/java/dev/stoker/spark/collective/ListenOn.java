@@ -26,10 +26,16 @@ public record ListenOn(String host, int firstPort, int lastPort) {
 
   public ListenOn {
     Objects.requireNonNull(host, "host");
-    if (firstPort == 0 ? lastPort != 0
+    if (firstPort == 0
+        ? lastPort != 0
         : firstPort < 1 || lastPort < firstPort || lastPort > 65535) {
-      throw new IllegalArgumentException(PORTS_OPTION + ": " + firstPort + "-" + lastPort
-          + " (expected: first-last with 1 <= first <= last <= 65535, or 0 for any free port)");
+      throw new IllegalArgumentException(
+          PORTS_OPTION
+              + ": "
+              + firstPort
+              + "-"
+              + lastPort
+              + " (expected: first-last with 1 <= first <= last <= 65535, or 0 for any free port)");
     }
   }
 
@@ -47,8 +53,13 @@ public record ListenOn(String host, int firstPort, int lastPort) {
       int last = dash < 0 ? first : Integer.parseInt(text.substring(dash + 1).trim());
       return new ListenOn(host, first, last);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(PORTS_OPTION + ": '" + ports + "' (expected: "
-          + "first-last, e.g. 41000-41015, one port, or 0 for any free port)", e);
+      throw new IllegalArgumentException(
+          PORTS_OPTION
+              + ": '"
+              + ports
+              + "' (expected: "
+              + "first-last, e.g. 41000-41015, one port, or 0 for any free port)",
+          e);
     }
   }
 
@@ -64,8 +75,9 @@ public record ListenOn(String host, int firstPort, int lastPort) {
       } catch (BindException e) {
         server.close();
         if (port >= last) {
-          throw first == last ? e : new BindException("every port of " + first + "-" + last
-              + " is taken");
+          throw first == last
+              ? e
+              : new BindException("every port of " + first + "-" + last + " is taken");
         }
       } catch (IOException | RuntimeException e) {
         server.close();
@@ -76,13 +88,16 @@ public record ListenOn(String host, int firstPort, int lastPort) {
 
   /** How to get out of a failure to listen, for an error message: "" or "; widen ...". */
   String remedy() {
-    return firstPort == 0 ? "" : "; free a port of " + firstPort + "-" + lastPort
-        + " or widen " + PORTS_OPTION;
+    return firstPort == 0
+        ? ""
+        : "; free a port of " + firstPort + "-" + lastPort + " or widen " + PORTS_OPTION;
   }
 
   @Override
   public String toString() {
-    return host + (firstPort == 0 ? "" : " (ports " + firstPort
-        + (lastPort == firstPort ? "" : "-" + lastPort) + ")");
+    return host
+        + (firstPort == 0
+            ? ""
+            : " (ports " + firstPort + (lastPort == firstPort ? "" : "-" + lastPort) + ")");
   }
 }

@@ -3,8 +3,8 @@ package dev.stoker.spark.collective;
 import java.nio.ByteBuffer;
 
 /**
- * The reductions and their element types, with the copies between a caller's array and a chunk
- * of the wire (little-endian). Sums run in the order the caller adds chunks: rank order.
+ * The reductions and their element types, with the copies between a caller's array and a chunk of
+ * the wire (little-endian). Sums run in the order the caller adds chunks: rank order.
  */
 enum ReduceOp {
   SUM_FLOAT(1, "allReduceSum(float[])", Float.BYTES) {

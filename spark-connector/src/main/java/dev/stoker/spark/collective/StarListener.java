@@ -16,18 +16,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listening side of a meeting: rank 0's in the star, and each rank's for its predecessor in
- * the ring. Accepts connections and runs their handshakes side by side on one selector, so that
- * no connection can hold up another. Whoever connects has
- * {@link #HANDSHAKE_LIMIT} to say hello and prove that it holds the meeting's secret; one that
- * stays silent, dribbles, sends anything else or a wrong proof is dropped and noted, and the
- * ranks never wait for it. The meeting as a whole ends at one deadline. At most
- * {@link #MAX_PENDING} handshakes run at once; a flood of connections drops the oldest.
+ * The listening side of a meeting: rank 0's in the star, and each rank's for its predecessor in the
+ * ring. Accepts connections and runs their handshakes side by side on one selector, so that no
+ * connection can hold up another. Whoever connects has {@link #HANDSHAKE_LIMIT} to say hello and
+ * prove that it holds the meeting's secret; one that stays silent, dribbles, sends anything else or
+ * a wrong proof is dropped and noted, and the ranks never wait for it. The meeting as a whole ends
+ * at one deadline. At most {@link #MAX_PENDING} handshakes run at once; a flood of connections
+ * drops the oldest.
  */
 final class StarListener {
   private static final Logger LOG = LoggerFactory.getLogger(StarListener.class);
+
   /** How long one connection may take to say hello and prove it holds the secret. */
   static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
+
   static final int MAX_PENDING = 256;
   private static final int LOGGED_REFUSALS = 10;
   private static final int KEPT_REFUSALS = 100;
@@ -47,18 +49,39 @@ final class StarListener {
   private int connected;
   private int dropped;
 
-  StarListener(int worldSize, int attempt, byte[] secret, Waits waits, long deadline,
+  StarListener(
+      int worldSize,
+      int attempt,
+      byte[] secret,
+      Waits waits,
+      long deadline,
       List<String> refusals) {
-    this(0, allBut0(worldSize), "the ranks' meeting", worldSize, attempt, secret, waits,
-        deadline, refusals);
+    this(
+        0,
+        allBut0(worldSize),
+        "the ranks' meeting",
+        worldSize,
+        attempt,
+        secret,
+        waits,
+        deadline,
+        refusals);
   }
 
   /**
    * A listener of rank {@code self} that takes the ranks {@code expected} (in increasing order);
    * {@code meeting} names it in errors.
    */
-  StarListener(int self, int[] expected, String meeting, int worldSize, int attempt,
-      byte[] secret, Waits waits, long deadline, List<String> refusals) {
+  StarListener(
+      int self,
+      int[] expected,
+      String meeting,
+      int worldSize,
+      int attempt,
+      byte[] secret,
+      Waits waits,
+      long deadline,
+      List<String> refusals) {
     this.self = self;
     this.expected = expected.clone();
     this.meeting = meeting;
@@ -101,7 +124,9 @@ final class StarListener {
       Link[] accepted = new Link[expected.length];
       for (int i = 0; i < expected.length; i++) {
         Link link = links[expected[i]];
-        link.writeBefore("rank " + self + " welcoming " + link.who(), deadline,
+        link.writeBefore(
+            "rank " + self + " welcoming " + link.who(),
+            deadline,
             ByteBuffer.wrap(MeetingCrypto.rootProof(secret, transcripts[link.peer()])));
         accepted[i] = link;
       }
@@ -122,13 +147,17 @@ final class StarListener {
     SocketChannel channel;
     while ((channel = server.accept()) != null) {
       if (pending.size() >= MAX_PENDING) {
-        drop(pending.peekFirst(), "was the oldest of " + MAX_PENDING + " connections in their "
-            + "handshake when another came");
+        drop(
+            pending.peekFirst(),
+            "was the oldest of "
+                + MAX_PENDING
+                + " connections in their "
+                + "handshake when another came");
       }
       channel.configureBlocking(false);
       long limit = System.nanoTime() + HANDSHAKE_LIMIT.toNanos();
-      Pending one = new Pending(channel, deadline == Waits.NONE || limit - deadline < 0
-          ? limit : deadline);
+      Pending one =
+          new Pending(channel, deadline == Waits.NONE || limit - deadline < 0 ? limit : deadline);
       one.key = channel.register(selector, SelectionKey.OP_READ, one);
       pending.addLast(one);
     }
@@ -148,8 +177,15 @@ final class StarListener {
     }
     if (one.in.hasRemaining()) {
       if (System.nanoTime() - one.deadline >= 0) {
-        drop(one, "did not complete its handshake within " + Waits.describe(HANDSHAKE_LIMIT)
-            + " (" + one.in.position() + " bytes " + one.stage() + ")");
+        drop(
+            one,
+            "did not complete its handshake within "
+                + Waits.describe(HANDSHAKE_LIMIT)
+                + " ("
+                + one.in.position()
+                + " bytes "
+                + one.stage()
+                + ")");
       }
       return;
     }
@@ -175,8 +211,15 @@ final class StarListener {
       return;
     }
     if (theirAttempt != attempt) {
-      drop(one, "claims rank " + one.rank + " of stage attempt " + theirAttempt
-          + " (expected: attempt " + attempt + ")");
+      drop(
+          one,
+          "claims rank "
+              + one.rank
+              + " of stage attempt "
+              + theirAttempt
+              + " (expected: attempt "
+              + attempt
+              + ")");
       return;
     }
     one.peerNonce = new byte[MeetingCrypto.NONCE_BYTES];
@@ -192,11 +235,14 @@ final class StarListener {
   }
 
   private void proof(Pending one) {
-    byte[] transcript = MeetingCrypto.transcript(one.rank, attempt, one.peerNonce,
-        one.rootNonce);
+    byte[] transcript = MeetingCrypto.transcript(one.rank, attempt, one.peerNonce, one.rootNonce);
     if (!MeetingCrypto.same(MeetingCrypto.peerProof(secret, transcript), one.in.array())) {
-      drop(one, "claims rank " + one.rank + " but does not prove that it holds the meeting's "
-          + "secret (a stranger, or a rank of another meeting)");
+      drop(
+          one,
+          "claims rank "
+              + one.rank
+              + " but does not prove that it holds the meeting's "
+              + "secret (a stranger, or a rank of another meeting)");
       return;
     }
     if (links[one.rank] != null) {
@@ -210,9 +256,8 @@ final class StarListener {
       link = new Link(one.rank, one.channel, waits);
     } catch (IOException e) {
       StarConnector.closeQuietly(one.channel);
-      throw new CollectiveException("rank " + self + ": setting up the connection of rank "
-          + one.rank
-          + " failed: " + e, e);
+      throw new CollectiveException(
+          "rank " + self + ": setting up the connection of rank " + one.rank + " failed: " + e, e);
     }
     FrameSeal[] seals = MeetingCrypto.seals(secret, transcript);
     link.seal(seals[1], seals[0]);
@@ -230,8 +275,12 @@ final class StarListener {
       refusals.add(refusal);
     }
     if (dropped <= LOGGED_REFUSALS) {
-      LOG.warn("{}{}", refusal, dropped == LOGGED_REFUSALS
-          ? " (further dropped connections of this meeting are not logged)" : "");
+      LOG.warn(
+          "{}{}",
+          refusal,
+          dropped == LOGGED_REFUSALS
+              ? " (further dropped connections of this meeting are not logged)"
+              : "");
     }
   }
 
@@ -258,7 +307,8 @@ final class StarListener {
 
   /** What a hello may claim: "a rank in 1..3", or "rank 2". */
   private String expectedRanks() {
-    return expected.length == 1 ? "rank " + expected[0]
+    return expected.length == 1
+        ? "rank " + expected[0]
         : "a rank in " + expected[0] + ".." + expected[expected.length - 1];
   }
 
@@ -267,8 +317,7 @@ final class StarListener {
     final SocketChannel channel;
     final long deadline;
     SelectionKey key;
-    ByteBuffer in = ByteBuffer.allocate(StarConnector.HELLO_BYTES)
-        .order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer in = ByteBuffer.allocate(StarConnector.HELLO_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     int rank = -1;
     byte[] peerNonce;
     byte[] rootNonce;

@@ -6,26 +6,28 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The wire protocol of one all-reduce over the star. A rank sends a head (op and algorithm, call
- * number, length) and its values; rank 0 reads every head first, so that it can refuse a call the ranks
- * disagree on before reading any values (it then reads and drops them, and answers every rank
- * with the reason: the ranks stay in step). Otherwise it adds each rank's values to its own in
- * rank order and answers with a head (status, length) and the result. Large arrays go in chunks;
- * the buffers are direct and reused.
+ * number, length) and its values; rank 0 reads every head first, so that it can refuse a call the
+ * ranks disagree on before reading any values (it then reads and drops them, and answers every rank
+ * with the reason: the ranks stay in step). Otherwise it adds each rank's values to its own in rank
+ * order and answers with a head (status, length) and the result. Large arrays go in chunks; the
+ * buffers are direct and reused.
  */
 final class StarReduce {
   static final int CHUNK_BYTES = 1 << 20;
+
   /** Set in a head's op code when the values go around the ring: the star only agrees. */
   private static final int RING = 1 << 16;
+
   private static final int HEAD_BYTES = 12;
   private static final int ANSWER_BYTES = 8;
 
   private final int rank;
   private final int worldSize;
   private final Link[] links;
-  private final ByteBuffer head = ByteBuffer.allocateDirect(HEAD_BYTES)
-      .order(ByteOrder.LITTLE_ENDIAN);
-  private final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK_BYTES)
-      .order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer head =
+      ByteBuffer.allocateDirect(HEAD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer chunk =
+      ByteBuffer.allocateDirect(CHUNK_BYTES).order(ByteOrder.LITTLE_ENDIAN);
 
   /** Rank 0 holds a link to every other rank, index = rank - 1; the others one to rank 0. */
   StarReduce(int rank, int worldSize, Link[] links) {
@@ -77,17 +79,27 @@ final class StarReduce {
     int answered = head.getInt();
     if (status != StarConnector.OK) {
       if (answered < 0 || answered > StarConnector.MAX_MESSAGE_BYTES) {
-        throw new CollectiveException(what + ": rank 0 answered an error of " + answered
-            + " bytes (expected: at most " + StarConnector.MAX_MESSAGE_BYTES + ")");
+        throw new CollectiveException(
+            what
+                + ": rank 0 answered an error of "
+                + answered
+                + " bytes (expected: at most "
+                + StarConnector.MAX_MESSAGE_BYTES
+                + ")");
       }
       ByteBuffer text = ByteBuffer.allocate(answered);
       root.read(text, what);
-      throw new CollectiveException("rank " + rank + ": "
-          + new String(text.array(), StandardCharsets.UTF_8), null, true);
+      throw new CollectiveException(
+          "rank " + rank + ": " + new String(text.array(), StandardCharsets.UTF_8), null, true);
     }
     if (answered != length) {
-      throw new CollectiveException(what + ": rank 0 answered " + answered + " values for "
-          + length + " (expected: ranks of the same Stoker version)");
+      throw new CollectiveException(
+          what
+              + ": rank 0 answered "
+              + answered
+              + " values for "
+              + length
+              + " (expected: ranks of the same Stoker version)");
     }
     if (ring) {
       return;
@@ -124,12 +136,19 @@ final class StarReduce {
       calls[peer] = head.getInt();
       lengths[peer] = head.getInt();
       if (ops[peer] == null || lengths[peer] < 0) {
-        throw new CollectiveException(what + ": rank " + peer + " sent an unknown call (code "
-            + code + ", length " + lengths[peer] + ") (expected: ranks of the same Stoker "
-            + "version)");
+        throw new CollectiveException(
+            what
+                + ": rank "
+                + peer
+                + " sent an unknown call (code "
+                + code
+                + ", length "
+                + lengths[peer]
+                + ") (expected: ranks of the same Stoker "
+                + "version)");
       }
-      agreed &= ops[peer] == op && calls[peer] == call && lengths[peer] == length
-          && rings[peer] == ring;
+      agreed &=
+          ops[peer] == op && calls[peer] == call && lengths[peer] == length && rings[peer] == ring;
     }
     if (!agreed) {
       refuse(ops, calls, lengths, rings);
@@ -186,10 +205,17 @@ final class StarReduce {
     for (boolean ring : rings) {
       sameAlgorithm &= ring == rings[0];
     }
-    StringBuilder message = new StringBuilder(ops[0].call).append(" call #").append(calls[0])
-        .append(": the ranks disagree:");
+    StringBuilder message =
+        new StringBuilder(ops[0].call)
+            .append(" call #")
+            .append(calls[0])
+            .append(": the ranks disagree:");
     for (int r = 0; r < worldSize; r++) {
-      message.append(r == 0 ? " " : ", ").append("rank ").append(r).append(": ")
+      message
+          .append(r == 0 ? " " : ", ")
+          .append("rank ")
+          .append(r)
+          .append(": ")
           .append(ops[r].call);
       if (calls[r] != calls[0]) {
         message.append(" call #").append(calls[r]);
@@ -199,8 +225,9 @@ final class StarReduce {
         message.append(rings[r] ? " by the ring" : " by the star");
       }
     }
-    message.append(" (expected: the same call with arrays of the same length on every rank, in "
-        + "the same order)");
+    message.append(
+        " (expected: the same call with arrays of the same length on every rank, in "
+            + "the same order)");
     String what = "rank 0: " + message;
     for (Link link : links) {
       long left = rings[link.peer()] ? 0 : (long) lengths[link.peer()] * ops[link.peer()].bytes;

@@ -9,16 +9,18 @@ import java.util.Objects;
  * killed) and the thread's interrupt flag is looked at.
  *
  * @param timeout longest wait for a peer's next bytes, and the bound of the whole meeting; zero
- *     waits forever (a connection that is not a proven rank is still dropped after
- *     {@link StarListener#HANDSHAKE_LIMIT})
+ *     waits forever (a connection that is not a proven rank is still dropped after {@link
+ *     StarListener#HANDSHAKE_LIMIT})
  * @param timeoutOption the option that sets the timeout, named in the error
  * @param checkCancelled throws if the rank should stop waiting
  */
 public record Waits(Duration timeout, String timeoutOption, Runnable checkCancelled) {
   /** How often a wait looks at the cancellation check. */
   static final long SLICE_MILLIS = 100;
+
   /** A deadline that never passes: the timeout is zero. */
   static final long NONE = Long.MIN_VALUE;
+
   private static final Duration LONGEST = Duration.ofNanos(1L << 61);
 
   public Waits {
@@ -26,8 +28,8 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
     Objects.requireNonNull(timeoutOption, "timeoutOption");
     Objects.requireNonNull(checkCancelled, "checkCancelled");
     if (timeout.isNegative()) {
-      throw new IllegalArgumentException(timeoutOption + ": " + timeout
-          + " (expected: >= 0; 0 waits forever)");
+      throw new IllegalArgumentException(
+          timeoutOption + ": " + timeout + " (expected: >= 0; 0 waits forever)");
     }
   }
 
@@ -55,8 +57,8 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
   }
 
   /**
-   * The deadline of a wait that begins at {@code startNanos} ({@link System#nanoTime()}), or
-   * {@link #NONE} when the timeout is zero.
+   * The deadline of a wait that begins at {@code startNanos} ({@link System#nanoTime()}), or {@link
+   * #NONE} when the timeout is zero.
    */
   long deadline(long startNanos) {
     return timeout.isZero() ? NONE : startNanos + nanos(timeout);
@@ -78,16 +80,28 @@ public record Waits(Duration timeout, String timeoutOption, Runnable checkCancel
 
   /** The error of a wait that ran out. */
   CollectiveException timedOut(String what) {
-    return new CollectiveException(what + ": nothing for " + describe(timeout) + " (expected: "
-        + "every rank to make the same collective calls in the same order; if a rank is just "
-        + "slow, raise " + timeoutOption + ")");
+    return new CollectiveException(
+        what
+            + ": nothing for "
+            + describe(timeout)
+            + " (expected: "
+            + "every rank to make the same collective calls in the same order; if a rank is just "
+            + "slow, raise "
+            + timeoutOption
+            + ")");
   }
 
   /** The error of a meeting that ran past its deadline: {@code what} says who is missing. */
   CollectiveException meetingTimedOut(String what) {
-    return new CollectiveException(what + " within " + describe(timeout) + " (expected: every "
-        + "rank to make the same collective calls in the same order; if a rank is just slow, "
-        + "raise " + timeoutOption + ")");
+    return new CollectiveException(
+        what
+            + " within "
+            + describe(timeout)
+            + " (expected: every "
+            + "rank to make the same collective calls in the same order; if a rank is just slow, "
+            + "raise "
+            + timeoutOption
+            + ")");
   }
 
   static String describe(Duration duration) {

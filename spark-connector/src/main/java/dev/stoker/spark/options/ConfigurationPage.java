@@ -10,10 +10,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The reference page of every option, {@code docs/configuration.md}, written from
- * {@link SparkOptionTable}: a Markdown table per layer (name, values, default, layers, what it
- * does). The page is generated, never edited: a test regenerates it and fails when the committed
- * file differs. {@link #main} writes it.
+ * The reference page of every option, {@code docs/configuration.md}, written from {@link
+ * SparkOptionTable}: a Markdown table per layer (name, values, default, layers, what it does). The
+ * page is generated, never edited: a test regenerates it and fails when the committed file differs.
+ * {@link #main} writes it.
  */
 public final class ConfigurationPage {
   /** The page's path from the root of the repository. */
@@ -33,7 +33,8 @@ public final class ConfigurationPage {
     StringBuilder page = new StringBuilder();
     page.append("# Configuration\n\n")
         .append("<!-- Generated from Stoker's option table by ")
-        .append(ConfigurationPage.class.getName()).append(": do not edit. ")
+        .append(ConfigurationPage.class.getName())
+        .append(": do not edit. ")
         .append("ConfigurationPageTest fails when this page and the table differ. -->\n\n")
         .append("Every option of Stoker, by who reads it. Names ignore case. A ")
         .append("`format(\"stoker\")` read or a `StokerSpark` run takes each option as given to ")
@@ -45,8 +46,11 @@ public final class ConfigurationPage {
         .append("milliseconds). A bad value is an error that names the option, the value and ")
         .append("what is expected.\n");
     for (OptionLayer layer : OptionLayer.values()) {
-      page.append("\n## ").append(layer.title()).append("\n\n")
-          .append(layer.description()).append("\n\n")
+      page.append("\n## ")
+          .append(layer.title())
+          .append("\n\n")
+          .append(layer.description())
+          .append("\n\n")
           .append("| name | values | default | layers | what it does |\n")
           .append("|---|---|---|---|---|\n");
       for (OptionSpec spec : SparkOptionTable.ALL) {
@@ -59,18 +63,25 @@ public final class ConfigurationPage {
   }
 
   private static String row(OptionSpec spec) {
-    String name = spec.isPrefix() ? spec.name() + "<column>"
-        : spec.layers().equals(Set.of(OptionLayer.SETTING))
-            ? OptionRegistry.setting(spec.option()) : spec.name();
-    String value = spec.option().defaultValue() != null ? "`" + spec.defaultValue() + "`"
-        : spec.defaultValue();
+    String name =
+        spec.isPrefix()
+            ? spec.name() + "<column>"
+            : spec.layers().equals(Set.of(OptionLayer.SETTING))
+                ? OptionRegistry.setting(spec.option())
+                : spec.name();
+    String value =
+        spec.option().defaultValue() != null
+            ? "`" + spec.defaultValue() + "`"
+            : spec.defaultValue();
     List<String> cells = List.of("`" + name + "`", spec.type(), value, layers(spec), spec.doc());
-    return cells.stream().map(ConfigurationPage::cell)
+    return cells.stream()
+        .map(ConfigurationPage::cell)
         .collect(Collectors.joining(" | ", "| ", " |\n"));
   }
 
   private static String layers(OptionSpec spec) {
-    return spec.layers().stream().map(l -> l.name().toLowerCase(Locale.ROOT))
+    return spec.layers().stream()
+        .map(l -> l.name().toLowerCase(Locale.ROOT))
         .collect(Collectors.joining(", "));
   }
 

@@ -6,11 +6,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Typed options out of the string options one reader was given, as Iceberg's
- * {@code SparkReadConf} reads its own: each option's value is the one given (its name in any
- * case), else the session's {@code spark.stoker.<name>} setting, else the table's default. The
- * names themselves (unknown ones, one given twice) are checked by the reader, which also reads
- * the loader's knobs through {@code LoaderOptions.fromMap}.
+ * Typed options out of the string options one reader was given, as Iceberg's {@code SparkReadConf}
+ * reads its own: each option's value is the one given (its name in any case), else the session's
+ * {@code spark.stoker.<name>} setting, else the table's default. The names themselves (unknown
+ * ones, one given twice) are checked by the reader, which also reads the loader's knobs through
+ * {@code LoaderOptions.fromMap}.
  */
 public final class OptionReader {
   private final Map<String, String> values;
@@ -30,8 +30,8 @@ public final class OptionReader {
    *
    * @throws IllegalArgumentException for a {@code spark.stoker.*} setting that names no option
    */
-  public static OptionReader resolve(Map<String, String> given, Map<String, String> sessionConf,
-      Set<OptionLayer> layers) {
+  public static OptionReader resolve(
+      Map<String, String> given, Map<String, String> sessionConf, Set<OptionLayer> layers) {
     return of(OptionRegistry.resolve(given, sessionConf, layers));
   }
 
@@ -41,8 +41,8 @@ public final class OptionReader {
   }
 
   /**
-   * The text of {@code option}, stripped of surrounding whitespace ({@code ""} for null), or
-   * null when it is not given; of several spellings, the last.
+   * The text of {@code option}, stripped of surrounding whitespace ({@code ""} for null), or null
+   * when it is not given; of several spellings, the last.
    */
   public String text(StokerOption<?> option) {
     return text(option.name());

@@ -23,9 +23,9 @@ import java.util.stream.IntStream;
  * Every option of Stoker on Spark, each defined once with the layers that read it: the loader's
  * (from {@link LoaderOptionTable}, read by both the DataSource and the runner), then the
  * DataSource's and the runner's own, and last the Spark settings that are no option. {@link #ALL}
- * lists them in that order, the order of the
- * reference page and of the names an error lists. The enum-valued options ({@link #CACHE},
- * {@link #REBALANCE}) hold the label; the API's enums read their constant from it.
+ * lists them in that order, the order of the reference page and of the names an error lists. The
+ * enum-valued options ({@link #CACHE}, {@link #REBALANCE}) hold the label; the API's enums read
+ * their constant from it.
  */
 public final class SparkOptionTable {
   /** Each option as it is defined, with its layers; {@link #ALL} is its copy. */
@@ -41,134 +41,217 @@ public final class SparkOptionTable {
   public static final StokerOption<Integer> WORLD_SIZE =
       add(LoaderOptionTable.WORLD_SIZE, PLACEMENT);
 
-  public static final StokerOption<Integer> EPOCH = add(
-      StokerOption.builder("epoch", wholeFrom(0)).values("int >= 0").defaultValue(0)
-          .doc("The epoch whose order the read yields; a resumed read's is its state's.")
-          .build(), SOURCE);
+  public static final StokerOption<Integer> EPOCH =
+      add(
+          StokerOption.builder("epoch", wholeFrom(0))
+              .values("int >= 0")
+              .defaultValue(0)
+              .doc("The epoch whose order the read yields; a resumed read's is its state's.")
+              .build(),
+          SOURCE);
 
-  public static final StokerOption<Integer> SHUFFLE_BUFFER = add(
-      StokerOption.builder("shuffleBuffer", wholeFrom(1)).values("int > 0 (rows)")
-          .defaultText("rows of 32 MiB, at most 8192")
-          .doc("Rows of a rank shuffled together (without shuffle: staged together).").build(),
-      SOURCE);
+  public static final StokerOption<Integer> SHUFFLE_BUFFER =
+      add(
+          StokerOption.builder("shuffleBuffer", wholeFrom(1))
+              .values("int > 0 (rows)")
+              .defaultText("rows of 32 MiB, at most 8192")
+              .doc("Rows of a rank shuffled together (without shuffle: staged together).")
+              .build(),
+          SOURCE);
 
   /** The family {@code shape.<column>}: a tensor column's shape, e.g. {@code 3,32,32}. */
-  public static final StokerOption<int[]> SHAPE = add(
-      StokerOption.builder("shape.", ValueType.of(SparkOptionTable::shape,
-              SparkOptionTable::shapeText))
-          .values("shape (3,32,32)").defaultText("(from the files)")
-          .doc("The shape of a tensor column's values in each row, e.g. shape.image=3,32,32.")
-          .build(),
-      SOURCE);
+  public static final StokerOption<int[]> SHAPE =
+      add(
+          StokerOption.builder(
+                  "shape.", ValueType.of(SparkOptionTable::shape, SparkOptionTable::shapeText))
+              .values("shape (3,32,32)")
+              .defaultText("(from the files)")
+              .doc("The shape of a tensor column's values in each row, e.g. shape.image=3,32,32.")
+              .build(),
+          SOURCE);
 
-  public static final StokerOption<Boolean> VERIFY_CHECKSUMS = add(
-      StokerOption.builder("verifyChecksums", ValueType.BOOLEAN).values("true|false")
-          .defaultValue(true)
-          .doc("Verify Parquet page checksums where the files have them; false saves a CRC-32 "
-              + "over every page read.").build(), SOURCE, RUN);
+  public static final StokerOption<Boolean> VERIFY_CHECKSUMS =
+      add(
+          StokerOption.builder("verifyChecksums", ValueType.BOOLEAN)
+              .values("true|false")
+              .defaultValue(true)
+              .doc(
+                  "Verify Parquet page checksums where the files have them; false saves a CRC-32 "
+                      + "over every page read.")
+              .build(),
+          SOURCE,
+          RUN);
 
-  public static final StokerOption<LoaderState> RESUME_FROM = add(
-      StokerOption.builder("resumeFrom", ValueType.of(SparkOptionTable::state,
-              LoaderState::toString))
-          .values("a state (stoker1:...)").defaultText("(none: a fresh epoch)")
-          .doc("A loader state, as its toString() prints it: the read is the rest of its epoch, "
-              + "split across worldSize ranks.").build(), SOURCE);
+  public static final StokerOption<LoaderState> RESUME_FROM =
+      add(
+          StokerOption.builder(
+                  "resumeFrom", ValueType.of(SparkOptionTable::state, LoaderState::toString))
+              .values("a state (stoker1:...)")
+              .defaultText("(none: a fresh epoch)")
+              .doc(
+                  "A loader state, as its toString() prints it: the read is the rest of its epoch, "
+                      + "split across worldSize ranks.")
+              .build(),
+          SOURCE);
 
-  public static final StokerOption<Boolean> ACCEPT_CHANGED_INPUT = add(
-      StokerOption.builder("acceptChangedInput", ValueType.BOOLEAN).values("true|false")
-          .defaultValue(false)
-          .doc("Resume a state taken on other files anyway.").build(), SOURCE);
+  public static final StokerOption<Boolean> ACCEPT_CHANGED_INPUT =
+      add(
+          StokerOption.builder("acceptChangedInput", ValueType.BOOLEAN)
+              .values("true|false")
+              .defaultValue(false)
+              .doc("Resume a state taken on other files anyway.")
+              .build(),
+          SOURCE);
 
-  public static final StokerOption<Long> MAX_SHARD_BYTES = add(
-      StokerOption.builder("maxShardBytes", ValueType.BYTES).values("size (512m, 64g)")
-          .check(Check.positive()).defaultValue(64L << 30)
-          .doc("The most bytes one rank's shard may take on its executor's local disk.").build(),
-      RUN);
+  public static final StokerOption<Long> MAX_SHARD_BYTES =
+      add(
+          StokerOption.builder("maxShardBytes", ValueType.BYTES)
+              .values("size (512m, 64g)")
+              .check(Check.positive())
+              .defaultValue(64L << 30)
+              .doc("The most bytes one rank's shard may take on its executor's local disk.")
+              .build(),
+          RUN);
 
-  public static final StokerOption<String> SHARD_DIR = add(
-      StokerOption.builder("shardDir", ValueType.TEXT).values("a local folder")
-          .check(SparkOptionTable::folder).defaultText("(Spark's local directories)")
-          .doc("The folder shards are cached in, on every executor.").build(), RUN);
+  public static final StokerOption<String> SHARD_DIR =
+      add(
+          StokerOption.builder("shardDir", ValueType.TEXT)
+              .values("a local folder")
+              .check(SparkOptionTable::folder)
+              .defaultText("(Spark's local directories)")
+              .doc("The folder shards are cached in, on every executor.")
+              .build(),
+          RUN);
 
   /** The label of a {@code CacheMode}. */
-  public static final StokerOption<String> CACHE = add(
-      StokerOption.builder("cache", ValueType.choice("auto", "disk", "none"))
-          .values("auto|disk|none").check(Check.nonNull()).defaultValue("auto")
-          .doc("Whether a rank streaming Parquet keeps a shard cache for later epochs: where it "
-              + "pays, always, or never.").build(), RUN);
+  public static final StokerOption<String> CACHE =
+      add(
+          StokerOption.builder("cache", ValueType.choice("auto", "disk", "none"))
+              .values("auto|disk|none")
+              .check(Check.nonNull())
+              .defaultValue("auto")
+              .doc(
+                  "Whether a rank streaming Parquet keeps a shard cache for later epochs: where it "
+                      + "pays, always, or never.")
+              .build(),
+          RUN);
 
-  public static final StokerOption<Integer> EPOCHS = add(
-      StokerOption.builder("epochs", ValueType.of(SparkOptionTable::readEpochs, String::valueOf))
-          .values("int >= 0, 0 = not known").check(SparkOptionTable::checkEpochs).defaultValue(0)
-          .doc("The epochs the rank function runs, when known: with cache=auto, one epoch "
-              + "writes no cache, more write it while the first streams.").build(), RUN);
+  public static final StokerOption<Integer> EPOCHS =
+      add(
+          StokerOption.builder(
+                  "epochs", ValueType.of(SparkOptionTable::readEpochs, String::valueOf))
+              .values("int >= 0, 0 = not known")
+              .check(SparkOptionTable::checkEpochs)
+              .defaultValue(0)
+              .doc(
+                  "The epochs the rank function runs, when known: with cache=auto, one epoch "
+                      + "writes no cache, more write it while the first streams.")
+              .build(),
+          RUN);
 
   /** The label of a {@code Rebalance}. */
-  public static final StokerOption<String> REBALANCE = add(
-      StokerOption.builder("rebalance", ValueType.choice("auto", "always"))
-          .values("auto|always").check(Check.nonNull()).defaultValue("auto")
-          .doc("The rows path's shuffle: none when the input is already balanced, or always.")
-          .build(), RUN);
+  public static final StokerOption<String> REBALANCE =
+      add(
+          StokerOption.builder("rebalance", ValueType.choice("auto", "always"))
+              .values("auto|always")
+              .check(Check.nonNull())
+              .defaultValue("auto")
+              .doc("The rows path's shuffle: none when the input is already balanced, or always.")
+              .build(),
+          RUN);
 
-  public static final StokerOption<Duration> PROGRESS_INTERVAL = add(
-      StokerOption.builder("progressInterval", ValueType.DURATION).values("duration > 0")
-          .check(SparkOptionTable::interval).defaultValue(Duration.ofSeconds(1))
-          .doc("How often each rank updates its progress accumulators.").build(), RUN);
+  public static final StokerOption<Duration> PROGRESS_INTERVAL =
+      add(
+          StokerOption.builder("progressInterval", ValueType.DURATION)
+              .values("duration > 0")
+              .check(SparkOptionTable::interval)
+              .defaultValue(Duration.ofSeconds(1))
+              .doc("How often each rank updates its progress accumulators.")
+              .build(),
+          RUN);
 
-  public static final StokerOption<Duration> COLLECTIVE_TIMEOUT = add(
-      StokerOption.builder("collectiveTimeout", ValueType.DURATION)
-          .values("duration, 0 = forever").check(SparkOptionTable::collectiveWait)
-          .defaultValue(Duration.ofMinutes(10))
-          .doc("Longest wait of a rank's collective call (all-reduce, allGather, barrier) for "
-              + "its peers before a clear error; 0 waits until the task is killed.").build(),
-      RUN);
+  public static final StokerOption<Duration> COLLECTIVE_TIMEOUT =
+      add(
+          StokerOption.builder("collectiveTimeout", ValueType.DURATION)
+              .values("duration, 0 = forever")
+              .check(SparkOptionTable::collectiveWait)
+              .defaultValue(Duration.ofMinutes(10))
+              .doc(
+                  "Longest wait of a rank's collective call (all-reduce, allGather, barrier) for "
+                      + "its peers before a clear error; 0 waits until the task is killed.")
+              .build(),
+          RUN);
 
   /** The network interface the collective listens on, e.g. {@code eth1}. */
-  public static final StokerOption<String> COLLECTIVE_INTERFACE = add(
-      StokerOption.builder("collective.interface", ValueType.TEXT)
-          .values("a network interface (eth1)").defaultText("(the route to the driver)")
-          .doc("The interface every executor's ranks listen on for their peers (its first IPv4 "
-              + "address).").build(), SETTING);
+  public static final StokerOption<String> COLLECTIVE_INTERFACE =
+      add(
+          StokerOption.builder("collective.interface", ValueType.TEXT)
+              .values("a network interface (eth1)")
+              .defaultText("(the route to the driver)")
+              .doc(
+                  "The interface every executor's ranks listen on for their peers (its first IPv4 "
+                      + "address).")
+              .build(),
+          SETTING);
 
   /** The ports the collective may listen on, {@code first-last}. */
-  public static final StokerOption<String> COLLECTIVE_PORTS = add(
-      StokerOption.builder("collective.ports", ValueType.TEXT)
-          .values("ports first-last (41000-41015)").defaultValue("0")
-          .doc("The ports a rank may listen on for its peers, the first free one taken; 0 lets "
-              + "the system choose.").build(), SETTING);
+  public static final StokerOption<String> COLLECTIVE_PORTS =
+      add(
+          StokerOption.builder("collective.ports", ValueType.TEXT)
+              .values("ports first-last (41000-41015)")
+              .defaultValue("0")
+              .doc(
+                  "The ports a rank may listen on for its peers, the first free one taken; 0 lets "
+                      + "the system choose.")
+              .build(),
+          SETTING);
 
   /** The shared-memory folder of a Python rank's slot file. */
-  public static final StokerOption<String> PYTHON_SHM_DIR = add(
-      StokerOption.builder("python.shmDir", ValueType.TEXT).values("a folder")
-          .defaultValue("/dev/shm")
-          .doc("The shared-memory folder of each Python rank's slot file.").build(), SETTING);
+  public static final StokerOption<String> PYTHON_SHM_DIR =
+      add(
+          StokerOption.builder("python.shmDir", ValueType.TEXT)
+              .values("a folder")
+              .defaultValue("/dev/shm")
+              .doc("The shared-memory folder of each Python rank's slot file.")
+              .build(),
+          SETTING);
 
   /** Every option with its layers, the loader's knobs first. */
   public static final List<OptionSpec> ALL = List.copyOf(DEFINED);
 
   private SparkOptionTable() {}
 
-  private static <T> StokerOption<T> add(StokerOption<T> option, OptionLayer first,
-      OptionLayer... rest) {
+  private static <T> StokerOption<T> add(
+      StokerOption<T> option, OptionLayer first, OptionLayer... rest) {
     DEFINED.add(new OptionSpec(option, EnumSet.of(first, rest)));
     return option;
   }
 
   /** A whole number from {@code least} to {@link Integer#MAX_VALUE}. */
   private static ValueType<Integer> wholeFrom(int least) {
-    return ValueType.of((name, text) -> {
-      long value;
-      try {
-        value = Long.parseLong(text);
-      } catch (NumberFormatException e) {
-        value = Long.MIN_VALUE;
-      }
-      if (value < least || value > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(name + ": '" + text + "' (expected: a whole number "
-            + "from " + least + " to " + Integer.MAX_VALUE + ")");
-      }
-      return (int) value;
-    }, String::valueOf);
+    return ValueType.of(
+        (name, text) -> {
+          long value;
+          try {
+            value = Long.parseLong(text);
+          } catch (NumberFormatException e) {
+            value = Long.MIN_VALUE;
+          }
+          if (value < least || value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(
+                name
+                    + ": '"
+                    + text
+                    + "' (expected: a whole number "
+                    + "from "
+                    + least
+                    + " to "
+                    + Integer.MAX_VALUE
+                    + ")");
+          }
+          return (int) value;
+        },
+        String::valueOf);
   }
 
   private static Integer readEpochs(String name, String text) {
@@ -179,16 +262,20 @@ public final class SparkOptionTable {
       value = -1;
     }
     if (value < 0) {
-      throw new IllegalArgumentException(name + ": '" + text + "' (expected: a whole number "
-          + "from 0, the epochs the rank function runs; 0 when not known)");
+      throw new IllegalArgumentException(
+          name
+              + ": '"
+              + text
+              + "' (expected: a whole number "
+              + "from 0, the epochs the rank function runs; 0 when not known)");
     }
     return value;
   }
 
   private static Integer checkEpochs(String name, Integer value) {
     if (value < 0) {
-      throw new IllegalArgumentException(name + ": " + value
-          + " (expected: >= 0; 0 when not known)");
+      throw new IllegalArgumentException(
+          name + ": " + value + " (expected: >= 0; 0 when not known)");
     }
     return value;
   }
@@ -196,8 +283,8 @@ public final class SparkOptionTable {
   /** Null (Spark's local directories) or a folder, stripped of surrounding whitespace. */
   private static String folder(String name, String value) {
     if (value != null && value.isBlank()) {
-      throw new IllegalArgumentException(name + ": '" + value
-          + "' (expected: a folder on the executors' local disk)");
+      throw new IllegalArgumentException(
+          name + ": '" + value + "' (expected: a folder on the executors' local disk)");
     }
     return value == null ? null : value.strip();
   }
@@ -207,8 +294,7 @@ public final class SparkOptionTable {
       throw new NullPointerException(name);
     }
     if (value.isZero() || value.isNegative()) {
-      throw new IllegalArgumentException(name + ": " + value.toMillis()
-          + " ms (expected: > 0)");
+      throw new IllegalArgumentException(name + ": " + value.toMillis() + " ms (expected: > 0)");
     }
     return value;
   }
@@ -218,8 +304,8 @@ public final class SparkOptionTable {
       throw new NullPointerException(name);
     }
     if (value.isNegative()) {
-      throw new IllegalArgumentException(name + ": " + value.toMillis()
-          + " ms (expected: >= 0; 0 waits forever)");
+      throw new IllegalArgumentException(
+          name + ": " + value.toMillis() + " ms (expected: >= 0; 0 waits forever)");
     }
     return value;
   }
@@ -257,9 +343,14 @@ public final class SparkOptionTable {
       }
       product *= Math.max(dim, 1);
       if (dim <= 0 || product > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(key + ": '" + text + "' (expected: dimensions > 0 "
-            + "separated by commas, e.g. 3,32,32, of at most " + Integer.MAX_VALUE
-            + " values in all)");
+        throw new IllegalArgumentException(
+            key
+                + ": '"
+                + text
+                + "' (expected: dimensions > 0 "
+                + "separated by commas, e.g. 3,32,32, of at most "
+                + Integer.MAX_VALUE
+                + " values in all)");
       }
       dims[i] = (int) dim;
     }

@@ -19,14 +19,14 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 /**
  * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
  * page: levels checked run by run by a {@link LevelCheck}, PLAIN values copied in one block per
- * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary
- * encodings, the encodings planning lets through (see {@link ParquetFile#decodable}).
+ * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary encodings,
+ * the encodings planning lets through (see {@link ParquetFile#decodable}).
  *
- * <p>Every length and run a page declares is checked against the page's bytes before it is
- * used. A page that does not hold what it says is an {@link IOException} naming the file, the
- * column and the page's byte in the file, whatever went wrong (no bare runtime exception and no
- * {@link OutOfMemoryError} comes out); a row the file holds but the column cannot take (a null,
- * another length) is a {@link RowErrors.BadRow}.
+ * <p>Every length and run a page declares is checked against the page's bytes before it is used. A
+ * page that does not hold what it says is an {@link IOException} naming the file, the column and
+ * the page's byte in the file, whatever went wrong (no bare runtime exception and no {@link
+ * OutOfMemoryError} comes out); a row the file holds but the column cannot take (a null, another
+ * length) is a {@link RowErrors.BadRow}.
  */
 public final class ChunkDecoder {
   private final ColumnSpec column;
@@ -40,8 +40,10 @@ public final class ChunkDecoder {
   private final int valueBytes;
   private final boolean lengthPrefixed;
   private final PageDictionary dictionary;
+
   /** Index of the next value (level entry) in the column chunk. */
   private long value;
+
   private int pageLeft;
   private HybridDecoder reps;
   private HybridDecoder defs;
@@ -51,8 +53,14 @@ public final class ChunkDecoder {
   /**
    * @param firstRow the index in file {@code path} of the row group's first row
    */
-  ChunkDecoder(ColumnSpec column, ColumnDescriptor descriptor, MessageType schema,
-      PageReader pages, String path, long firstRow) throws IOException {
+  ChunkDecoder(
+      ColumnSpec column,
+      ColumnDescriptor descriptor,
+      MessageType schema,
+      PageReader pages,
+      String path,
+      long firstRow)
+      throws IOException {
     this.column = column;
     this.pages = pages;
     this.path = path;
@@ -62,8 +70,8 @@ public final class ChunkDecoder {
     this.perRow = column.kind() == Kind.LIST ? column.elements() : 1;
     this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
     this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
-    this.lengthPrefixed = descriptor.getPrimitiveType().getPrimitiveTypeName()
-        == PrimitiveTypeName.BINARY;
+    this.lengthPrefixed =
+        descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
     PageDictionary read = null;
     try {
       DictionaryPage page = pages.readDictionaryPage();
@@ -82,8 +90,8 @@ public final class ChunkDecoder {
    * Decodes the next {@code rows} rows into {@code dst} from byte {@code index}, {@code
    * column.rowBytes()} per row; skips them when {@code dst} is null (levels checked all the same).
    *
-   * @throws IOException for a page that does not hold what it says, naming the file, the column
-   *     and the page's byte
+   * @throws IOException for a page that does not hold what it says, naming the file, the column and
+   *     the page's byte
    * @throws RowErrors.BadRow for a null or a row of another length, naming its row
    */
   void read(int rows, ByteBuffer dst, int index) throws IOException {
@@ -142,32 +150,36 @@ public final class ChunkDecoder {
       throw e.getCause();
     }
     if (page == null) {
-      throw new PageFormatException("the column chunk ended after " + value + " values, before "
-          + "the rows its row group holds");
+      throw new PageFormatException(
+          "the column chunk ended after "
+              + value
+              + " values, before "
+              + "the rows its row group holds");
     }
     pageLeft = page.getValueCount();
     try {
-      page.accept(new DataPage.Visitor<Void>() {
-        @Override
-        public Void visit(DataPageV1 v1) {
-          try {
-            readPageV1(v1);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-          return null;
-        }
+      page.accept(
+          new DataPage.Visitor<Void>() {
+            @Override
+            public Void visit(DataPageV1 v1) {
+              try {
+                readPageV1(v1);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+              return null;
+            }
 
-        @Override
-        public Void visit(DataPageV2 v2) {
-          try {
-            readPageV2(v2);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-          return null;
-        }
-      });
+            @Override
+            public Void visit(DataPageV2 v2) {
+              try {
+                readPageV2(v2);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+              return null;
+            }
+          });
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
@@ -197,22 +209,39 @@ public final class ChunkDecoder {
     long left = bytes.limit() - (long) at - 4;
     int length = left < 0 ? -1 : bytes.getInt(at);
     if (left < 0 || length < 0 || length > left) {
-      throw new PageFormatException("the " + levels + " levels of a page say " + length
-          + " bytes where " + Math.max(left, 0) + " are left, at byte " + (at - bytes.position())
-          + " of its " + bytes.remaining() + " bytes");
+      throw new PageFormatException(
+          "the "
+              + levels
+              + " levels of a page say "
+              + length
+              + " bytes where "
+              + Math.max(left, 0)
+              + " are left, at byte "
+              + (at - bytes.position())
+              + " of its "
+              + bytes.remaining()
+              + " bytes");
     }
     return length;
   }
 
   private void readPageV2(DataPageV2 page) throws IOException {
     if (page.isCompressed()) {
-      throw new IllegalStateException("column '" + column.name() + "' of file '" + path
-          + "': a data page v2 came compressed from the page reader");
+      throw new IllegalStateException(
+          "column '"
+              + column.name()
+              + "' of file '"
+              + path
+              + "': a data page v2 came compressed from the page reader");
     }
-    reps = maxRep > 0 ? new HybridDecoder(bytes(page.getRepetitionLevels()),
-        HybridDecoder.bitWidth(maxRep)) : null;
-    defs = maxDef > 0 ? new HybridDecoder(bytes(page.getDefinitionLevels()),
-        HybridDecoder.bitWidth(maxDef)) : null;
+    reps =
+        maxRep > 0
+            ? new HybridDecoder(bytes(page.getRepetitionLevels()), HybridDecoder.bitWidth(maxRep))
+            : null;
+    defs =
+        maxDef > 0
+            ? new HybridDecoder(bytes(page.getDefinitionLevels()), HybridDecoder.bitWidth(maxDef))
+            : null;
     startValues(bytes(page.getData()), page.getDataEncoding());
   }
 
@@ -227,21 +256,25 @@ public final class ChunkDecoder {
       }
       int bitWidth = data.hasRemaining() ? data.get(data.position()) & 0xff : -1;
       if (bitWidth < 0 || bitWidth > 32) {
-        throw new PageFormatException("dictionary ids of " + bitWidth + " bits (expected: 0 to "
-            + "32)");
+        throw new PageFormatException(
+            "dictionary ids of " + bitWidth + " bits (expected: 0 to " + "32)");
       }
       ids = new HybridDecoder(range(data, data.position() + 1, data.remaining() - 1), bitWidth);
       values = null;
     } else {
-      throw new PageFormatException("values encoded " + encoding + " (expected: PLAIN or a "
-          + "dictionary)");
+      throw new PageFormatException(
+          "values encoded " + encoding + " (expected: PLAIN or a " + "dictionary)");
     }
   }
 
   private void requireRle(Encoding encoding, String levels) throws PageFormatException {
     if (encoding != Encoding.RLE) {
-      throw new PageFormatException(levels + " levels encoded " + encoding + " (expected: RLE; "
-          + "files this old can be rewritten with Spark)");
+      throw new PageFormatException(
+          levels
+              + " levels encoded "
+              + encoding
+              + " (expected: RLE; "
+              + "files this old can be rewritten with Spark)");
     }
   }
 
@@ -262,8 +295,8 @@ public final class ChunkDecoder {
     } else {
       long bytes = (long) n * valueBytes;
       if (values.remaining() < bytes) {
-        throw new PageFormatException("a page holds " + values.remaining() + " bytes of values, "
-            + bytes + " expected");
+        throw new PageFormatException(
+            "a page holds " + values.remaining() + " bytes of values, " + bytes + " expected");
       }
       if (dst != null) {
         dst.put(index, values, values.position(), (int) bytes);
@@ -282,8 +315,8 @@ public final class ChunkDecoder {
       for (int i = 0; i < k; i++) {
         int id = ids.next();
         if (dictionary.length(check(id)) != valueBytes) {
-          throw RowErrors.wrongLength(column, Integer.toString(dictionary.length(id)),
-              row(v + i), path);
+          throw RowErrors.wrongLength(
+              column, Integer.toString(dictionary.length(id)), row(v + i), path);
         }
         if (dst != null) {
           dictionary.copy(id, dst, index);
@@ -297,8 +330,12 @@ public final class ChunkDecoder {
 
   private int check(int id) throws PageFormatException {
     if (id < 0 || id >= dictionary.entries()) {
-      throw new PageFormatException("dictionary id " + Integer.toUnsignedString(id) + " of a "
-          + "dictionary of " + dictionary.entries());
+      throw new PageFormatException(
+          "dictionary id "
+              + Integer.toUnsignedString(id)
+              + " of a "
+              + "dictionary of "
+              + dictionary.entries());
     }
     return id;
   }
@@ -306,20 +343,25 @@ public final class ChunkDecoder {
   private void copyLengthPrefixed(int n, ByteBuffer dst, int index) throws IOException {
     for (int i = 0; i < n; i++) {
       if (values.remaining() < 4) {
-        throw new PageFormatException("a page holds " + values.remaining() + " bytes where the "
-            + "length of value " + (value + i) + " of the chunk should be");
+        throw new PageFormatException(
+            "a page holds "
+                + values.remaining()
+                + " bytes where the "
+                + "length of value "
+                + (value + i)
+                + " of the chunk should be");
       }
       int length = values.getInt();
       if (length != valueBytes && (length < 0 || length > values.remaining())) {
-        throw new PageFormatException("a value of " + length + " bytes where the page has "
-            + values.remaining() + " left");
+        throw new PageFormatException(
+            "a value of " + length + " bytes where the page has " + values.remaining() + " left");
       }
       if (length != valueBytes) {
         throw RowErrors.wrongLength(column, Integer.toString(length), row(value + i), path);
       }
       if (values.remaining() < length) {
-        throw new PageFormatException("a value of " + length + " bytes where the page has "
-            + values.remaining() + " left");
+        throw new PageFormatException(
+            "a value of " + length + " bytes where the page has " + values.remaining() + " left");
       }
       if (dst != null) {
         dst.put(index, values, values.position(), length);

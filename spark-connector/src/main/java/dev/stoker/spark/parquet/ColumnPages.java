@@ -23,25 +23,28 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * The pages of one column, chunk after chunk (one per row group), read from the file through a
- * window of a few pages and decompressed into a page buffer, both reused: reading a file this
- * way allocates nothing per page, where Parquet's own reader holds a whole row group and
- * allocates every page. It serves {@link ChunkDecoder}, which is done with a page before it asks
- * for the next: a data page's bytes are valid until the next call. Index pages are passed over.
+ * window of a few pages and decompressed into a page buffer, both reused: reading a file this way
+ * allocates nothing per page, where Parquet's own reader holds a whole row group and allocates
+ * every page. It serves {@link ChunkDecoder}, which is done with a page before it asks for the
+ * next: a data page's bytes are valid until the next call. Index pages are passed over.
  *
- * <p>Nothing a page header declares is trusted: before a byte is allocated or read for a page,
- * its values must fit the values its chunk has left, its compressed bytes the chunk, and its
+ * <p>Nothing a page header declares is trusted: before a byte is allocated or read for a page, its
+ * values must fit the values its chunk has left, its compressed bytes the chunk, and its
  * uncompressed size both what its codec can expand those bytes to and what its values can take
  * ({@link #bytesPerValue} each, plus {@link #SLACK_BYTES}). Every failure, a memory shortage
- * included, is an {@link IOException} naming the file, the column and the page's first byte in
- * the file, and never carries an {@link OutOfMemoryError} (Spark ends the executor on one).
+ * included, is an {@link IOException} naming the file, the column and the page's first byte in the
+ * file, and never carries an {@link OutOfMemoryError} (Spark ends the executor on one).
  */
 public final class ColumnPages implements PageReader {
   /** Bytes read from the file at once. */
   static final int WINDOW_BYTES = 8 << 20;
+
   /** The first guess at a page header's size (its statistics make it vary). */
   private static final int HEADER_BYTES = 256;
+
   /** Room for a chunk's levels and framing beyond its values. */
   private static final int SLACK_BYTES = 64 << 10;
+
   /** The largest array the JVM allocates. */
   private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
@@ -62,8 +65,10 @@ public final class ColumnPages implements PageReader {
   private long bodyAt;
   private long totalValues;
   private long valuesLeft;
+
   /** Where the current page's header starts in the file. */
   private long pageAt;
+
   /** Whether the chunk's first page is behind: a dictionary page can only come first. */
   private boolean pastFirst;
 
@@ -71,15 +76,18 @@ public final class ColumnPages implements PageReader {
    * Pages of column {@code spec} of file {@code path}, read from {@code file} (shared with the
    * file's other columns).
    */
-  ColumnPages(FileBytes file, PageDecompressor decompressor, String path, ColumnSpec spec,
+  ColumnPages(
+      FileBytes file,
+      PageDecompressor decompressor,
+      String path,
+      ColumnSpec spec,
       boolean verifyChecksums) {
     this.file = file;
     this.decompressor = decompressor;
     this.path = path;
     this.column = spec.name();
     // A value's bytes, a length prefix, dictionary ids and levels never take more than this.
-    this.bytesPerValue = (spec.kind() == Kind.LIST ? spec.dtype().byteSize() : spec.rowBytes())
-        + 8;
+    this.bytesPerValue = (spec.kind() == Kind.LIST ? spec.dtype().byteSize() : spec.rowBytes()) + 8;
     this.verifyChecksums = verifyChecksums;
   }
 
@@ -121,8 +129,8 @@ public final class ColumnPages implements PageReader {
       DictionaryPageHeader dictionary = header.getDictionary_page_header();
       int entries = dictionary.getNum_values();
       if (entries < 0 || entries > totalValues) {
-        throw corrupt("a dictionary page of " + entries + " values in a chunk of "
-            + totalValues, null);
+        throw corrupt(
+            "a dictionary page of " + entries + " values in a chunk of " + totalValues, null);
       }
       Encoding encoding = encoding(dictionary.getEncoding());
       ByteBuffer bytes = body(header, entries);
@@ -169,8 +177,8 @@ public final class ColumnPages implements PageReader {
     Encoding data = encoding(page.getEncoding());
     ByteBuffer bytes = body(header, values);
     valuesLeft -= values;
-    return new DataPageV1(input(bytes), values, header.getUncompressed_page_size(), null, reps,
-        defs, data);
+    return new DataPageV1(
+        input(bytes), values, header.getUncompressed_page_size(), null, reps, defs, data);
   }
 
   private DataPage v2(PageHeader header) throws IOException {
@@ -182,25 +190,42 @@ public final class ColumnPages implements PageReader {
     int defs = page.getDefinition_levels_byte_length();
     int uncompressed = header.getUncompressed_page_size();
     if (reps < 0 || defs < 0 || (long) reps + defs > Math.min(size, uncompressed)) {
-      throw corrupt("a v2 page whose levels (" + reps + " + " + defs + " bytes) do not fit its "
-          + size + " bytes", null);
+      throw corrupt(
+          "a v2 page whose levels ("
+              + reps
+              + " + "
+              + defs
+              + " bytes) do not fit its "
+              + size
+              + " bytes",
+          null);
     }
     int at = locate(header, values);
     int levels = reps + defs;
     boolean compressed = !page.isSetIs_compressed() || page.isIs_compressed();
-    ByteBuffer data = decompress(compressed ? codec : CompressionCodecName.UNCOMPRESSED,
-        at + levels, size - levels, uncompressed - levels);
+    ByteBuffer data =
+        decompress(
+            compressed ? codec : CompressionCodecName.UNCOMPRESSED,
+            at + levels,
+            size - levels,
+            uncompressed - levels);
     valuesLeft -= values;
-    return DataPageV2.uncompressed(page.getNum_rows(), page.getNum_nulls(), values,
-        BytesInput.from(window, at, reps), BytesInput.from(window, at + reps, defs), encoding,
-        input(data), null);
+    return DataPageV2.uncompressed(
+        page.getNum_rows(),
+        page.getNum_nulls(),
+        values,
+        BytesInput.from(window, at, reps),
+        BytesInput.from(window, at + reps, defs),
+        encoding,
+        input(data),
+        null);
   }
 
   /** The page's number of values, once checked against the values its chunk has left. */
   private int count(int values) throws IOException {
     if (values < 0 || values > valuesLeft) {
-      throw corrupt("a page of " + values + " values where its chunk has " + valuesLeft
-          + " left", null);
+      throw corrupt(
+          "a page of " + values + " values where its chunk has " + valuesLeft + " left", null);
     }
     return values;
   }
@@ -219,12 +244,26 @@ public final class ColumnPages implements PageReader {
   private int locate(PageHeader header, int values) throws IOException {
     int size = header.getCompressed_page_size();
     int uncompressed = header.getUncompressed_page_size();
-    long most = Math.min(Math.min(MAX_ARRAY, PageDecompressor.maxExpansion(codec, size)),
-        values * (long) bytesPerValue + SLACK_BYTES);
+    long most =
+        Math.min(
+            Math.min(MAX_ARRAY, PageDecompressor.maxExpansion(codec, size)),
+            values * (long) bytesPerValue + SLACK_BYTES);
     if (size < 0 || uncompressed < 0 || uncompressed > most) {
-      throw corrupt("a page header of " + size + " bytes that decompress to " + uncompressed
-          + " for " + values + " values (expected: at most " + most + " bytes for "
-          + codec + " and " + bytesPerValue + " bytes a value)", null);
+      throw corrupt(
+          "a page header of "
+              + size
+              + " bytes that decompress to "
+              + uncompressed
+              + " for "
+              + values
+              + " values (expected: at most "
+              + most
+              + " bytes for "
+              + codec
+              + " and "
+              + bytesPerValue
+              + " bytes a value)",
+          null);
     }
     int at = ensure(bodyAt, size);
     next = bodyAt + size;
@@ -275,8 +314,13 @@ public final class ColumnPages implements PageReader {
     try {
       return new byte[size];
     } catch (OutOfMemoryError e) {
-      throw corrupt("a page that needs " + size + " bytes, more than the JVM has free ("
-          + e.getMessage() + ")", null);
+      throw corrupt(
+          "a page that needs "
+              + size
+              + " bytes, more than the JVM has free ("
+              + e.getMessage()
+              + ")",
+          null);
     }
   }
 
@@ -300,7 +344,8 @@ public final class ColumnPages implements PageReader {
       }
       bodyAt = next + (available - bytes.available());
       PageType type = header.getType();
-      if (type == null || type == PageType.DATA_PAGE && !header.isSetData_page_header()
+      if (type == null
+          || type == PageType.DATA_PAGE && !header.isSetData_page_header()
           || type == PageType.DATA_PAGE_V2 && !header.isSetData_page_header_v2()
           || type == PageType.DICTIONARY_PAGE && !header.isSetDictionary_page_header()) {
         throw corrupt("a " + type + " page header without its fields", null);
@@ -310,9 +355,9 @@ public final class ColumnPages implements PageReader {
   }
 
   /**
-   * Makes the window hold file bytes {@code [position, position + length)}, all within the
-   * chunk, and returns the offset of {@code position} in it. The window starts and ends where
-   * the file's reads may ({@link FileBytes#alignment()}).
+   * Makes the window hold file bytes {@code [position, position + length)}, all within the chunk,
+   * and returns the offset of {@code position} in it. The window starts and ends where the file's
+   * reads may ({@link FileBytes#alignment()}).
    */
   private int ensure(long position, int length) throws IOException {
     if (position >= windowStart && position + length <= windowStart + windowLength) {
@@ -326,8 +371,9 @@ public final class ColumnPages implements PageReader {
     long stop = Math.max(position + length, Math.min(position + WINDOW_BYTES, end));
     stop = Math.min(file.length(), (stop + alignment - 1) / alignment * alignment);
     if (stop < position + length) {
-      throw corrupt("a page of " + length + " bytes past the end of the file ("
-          + file.length() + " bytes)", null);
+      throw corrupt(
+          "a page of " + length + " bytes past the end of the file (" + file.length() + " bytes)",
+          null);
     }
     if (stop - start > MAX_ARRAY) {
       throw corrupt("a page of " + length + " bytes, more than an array holds", null);
@@ -373,10 +419,18 @@ public final class ColumnPages implements PageReader {
   }
 
   /** The error for a corrupt page of {@code column} of file {@code path} at byte {@code at}. */
-  static IOException corrupt(String column, String path, long at, String what,
-      Throwable cause) {
-    return new IOException("column '" + column + "' of file '" + path + "': " + what
-        + " in the page at byte " + at + " (expected: a complete, uncorrupted Parquet file; "
-        + "rewrite it or read it with Spark's own reader)", cause);
+  static IOException corrupt(String column, String path, long at, String what, Throwable cause) {
+    return new IOException(
+        "column '"
+            + column
+            + "' of file '"
+            + path
+            + "': "
+            + what
+            + " in the page at byte "
+            + at
+            + " (expected: a complete, uncorrupted Parquet file; "
+            + "rewrite it or read it with Spark's own reader)",
+        cause);
   }
 }

@@ -34,8 +34,8 @@ public interface FileBytes extends Closeable {
   static FileBytes of(SeekableInputStream in, long length) {
     return new FileBytes() {
       /**
-       * Bytes asked of the stream at once: Hadoop's local streams copy every read through a
-       * native buffer of its size, which costs fresh memory for large reads.
+       * Bytes asked of the stream at once: Hadoop's local streams copy every read through a native
+       * buffer of its size, which costs fresh memory for large reads.
        */
       private static final int READ_BYTES = 64 << 10;
 

@@ -12,12 +12,11 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.InputFile;
 
-
 /**
- * The pages of some columns of a file's row groups, group after group, each column through a
- * {@link ColumnPages} of its own over the file's bytes ({@link FileBytes}: a local file read
- * directly, its Hadoop checksums verified, else one stream). Page checksums are verified when
- * Parquet's {@code parquet.page.verify-checksum.enabled} says so, as Parquet's reader does.
+ * The pages of some columns of a file's row groups, group after group, each column through a {@link
+ * ColumnPages} of its own over the file's bytes ({@link FileBytes}: a local file read directly, its
+ * Hadoop checksums verified, else one stream). Page checksums are verified when Parquet's {@code
+ * parquet.page.verify-checksum.enabled} says so, as Parquet's reader does.
  */
 public final class FilePages implements Closeable {
   private final String path;
@@ -32,8 +31,14 @@ public final class FilePages implements Closeable {
    * Pages of {@code columns} (described by {@code descriptors}) in row groups {@code groups} of
    * {@code file}, named {@code path} in messages.
    */
-  FilePages(InputFile file, String path, List<BlockMetaData> groups, List<ColumnSpec> columns,
-      List<ColumnDescriptor> descriptors, Configuration conf, boolean verifyChecksums)
+  FilePages(
+      InputFile file,
+      String path,
+      List<BlockMetaData> groups,
+      List<ColumnSpec> columns,
+      List<ColumnDescriptor> descriptors,
+      Configuration conf,
+      boolean verifyChecksums)
       throws IOException {
     this.path = path;
     this.groups = groups;
@@ -41,9 +46,13 @@ public final class FilePages implements Closeable {
     for (BlockMetaData block : groups) {
       for (ColumnDescriptor descriptor : descriptors) {
         if (chunk(block, descriptor).isEncrypted()) {
-          throw new IllegalStateException("column '" + String.join(".", descriptor.getPath())
-              + "' of file '" + path + "' is encrypted (expected: a plaintext column; Spark's "
-              + "reader decrypts it)");
+          throw new IllegalStateException(
+              "column '"
+                  + String.join(".", descriptor.getPath())
+                  + "' of file '"
+                  + path
+                  + "' is encrypted (expected: a plaintext column; Spark's "
+                  + "reader decrypts it)");
         }
       }
     }
@@ -51,8 +60,7 @@ public final class FilePages implements Closeable {
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
-      this.columns[c] = new ColumnPages(bytes, decompressor, path, columns.get(c),
-          verifyChecksums);
+      this.columns[c] = new ColumnPages(bytes, decompressor, path, columns.get(c), verifyChecksums);
     }
   }
 
@@ -64,8 +72,8 @@ public final class FilePages implements Closeable {
     BlockMetaData block = groups.get(group++);
     for (int c = 0; c < columns.length; c++) {
       ColumnChunkMetaData chunk = chunk(block, descriptors.get(c));
-      columns[c].start(chunk.getCodec(), chunk.getStartingPos(), chunk.getTotalSize(),
-          chunk.getValueCount());
+      columns[c].start(
+          chunk.getCodec(), chunk.getStartingPos(), chunk.getTotalSize(), chunk.getValueCount());
     }
     return block.getRowCount();
   }
@@ -81,9 +89,13 @@ public final class FilePages implements Closeable {
         return chunk;
       }
     }
-    throw new IllegalStateException("file '" + path + "' has no column chunk "
-        + Arrays.toString(descriptor.getPath()) + " in its row group at byte "
-        + block.getStartingPos());
+    throw new IllegalStateException(
+        "file '"
+            + path
+            + "' has no column chunk "
+            + Arrays.toString(descriptor.getPath())
+            + " in its row group at byte "
+            + block.getStartingPos());
   }
 
   @Override

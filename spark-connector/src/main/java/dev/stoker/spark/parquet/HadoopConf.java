@@ -6,7 +6,9 @@ import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import org.apache.hadoop.conf.Configuration;
 
-/** A Hadoop {@link Configuration} that travels to executors (as Spark's own file sources send it). */
+/**
+ * A Hadoop {@link Configuration} that travels to executors (as Spark's own file sources send it).
+ */
 public final class HadoopConf implements Serializable {
   private static final long serialVersionUID = 1L;
 

@@ -3,12 +3,12 @@ package dev.stoker.spark.parquet;
 import java.nio.ByteBuffer;
 
 /**
- * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a
- * run of one repeated value is taken whole, so that a page of all-equal levels costs a few
- * steps, not one per value. Bit-packed runs are read value by value. Every run header is checked
- * before it is used: its count computed in {@code long} and positive, a bit-packed run's bytes
- * and a repeated value's within the bytes given, the value within the bit width; a run that is
- * not is a {@link PageFormatException}.
+ * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a run
+ * of one repeated value is taken whole, so that a page of all-equal levels costs a few steps, not
+ * one per value. Bit-packed runs are read value by value. Every run header is checked before it is
+ * used: its count computed in {@code long} and positive, a bit-packed run's bytes and a repeated
+ * value's within the bytes given, the value within the bit width; a run that is not is a {@link
+ * PageFormatException}.
  */
 public final class HybridDecoder {
   private final ByteBuffer in;
@@ -92,8 +92,7 @@ public final class HybridDecoder {
     byte b;
     do {
       if (position == in.limit() || shift > 28) {
-        throw bad("a run header that does not end within " + (position - start) + " bytes",
-            start);
+        throw bad("a run header that does not end within " + (position - start) + " bytes", start);
       }
       b = in.get(position++);
       header |= (long) (b & 0x7f) << shift;
@@ -102,16 +101,28 @@ public final class HybridDecoder {
     long count = header >>> 1;
     if ((header & 1) == 0) {
       if (count == 0 || in.limit() - position < valueBytes) {
-        throw bad("a repeated run of " + count + " values of " + valueBytes + " bytes with "
-            + (in.limit() - position) + " bytes left", start);
+        throw bad(
+            "a repeated run of "
+                + count
+                + " values of "
+                + valueBytes
+                + " bytes with "
+                + (in.limit() - position)
+                + " bytes left",
+            start);
       }
       int repeated = 0;
       for (int i = 0; i < valueBytes; i++) {
         repeated |= (in.get(position++) & 0xff) << (8 * i);
       }
       if (bitWidth < 32 && repeated >>> bitWidth != 0) {
-        throw bad("a repeated value " + Integer.toUnsignedString(repeated) + " wider than "
-            + bitWidth + " bits", start);
+        throw bad(
+            "a repeated value "
+                + Integer.toUnsignedString(repeated)
+                + " wider than "
+                + bitWidth
+                + " bits",
+            start);
       }
       rle = true;
       value = repeated;
@@ -119,8 +130,15 @@ public final class HybridDecoder {
     } else {
       long bytes = count * bitWidth;
       if (count == 0 || bytes > in.limit() - position) {
-        throw bad("a bit-packed run of " + count + " groups of 8 values (" + bytes
-            + " bytes) with " + (in.limit() - position) + " bytes left", start);
+        throw bad(
+            "a bit-packed run of "
+                + count
+                + " groups of 8 values ("
+                + bytes
+                + " bytes) with "
+                + (in.limit() - position)
+                + " bytes left",
+            start);
       }
       rle = false;
       left = count * 8;
@@ -131,7 +149,14 @@ public final class HybridDecoder {
   }
 
   private PageFormatException bad(String what, int at) {
-    return new PageFormatException(what + ", at byte " + (at - in.position()) + " of "
-        + (in.limit() - in.position()) + " bytes of " + bitWidth + "-bit values");
+    return new PageFormatException(
+        what
+            + ", at byte "
+            + (at - in.position())
+            + " of "
+            + (in.limit() - in.position())
+            + " bytes of "
+            + bitWidth
+            + "-bit values");
   }
 }

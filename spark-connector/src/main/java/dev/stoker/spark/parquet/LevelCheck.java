@@ -7,10 +7,10 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * Checks the levels of a tensor column's values run by run: every value present (its definition
- * level the highest), and for a list a new row (repetition level 0) exactly every {@code L}
- * values. The first bad value is an error naming its row in the file: null, an empty list, a
- * null value, or a row of another length (with its length). A level above the column's highest
- * or levels that end before the values are a corrupt page ({@link PageFormatException}).
+ * level the highest), and for a list a new row (repetition level 0) exactly every {@code L} values.
+ * The first bad value is an error naming its row in the file: null, an empty list, a null value, or
+ * a row of another length (with its length). A level above the column's highest or levels that end
+ * before the values are a corrupt page ({@link PageFormatException}).
  */
 public final class LevelCheck {
   private final ColumnSpec column;
@@ -18,14 +18,23 @@ public final class LevelCheck {
   private final long firstRow;
   private final int maxDef;
   private final int maxRep;
+
   /** Def levels below it: the column (the list) is null. */
   private final int presentDef;
+
   /** Def levels below it (and not null): the list is empty. */
   private final int elementsDef;
+
   private final int perRow;
 
-  /** @param firstRow the index in file {@code path} of the row group's first row */
-  LevelCheck(ColumnSpec column, ColumnDescriptor descriptor, MessageType schema, String path,
+  /**
+   * @param firstRow the index in file {@code path} of the row group's first row
+   */
+  LevelCheck(
+      ColumnSpec column,
+      ColumnDescriptor descriptor,
+      MessageType schema,
+      String path,
       long firstRow) {
     this.column = column;
     this.path = path;
@@ -93,15 +102,15 @@ public final class LevelCheck {
 
   private void checkDef(int level) throws PageFormatException {
     if (level > maxDef) {
-      throw new PageFormatException("a definition level of " + level + " (expected: at most "
-          + maxDef + ")");
+      throw new PageFormatException(
+          "a definition level of " + level + " (expected: at most " + maxDef + ")");
     }
   }
 
   private void checkRep(int level) throws PageFormatException {
     if (level > maxRep) {
-      throw new PageFormatException("a repetition level of " + level + " (expected: at most "
-          + maxRep + ")");
+      throw new PageFormatException(
+          "a repetition level of " + level + " (expected: at most " + maxRep + ")");
     }
   }
 
@@ -119,9 +128,9 @@ public final class LevelCheck {
   private record RepCheck(long position, long row, String length) {}
 
   /**
-   * Checks the repetition levels of the next {@code n} values of a list column: level 0 (a new
-   * row) at every multiple of the row length, 1 elsewhere. Returns the first row of another
-   * length, or null.
+   * Checks the repetition levels of the next {@code n} values of a list column: level 0 (a new row)
+   * at every multiple of the row length, 1 elsewhere. Returns the first row of another length, or
+   * null.
    */
   private RepCheck checkReps(HybridDecoder reps, long value, int n) throws IOException {
     int length = perRow;
@@ -173,8 +182,8 @@ public final class LevelCheck {
 
   /**
    * The row ending before value {@code p} goes on past its length: {@code extra} continuation
-   * levels from {@code p} on are already counted (and read); the rest are read up to the next
-   * row start, as far as the page goes.
+   * levels from {@code p} on are already counted (and read); the rest are read up to the next row
+   * start, as far as the page goes.
    */
   private RepCheck tooLong(HybridDecoder reps, long p, long extra) throws IOException {
     boolean ended = false;

@@ -15,16 +15,18 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * A file of Hadoop's local file system read straight from the disk, its checksums verified by
- * Stoker. The checksum file {@code .name.crc} beside it holds a CRC-32 of every
- * {@code bytesPerChecksum} bytes; Hadoop's own stream verifies them 512 bytes at a time through
- * small buffered reads, which costs a third of the time Parquet pages take to read. Here reads are
- * whole checksum chunks, verified in the caller's array against the sums read for them. Without a
+ * Stoker. The checksum file {@code .name.crc} beside it holds a CRC-32 of every {@code
+ * bytesPerChecksum} bytes; Hadoop's own stream verifies them 512 bytes at a time through small
+ * buffered reads, which costs a third of the time Parquet pages take to read. Here reads are whole
+ * checksum chunks, verified in the caller's array against the sums read for them. Without a
  * checksum file nothing is verified, as with Hadoop.
  */
 public final class LocalFileBytes implements FileBytes {
   /** Hadoop's checksum file: this header, the bytes per checksum, then the checksums. */
   private static final byte[] MAGIC = {'c', 'r', 'c', 0};
+
   private static final int HEADER_BYTES = MAGIC.length + 4;
+
   /** Bytes read from the disk at once, through the JDK's cached direct buffer of that size. */
   private static final int READ_BYTES = 64 << 10;
 
@@ -37,8 +39,9 @@ public final class LocalFileBytes implements FileBytes {
   private final CRC32 crc = new CRC32();
   private ByteBuffer sumBytes = ByteBuffer.allocate(0);
 
-  private LocalFileBytes(String path, FileChannel data, FileChannel sums, String sumsPath,
-      int bytesPerChecksum) throws IOException {
+  private LocalFileBytes(
+      String path, FileChannel data, FileChannel sums, String sumsPath, int bytesPerChecksum)
+      throws IOException {
     this.path = path;
     this.data = data;
     this.length = data.size();
@@ -53,8 +56,7 @@ public final class LocalFileBytes implements FileBytes {
     if (!(fs instanceof LocalFileSystem local)) {
       return null;
     }
-    FileChannel data = FileChannel.open(local.pathToFile(path).toPath(),
-        StandardOpenOption.READ);
+    FileChannel data = FileChannel.open(local.pathToFile(path).toPath(), StandardOpenOption.READ);
     FileChannel sums = null;
     try {
       File sumsFile = local.pathToFile(local.getChecksumFile(path));
@@ -66,16 +68,22 @@ public final class LocalFileBytes implements FileBytes {
       ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
       readFully(sums, header, 0);
       int bytesPerChecksum = header.getInt(MAGIC.length);
-      long chunks = bytesPerChecksum <= 0 ? -1
-          : (data.size() + bytesPerChecksum - 1) / bytesPerChecksum;
+      long chunks =
+          bytesPerChecksum <= 0 ? -1 : (data.size() + bytesPerChecksum - 1) / bytesPerChecksum;
       if (!header.flip().slice(0, MAGIC.length).equals(ByteBuffer.wrap(MAGIC))
-          || chunks < 0 || sums.size() != HEADER_BYTES + 4 * chunks) {
-        throw new IOException("'" + sumsFile + "' does not hold the checksums of the "
-            + data.size() + " bytes of '" + path + "' (expected: the file as it was written, "
-            + "and its checksum file)");
+          || chunks < 0
+          || sums.size() != HEADER_BYTES + 4 * chunks) {
+        throw new IOException(
+            "'"
+                + sumsFile
+                + "' does not hold the checksums of the "
+                + data.size()
+                + " bytes of '"
+                + path
+                + "' (expected: the file as it was written, "
+                + "and its checksum file)");
       }
-      return new LocalFileBytes(path.toString(), data, sums, sumsFile.toString(),
-          bytesPerChecksum);
+      return new LocalFileBytes(path.toString(), data, sums, sumsFile.toString(), bytesPerChecksum);
     } catch (IOException | RuntimeException | Error e) {
       data.close();
       if (sums != null) {
@@ -99,8 +107,15 @@ public final class LocalFileBytes implements FileBytes {
   public void readFully(long position, byte[] dst, int offset, int count) throws IOException {
     long stop = position + count;
     if (position % bytesPerChecksum != 0 || (stop % bytesPerChecksum != 0 && stop != length)) {
-      throw new IllegalArgumentException("bytes [" + position + ", " + stop + ") of '" + path
-          + "' are not whole checksum chunks of " + bytesPerChecksum);
+      throw new IllegalArgumentException(
+          "bytes ["
+              + position
+              + ", "
+              + stop
+              + ") of '"
+              + path
+              + "' are not whole checksum chunks of "
+              + bytesPerChecksum);
     }
     for (int at = 0; at < count; at += READ_BYTES) {
       ByteBuffer part = ByteBuffer.wrap(dst, offset + at, Math.min(READ_BYTES, count - at));
@@ -125,9 +140,16 @@ public final class LocalFileBytes implements FileBytes {
       crc.update(dst, offset + at, Math.min(bytesPerChecksum, count - at));
       if ((int) crc.getValue() != sumBytes.getInt(4 * i)) {
         long from = position + at;
-        throw new IOException("'" + path + "': bytes " + from + " to "
-            + Math.min(from + bytesPerChecksum, length) + " do not match their checksum in '"
-            + sumsPath + "' (expected: an undamaged file; restore or rewrite it)");
+        throw new IOException(
+            "'"
+                + path
+                + "': bytes "
+                + from
+                + " to "
+                + Math.min(from + bytesPerChecksum, length)
+                + " do not match their checksum in '"
+                + sumsPath
+                + "' (expected: an undamaged file; restore or rewrite it)");
       }
     }
   }
@@ -138,8 +160,13 @@ public final class LocalFileBytes implements FileBytes {
     while (buffer.hasRemaining()) {
       int n = channel.read(buffer, at);
       if (n < 0) {
-        throw new EOFException("a read of " + buffer.remaining() + " bytes past the end ("
-            + channel.size() + " bytes), from byte " + at);
+        throw new EOFException(
+            "a read of "
+                + buffer.remaining()
+                + " bytes past the end ("
+                + channel.size()
+                + " bytes), from byte "
+                + at);
       }
       at += n;
     }

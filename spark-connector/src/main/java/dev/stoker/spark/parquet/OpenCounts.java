@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * How many of the readers that hold files, memory or threads are open in this JVM, kind by kind:
- * the one place the connector counts them. Each is 0 once every read and task has ended, which
- * the leak checks of the tests (Java and Python) assert.
+ * the one place the connector counts them. Each is 0 once every read and task has ended, which the
+ * leak checks of the tests (Java and Python) assert.
  */
 public final class OpenCounts {
   /** A kind of reader that holds resources until it is closed. */

@@ -5,25 +5,35 @@ import java.io.Serializable;
 import java.util.function.LongConsumer;
 
 /**
- * A stretch of a rank's stream, in positions of the epoch's row order: positions {@code [from,
- * to)} (those past the input's rows wrap to its start: padding) are read in windows of {@code
- * window} rows, window {@code i} shuffled by {@code (seed, seedRank, firstWindow + i, epoch)}, and
- * rows {@code [skip, skip + take)} of the windows' concatenated order are delivered. A fresh rank
- * is one slice ({@code seedRank} its rank, nothing skipped); a resumed rank's stream is the slices
- * of the rows its predecessors left, each shuffled as it would have been, so a resume on as many
- * ranks yields the uninterrupted stream's rows in its order.
+ * A stretch of a rank's stream, in positions of the epoch's row order: positions {@code [from, to)}
+ * (those past the input's rows wrap to its start: padding) are read in windows of {@code window}
+ * rows, window {@code i} shuffled by {@code (seed, seedRank, firstWindow + i, epoch)}, and rows
+ * {@code [skip, skip + take)} of the windows' concatenated order are delivered. A fresh rank is one
+ * slice ({@code seedRank} its rank, nothing skipped); a resumed rank's stream is the slices of the
+ * rows its predecessors left, each shuffled as it would have been, so a resume on as many ranks
+ * yields the uninterrupted stream's rows in its order.
  *
  * <p>Kept normal: {@code skip < window} (whole windows before it are cut from {@code from}), and
  * {@code to} ends at the window that holds the last row delivered.
  */
-public record OrderSlice(long from, long to, int window, int seedRank, long firstWindow, int skip,
-    long take) implements Serializable {
+public record OrderSlice(
+    long from, long to, int window, int seedRank, long firstWindow, int skip, long take)
+    implements Serializable {
   public OrderSlice {
-    if (from < 0 || to < from || window <= 0 || skip < 0 || take < 0
-        || skip + take > to - from) {
-      throw new IllegalArgumentException("slice [" + from + ", " + to + ") window " + window
-          + " skip " + skip + " take " + take + " (expected: 0 <= from <= to, window > 0, "
-          + "skip + take <= to - from)");
+    if (from < 0 || to < from || window <= 0 || skip < 0 || take < 0 || skip + take > to - from) {
+      throw new IllegalArgumentException(
+          "slice ["
+              + from
+              + ", "
+              + to
+              + ") window "
+              + window
+              + " skip "
+              + skip
+              + " take "
+              + take
+              + " (expected: 0 <= from <= to, window > 0, "
+              + "skip + take <= to - from)");
     }
   }
 
@@ -36,20 +46,26 @@ public record OrderSlice(long from, long to, int window, int seedRank, long firs
   /** The slice without its first {@code rows} delivered rows. */
   OrderSlice after(long rows) {
     if (rows < 0 || rows > take) {
-      throw new IllegalArgumentException("rows: " + rows + " (expected: 0 <= rows <= take = "
-          + take + ")");
+      throw new IllegalArgumentException(
+          "rows: " + rows + " (expected: 0 <= rows <= take = " + take + ")");
     }
     long skipped = skip + rows;
     long windows = skipped / window;
-    return new OrderSlice(from + windows * window, to, window, seedRank, firstWindow + windows,
-        (int) (skipped - windows * window), take - rows);
+    return new OrderSlice(
+        from + windows * window,
+        to,
+        window,
+        seedRank,
+        firstWindow + windows,
+        (int) (skipped - windows * window),
+        take - rows);
   }
 
   /** The slice's first {@code rows} delivered rows, its windows after them not read. */
   OrderSlice head(long rows) {
     if (rows < 0 || rows > take) {
-      throw new IllegalArgumentException("rows: " + rows + " (expected: 0 <= rows <= take = "
-          + take + ")");
+      throw new IllegalArgumentException(
+          "rows: " + rows + " (expected: 0 <= rows <= take = " + take + ")");
     }
     long end = Math.min(to, from + (skip + rows + window - 1) / window * window);
     return new OrderSlice(from, Math.max(end, from), window, seedRank, firstWindow, skip, rows);
@@ -65,12 +81,11 @@ public record OrderSlice(long from, long to, int window, int seedRank, long firs
     return (to - from + window - 1) / window;
   }
 
-  /**
-   * The order of window {@code i}'s rows (null: as read), as {@link RankStream} delivers them.
-   */
+  /** The order of window {@code i}'s rows (null: as read), as {@link RankStream} delivers them. */
   int[] order(long i, boolean shuffle, long seed, int epoch) {
-    return shuffle ? Permutations.windowPermutation(windowRows(i), seed, seedRank,
-        firstWindow + i, epoch) : null;
+    return shuffle
+        ? Permutations.windowPermutation(windowRows(i), seed, seedRank, firstWindow + i, epoch)
+        : null;
   }
 
   /** Each delivered position of the epoch's order (before wrapping), in delivery order. */
@@ -89,8 +104,8 @@ public record OrderSlice(long from, long to, int window, int seedRank, long firs
     return count[0];
   }
 
-  private void forEachPosition(long firstIndex, boolean shuffle, long seed, int epoch,
-      LongConsumer positions) {
+  private void forEachPosition(
+      long firstIndex, boolean shuffle, long seed, int epoch, LongConsumer positions) {
     long end = skip + take;
     long index = firstIndex * window;
     for (long i = firstIndex; i < windows() && index < end; i++) {

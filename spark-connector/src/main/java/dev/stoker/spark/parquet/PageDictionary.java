@@ -7,8 +7,8 @@ import org.apache.parquet.column.page.DictionaryPage;
 
 /**
  * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
- * to back in one buffer, variable-length bytes as arrays. Copies entry {@code id} to a window.
- * The entry count and every length prefix are checked against the bytes left before anything is
+ * to back in one buffer, variable-length bytes as arrays. Copies entry {@code id} to a window. The
+ * entry count and every length prefix are checked against the bytes left before anything is
  * allocated for them.
  */
 public final class PageDictionary {
@@ -25,8 +25,8 @@ public final class PageDictionary {
   }
 
   /**
-   * Decodes {@code page} (PLAIN-encoded values): {@code size} bytes each, or length-prefixed
-   * bytes when {@code size} is -1.
+   * Decodes {@code page} (PLAIN-encoded values): {@code size} bytes each, or length-prefixed bytes
+   * when {@code size} is -1.
    *
    * @throws PageFormatException if the page's bytes cannot hold the entries it declares
    */
@@ -35,13 +35,17 @@ public final class PageDictionary {
     int entries = page.getDictionarySize();
     long least = (long) entries * (size >= 0 ? size : 4);
     if (entries < 0 || bytes.remaining() < least) {
-      throw new PageFormatException("a dictionary page of " + entries + " values of "
-          + (size >= 0 ? size + " bytes" : "at least 4 bytes") + " that holds "
-          + bytes.remaining() + " bytes");
+      throw new PageFormatException(
+          "a dictionary page of "
+              + entries
+              + " values of "
+              + (size >= 0 ? size + " bytes" : "at least 4 bytes")
+              + " that holds "
+              + bytes.remaining()
+              + " bytes");
     }
     if (size >= 0) {
-      return new PageDictionary(bytes.slice().order(ByteOrder.LITTLE_ENDIAN), size, entries,
-          null);
+      return new PageDictionary(bytes.slice().order(ByteOrder.LITTLE_ENDIAN), size, entries, null);
     }
     int start = bytes.position();
     byte[][] values = new byte[entries][];
@@ -49,9 +53,18 @@ public final class PageDictionary {
       int at = bytes.position() - start;
       int length = bytes.remaining() < 4 ? -1 : bytes.getInt();
       if (length < 0 || length > bytes.remaining()) {
-        throw new PageFormatException("dictionary entry " + i + " of " + entries + " at byte "
-            + at + " of the page: a length of " + length + " with " + bytes.remaining()
-            + " bytes left");
+        throw new PageFormatException(
+            "dictionary entry "
+                + i
+                + " of "
+                + entries
+                + " at byte "
+                + at
+                + " of the page: a length of "
+                + length
+                + " with "
+                + bytes.remaining()
+                + " bytes left");
       }
       values[i] = new byte[length];
       bytes.get(values[i]);

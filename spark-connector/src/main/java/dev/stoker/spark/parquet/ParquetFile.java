@@ -29,7 +29,12 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
    * @param firstRow the index in the file of its first row
    * @param columns top-level column name to its chunk's figures
    */
-  public record RowGroup(int ordinal, long start, long bytes, long rows, long firstRow,
+  public record RowGroup(
+      int ordinal,
+      long start,
+      long bytes,
+      long rows,
+      long firstRow,
       Map<String, ColumnStats> columns) {}
 
   /**
@@ -44,8 +49,8 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
 
   /**
    * Whether {@link ChunkDecoder} reads a column chunk: it is not encrypted, its footer lists the
-   * encodings of its pages (writers have for a decade), and those are PLAIN or a dictionary.
-   * Others (DELTA_*, BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
+   * encodings of its pages (writers have for a decade), and those are PLAIN or a dictionary. Others
+   * (DELTA_*, BYTE_STREAM_SPLIT, ...) are read by Spark's vectorized reader.
    */
   @SuppressWarnings("deprecation") // PLAIN_DICTIONARY: how v1 writers mark dictionary pages
   static boolean decodable(ColumnChunkMetaData chunk) {
@@ -54,7 +59,8 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
       return false;
     }
     for (Encoding encoding : stats.getDataEncodings()) {
-      if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY
+      if (encoding != Encoding.PLAIN
+          && encoding != Encoding.PLAIN_DICTIONARY
           && encoding != Encoding.RLE_DICTIONARY) {
         return false;
       }
@@ -77,14 +83,24 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
       for (ColumnChunkMetaData chunk : block.getColumns()) {
         Statistics<?> stats = chunk.getStatistics();
         long nulls = stats != null && stats.isNumNullsSet() ? stats.getNumNulls() : -1;
-        columns.merge(chunk.getPath().toArray()[0],
+        columns.merge(
+            chunk.getPath().toArray()[0],
             new ColumnStats(chunk.getValueCount(), nulls, chunk.getTotalSize(), decodable(chunk)),
-            (a, b) -> new ColumnStats(a.values() + b.values(),
-                a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(), a.bytes() + b.bytes(),
-                a.decodable() && b.decodable()));
+            (a, b) ->
+                new ColumnStats(
+                    a.values() + b.values(),
+                    a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(),
+                    a.bytes() + b.bytes(),
+                    a.decodable() && b.decodable()));
       }
-      groups.add(new RowGroup(i, block.getStartingPos(), block.getCompressedSize(),
-          block.getRowCount(), firstRow, columns));
+      groups.add(
+          new RowGroup(
+              i,
+              block.getStartingPos(),
+              block.getCompressedSize(),
+              block.getRowCount(),
+              firstRow,
+              columns));
       firstRow += block.getRowCount();
     }
     return new ParquetFile(path, footer.getFileMetaData().getSchema(), List.copyOf(groups));

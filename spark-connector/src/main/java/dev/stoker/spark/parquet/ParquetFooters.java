@@ -23,6 +23,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 public final class ParquetFooters {
   /** Footers read at once. */
   private static final int THREADS = 8;
+
   /** Most footers kept. */
   private static final int CACHED = 4096;
 
@@ -33,12 +34,13 @@ public final class ParquetFooters {
   private record Key(String path, long length, long modified) {}
 
   /** Footers read, the least recently used dropped first beyond {@link #CACHED}. */
-  private static final Map<Key, ParquetFile> CACHE = new LinkedHashMap<>(64, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Key, ParquetFile> eldest) {
-      return size() > CACHED;
-    }
-  };
+  private static final Map<Key, ParquetFile> CACHE =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, ParquetFile> eldest) {
+          return size() > CACHED;
+        }
+      };
 
   private ParquetFooters() {}
 
@@ -47,11 +49,14 @@ public final class ParquetFooters {
       return List.of(read(files.get(0), conf));
     }
     AtomicInteger ids = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, files.size()), r -> {
-      Thread thread = new Thread(r, "stoker-footers-" + ids.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.min(THREADS, files.size()),
+            r -> {
+              Thread thread = new Thread(r, "stoker-footers-" + ids.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
     try {
       List<Future<ParquetFile>> pending = new ArrayList<>();
       for (FileStatus file : files) {
@@ -96,12 +101,18 @@ public final class ParquetFooters {
   }
 
   private static ParquetFile readFooter(FileStatus file, Configuration conf, String path) {
-    try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))) {
       return ParquetFile.of(path, reader.getFooter());
     } catch (Exception e) {
-      throw new IllegalArgumentException("file '" + path + "' is not a readable Parquet file ("
-          + e.getMessage() + ") (expected: Parquet files only, written to the end; remove it, or "
-          + "rename it with a leading '_' or '.' so that it is skipped)", e);
+      throw new IllegalArgumentException(
+          "file '"
+              + path
+              + "' is not a readable Parquet file ("
+              + e.getMessage()
+              + ") (expected: Parquet files only, written to the end; remove it, or "
+              + "rename it with a leading '_' or '.' so that it is skipped)",
+          e);
     }
   }
 }

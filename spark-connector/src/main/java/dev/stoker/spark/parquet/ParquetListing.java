@@ -11,9 +11,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * The data files under the paths of a read, listed as Spark lists them: directories recursively,
- * leaving out names that start with {@code _} (unless they hold {@code =}, as partition folders
- * do) or {@code .}, such as {@code _SUCCESS}, {@code _metadata} and {@code .crc} files. Paths may
- * be globs. Files come sorted by path, each once.
+ * leaving out names that start with {@code _} (unless they hold {@code =}, as partition folders do)
+ * or {@code .}, such as {@code _SUCCESS}, {@code _metadata} and {@code .crc} files. Paths may be
+ * globs. Files come sorted by path, each once.
  */
 public final class ParquetListing {
   private ParquetListing() {}
@@ -25,9 +25,12 @@ public final class ParquetListing {
       FileSystem fs = path.getFileSystem(conf);
       FileStatus[] matches = fs.globStatus(path);
       if (matches == null || matches.length == 0) {
-        throw new IllegalArgumentException("path '" + given + "' does not exist (expected: a "
-            + "Parquet file or a directory of them on a Hadoop file system, e.g. file:/data/train "
-            + "or hdfs://namenode/data/train; check the path)");
+        throw new IllegalArgumentException(
+            "path '"
+                + given
+                + "' does not exist (expected: a "
+                + "Parquet file or a directory of them on a Hadoop file system, e.g. file:/data/train "
+                + "or hdfs://namenode/data/train; check the path)");
       }
       int before = files.size();
       for (FileStatus match : matches) {
@@ -38,9 +41,12 @@ public final class ParquetListing {
         }
       }
       if (files.size() == before) {
-        throw new IllegalArgumentException("path '" + given + "' holds no Parquet files (names "
-            + "starting with '_' or '.' are not data) (expected: at least one Parquet file; "
-            + "check the path)");
+        throw new IllegalArgumentException(
+            "path '"
+                + given
+                + "' holds no Parquet files (names "
+                + "starting with '_' or '.' are not data) (expected: at least one Parquet file; "
+                + "check the path)");
       }
     }
     return new ArrayList<>(files.values());
@@ -72,7 +78,8 @@ public final class ParquetListing {
   }
 
   static boolean isHidden(String name) {
-    return name.startsWith("_") && !name.contains("=") || name.startsWith(".")
+    return name.startsWith("_") && !name.contains("=")
+        || name.startsWith(".")
         || name.endsWith("._COPYING_");
   }
 }

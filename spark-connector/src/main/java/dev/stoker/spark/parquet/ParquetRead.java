@@ -26,6 +26,7 @@ import org.apache.spark.sql.types.StructType;
 public final class ParquetRead {
   /** Most rows of the default shuffle buffer. */
   public static final int WINDOW_ROWS = 8192;
+
   /** Most bytes of the default shuffle buffer, and of the Parquet reader's batch. */
   public static final long WINDOW_BYTES = 32L << 20;
 
@@ -33,8 +34,8 @@ public final class ParquetRead {
   private final List<SourceColumn> selected;
   private final List<ColumnSpec> columns;
 
-  private ParquetRead(SourceDataset dataset, List<SourceColumn> selected,
-      List<ColumnSpec> columns) {
+  private ParquetRead(
+      SourceDataset dataset, List<SourceColumn> selected, List<ColumnSpec> columns) {
     this.dataset = dataset;
     this.selected = List.copyOf(selected);
     this.columns = List.copyOf(columns);
@@ -43,8 +44,15 @@ public final class ParquetRead {
   /** The columns of {@code required}, shaped by the read's {@code shape.*} options. */
   public static ParquetRead of(SourceDataset dataset, StructType required) {
     List<SourceColumn> selected = dataset.schema().select(required);
-    return new ParquetRead(dataset, selected, TensorShapes.resolve(selected, dataset.schema(),
-        dataset.files(), dataset.options().shapes(), dataset.hadoop().get()));
+    return new ParquetRead(
+        dataset,
+        selected,
+        TensorShapes.resolve(
+            selected,
+            dataset.schema(),
+            dataset.files(),
+            dataset.options().shapes(),
+            dataset.hadoop().get()));
   }
 
   /**
@@ -55,8 +63,7 @@ public final class ParquetRead {
    *
    * @throws IllegalArgumentException if the footers say that a column holds nulls
    */
-  public static ParquetRead declared(SourceDataset dataset, List<Field> fields,
-      StringBuilder why) {
+  public static ParquetRead declared(SourceDataset dataset, List<Field> fields, StringBuilder why) {
     StructType sparkSchema = dataset.schema().sparkSchema();
     List<StructField> wanted = new ArrayList<>();
     for (Field field : fields) {
@@ -76,8 +83,13 @@ public final class ParquetRead {
     }
     TensorShapes.checkNulls(selected, dataset.files());
     try {
-      stored = TensorShapes.resolve(selected, dataset.schema(), dataset.files(),
-          dataset.options().shapes(), dataset.hadoop().get());
+      stored =
+          TensorShapes.resolve(
+              selected,
+              dataset.schema(),
+              dataset.files(),
+              dataset.options().shapes(),
+              dataset.hadoop().get());
     } catch (IllegalArgumentException e) {
       why.append(e.getMessage());
       return null;
@@ -88,12 +100,19 @@ public final class ParquetRead {
       ColumnSpec column = stored.get(i);
       if (!(field.dtype() == column.dtype() || widens(column.dtype(), field.dtype()))
           || field.elements() != column.elements()) {
-        why.append(String.format("column '%s' is stored as %d %s value(s) per row, declared as "
-            + "%s", field.name(), column.elements(), column.dtype().label(), field));
+        why.append(
+            String.format(
+                "column '%s' is stored as %d %s value(s) per row, declared as " + "%s",
+                field.name(), column.elements(), column.dtype().label(), field));
         return null;
       }
-      columns.add(new ColumnSpec(field.name(), column.kind(), column.dtype(),
-          field.shape().clone(), "the declared shape"));
+      columns.add(
+          new ColumnSpec(
+              field.name(),
+              column.kind(),
+              column.dtype(),
+              field.shape().clone(),
+              "the declared shape"));
     }
     return new ParquetRead(dataset, selected, columns);
   }
@@ -122,27 +141,42 @@ public final class ParquetRead {
     return new StructType(fields.toArray(StructField[]::new));
   }
 
-  /** Every rank's rows for {@code loader}'s batches on {@code worldSize} ranks in epoch {@code epoch}. */
+  /**
+   * Every rank's rows for {@code loader}'s batches on {@code worldSize} ranks in epoch {@code
+   * epoch}.
+   */
   public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
-    return RankPlanner.plan(groups(), worldSize, loader.batchSize(), loader.dropLast(),
-        loader.shuffle(), loader.seed(), epoch, dataset.input());
+    return RankPlanner.plan(
+        groups(),
+        worldSize,
+        loader.batchSize(),
+        loader.dropLast(),
+        loader.shuffle(),
+        loader.seed(),
+        epoch,
+        dataset.input());
   }
 
   /**
-   * Every rank's rows for the rest of {@code state}'s epoch on {@code worldSize} ranks (the
-   * epoch's start if {@code state} is null): each rank starts at the row group and row where its
-   * rows are.
+   * Every rank's rows for the rest of {@code state}'s epoch on {@code worldSize} ranks (the epoch's
+   * start if {@code state} is null): each rank starts at the row group and row where its rows are.
    *
    * @throws IllegalArgumentException if the state is not of this read's order ({@link
    *     ParquetResume#check})
-   * @throws dev.stoker.loader.state.InputChangedException if the files changed since the state
-   *     was taken, unless {@code acceptChangedInput}
+   * @throws dev.stoker.loader.state.InputChangedException if the files changed since the state was
+   *     taken, unless {@code acceptChangedInput}
    */
-  public ReadPlan plan(LoaderOptions loader, int worldSize, LoaderState state,
-      boolean acceptChangedInput) {
+  public ReadPlan plan(
+      LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
-    return RankPlanner.resumed(groups(), state.resumedOn(worldSize).segments(),
-        loader.batchSize(), loader.dropLast(), loader.shuffle(), loader.seed(), state.orderEpoch(),
+    return RankPlanner.resumed(
+        groups(),
+        state.resumedOn(worldSize).segments(),
+        loader.batchSize(),
+        loader.dropLast(),
+        loader.shuffle(),
+        loader.seed(),
+        state.orderEpoch(),
         state.windowRows());
   }
 
@@ -152,18 +186,29 @@ public final class ParquetRead {
   }
 
   /**
-   * What every rank reads with: {@code shuffleBuffer} rows of shuffle buffer (null: as many as
-   * fit {@link #WINDOW_BYTES}, at most {@link #WINDOW_ROWS}).
+   * What every rank reads with: {@code shuffleBuffer} rows of shuffle buffer (null: as many as fit
+   * {@link #WINDOW_BYTES}, at most {@link #WINDOW_ROWS}).
    *
    * @throws IllegalArgumentException if {@code shuffleBuffer} rows take more than one block
    */
-  public ReadConfig config(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
+  public ReadConfig config(
+      LoaderOptions loader,
+      int worldSize,
+      int epoch,
+      Integer shuffleBuffer,
       boolean verifyChecksums) {
     long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::rowBytes).sum());
     int windowRows = windowRows(shuffleBuffer, rowBytes);
     int readerRows = (int) Math.max(1, Math.min(dataset.readerRows(), WINDOW_BYTES / rowBytes));
-    return new ReadConfig(LoaderConfig.of(loader, Placement.of(0, worldSize)), epoch,
-        sparkSchema(), columns, windowRows, readerRows, dataset.hadoop(), verifyChecksums);
+    return new ReadConfig(
+        LoaderConfig.of(loader, Placement.of(0, worldSize)),
+        epoch,
+        sparkSchema(),
+        columns,
+        windowRows,
+        readerRows,
+        dataset.hadoop(),
+        verifyChecksums);
   }
 
   /** Every row group of every file, file by file, with the bytes of the selected columns. */
@@ -190,10 +235,16 @@ public final class ParquetRead {
     }
     long bytes = ShuffleWindow.bytes(columns, given);
     if (bytes > DirectAllocator.MAX_BLOCK) {
-      throw new IllegalArgumentException(String.format("%s: %d rows of %d bytes make %d bytes "
-              + "(expected: at most %d bytes, the largest block; lower %s)",
-          SourceOptions.SHUFFLE_BUFFER, given, rowBytes, bytes, DirectAllocator.MAX_BLOCK,
-          SourceOptions.SHUFFLE_BUFFER));
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: %d rows of %d bytes make %d bytes "
+                  + "(expected: at most %d bytes, the largest block; lower %s)",
+              SourceOptions.SHUFFLE_BUFFER,
+              given,
+              rowBytes,
+              bytes,
+              DirectAllocator.MAX_BLOCK,
+              SourceOptions.SHUFFLE_BUFFER));
     }
     return given;
   }

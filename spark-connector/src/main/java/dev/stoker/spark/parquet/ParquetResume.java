@@ -27,11 +27,11 @@ public final class ParquetResume {
       Path path = new Path(file.path());
       try {
         FileStatus status = path.getFileSystem(conf).getFileStatus(path);
-        entries.add(new InputFingerprint.Entry(file.path(), status.getLen(),
-            status.getModificationTime()));
+        entries.add(
+            new InputFingerprint.Entry(file.path(), status.getLen(), status.getModificationTime()));
       } catch (IOException e) {
-        throw new UncheckedIOException("reading the status of '" + file.path() + "': "
-            + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "reading the status of '" + file.path() + "': " + e.getMessage(), e);
       }
     }
     return new InputFingerprint(entries);
@@ -39,35 +39,47 @@ public final class ParquetResume {
 
   /**
    * The state after {@code batches} more batches on each rank from {@code base} (a segment with
-   * nothing consumed yet) of a plan of {@code batchesPerRank} batches per rank; after the last
-   * one, the start of the next epoch, its rows planned in that epoch's order if {@code
+   * nothing consumed yet) of a plan of {@code batchesPerRank} batches per rank; after the last one,
+   * the start of the next epoch, its rows planned in that epoch's order if {@code
    * orderFollowsEpoch} (a read), else in the same order (a run).
    */
-  public static LoaderState after(LoaderState base, int batchesPerRank, long batches,
-      boolean orderFollowsEpoch) {
+  public static LoaderState after(
+      LoaderState base, int batchesPerRank, long batches, boolean orderFollowsEpoch) {
     if (batches < 0 || batches > batchesPerRank) {
-      throw new IllegalArgumentException("batches: " + batches + " (expected: 0 <= batches <= "
-          + batchesPerRank + ", the batches every rank yields)");
+      throw new IllegalArgumentException(
+          "batches: "
+              + batches
+              + " (expected: 0 <= batches <= "
+              + batchesPerRank
+              + ", the batches every rank yields)");
     }
     if (batches == batchesPerRank) {
       int next = base.epoch() + 1;
-      return LoaderState.startOf(base.seed(), base.shuffle(), next,
-          orderFollowsEpoch ? next : base.orderEpoch(), base.worldSize(), base.batchSize(),
-          base.dropLast(), base.windowRows(), base.input());
+      return LoaderState.startOf(
+          base.seed(),
+          base.shuffle(),
+          next,
+          orderFollowsEpoch ? next : base.orderEpoch(),
+          base.worldSize(),
+          base.batchSize(),
+          base.dropLast(),
+          base.windowRows(),
+          base.input());
     }
     return base.plusBatches(batches);
   }
 
   /**
-   * Checks that {@code state} was taken in this read's order: the same shuffle and seed, batch
-   * size and dropLast (earlier segments are replayed with them), a streamed read's state, on
-   * the same files ({@code current}; null: not checked).
+   * Checks that {@code state} was taken in this read's order: the same shuffle and seed, batch size
+   * and dropLast (earlier segments are replayed with them), a streamed read's state, on the same
+   * files ({@code current}; null: not checked).
    */
   static void check(LoaderState state, LoaderOptions loader, InputFingerprint current) {
     if (state.windowRows() == 0) {
-      throw new IllegalArgumentException("resumeFrom: the state is an indexed loader's, not a "
-          + "Parquet read's (expected: a state of a format(\"stoker\") read or a StokerSpark run "
-          + "over Parquet files)");
+      throw new IllegalArgumentException(
+          "resumeFrom: the state is an indexed loader's, not a "
+              + "Parquet read's (expected: a state of a format(\"stoker\") read or a StokerSpark run "
+              + "over Parquet files)");
     }
     same(OptionNames.SHUFFLE, state.shuffle(), loader.shuffle());
     if (state.shuffle()) {
@@ -82,9 +94,11 @@ public final class ParquetResume {
 
   private static void same(String name, Object taken, Object given) {
     if (!taken.equals(given)) {
-      throw new IllegalArgumentException(String.format("resumeFrom: the state was taken with "
-          + "%s=%s, this read has %s=%s (expected: the same order; set %s=%s)", name, taken, name,
-          given, name, taken));
+      throw new IllegalArgumentException(
+          String.format(
+              "resumeFrom: the state was taken with "
+                  + "%s=%s, this read has %s=%s (expected: the same order; set %s=%s)",
+              name, taken, name, given, name, taken));
     }
   }
 }

@@ -15,10 +15,9 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads a run with Stoker's page reader ({@link FilePages}) and a {@link ChunkDecoder} per
- * column: pages are read and decompressed into reused buffers, then decoded straight into the
- * window. Rows before the run's first
- * are passed over with their levels checked but their values not copied.
+ * Reads a run with Stoker's page reader ({@link FilePages}) and a {@link ChunkDecoder} per column:
+ * pages are read and decompressed into reused buffers, then decoded straight into the window. Rows
+ * before the run's first are passed over with their levels checked but their values not copied.
  */
 public final class ParquetRunReader implements RunReader {
 
@@ -39,8 +38,10 @@ public final class ParquetRunReader implements RunReader {
     this.run = run;
     this.config = config;
     Path path = new Path(run.path());
-    ParquetReadOptions options = HadoopReadOptions.builder(conf, path)
-        .withRange(run.start(), run.start() + run.length()).build();
+    ParquetReadOptions options =
+        HadoopReadOptions.builder(conf, path)
+            .withRange(run.start(), run.start() + run.length())
+            .build();
     HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
     this.reader = new ParquetFileReader(input, options);
     OpenCounts.opened(OpenCounts.Kind.PARQUET_FILE_READERS);
@@ -61,8 +62,15 @@ public final class ParquetRunReader implements RunReader {
       for (ColumnSpec column : config.columns()) {
         descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
       }
-      this.pages = new FilePages(input, run.path(), reader.getRowGroups(), config.columns(),
-          descriptors, conf, config.verifyChecksums());
+      this.pages =
+          new FilePages(
+              input,
+              run.path(),
+              reader.getRowGroups(),
+              config.columns(),
+              descriptors,
+              conf,
+              config.verifyChecksums());
     } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;
@@ -114,8 +122,14 @@ public final class ParquetRunReader implements RunReader {
     groupLeft = groupRows;
     nextGroupFirstRow = groupFirstRow + groupLeft;
     for (int c = 0; c < decoders.length; c++) {
-      decoders[c] = new ChunkDecoder(config.columns().get(c), descriptors.get(c), requested,
-          pages.pages(c), run.path(), groupFirstRow);
+      decoders[c] =
+          new ChunkDecoder(
+              config.columns().get(c),
+              descriptors.get(c),
+              requested,
+              pages.pages(c),
+              run.path(),
+              groupFirstRow);
     }
   }
 

@@ -7,8 +7,8 @@ import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.memory.HostAllocator;
 
 /**
- * One rank's rows as the loader's streamed source: exactly the partition's rows every epoch,
- * read by a {@link RankStream} whose shuffle windows come from {@code allocator}.
+ * One rank's rows as the loader's streamed source: exactly the partition's rows every epoch, read
+ * by a {@link RankStream} whose shuffle windows come from {@code allocator}.
  */
 public final class RankDataset implements StreamedDataset {
   private final ReadConfig config;
@@ -17,8 +17,8 @@ public final class RankDataset implements StreamedDataset {
   private final SourceCounters counters;
   private final Schema schema;
 
-  public RankDataset(ReadConfig config, RankRuns partition, HostAllocator allocator,
-      SourceCounters counters) {
+  public RankDataset(
+      ReadConfig config, RankRuns partition, HostAllocator allocator, SourceCounters counters) {
     this.config = config;
     this.partition = partition;
     this.allocator = allocator;

@@ -12,11 +12,11 @@ import dev.stoker.loader.util.Closer;
 import java.util.Objects;
 
 /**
- * One rank's loader over its planned Parquet runs, built in one place for every way a rank is
- * read (a {@code format("stoker")} partition, a runner's rank, a Python rank, the JVM yardstick):
- * the shuffle windows sized for the runs (and for the runs of a resumed epoch's rest) and owned
- * here, the dataset over them, and the loader with the rank's placement, device, slot allocator
- * and resume state.
+ * One rank's loader over its planned Parquet runs, built in one place for every way a rank is read
+ * (a {@code format("stoker")} partition, a runner's rank, a Python rank, the JVM yardstick): the
+ * shuffle windows sized for the runs (and for the runs of a resumed epoch's rest) and owned here,
+ * the dataset over them, and the loader with the rank's placement, device, slot allocator and
+ * resume state.
  *
  * <p>{@link #close()} closes the loader, then frees the windows, but only once the loader has
  * closed cleanly: a worker that did not stop may still be reading them.
@@ -125,8 +125,8 @@ public final class RankLoader implements AutoCloseable {
     }
 
     /**
-     * Starts from {@code state}, whose epoch's rest the rank reads as {@code rest}: the windows
-     * are sized for the larger of its runs and the rank's.
+     * Starts from {@code state}, whose epoch's rest the rank reads as {@code rest}: the windows are
+     * sized for the larger of its runs and the rank's.
      */
     public Builder resumeFrom(LoaderState state, RankRuns rest) {
       resumeFrom = state;
@@ -140,24 +140,25 @@ public final class RankLoader implements AutoCloseable {
       return this;
     }
 
-    /**
-     * The rank's loader; if building it fails, the windows are freed and the failure thrown.
-     */
+    /** The rank's loader; if building it fails, the windows are freed and the failure thrown. */
     public RankLoader build() {
       int windowRows = runs.windowRows(config.windowRows());
       if (resumedRuns != null) {
         windowRows = Math.max(windowRows, resumedRuns.windowRows(config.windowRows()));
       }
-      String name = options.name() != null ? options.name() : rankName(options, "stoker-source",
-          runs.rank());
-      DirectAllocator windows = new DirectAllocator(name + "-windows",
-          windowBytes(config, windowRows));
+      String name =
+          options.name() != null ? options.name() : rankName(options, "stoker-source", runs.rank());
+      DirectAllocator windows =
+          new DirectAllocator(name + "-windows", windowBytes(config, windowRows));
       try {
-        StreamedDataset source = dataset != null ? dataset.over(windows)
-            : new RankDataset(config, runs, windows, new SourceCounters());
-        DataLoader.Builder builder = DataLoader.builder(source)
-            .options(options.name() != null ? options : options.toBuilder().name(name).build())
-            .placement(Placement.of(runs.rank(), worldSize));
+        StreamedDataset source =
+            dataset != null
+                ? dataset.over(windows)
+                : new RankDataset(config, runs, windows, new SourceCounters());
+        DataLoader.Builder builder =
+            DataLoader.builder(source)
+                .options(options.name() != null ? options : options.toBuilder().name(name).build())
+                .placement(Placement.of(runs.rank(), worldSize));
         if (device != null) {
           builder.device(device);
         }

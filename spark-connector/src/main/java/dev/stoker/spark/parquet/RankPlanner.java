@@ -9,14 +9,14 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Cuts the row groups of a read into one exact row range per rank, from the footers alone. The
- * row groups of every file are put in one order (file by file, or shuffled by {@code (seed,
- * epoch)}), and rank {@code r} takes positions {@code [r * perRank, (r + 1) * perRank)} of it.
- * With {@code dropLast}, {@code perRank} is the largest multiple of {@code batchSize} that every
- * rank can have, and the tail is dropped; without it, ranks get {@code ceil(rows / worldSize)}
- * rows each, the last ranks padded with the first rows of the order. An epoch resumed from a state
- * is planned by {@link StreamSplit} from the segments the epoch ran in: each rank's rows are then
- * parts of the stream the ranks before left, starting at the row group and row where they are.
+ * Cuts the row groups of a read into one exact row range per rank, from the footers alone. The row
+ * groups of every file are put in one order (file by file, or shuffled by {@code (seed, epoch)}),
+ * and rank {@code r} takes positions {@code [r * perRank, (r + 1) * perRank)} of it. With {@code
+ * dropLast}, {@code perRank} is the largest multiple of {@code batchSize} that every rank can have,
+ * and the tail is dropped; without it, ranks get {@code ceil(rows / worldSize)} rows each, the last
+ * ranks padded with the first rows of the order. An epoch resumed from a state is planned by {@link
+ * StreamSplit} from the segments the epoch ran in: each rank's rows are then parts of the stream
+ * the ranks before left, starting at the row group and row where they are.
  */
 public final class RankPlanner {
   /**
@@ -27,8 +27,15 @@ public final class RankPlanner {
 
   private RankPlanner() {}
 
-  public static ReadPlan plan(List<Group> fileOrder, int worldSize, int batchSize, boolean dropLast,
-      boolean shuffle, long seed, int epoch, String input) {
+  public static ReadPlan plan(
+      List<Group> fileOrder,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      String input) {
     List<Group> groups = new ArrayList<>();
     long rows = 0;
     for (Group group : fileOrder) {
@@ -39,10 +46,12 @@ public final class RankPlanner {
     }
     long step = (long) batchSize * worldSize;
     if (step > rows) {
-      throw new IllegalArgumentException(String.format("batchSize=%d x worldSize=%d = %d rows per "
-              + "step, but %s hold(s) %d row(s) (expected: at most %d, so that every rank gets a "
-              + "full batch; lower batchSize or worldSize)", batchSize, worldSize, step, input,
-          rows, rows));
+      throw new IllegalArgumentException(
+          String.format(
+              "batchSize=%d x worldSize=%d = %d rows per "
+                  + "step, but %s hold(s) %d row(s) (expected: at most %d, so that every rank gets a "
+                  + "full batch; lower batchSize or worldSize)",
+              batchSize, worldSize, step, input, rows, rows));
     }
     long perRank = EpochSplit.rowsPerRank(rows, worldSize, batchSize, dropLast);
     long batches = batches(perRank, batchSize, dropLast);
@@ -53,8 +62,14 @@ public final class RankPlanner {
       ranks.add(runs(order, starts, rows, rank * perRank, (rank + 1) * perRank));
     }
     long total = perRank * worldSize;
-    return new ReadPlan(rows, groups.size(), perRank, (int) batches,
-        dropLast ? rows - total : 0, dropLast ? 0 : total - rows, List.copyOf(ranks));
+    return new ReadPlan(
+        rows,
+        groups.size(),
+        perRank,
+        (int) batches,
+        dropLast ? rows - total : 0,
+        dropLast ? 0 : total - rows,
+        List.copyOf(ranks));
   }
 
   /**
@@ -62,8 +77,15 @@ public final class RankPlanner {
    * resume, with nothing consumed yet): each rank starts at the row group and row where its rows
    * are, and skips at most one shuffle window's rows it reads but does not deliver.
    */
-  public static ReadPlan resumed(List<Group> fileOrder, List<Segment> segments, int batchSize,
-      boolean dropLast, boolean shuffle, long seed, int epoch, int windowRows) {
+  public static ReadPlan resumed(
+      List<Group> fileOrder,
+      List<Segment> segments,
+      int batchSize,
+      boolean dropLast,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      int windowRows) {
     List<Group> groups = nonEmpty(fileOrder);
     long rows = 0;
     for (Group group : groups) {
@@ -85,9 +107,15 @@ public final class RankPlanner {
       ranks.add(List.copyOf(runs));
       parts.add(List.copyOf(rankParts));
     }
-    return new ReadPlan(rows, groups.size(), split.perRank(),
-        (int) batches(split.perRank(), batchSize, dropLast), split.dropped(),
-        split.padded(rows, shuffle, seed, epoch), List.copyOf(ranks), List.copyOf(parts));
+    return new ReadPlan(
+        rows,
+        groups.size(),
+        split.perRank(),
+        (int) batches(split.perRank(), batchSize, dropLast),
+        split.dropped(),
+        split.padded(rows, shuffle, seed, epoch),
+        List.copyOf(ranks),
+        List.copyOf(parts));
   }
 
   private static List<Group> nonEmpty(List<Group> fileOrder) {
@@ -103,8 +131,14 @@ public final class RankPlanner {
   private static long batches(long perRank, int batchSize, boolean dropLast) {
     long batches = EpochSplit.batches(perRank, batchSize, dropLast);
     if (batches > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("batchSize: " + batchSize + " gives " + batches
-          + " batches per rank (expected: at most " + Integer.MAX_VALUE + "; raise batchSize)");
+      throw new IllegalArgumentException(
+          "batchSize: "
+              + batchSize
+              + " gives "
+              + batches
+              + " batches per rank (expected: at most "
+              + Integer.MAX_VALUE
+              + "; raise batchSize)");
     }
     return batches;
   }
@@ -129,8 +163,8 @@ public final class RankPlanner {
   }
 
   /** The runs of positions {@code [from, to)} of the order (positions past the end wrap). */
-  private static List<ReadRun> runs(List<Group> order, long[] starts, long rows, long from,
-      long to) {
+  private static List<ReadRun> runs(
+      List<Group> order, long[] starts, long rows, long from, long to) {
     List<ReadRun> runs = new ArrayList<>();
     RunBuilder run = null;
     for (long position = from; position < to; ) {
@@ -180,7 +214,9 @@ public final class RankPlanner {
     }
 
     boolean extend(Group group, long offset, long count) {
-      if (!endsAtGroupEnd || offset != 0 || !group.path().equals(last.path())
+      if (!endsAtGroupEnd
+          || offset != 0
+          || !group.path().equals(last.path())
           || group.rowGroup().ordinal() != last.rowGroup().ordinal() + 1
           || group.decodable() != first.decodable()) {
         return false;
@@ -194,8 +230,18 @@ public final class RankPlanner {
     ReadRun build() {
       long start = first.rowGroup().start();
       long end = last.rowGroup().start() + last.rowGroup().bytes();
-      return new ReadRun(first.path(), start, end - start, first.rowGroup().ordinal(), rowGroups,
-          first.rowGroup().firstRow(), groupRows, skipRows, rows, bytes, first.decodable());
+      return new ReadRun(
+          first.path(),
+          start,
+          end - start,
+          first.rowGroup().ordinal(),
+          rowGroups,
+          first.rowGroup().firstRow(),
+          groupRows,
+          skipRows,
+          rows,
+          bytes,
+          first.decodable());
     }
   }
 }

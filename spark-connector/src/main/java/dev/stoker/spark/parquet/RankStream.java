@@ -5,7 +5,6 @@ import dev.stoker.loader.ColumnChunk;
 import dev.stoker.loader.ColumnTarget;
 import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.memory.HostAllocator;
-import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.loader.util.Closer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,18 +16,20 @@ import org.apache.parquet.hadoop.ParquetInputFormat;
 
 /**
  * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
- * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column
- * by column into one of two shuffle windows, and handed to the loader in an order shuffled per
- * window by {@code (seed, epoch, rank, window)}. A resumed rank reads its {@link StreamPart}s in
- * turn, each windowed and shuffled as its slice says, and hands over only the slice's rows.
- * While the loader copies from one window, the next is filled; {@link #next()} waits for a window
- * only when both hold rows still to copy.
+ * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column by
+ * column into one of two shuffle windows, and handed to the loader in an order shuffled per window
+ * by {@code (seed, epoch, rank, window)}. A resumed rank reads its {@link StreamPart}s in turn,
+ * each windowed and shuffled as its slice says, and hands over only the slice's rows. While the
+ * loader copies from one window, the next is filled; {@link #next()} waits for a window only when
+ * both hold rows still to copy.
  */
 public final class RankStream implements ChunkStream {
   private final ReadConfig config;
   private final List<StreamPart> parts;
+
   /** The runs of the part being read. */
   private List<ReadRun> runs;
+
   private int part;
   private long windowInPart;
   private final StreamRequest request;
@@ -44,8 +45,12 @@ public final class RankStream implements ChunkStream {
   private RunReader reader;
   private final WindowSink sink;
 
-  RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
-      HostAllocator allocator, SourceCounters counters) {
+  RankStream(
+      ReadConfig config,
+      RankRuns partition,
+      StreamRequest request,
+      HostAllocator allocator,
+      SourceCounters counters) {
     this(config, partition, request, allocator, counters, null);
   }
 
@@ -53,14 +58,24 @@ public final class RankStream implements ChunkStream {
    * The stream of rank {@code partition.rank()}'s rows, each window also handed to {@code sink}
    * (may be null) before it is shuffled.
    */
-  public RankStream(ReadConfig config, RankRuns partition, StreamRequest request,
-      HostAllocator allocator, SourceCounters counters, WindowSink sink) {
+  public RankStream(
+      ReadConfig config,
+      RankRuns partition,
+      StreamRequest request,
+      HostAllocator allocator,
+      SourceCounters counters,
+      WindowSink sink) {
     this.sink = partition.resumed() ? null : sink;
     this.config = config;
     this.windowRows = partition.windowRows(config.windowRows());
-    this.parts = partition.resumed() ? partition.parts() : List.of(new StreamPart(
-        new OrderSlice(0, partition.rows(), windowRows, request.rank(), 0, 0, partition.rows()),
-        partition.runs()));
+    this.parts =
+        partition.resumed()
+            ? partition.parts()
+            : List.of(
+                new StreamPart(
+                    new OrderSlice(
+                        0, partition.rows(), windowRows, request.rank(), 0, 0, partition.rows()),
+                    partition.runs()));
     this.runs = parts.get(0).runs();
     this.request = request;
     this.allocator = allocator;
@@ -175,9 +190,9 @@ public final class RankStream implements ChunkStream {
   }
 
   /**
-   * {@code failure}, met in the current run, as an {@link UnreadableInputException} if reading
-   * the run again from its start fails alike before as many rows (the file's fault, which a retry
-   * would meet again); else as it is. Reads into {@code window}, whose rows are lost anyway.
+   * {@code failure}, met in the current run, as an {@link UnreadableInputException} if reading the
+   * run again from its start fails alike before as many rows (the file's fault, which a retry would
+   * meet again); else as it is. Reads into {@code window}, whose rows are lost anyway.
    */
   private IOException confirmed(ShuffleWindow window, IOException failure) {
     ReadRun run = runs.get(nextRun - 1);
@@ -204,7 +219,8 @@ public final class RankStream implements ChunkStream {
 
   private RunReader open(ReadRun run) throws IOException {
     return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        ? new ParquetRunReader(run, config, conf) : new SparkRunReader(run, config, conf);
+        ? new ParquetRunReader(run, config, conf)
+        : new SparkRunReader(run, config, conf);
   }
 
   /**
@@ -251,7 +267,9 @@ public final class RankStream implements ChunkStream {
       return window.buffer().duplicate().order(ByteOrder.nativeOrder());
     }
 
-    /** Where row {@code row} of the chunk (in its shuffled order) starts, of column {@code column}. */
+    /**
+     * Where row {@code row} of the chunk (in its shuffled order) starts, of column {@code column}.
+     */
     public int offset(int column, int row) {
       Objects.checkIndex(row, rows);
       return window.offset(column, order == null ? row : order[row], 1);

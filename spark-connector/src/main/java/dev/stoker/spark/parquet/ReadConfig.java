@@ -17,8 +17,15 @@ import org.apache.spark.sql.types.StructType;
  * @param readerRows rows per batch of Spark's Parquet reader
  * @param verifyChecksums whether page checksums are verified where the files have them
  */
-public record ReadConfig(LoaderConfig loader, int epoch, StructType schema, List<ColumnSpec> columns,
-    int windowRows, int readerRows, HadoopConf hadoop, boolean verifyChecksums)
+public record ReadConfig(
+    LoaderConfig loader,
+    int epoch,
+    StructType schema,
+    List<ColumnSpec> columns,
+    int windowRows,
+    int readerRows,
+    HadoopConf hadoop,
+    boolean verifyChecksums)
     implements Serializable {
 
   /** The loader's schema: one field per column. */

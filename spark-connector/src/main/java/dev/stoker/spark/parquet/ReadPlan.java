@@ -16,19 +16,32 @@ import java.util.List;
  * @param ranks each rank's runs, in reading order
  * @param parts each rank's parts, for an epoch resumed mid-way (else empty)
  */
-public record ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank, long droppedRows,
-    long paddedRows, List<List<ReadRun>> ranks, List<List<StreamPart>> parts)
+public record ReadPlan(
+    long rows,
+    int rowGroups,
+    long rowsPerRank,
+    int batchesPerRank,
+    long droppedRows,
+    long paddedRows,
+    List<List<ReadRun>> ranks,
+    List<List<StreamPart>> parts)
     implements Serializable {
 
   /** A fresh epoch's plan. */
-  public ReadPlan(long rows, int rowGroups, long rowsPerRank, int batchesPerRank,
-      long droppedRows, long paddedRows, List<List<ReadRun>> ranks) {
+  public ReadPlan(
+      long rows,
+      int rowGroups,
+      long rowsPerRank,
+      int batchesPerRank,
+      long droppedRows,
+      long paddedRows,
+      List<List<ReadRun>> ranks) {
     this(rows, rowGroups, rowsPerRank, batchesPerRank, droppedRows, paddedRows, ranks, List.of());
   }
 
   /** What rank {@code rank} reads. */
   public RankRuns rank(int rank) {
-    return new RankRuns(rank, rowsPerRank, ranks.get(rank),
-        parts.isEmpty() ? List.of() : parts.get(rank));
+    return new RankRuns(
+        rank, rowsPerRank, ranks.get(rank), parts.isEmpty() ? List.of() : parts.get(rank));
   }
 }

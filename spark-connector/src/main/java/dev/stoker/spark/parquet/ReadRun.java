@@ -13,14 +13,27 @@ import java.io.Serializable;
  * @param bytes the compressed bytes of the columns read, in those row groups
  * @param decodable whether {@link ChunkDecoder} reads every column read (else Spark's reader)
  */
-public record ReadRun(String path, long start, long length, int firstRowGroup, int rowGroups,
-    long firstRow, long groupRows, long skipRows, long rows, long bytes, boolean decodable)
+public record ReadRun(
+    String path,
+    long start,
+    long length,
+    int firstRowGroup,
+    int rowGroups,
+    long firstRow,
+    long groupRows,
+    long skipRows,
+    long rows,
+    long bytes,
+    boolean decodable)
     implements Serializable {
 
   /** E.g. {@code row groups 2..3 of file 'hdfs://nn/data/part-0.parquet'}. */
   String describe() {
-    return (rowGroups == 1 ? "row group " + firstRowGroup
-        : "row groups " + firstRowGroup + ".." + (firstRowGroup + rowGroups - 1))
-        + " of file '" + path + "'";
+    return (rowGroups == 1
+            ? "row group " + firstRowGroup
+            : "row groups " + firstRowGroup + ".." + (firstRowGroup + rowGroups - 1))
+        + " of file '"
+        + path
+        + "'";
   }
 }

@@ -16,23 +16,33 @@ public final class RowErrors {
   }
 
   /** A null where a value is needed; {@code what} e.g. {@code "is null"}. */
-  static BadRow nullValue(ColumnSpec column, String what, long row,
-      String path) {
-    return new BadRow(String.format("column '%s' %s in row %d of file '%s' "
-            + "(expected: no nulls in a column format(\"stoker\") loads; drop or fill them before "
-            + "writing, e.g. df.na().drop() or df.na().fill(...))", column.name(), what, row,
-        path));
+  static BadRow nullValue(ColumnSpec column, String what, long row, String path) {
+    return new BadRow(
+        String.format(
+            "column '%s' %s in row %d of file '%s' "
+                + "(expected: no nulls in a column format(\"stoker\") loads; drop or fill them before "
+                + "writing, e.g. df.na().drop() or df.na().fill(...))",
+            column.name(), what, row, path));
   }
 
   /** A row of another length; {@code actual} e.g. {@code "9"} or {@code "more than 8"}. */
-  static BadRow wrongLength(ColumnSpec column, String actual, long row,
-      String path) {
+  static BadRow wrongLength(ColumnSpec column, String actual, long row, String path) {
     int length = column.elements();
     String source = column.lengthSource();
-    return new BadRow(String.format("column '%s' has %s %s in row %d of file "
-            + "'%s' (expected: %d = %s, as %s say%s; write every row with %d, or filter out the "
-            + "others before loading)", column.name(), actual,
-        column.kind() == Kind.LIST ? "values" : "bytes", row, path, length, column.shapeText(),
-        source, source.startsWith("the footers") ? "" : "s", length));
+    return new BadRow(
+        String.format(
+            "column '%s' has %s %s in row %d of file "
+                + "'%s' (expected: %d = %s, as %s say%s; write every row with %d, or filter out the "
+                + "others before loading)",
+            column.name(),
+            actual,
+            column.kind() == Kind.LIST ? "values" : "bytes",
+            row,
+            path,
+            length,
+            column.shapeText(),
+            source,
+            source.startsWith("the footers") ? "" : "s",
+            length));
   }
 }

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Up to {@link #capacity()} consecutive rows of a rank's range, off-heap, column after column
- * (row {@code r} of column {@code c} at {@code offset(c) + r * rowBytes(c)}), filled from Spark's
- * column vectors and copied into batches in a given order: the shuffle buffer. All offsets are
- * computed here once.
+ * Up to {@link #capacity()} consecutive rows of a rank's range, off-heap, column after column (row
+ * {@code r} of column {@code c} at {@code offset(c) + r * rowBytes(c)}), filled from Spark's column
+ * vectors and copied into batches in a given order: the shuffle buffer. All offsets are computed
+ * here once.
  */
 public final class ShuffleWindow implements AutoCloseable {
   private final HostMemory memory;
@@ -51,8 +51,8 @@ public final class ShuffleWindow implements AutoCloseable {
   }
 
   /**
-   * The native address of row {@code row} of column {@code column}, checking that {@code rows}
-   * rows from there fit in the window.
+   * The native address of row {@code row} of column {@code column}, checking that {@code rows} rows
+   * from there fit in the window.
    */
   long address(int column, int row, int rows) {
     Objects.checkFromIndexSize(row, rows, capacity);
@@ -60,16 +60,16 @@ public final class ShuffleWindow implements AutoCloseable {
   }
 
   /**
-   * The window's own buffer, for decoders that write rows into it with absolute access (at
-   * {@link #offset}); never handed further.
+   * The window's own buffer, for decoders that write rows into it with absolute access (at {@link
+   * #offset}); never handed further.
    */
   public ByteBuffer buffer() {
     return memory.bytes();
   }
 
   /**
-   * The byte offset of row {@code row} of column {@code column} in {@link #buffer()}, checking
-   * that {@code rows} rows from there fit in the window.
+   * The byte offset of row {@code row} of column {@code column} in {@link #buffer()}, checking that
+   * {@code rows} rows from there fit in the window.
    */
   public int offset(int column, int row, int rows) {
     Objects.checkFromIndexSize(row, rows, capacity);
@@ -77,9 +77,9 @@ public final class ShuffleWindow implements AutoCloseable {
   }
 
   /**
-   * Copies rows of column {@code column} into {@code target}: window rows {@code fromRow,
-   * fromRow + 1, ...} in order, or {@code order[fromRow], order[fromRow + 1], ...}. Reads with
-   * absolute access only, so that threads may copy different rows at once.
+   * Copies rows of column {@code column} into {@code target}: window rows {@code fromRow, fromRow +
+   * 1, ...} in order, or {@code order[fromRow], order[fromRow + 1], ...}. Reads with absolute
+   * access only, so that threads may copy different rows at once.
    */
   void copyTo(int column, int[] order, int fromRow, ColumnTarget target) {
     int bytes = rowBytes[column];
@@ -95,8 +95,8 @@ public final class ShuffleWindow implements AutoCloseable {
   }
 
   /**
-   * Rows {@code [0, rows)} of every column, each from its byte 0, as read-only views: for a
-   * writer that takes a buffer per column.
+   * Rows {@code [0, rows)} of every column, each from its byte 0, as read-only views: for a writer
+   * that takes a buffer per column.
    */
   public ByteBuffer[] columns(int rows) {
     Objects.checkFromIndexSize(0, rows, capacity);

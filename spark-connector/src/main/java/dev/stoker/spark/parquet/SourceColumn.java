@@ -18,8 +18,8 @@ import org.apache.spark.sql.types.StructField;
  * @param fixedLength bytes of a {@code fixed_len_byte_array}, else -1
  * @param parquet the Parquet field, for messages
  */
-public record SourceColumn(String name, Kind kind, DType dtype, DataType sparkType, int fixedLength,
-    String parquet) {
+public record SourceColumn(
+    String name, Kind kind, DType dtype, DataType sparkType, int fixedLength, String parquet) {
 
   /** How a column's rows become batch rows. */
   public enum Kind {
@@ -43,13 +43,21 @@ public record SourceColumn(String name, Kind kind, DType dtype, DataType sparkTy
       return new SourceColumn(field.name(), Kind.SCALAR, scalar, type, -1, text);
     }
     if (type instanceof ArrayType array && scalar(array.elementType()) != null) {
-      return new SourceColumn(field.name(), Kind.LIST, scalar(array.elementType()),
-          DataTypes.createArrayType(array.elementType(), false), -1, text);
+      return new SourceColumn(
+          field.name(),
+          Kind.LIST,
+          scalar(array.elementType()),
+          DataTypes.createArrayType(array.elementType(), false),
+          -1,
+          text);
     }
     if (type.equals(DataTypes.BinaryType)) {
-      int fixed = parquet.isPrimitive() && parquet.asPrimitiveType().getPrimitiveTypeName()
-          == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
-          ? parquet.asPrimitiveType().getTypeLength() : -1;
+      int fixed =
+          parquet.isPrimitive()
+                  && parquet.asPrimitiveType().getPrimitiveTypeName()
+                      == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+              ? parquet.asPrimitiveType().getTypeLength()
+              : -1;
       return new SourceColumn(field.name(), Kind.BINARY, DType.UINT8, type, fixed, text);
     }
     return new SourceColumn(field.name(), Kind.UNSUPPORTED, null, type, -1, text);
@@ -70,11 +78,13 @@ public record SourceColumn(String name, Kind kind, DType dtype, DataType sparkTy
 
   /** The column in the DataFrame's schema: never null, nor its list elements. */
   public StructField sparkField() {
-    return new StructField(name, sparkType, kind == Kind.UNSUPPORTED,
-        org.apache.spark.sql.types.Metadata.empty());
+    return new StructField(
+        name, sparkType, kind == Kind.UNSUPPORTED, org.apache.spark.sql.types.Metadata.empty());
   }
 
-  /** Its type for messages, e.g. {@code array<float> (Parquet: optional group image (LIST) ...)}. */
+  /**
+   * Its type for messages, e.g. {@code array<float> (Parquet: optional group image (LIST) ...)}.
+   */
   String describe() {
     return sparkType.catalogString() + " (Parquet: " + parquet + ")";
   }

@@ -9,14 +9,18 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The files of one read, found and checked on the driver when the DataFrame is made: the data
- * files under the paths, their footers and the schema they agree on. Planning a scan of it reads
- * nothing more, apart from the first value of a binary column without a shape.
+ * The files of one read, found and checked on the driver when the DataFrame is made: the data files
+ * under the paths, their footers and the schema they agree on. Planning a scan of it reads nothing
+ * more, apart from the first value of a binary column without a shape.
  *
  * @param readerRows rows per batch of Spark's Parquet reader, from the session
  */
-public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<ParquetFile> files,
-    SourceSchema schema, int readerRows) {
+public record SourceDataset(
+    SourceOptions options,
+    HadoopConf hadoop,
+    List<ParquetFile> files,
+    SourceSchema schema,
+    int readerRows) {
 
   /** The session's setting of the Parquet reader's batch rows. */
   static final String READER_ROWS = "spark.sql.parquet.columnarReaderBatchSize";
@@ -38,13 +42,13 @@ public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<Parqu
       throw new UncheckedIOException("listing " + options.paths() + ": " + e.getMessage(), e);
     }
     int readerRows = Integer.parseInt(spark.conf().get(READER_ROWS, "4096"));
-    return new SourceDataset(options, new HadoopConf(conf), files, SourceSchema.of(files, conf),
-        readerRows);
+    return new SourceDataset(
+        options, new HadoopConf(conf), files, SourceSchema.of(files, conf), readerRows);
   }
 
   /**
-   * The dataset of a plain Parquet scan's {@code paths} (files, as Spark listed them), read
-   * with Stoker's defaults.
+   * The dataset of a plain Parquet scan's {@code paths} (files, as Spark listed them), read with
+   * Stoker's defaults.
    */
   public static SourceDataset ofFiles(List<String> paths, Configuration conf) {
     SparkParquet.configure(conf);
@@ -52,12 +56,16 @@ public record SourceDataset(SourceOptions options, HadoopConf hadoop, List<Parqu
     try {
       files = ParquetFooters.read(ParquetListing.files(paths, conf), conf);
     } catch (IOException e) {
-      throw new UncheckedIOException("reading the footers of " + paths.size() + " Parquet "
-          + "file(s): " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "reading the footers of " + paths.size() + " Parquet " + "file(s): " + e.getMessage(), e);
     }
     int readerRows = Integer.parseInt(SparkSession.active().conf().get(READER_ROWS, "4096"));
-    return new SourceDataset(SourceOptions.defaults(paths), new HadoopConf(conf), files,
-        SourceSchema.of(files, conf), readerRows);
+    return new SourceDataset(
+        SourceOptions.defaults(paths),
+        new HadoopConf(conf),
+        files,
+        SourceSchema.of(files, conf),
+        readerRows);
   }
 
   /** The paths as given, for messages. */

@@ -25,35 +25,41 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The options of one read through {@code format("stoker")}, checked on the driver and complete
- * when made. Names ignore case, as Spark's do: the loader's knobs ({@link OptionNames#LOADER}),
- * {@code worldSize}, the source's own ({@link #EPOCH}, {@link #SHUFFLE_BUFFER},
- * {@code shape.<column>}, ...: the {@code SOURCE} layer of {@link SparkOptionTable}), Spark's
- * {@code path}/{@code paths}, and Hadoop settings for this read (any other name with a dot, such
- * as {@code fs.s3a.endpoint}). Any other name is an error suggesting the closest known one.
+ * The options of one read through {@code format("stoker")}, checked on the driver and complete when
+ * made. Names ignore case, as Spark's do: the loader's knobs ({@link OptionNames#LOADER}), {@code
+ * worldSize}, the source's own ({@link #EPOCH}, {@link #SHUFFLE_BUFFER}, {@code shape.<column>},
+ * ...: the {@code SOURCE} layer of {@link SparkOptionTable}), Spark's {@code path}/{@code paths},
+ * and Hadoop settings for this read (any other name with a dot, such as {@code fs.s3a.endpoint}).
+ * Any other name is an error suggesting the closest known one.
  */
 public final class SourceOptions {
   /** The names of the source's own options, each defined in {@link SparkOptionTable}. */
   public static final String EPOCH = SparkOptionTable.EPOCH.name();
+
   public static final String SHUFFLE_BUFFER = SparkOptionTable.SHUFFLE_BUFFER.name();
+
   /** The prefix of a tensor column's shape, e.g. {@code shape.image = 3,32,32}. */
   public static final String SHAPE_PREFIX = SparkOptionTable.SHAPE.name();
+
   public static final String VERIFY_CHECKSUMS = SparkOptionTable.VERIFY_CHECKSUMS.name();
   public static final String RESUME_FROM = SparkOptionTable.RESUME_FROM.name();
   public static final String ACCEPT_CHANGED_INPUT = SparkOptionTable.ACCEPT_CHANGED_INPUT.name();
 
   /** Spark's own key for {@code load(path)}. */
   public static final String PATH = "path";
+
   /** Spark's own key for {@code load(paths...)}, a JSON array. */
   public static final String PATHS = "paths";
+
   /** The names a read takes beside the loader's, in the order its errors list them. */
-  private static final List<String> OWN = List.of(EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS, PATH,
-      PATHS, RESUME_FROM, ACCEPT_CHANGED_INPUT);
+  private static final List<String> OWN =
+      List.of(
+          EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS, PATH, PATHS, RESUME_FROM, ACCEPT_CHANGED_INPUT);
 
   /** The layers of the options a read takes. */
   public static final Set<OptionLayer> LAYERS =
-      Collections.unmodifiableSet(EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT,
-          OptionLayer.SOURCE));
+      Collections.unmodifiableSet(
+          EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT, OptionLayer.SOURCE));
 
   private final LoaderOptions loader;
   private final int worldSize;
@@ -67,9 +73,17 @@ public final class SourceOptions {
   private final LoaderState resumeFrom;
   private final boolean acceptChangedInput;
 
-  private SourceOptions(LoaderOptions loader, int worldSize, int epoch, Integer shuffleBuffer,
-      boolean verifyChecksums, Map<String, int[]> shapes, Map<String, String> hadoop,
-      List<String> paths, Set<String> given, LoaderState resumeFrom,
+  private SourceOptions(
+      LoaderOptions loader,
+      int worldSize,
+      int epoch,
+      Integer shuffleBuffer,
+      boolean verifyChecksums,
+      Map<String, int[]> shapes,
+      Map<String, String> hadoop,
+      List<String> paths,
+      Set<String> given,
+      LoaderState resumeFrom,
       boolean acceptChangedInput) {
     this.loader = loader;
     this.worldSize = worldSize;
@@ -86,11 +100,17 @@ public final class SourceOptions {
 
   /** The defaults, for a read of {@code paths} that was given no options of Stoker's. */
   public static SourceOptions defaults(List<String> paths) {
-    return new SourceOptions(LoaderOptions.builder().build(),
-        SparkOptionTable.WORLD_SIZE.defaultValue(), SparkOptionTable.EPOCH.defaultValue(),
+    return new SourceOptions(
+        LoaderOptions.builder().build(),
+        SparkOptionTable.WORLD_SIZE.defaultValue(),
+        SparkOptionTable.EPOCH.defaultValue(),
         SparkOptionTable.SHUFFLE_BUFFER.defaultValue(),
-        SparkOptionTable.VERIFY_CHECKSUMS.defaultValue(), Map.of(), Map.of(),
-        List.copyOf(paths), Set.of(), SparkOptionTable.RESUME_FROM.defaultValue(),
+        SparkOptionTable.VERIFY_CHECKSUMS.defaultValue(),
+        Map.of(),
+        Map.of(),
+        List.copyOf(paths),
+        Set.of(),
+        SparkOptionTable.RESUME_FROM.defaultValue(),
         SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue());
   }
 
@@ -101,8 +121,8 @@ public final class SourceOptions {
 
   /**
    * Parses Spark's option map, the session's {@code spark.stoker.*} settings ({@code session})
-   * standing in for the options not given; every bad name or value is an
-   * IllegalArgumentException. {@link #given()} names the options of {@code given} only.
+   * standing in for the options not given; every bad name or value is an IllegalArgumentException.
+   * {@link #given()} names the options of {@code given} only.
    */
   static SourceOptions parse(Map<String, String> given, Map<String, String> session) {
     Map<String, String> stoker = new LinkedHashMap<>();
@@ -111,10 +131,14 @@ public final class SourceOptions {
     for (Map.Entry<String, String> e : OptionRegistry.resolve(given, session, LAYERS).entrySet()) {
       String key = e.getKey();
       if (key.toLowerCase(Locale.ROOT).startsWith(SHAPE_PREFIX)) {
-        if (shapes.put(key.substring(SHAPE_PREFIX.length()),
-            SparkOptionTable.SHAPE.parse(key, e.getValue())) != null) {
-          throw new IllegalArgumentException(key + ": given twice in different case (expected: "
-              + "once; option names ignore case)");
+        if (shapes.put(
+                key.substring(SHAPE_PREFIX.length()),
+                SparkOptionTable.SHAPE.parse(key, e.getValue()))
+            != null) {
+          throw new IllegalArgumentException(
+              key
+                  + ": given twice in different case (expected: "
+                  + "once; option names ignore case)");
         }
       } else if (key.indexOf('.') >= 0) {
         hadoop.put(key, e.getValue());
@@ -129,27 +153,49 @@ public final class SourceOptions {
     LoaderState state = read.get(SparkOptionTable.RESUME_FROM);
     int epoch = read.get(SparkOptionTable.EPOCH);
     if (state != null && read.text(SparkOptionTable.EPOCH) != null && epoch != state.epoch()) {
-      throw new IllegalArgumentException(EPOCH + ": '" + read.text(SparkOptionTable.EPOCH)
-          + "' (expected: no epoch, or " + state.epoch() + ", the epoch of " + RESUME_FROM + ")");
+      throw new IllegalArgumentException(
+          EPOCH
+              + ": '"
+              + read.text(SparkOptionTable.EPOCH)
+              + "' (expected: no epoch, or "
+              + state.epoch()
+              + ", the epoch of "
+              + RESUME_FROM
+              + ")");
     }
-    return new SourceOptions(loader, worldSize, state != null ? state.epoch() : epoch,
-        read.get(SparkOptionTable.SHUFFLE_BUFFER), read.get(SparkOptionTable.VERIFY_CHECKSUMS),
-        Collections.unmodifiableMap(shapes), Collections.unmodifiableMap(hadoop), paths(read),
-        givenNames(given.keySet()), state, read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT));
+    return new SourceOptions(
+        loader,
+        worldSize,
+        state != null ? state.epoch() : epoch,
+        read.get(SparkOptionTable.SHUFFLE_BUFFER),
+        read.get(SparkOptionTable.VERIFY_CHECKSUMS),
+        Collections.unmodifiableMap(shapes),
+        Collections.unmodifiableMap(hadoop),
+        paths(read),
+        givenNames(given.keySet()),
+        state,
+        read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT));
   }
 
   /** A rank (each partition is its rank) and skipped rows (they would unbalance the ranks). */
   private static void refuseWhatAReadCannotDo(OptionReader read, LoaderOptions loader) {
     String rank = read.text(LoaderOptionTable.RANK);
     if (rank != null) {
-      throw new IllegalArgumentException(OptionNames.RANK + ": '" + rank + "' (expected: no "
-          + "rank; format(\"stoker\") reads every rank at once, partition r being rank r: give "
-          + "worldSize only)");
+      throw new IllegalArgumentException(
+          OptionNames.RANK
+              + ": '"
+              + rank
+              + "' (expected: no "
+              + "rank; format(\"stoker\") reads every rank at once, partition r being rank r: give "
+              + "worldSize only)");
     }
     if (loader.onBadSample() != OnBadSample.FAIL) {
-      throw new IllegalArgumentException(OptionNames.ON_BAD_SAMPLE + ": '"
-          + loader.onBadSample().label() + "' (expected: fail; format(\"stoker\") cannot skip a "
-          + "row without unbalancing the ranks: fix or filter the data when writing it)");
+      throw new IllegalArgumentException(
+          OptionNames.ON_BAD_SAMPLE
+              + ": '"
+              + loader.onBadSample().label()
+              + "' (expected: fail; format(\"stoker\") cannot skip a "
+              + "row without unbalancing the ranks: fix or filter the data when writing it)");
     }
   }
 
@@ -170,8 +216,8 @@ public final class SourceOptions {
   }
 
   /**
-   * The names of the loader's knobs (and {@code worldSize}) the read was given, as
-   * {@link OptionNames} spells them: the rest are defaults.
+   * The names of the loader's knobs (and {@code worldSize}) the read was given, as {@link
+   * OptionNames} spells them: the rest are defaults.
    */
   public Set<String> given() {
     return given;
@@ -189,13 +235,19 @@ public final class SourceOptions {
       try {
         paths.addAll(Arrays.asList(new ObjectMapper().readValue(json, String[].class)));
       } catch (IOException e) {
-        throw new IllegalArgumentException(PATHS + ": '" + json + "' (expected: a "
-            + "JSON array of paths, as load(path, ...) sets it)", e);
+        throw new IllegalArgumentException(
+            PATHS
+                + ": '"
+                + json
+                + "' (expected: a "
+                + "JSON array of paths, as load(path, ...) sets it)",
+            e);
       }
     }
     if (paths.isEmpty()) {
-      throw new IllegalArgumentException("path: none given (expected: load(path) with a Parquet "
-          + "file or directory, or option(\"path\", ...) in SQL)");
+      throw new IllegalArgumentException(
+          "path: none given (expected: load(path) with a Parquet "
+              + "file or directory, or option(\"path\", ...) in SQL)");
     }
     return List.copyOf(paths);
   }

@@ -11,14 +11,15 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The columns of a read's files, which must agree: the same names with the same types in every
- * file (nullability aside). The DataFrame's schema shows every column; selecting one the source
- * cannot read is an error at planning.
+ * The columns of a read's files, which must agree: the same names with the same types in every file
+ * (nullability aside). The DataFrame's schema shows every column; selecting one the source cannot
+ * read is an error at planning.
  */
 public final class SourceSchema {
-  private static final String READABLE = "format(\"stoker\") reads float, double, int and long "
-      + "numbers, binary and fixed_len_byte_array values (as uint8 tensors) and lists of float, "
-      + "double, int or long";
+  private static final String READABLE =
+      "format(\"stoker\") reads float, double, int and long "
+          + "numbers, binary and fixed_len_byte_array values (as uint8 tensors) and lists of float, "
+          + "double, int or long";
 
   private final Map<String, SourceColumn> columns;
   private final StructType sparkSchema;
@@ -51,8 +52,11 @@ public final class SourceSchema {
     return columns;
   }
 
-  private static void checkSame(ParquetFile first, Map<String, SourceColumn> expected,
-      ParquetFile file, Map<String, SourceColumn> actual) {
+  private static void checkSame(
+      ParquetFile first,
+      Map<String, SourceColumn> expected,
+      ParquetFile file,
+      Map<String, SourceColumn> actual) {
     for (SourceColumn want : expected.values()) {
       SourceColumn got = actual.get(want.name());
       String problem = null;
@@ -63,24 +67,30 @@ public final class SourceSchema {
         problem = "has column '" + want.name() + "' as " + got.describe();
       }
       if (problem != null) {
-        throw disagree(first, file, problem,
-            "column '" + want.name() + "' as " + want.describe());
+        throw disagree(first, file, problem, "column '" + want.name() + "' as " + want.describe());
       }
     }
     for (SourceColumn got : actual.values()) {
       if (!expected.containsKey(got.name())) {
-        throw disagree(first, file, "has a column '" + got.name() + "'",
-            "no column '" + got.name() + "'");
+        throw disagree(
+            first, file, "has a column '" + got.name() + "'", "no column '" + got.name() + "'");
       }
     }
   }
 
-  private static IllegalArgumentException disagree(ParquetFile first, ParquetFile file,
-      String problem, String firstHas) {
-    return new IllegalArgumentException("files disagree on their schema: file '" + file.path()
-        + "' " + problem + ", but file '" + first.path() + "' has " + firstHas
-        + " (expected: the same columns and types in "
-        + "every file; rewrite the odd file, or move it out of the input)");
+  private static IllegalArgumentException disagree(
+      ParquetFile first, ParquetFile file, String problem, String firstHas) {
+    return new IllegalArgumentException(
+        "files disagree on their schema: file '"
+            + file.path()
+            + "' "
+            + problem
+            + ", but file '"
+            + first.path()
+            + "' has "
+            + firstHas
+            + " (expected: the same columns and types in "
+            + "every file; rewrite the odd file, or move it out of the input)");
   }
 
   /** Every column, as the DataFrame shows it. */
@@ -94,14 +104,27 @@ public final class SourceSchema {
     for (StructField field : required.fields()) {
       SourceColumn column = columns.get(field.name());
       if (column == null) {
-        throw new IllegalArgumentException("column '" + field.name() + "' is not in the files "
-            + "(expected one of: " + String.join(", ", columns.keySet()) + ")");
+        throw new IllegalArgumentException(
+            "column '"
+                + field.name()
+                + "' is not in the files "
+                + "(expected one of: "
+                + String.join(", ", columns.keySet())
+                + ")");
       }
       if (column.kind() == Kind.UNSUPPORTED) {
-        throw new IllegalArgumentException("column '" + column.name() + "' is "
-            + column.describe() + " in file '" + firstFile + "': " + READABLE + " (expected: "
-            + "one of those; select only the columns to load, e.g. .select(\"image\", \"label\"),"
-            + " or cast it when writing the data)");
+        throw new IllegalArgumentException(
+            "column '"
+                + column.name()
+                + "' is "
+                + column.describe()
+                + " in file '"
+                + firstFile
+                + "': "
+                + READABLE
+                + " (expected: "
+                + "one of those; select only the columns to load, e.g. .select(\"image\", \"label\"),"
+                + " or cast it when writing the data)");
       }
       selected.add(column);
     }

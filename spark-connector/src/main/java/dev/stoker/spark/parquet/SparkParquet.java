@@ -15,9 +15,9 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Spark's Parquet classes as this source uses them, in one place: the schema converter and the
- * vectorized reader, opened on a split of exactly the row groups wanted (Hadoop's standard
- * {@code initialize(split, context)}, the same on Spark 3.5 and 4.x), reading into off-heap
- * column vectors. The settings they read from the Hadoop configuration are set here.
+ * vectorized reader, opened on a split of exactly the row groups wanted (Hadoop's standard {@code
+ * initialize(split, context)}, the same on Spark 3.5 and 4.x), reading into off-heap column
+ * vectors. The settings they read from the Hadoop configuration are set here.
  */
 public final class SparkParquet {
   private SparkParquet() {}
@@ -41,14 +41,21 @@ public final class SparkParquet {
    * A reader of the row groups of {@code path} whose midpoints lie in {@code [start, start +
    * length)}, with {@code requested} columns, {@code capacity} rows per batch.
    */
-  static Reader open(String path, long start, long length, StructType requested,
-      Configuration configured, int capacity) throws IOException {
+  static Reader open(
+      String path,
+      long start,
+      long length,
+      StructType requested,
+      Configuration configured,
+      int capacity)
+      throws IOException {
     Configuration conf = new Configuration(configured);
     conf.set(ParquetInputFormat.READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
     conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), requested.json());
     Reader reader = new Reader(capacity);
     try {
-      reader.initialize(new FileSplit(new Path(path), start, length, new String[0]),
+      reader.initialize(
+          new FileSplit(new Path(path), start, length, new String[0]),
           new TaskAttemptContextImpl(conf, new TaskAttemptID()));
       reader.resultBatch(); // makes the batch, which nextBatch() fills
     } catch (IOException | RuntimeException e) {

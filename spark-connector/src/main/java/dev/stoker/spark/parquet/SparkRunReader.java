@@ -5,9 +5,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Reads a run with Spark's vectorized Parquet reader (off-heap vectors), copying each batch's
- * rows into the window column by column: for columns whose encodings Stoker does not decode
- * itself. Rows before the run's first are read and passed over.
+ * Reads a run with Spark's vectorized Parquet reader (off-heap vectors), copying each batch's rows
+ * into the window column by column: for columns whose encodings Stoker does not decode itself. Rows
+ * before the run's first are read and passed over.
  */
 public final class SparkRunReader implements RunReader {
   private final ReadRun run;
@@ -22,8 +22,9 @@ public final class SparkRunReader implements RunReader {
   SparkRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
     this.run = run;
     this.config = config;
-    this.reader = SparkParquet.open(run.path(), run.start(), run.length(), config.schema(), conf,
-        config.readerRows());
+    this.reader =
+        SparkParquet.open(
+            run.path(), run.start(), run.length(), config.schema(), conf, config.readerRows());
     if (reader.rowCount() != run.groupRows()) {
       reader.close();
       throw RunCheck.changed(run, reader.rowCount());
@@ -52,8 +53,14 @@ public final class SparkRunReader implements RunReader {
       }
       int n = Math.min(rows, batchRows - batchRow);
       for (int c = 0; c < config.columns().size(); c++) {
-        VectorCopy.copy(batch.column(c), config.columns().get(c), batchRow, n,
-            window.address(c, atRow, n), run.path(), fileRow);
+        VectorCopy.copy(
+            batch.column(c),
+            config.columns().get(c),
+            batchRow,
+            n,
+            window.address(c, atRow, n),
+            run.path(),
+            fileRow);
       }
       batchRow += n;
       fileRow += n;

@@ -10,8 +10,8 @@ import java.util.List;
  * {@code r} takes {@code [r * perRank, (r + 1) * perRank)}, as {@link RankPlanner} cuts), or
  * resumed through the segments of a {@link dev.stoker.loader.state.LoaderState}: each segment's
  * ranks consumed the same rows of their streams, and what they left (in rank order, then the rows
- * no rank was given) is cut again into equal contiguous shares for the next segment's ranks. A
- * pure function of its arguments.
+ * no rank was given) is cut again into equal contiguous shares for the next segment's ranks. A pure
+ * function of its arguments.
  */
 public final class StreamSplit {
   private StreamSplit() {}
@@ -44,28 +44,38 @@ public final class StreamSplit {
     }
   }
 
-  /** Rank {@code r} of {@code worldSize} takes positions {@code [r * perRank, (r + 1) * perRank)}. */
-  public static Plan fresh(long rows, int worldSize, int batchSize, boolean dropLast,
-      int windowRows) {
+  /**
+   * Rank {@code r} of {@code worldSize} takes positions {@code [r * perRank, (r + 1) * perRank)}.
+   */
+  public static Plan fresh(
+      long rows, int worldSize, int batchSize, boolean dropLast, int windowRows) {
     long perRank = EpochSplit.rowsPerRank(rows, worldSize, batchSize, dropLast);
     List<List<OrderSlice>> ranks = new ArrayList<>();
     for (int r = 0; r < worldSize; r++) {
-      ranks.add(perRank == 0 ? List.of() : List.of(
-          OrderSlice.whole(r * perRank, (r + 1) * perRank, windowRows, r)));
+      ranks.add(
+          perRank == 0
+              ? List.of()
+              : List.of(OrderSlice.whole(r * perRank, (r + 1) * perRank, windowRows, r)));
     }
     long end = worldSize * perRank;
-    List<OrderSlice> tail = end < rows
-        ? List.of(OrderSlice.whole(end, rows, windowRows, worldSize)) : List.of();
+    List<OrderSlice> tail =
+        end < rows ? List.of(OrderSlice.whole(end, rows, windowRows, worldSize)) : List.of();
     return new Plan(ranks, tail, perRank);
   }
 
   /** The plan of the last segment, with what that segment consumed already taken off. */
-  public static Plan replay(long rows, List<Segment> segments, int batchSize, boolean dropLast,
-      int windowRows) {
+  public static Plan replay(
+      long rows, List<Segment> segments, int batchSize, boolean dropLast, int windowRows) {
     Plan plan = fresh(rows, segments.get(0).worldSize(), batchSize, dropLast, windowRows);
     for (int i = 1; i < segments.size(); i++) {
-      plan = split(left(plan, segments.get(i - 1).rows()), rows, segments.get(i).worldSize(),
-          batchSize, dropLast, windowRows);
+      plan =
+          split(
+              left(plan, segments.get(i - 1).rows()),
+              rows,
+              segments.get(i).worldSize(),
+              batchSize,
+              dropLast,
+              windowRows);
     }
     return consumed(plan, segments.get(segments.size() - 1).rows());
   }
@@ -95,8 +105,12 @@ public final class StreamSplit {
   private static List<OrderSlice> drop(List<OrderSlice> slices, long rows) {
     long total = slices.stream().mapToLong(OrderSlice::take).sum();
     if (rows > total) {
-      throw new IllegalArgumentException("rows consumed per rank: " + rows + " (expected: at most "
-          + total + ", the rows each rank streams; the state is not of this input)");
+      throw new IllegalArgumentException(
+          "rows consumed per rank: "
+              + rows
+              + " (expected: at most "
+              + total
+              + ", the rows each rank streams; the state is not of this input)");
     }
     List<OrderSlice> out = new ArrayList<>();
     long skip = rows;
@@ -116,8 +130,13 @@ public final class StreamSplit {
    * shares without {@code dropLast} with the epoch order's first rows, as positions past its end
    * ({@code rows + i} is row {@code i} again), so padding is always a position past the rows.
    */
-  static Plan split(List<OrderSlice> left, long rows, int worldSize, int batchSize,
-      boolean dropLast, int windowRows) {
+  static Plan split(
+      List<OrderSlice> left,
+      long rows,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      int windowRows) {
     long total = left.stream().mapToLong(OrderSlice::take).sum();
     long perRank = EpochSplit.rowsPerRank(total, worldSize, batchSize, dropLast);
     List<List<OrderSlice>> ranks = new ArrayList<>();

@@ -17,39 +17,55 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 /**
  * Finds the shape of every column a read loads, from the footers where they tell (a list's values
  * per row, a {@code fixed_len_byte_array}'s length), a {@code shape.<column>} option, or else the
- * first row of the data (a binary column), and refuses, while planning, what the footers show to
- * be wrong: nulls, and lists whose values are not a whole number per row or differ between row
- * groups. Executors check every row again.
+ * first row of the data (a binary column), and refuses, while planning, what the footers show to be
+ * wrong: nulls, and lists whose values are not a whole number per row or differ between row groups.
+ * Executors check every row again.
  */
 public final class TensorShapes {
-  private static final String NO_NULLS = "no nulls in a column format(\"stoker\") loads; drop or "
-      + "fill them before writing, e.g. df.na().drop() or df.na().fill(...)";
+  private static final String NO_NULLS =
+      "no nulls in a column format(\"stoker\") loads; drop or "
+          + "fill them before writing, e.g. df.na().drop() or df.na().fill(...)";
 
   private TensorShapes() {}
 
-  public static List<ColumnSpec> resolve(List<SourceColumn> selected, SourceSchema schema,
-      List<ParquetFile> files, Map<String, int[]> shapes, Configuration configured) {
+  public static List<ColumnSpec> resolve(
+      List<SourceColumn> selected,
+      SourceSchema schema,
+      List<ParquetFile> files,
+      Map<String, int[]> shapes,
+      Configuration configured) {
     for (String name : shapes.keySet()) {
       if (!hasIgnoringCase(schema, name)) {
-        throw new IllegalArgumentException(SourceOptions.SHAPE_PREFIX + name + ": no column '"
-            + name + "' (expected one of: " + String.join(", ", schema.sparkSchema().fieldNames())
-            + ")");
+        throw new IllegalArgumentException(
+            SourceOptions.SHAPE_PREFIX
+                + name
+                + ": no column '"
+                + name
+                + "' (expected one of: "
+                + String.join(", ", schema.sparkSchema().fieldNames())
+                + ")");
       }
     }
     List<ColumnSpec> specs = new ArrayList<>();
     for (SourceColumn column : selected) {
       checkNulls(column, files);
       int[] shape = shapes.get(column.name());
-      specs.add(switch (column.kind()) {
-        case SCALAR -> scalar(column, shape);
-        case LIST -> tensor(column, shape, listLength(column, files), "the footers");
-        case BINARY -> column.fixedLength() > 0
-            ? tensor(column, shape, column.fixedLength(), "its fixed_len_byte_array length")
-            : shape != null ? tensor(column, shape, -1, null)
-            : tensor(column, null, firstLength(column, files, configured),
-                "the first row of file '" + firstFile(files).path() + "'");
-        case UNSUPPORTED -> throw new IllegalStateException("unsupported column selected");
-      });
+      specs.add(
+          switch (column.kind()) {
+            case SCALAR -> scalar(column, shape);
+            case LIST -> tensor(column, shape, listLength(column, files), "the footers");
+            case BINARY ->
+                column.fixedLength() > 0
+                    ? tensor(column, shape, column.fixedLength(), "its fixed_len_byte_array length")
+                    : shape != null
+                        ? tensor(column, shape, -1, null)
+                        : tensor(
+                            column,
+                            null,
+                            firstLength(column, files, configured),
+                            "the first row of file '" + firstFile(files).path() + "'");
+            case UNSUPPORTED -> throw new IllegalStateException("unsupported column selected");
+          });
     }
     return specs;
   }
@@ -65,9 +81,16 @@ public final class TensorShapes {
 
   private static ColumnSpec scalar(SourceColumn column, int[] shape) {
     if (shape != null) {
-      throw new IllegalArgumentException(SourceOptions.SHAPE_PREFIX + column.name() + ": "
-          + Arrays.toString(shape) + " (expected: no shape for column '" + column.name()
-          + "', which holds one " + column.dtype().label() + " per row)");
+      throw new IllegalArgumentException(
+          SourceOptions.SHAPE_PREFIX
+              + column.name()
+              + ": "
+              + Arrays.toString(shape)
+              + " (expected: no shape for column '"
+              + column.name()
+              + "', which holds one "
+              + column.dtype().label()
+              + " per row)");
     }
     return new ColumnSpec(column.name(), Kind.SCALAR, column.dtype(), new int[0], "");
   }
@@ -75,8 +98,12 @@ public final class TensorShapes {
   /** A tensor of {@code length} values (-1: the shape's), shaped by the option if given. */
   private static ColumnSpec tensor(SourceColumn column, int[] shape, long length, String source) {
     if (shape == null) {
-      return new ColumnSpec(column.name(), column.kind(), column.dtype(),
-          new int[] {Math.toIntExact(length)}, source);
+      return new ColumnSpec(
+          column.name(),
+          column.kind(),
+          column.dtype(),
+          new int[] {Math.toIntExact(length)},
+          source);
     }
     long product = 1;
     for (int dim : shape) {
@@ -84,10 +111,19 @@ public final class TensorShapes {
     }
     String option = SourceOptions.SHAPE_PREFIX + column.name();
     if (length >= 0 && product != length) {
-      throw new IllegalArgumentException(option + ": " + Arrays.toString(shape).replace(" ", "")
-          + " = " + product + " values (expected: " + length + " values per row, as "
-          + source + " say" + (source.startsWith("the footers") ? "" : "s")
-          + "; fix the shape)");
+      throw new IllegalArgumentException(
+          option
+              + ": "
+              + Arrays.toString(shape).replace(" ", "")
+              + " = "
+              + product
+              + " values (expected: "
+              + length
+              + " values per row, as "
+              + source
+              + " say"
+              + (source.startsWith("the footers") ? "" : "s")
+              + "; fix the shape)");
     }
     return new ColumnSpec(column.name(), column.kind(), column.dtype(), shape.clone(), option);
   }
@@ -108,11 +144,20 @@ public final class TensorShapes {
       for (RowGroup group : file.rowGroups()) {
         ColumnStats stats = group.columns().get(column.name());
         if (stats != null && stats.nulls() > 0) {
-          throw new IllegalArgumentException(String.format("column '%s' holds %d null(s)%s in "
-                  + "row group %d (rows %d..%d) of file '%s' (expected: %s)", column.name(),
-              stats.nulls(), column.kind() == Kind.LIST ? " (null lists, empty lists or null "
-                  + "values)" : "", group.ordinal(), group.firstRow(),
-              group.firstRow() + group.rows() - 1, file.path(), NO_NULLS));
+          throw new IllegalArgumentException(
+              String.format(
+                  "column '%s' holds %d null(s)%s in "
+                      + "row group %d (rows %d..%d) of file '%s' (expected: %s)",
+                  column.name(),
+                  stats.nulls(),
+                  column.kind() == Kind.LIST
+                      ? " (null lists, empty lists or null " + "values)"
+                      : "",
+                  group.ordinal(),
+                  group.firstRow(),
+                  group.firstRow() + group.rows() - 1,
+                  file.path(),
+                  NO_NULLS));
         }
       }
     }
@@ -130,21 +175,33 @@ public final class TensorShapes {
         long values = group.columns().get(column.name()).values();
         String here = "row group " + group.ordinal() + " of file '" + file.path() + "'";
         if (values % group.rows() != 0) {
-          throw new IllegalArgumentException(String.format("column '%s' has %d values in the %d "
-                  + "rows of %s, not a whole number per row (expected: the same number of "
-                  + "values in every row; rewrite the rows of other lengths, or filter them out)",
-              column.name(), values, group.rows(), here));
+          throw new IllegalArgumentException(
+              String.format(
+                  "column '%s' has %d values in the %d "
+                      + "rows of %s, not a whole number per row (expected: the same number of "
+                      + "values in every row; rewrite the rows of other lengths, or filter them out)",
+                  column.name(), values, group.rows(), here));
         }
         long perRow = values / group.rows();
         if (length >= 0 && perRow != length) {
-          throw new IllegalArgumentException(String.format("column '%s' has %d values per row in "
-                  + "%s but %d in %s (expected: one length in every file; rewrite the rows of "
-                  + "the other length, or read the files apart)", column.name(), perRow, here,
-              length, where));
+          throw new IllegalArgumentException(
+              String.format(
+                  "column '%s' has %d values per row in "
+                      + "%s but %d in %s (expected: one length in every file; rewrite the rows of "
+                      + "the other length, or read the files apart)",
+                  column.name(), perRow, here, length, where));
         }
         if (perRow > Integer.MAX_VALUE) {
-          throw new IllegalArgumentException("column '" + column.name() + "' has " + perRow
-              + " values per row in " + here + " (expected: at most " + Integer.MAX_VALUE + ")");
+          throw new IllegalArgumentException(
+              "column '"
+                  + column.name()
+                  + "' has "
+                  + perRow
+                  + " values per row in "
+                  + here
+                  + " (expected: at most "
+                  + Integer.MAX_VALUE
+                  + ")");
         }
         length = perRow;
         where = here;
@@ -163,28 +220,46 @@ public final class TensorShapes {
   }
 
   /** The length of the first value of a binary column, read from the first non-empty file. */
-  private static long firstLength(SourceColumn column, List<ParquetFile> files,
-      Configuration configured) {
+  private static long firstLength(
+      SourceColumn column, List<ParquetFile> files, Configuration configured) {
     ParquetFile file = firstFile(files);
-    RowGroup group = file.rowGroups().stream().filter(g -> g.rows() > 0).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no rows in the files (expected: at "
-            + "least one row)"));
+    RowGroup group =
+        file.rowGroups().stream()
+            .filter(g -> g.rows() > 0)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no rows in the files (expected: at " + "least one row)"));
     StructType requested = new StructType(new StructField[] {column.sparkField()});
-    try (SparkParquet.Reader reader = SparkParquet.open(file.path(), group.start(), group.bytes(),
-        requested, configured, 1)) {
+    try (SparkParquet.Reader reader =
+        SparkParquet.open(file.path(), group.start(), group.bytes(), requested, configured, 1)) {
       if (!reader.nextBatch()) {
-        throw new IllegalStateException("row group " + group.ordinal() + " of file '"
-            + file.path() + "' gave no rows, though its footer says " + group.rows());
+        throw new IllegalStateException(
+            "row group "
+                + group.ordinal()
+                + " of file '"
+                + file.path()
+                + "' gave no rows, though its footer says "
+                + group.rows());
       }
       ColumnVector vector = reader.resultBatch().column(0);
       if (vector.isNullAt(0)) {
-        throw new IllegalArgumentException(String.format("column '%s' is null in row %d of file "
-            + "'%s' (expected: %s)", column.name(), group.firstRow(), file.path(), NO_NULLS));
+        throw new IllegalArgumentException(
+            String.format(
+                "column '%s' is null in row %d of file " + "'%s' (expected: %s)",
+                column.name(), group.firstRow(), file.path(), NO_NULLS));
       }
       return vector.getBinary(0).length;
     } catch (IOException e) {
-      throw new UncheckedIOException("reading the first row of column '" + column.name()
-          + "' in file '" + file.path() + "' to find its length: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "reading the first row of column '"
+              + column.name()
+              + "' in file '"
+              + file.path()
+              + "' to find its length: "
+              + e.getMessage(),
+          e);
     }
   }
 }

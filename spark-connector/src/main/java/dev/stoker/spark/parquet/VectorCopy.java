@@ -9,8 +9,8 @@ import org.apache.spark.unsafe.Platform;
 /**
  * Copies rows of one column of Spark's Parquet reader (off-heap vectors) to native memory in one
  * block per column: numbers as they are, a list's values or a binary's bytes back to back. Every
- * row is checked first: a null, or a row of another length, is an error naming the column, the
- * file and the row in it.
+ * row is checked first: a null, or a row of another length, is an error naming the column, the file
+ * and the row in it.
  */
 public final class VectorCopy {
   private VectorCopy() {}
@@ -21,8 +21,14 @@ public final class VectorCopy {
    *
    * @param fileRow the index in file {@code path} of row {@code from}
    */
-  static void copy(ColumnVector vector, ColumnSpec column, int from, int rows, long to,
-      String path, long fileRow) {
+  static void copy(
+      ColumnVector vector,
+      ColumnSpec column,
+      int from,
+      int rows,
+      long to,
+      String path,
+      long fileRow) {
     OffHeapColumnVector values = offHeap(vector, column);
     if (values.hasNull()) {
       checkNoNull(values, column, from, rows, path, fileRow, 1, "is null");
@@ -43,31 +49,37 @@ public final class VectorCopy {
         throw RowErrors.wrongLength(column, Integer.toString(actual), fileRow + i, path);
       }
       if (values.getArrayOffset(from + i) != first + (long) i * length) {
-        throw new IllegalStateException("column '" + column.name() + "': row " + (fileRow + i)
-            + " of file '" + path + "' is not where the rows before it end in the reader's "
-            + "vector (its values are expected back to back)");
+        throw new IllegalStateException(
+            "column '"
+                + column.name()
+                + "': row "
+                + (fileRow + i)
+                + " of file '"
+                + path
+                + "' is not where the rows before it end in the reader's "
+                + "vector (its values are expected back to back)");
       }
     }
-    WritableColumnVector data = column.kind() == Kind.LIST ? values.getChild(0)
-        : values.arrayData();
+    WritableColumnVector data =
+        column.kind() == Kind.LIST ? values.getChild(0) : values.arrayData();
     OffHeapColumnVector elements = offHeap(data, column);
     if (column.kind() == Kind.LIST && elements.hasNull()) {
-      checkNoNull(elements, column, first, rows * length, path, fileRow, length,
-          "holds a null value");
+      checkNoNull(
+          elements, column, first, rows * length, path, fileRow, length, "holds a null value");
     }
     copyValues(elements, column, first, rows * length, to);
   }
 
   /**
-   * Copies values {@code [from, from + count)}: in one block, or one by one through the
-   * dictionary when the reader kept a dictionary-encoded chunk's ids.
+   * Copies values {@code [from, from + count)}: in one block, or one by one through the dictionary
+   * when the reader kept a dictionary-encoded chunk's ids.
    */
-  private static void copyValues(OffHeapColumnVector values, ColumnSpec column, int from,
-      int count, long to) {
+  private static void copyValues(
+      OffHeapColumnVector values, ColumnSpec column, int from, int count, long to) {
     int size = column.dtype().byteSize();
     if (!values.hasDictionary()) {
-      Platform.copyMemory(null, values.valuesNativeAddress() + (long) from * size, null, to,
-          (long) count * size);
+      Platform.copyMemory(
+          null, values.valuesNativeAddress() + (long) from * size, null, to, (long) count * size);
       return;
     }
     switch (column.dtype()) {
@@ -91,22 +103,32 @@ public final class VectorCopy {
           Platform.putLong(null, to + 8L * i, values.getLong(from + i));
         }
       }
-      default -> throw new IllegalStateException("column '" + column.name() + "': "
-          + column.dtype().label() + " values with a dictionary");
+      default ->
+          throw new IllegalStateException(
+              "column '"
+                  + column.name()
+                  + "': "
+                  + column.dtype().label()
+                  + " values with a dictionary");
     }
   }
 
   /** Binary values kept as dictionary ids: each row decoded, checked and copied. */
-  private static void copyDictionaryBinaries(OffHeapColumnVector values, ColumnSpec column,
-      int from, int rows, long to, String path, long fileRow) {
+  private static void copyDictionaryBinaries(
+      OffHeapColumnVector values,
+      ColumnSpec column,
+      int from,
+      int rows,
+      long to,
+      String path,
+      long fileRow) {
     int length = column.elements();
     for (int i = 0; i < rows; i++) {
       byte[] bytes = values.getBinary(from + i);
       if (bytes.length != length) {
         throw RowErrors.wrongLength(column, Integer.toString(bytes.length), fileRow + i, path);
       }
-      Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, null, to + (long) i * length,
-          length);
+      Platform.copyMemory(bytes, Platform.BYTE_ARRAY_OFFSET, null, to + (long) i * length, length);
     }
   }
 
@@ -114,13 +136,25 @@ public final class VectorCopy {
     if (vector instanceof OffHeapColumnVector offHeap) {
       return offHeap;
     }
-    throw new IllegalStateException("column '" + column.name() + "': Spark's Parquet reader gave "
-        + "a " + vector.getClass().getName() + " (expected: an OffHeapColumnVector)");
+    throw new IllegalStateException(
+        "column '"
+            + column.name()
+            + "': Spark's Parquet reader gave "
+            + "a "
+            + vector.getClass().getName()
+            + " (expected: an OffHeapColumnVector)");
   }
 
   /** Entries {@code [from, from + count)}, {@code perRow} to a row, must not be null. */
-  private static void checkNoNull(ColumnVector vector, ColumnSpec column, int from, int count,
-      String path, long fileRow, int perRow, String what) {
+  private static void checkNoNull(
+      ColumnVector vector,
+      ColumnSpec column,
+      int from,
+      int count,
+      String path,
+      long fileRow,
+      int perRow,
+      String what) {
     for (int i = 0; i < count; i++) {
       if (vector.isNullAt(from + i)) {
         throw RowErrors.nullValue(column, what, fileRow + i / perRow, path);

@@ -36,8 +36,10 @@ final class Doorbell implements AutoCloseable {
   static final int MAX_PATH_BYTES = 107;
 
   private final Path path;
+
   /** This process's user: the socket file's owner. */
   private final UserPrincipal owner;
+
   private final ServerSocketChannel server;
   private final Selector selector;
   private final ByteBuffer ring = ByteBuffer.allocateDirect(1);
@@ -46,8 +48,7 @@ final class Doorbell implements AutoCloseable {
   private boolean peerGone;
   private volatile boolean closed;
 
-  private Doorbell(Path path, UserPrincipal owner, ServerSocketChannel server,
-      Selector selector) {
+  private Doorbell(Path path, UserPrincipal owner, ServerSocketChannel server, Selector selector) {
     this.path = path;
     this.owner = owner;
     this.server = server;
@@ -55,12 +56,11 @@ final class Doorbell implements AutoCloseable {
   }
 
   /**
-   * A bell at {@code path}, or null where none can be made there (a path longer than
-   * {@value #MAX_PATH_BYTES} bytes, no Unix-domain sockets): the sides then poll.
+   * A bell at {@code path}, or null where none can be made there (a path longer than {@value
+   * #MAX_PATH_BYTES} bytes, no Unix-domain sockets): the sides then poll.
    */
   static Doorbell open(Path path) {
-    if (path.toString().getBytes(StandardCharsets.UTF_8).length
-        > MAX_PATH_BYTES) {
+    if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
       return null;
     }
     ServerSocketChannel server = null;
@@ -106,8 +106,8 @@ final class Doorbell implements AutoCloseable {
   }
 
   /**
-   * Sleeps until a ring, Python's end, {@link #close()}, or {@code nanos}: whichever comes
-   * first. The caller checks the control block again after it, whatever woke it.
+   * Sleeps until a ring, Python's end, {@link #close()}, or {@code nanos}: whichever comes first.
+   * The caller checks the control block again after it, whatever woke it.
    *
    * @return false once Python's side of the socket is gone (its process ended or it closed)
    */

@@ -29,27 +29,29 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
 
 /**
- * A {@code format("stoker")} read as seen from Python: {@link #of} gives a DataFrame of one row
- * per rank (partition r is rank r), which a barrier {@code mapInArrow}, {@code mapInPandas} or
- * RDD {@code mapPartitions} hands to {@code stoker.torch.batches}. Computing rank r's row starts
- * that rank's loader in the task ({@link RankPump}), with its slots in a file of
- * {@link #DEFAULT_DIR} (or {@link #DIR_CONF}); the task's end, however it ends, stops it and
- * deletes the file.
+ * A {@code format("stoker")} read as seen from Python: {@link #of} gives a DataFrame of one row per
+ * rank (partition r is rank r), which a barrier {@code mapInArrow}, {@code mapInPandas} or RDD
+ * {@code mapPartitions} hands to {@code stoker.torch.batches}. Computing rank r's row starts that
+ * rank's loader in the task ({@link RankPump}), with its slots in a file of {@link #DEFAULT_DIR}
+ * (or {@link #DIR_CONF}); the task's end, however it ends, stops it and deletes the file.
  */
 public final class PythonRanks {
   /** Spark setting: the shared-memory folder of the slot files. */
   public static final String DIR_CONF = OptionRegistry.setting(SparkOptionTable.PYTHON_SHM_DIR);
+
   public static final String DEFAULT_DIR = SparkOptionTable.PYTHON_SHM_DIR.defaultValue();
+
   /** The rows' schema: the rank, and its handle (JSON). */
-  public static final StructType SCHEMA = new StructType()
-      .add("rank", DataTypes.IntegerType, false)
-      .add("stoker", DataTypes.StringType, false);
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("rank", DataTypes.IntegerType, false)
+          .add("stoker", DataTypes.StringType, false);
 
   private PythonRanks() {}
 
   /**
-   * One handle row per rank of {@code read}, which must be a {@code format("stoker")} read, at
-   * most with a choice of its columns.
+   * One handle row per rank of {@code read}, which must be a {@code format("stoker")} read, at most
+   * with a choice of its columns.
    *
    * @throws IllegalArgumentException for any other DataFrame, saying what to pass, or where the
    *     cluster cannot run the read's {@code worldSize} tasks at once (both numbers, the remedy)
@@ -58,10 +60,11 @@ public final class PythonRanks {
     SparkPlan executed = read.queryExecution().executedPlan();
     StokerScan stoker = ScanPlans.stokerScan(executed);
     if (stoker == null) {
-      throw new IllegalArgumentException("stoker.torch: expected a spark.read.format(\"stoker\") "
-          + "read, at most with select() of its columns (filter or transform the data before "
-          + "writing the Parquet, or apply it to the tensors in Python), but the plan is:\n"
-          + executed);
+      throw new IllegalArgumentException(
+          "stoker.torch: expected a spark.read.format(\"stoker\") "
+              + "read, at most with select() of its columns (filter or transform the data before "
+              + "writing the Parquet, or apply it to the tensors in Python), but the plan is:\n"
+              + executed);
     }
     SparkSession spark = read.sparkSession();
     String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);
@@ -72,15 +75,20 @@ public final class PythonRanks {
     for (int r = 0; r < world; r++) {
       ranks.add(r);
     }
-    JavaRDD<Row> rows = JavaSparkContext.fromSparkContext(spark.sparkContext())
-        .parallelize(ranks, world)
-        .mapPartitionsWithIndex(new StartRank(plan, stoker.config(), dir), true);
+    JavaRDD<Row> rows =
+        JavaSparkContext.fromSparkContext(spark.sparkContext())
+            .parallelize(ranks, world)
+            .mapPartitionsWithIndex(new StartRank(plan, stoker.config(), dir), true);
     return spark.createDataFrame(rows, SCHEMA);
   }
 
   /** Why rank {@code rank} refuses to start in stage {@code stage}, which is not a barrier one. */
   static String notBarrier(int rank, int stage) {
-    return "stoker.torch: rank " + rank + " started in stage " + stage + ", which is not a "
+    return "stoker.torch: rank "
+        + rank
+        + " started in stage "
+        + stage
+        + ", which is not a "
         + "barrier stage: its ranks may then run one after another or be retried alone, and "
         + "ranks that meet in collectives wait for each other forever (expected: "
         + "mapInArrow/mapInPandas(..., barrier=True) or rdd.barrier().mapPartitions over the "
@@ -92,7 +100,6 @@ public final class PythonRanks {
     Path dir = Paths.get(configured);
     return Files.isDirectory(dir) ? dir : Paths.get(System.getProperty("java.io.tmpdir"));
   }
-
 
   /** In rank r's task: starts its pump, ties it to the task, and yields its handle row. */
   private static final class StartRank
@@ -113,8 +120,8 @@ public final class PythonRanks {
     public Iterator<Row> call(Integer rank, Iterator<Integer> ignored) {
       TaskContext task = TaskContext.get();
       if (task == null) {
-        throw new IllegalStateException("stoker.torch: rank " + rank + " must start in a Spark "
-            + "task");
+        throw new IllegalStateException(
+            "stoker.torch: rank " + rank + " must start in a Spark " + "task");
       }
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));

@@ -25,20 +25,22 @@ import org.slf4j.LoggerFactory;
  * One rank's loader feeding a Python process through shared memory: the loader's slots live in a
  * {@link SharedFileAllocator} file, and a thread of its own ({@code stoker-python-rank-N}) takes
  * the batches as kept batches ({@link BatchIterator#nextKept()}) and posts each on the file's
- * {@link SlotChannel} at once, as many ahead as the loader has slots to spare; it closes each
- * batch once Python has released it. So Python finds its next batch posted while it steps, and
- * the loader fills the one after in the slot Python just gave back. Nothing here waits on Spark's
- * channel to Python, so no Arrow batch is ever held half written. After the read's epoch, each
- * time Python asks for another, the same loader (its workers and slots kept) runs the next epoch
- * over the same rows, as a training run's epochs inside one stage do.
+ * {@link SlotChannel} at once, as many ahead as the loader has slots to spare; it closes each batch
+ * once Python has released it. So Python finds its next batch posted while it steps, and the loader
+ * fills the one after in the slot Python just gave back. Nothing here waits on Spark's channel to
+ * Python, so no Arrow batch is ever held half written. After the read's epoch, each time Python
+ * asks for another, the same loader (its workers and slots kept) runs the next epoch over the same
+ * rows, as a training run's epochs inside one stage do.
  *
  * <p>{@link #close()} (the task's end, however it ends) stops the thread, joins it, closes the
  * loader and deletes the file; safe twice and from any thread.
  */
 final class RankPump implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankPump.class);
+
   /** How long close() waits for the thread before it interrupts it, and again after. */
   private static final long JOIN_MILLIS = 10_000;
+
   /**
    * Most batches posted beyond the one Python steps on: the next is ready the moment Python asks,
    * and this thread (with {@code numWorkers=0}) or the workers fill the ones after meanwhile, so
@@ -48,6 +50,7 @@ final class RankPump implements AutoCloseable {
    * thirty-two gave no more).
    */
   static final int MAX_KEPT_AHEAD = 16;
+
   /** Most bytes of those slots: batches larger than a sixteenth of this are kept fewer ahead. */
   static final long KEPT_AHEAD_BYTES = 64L << 20;
 
@@ -73,12 +76,20 @@ final class RankPump implements AutoCloseable {
     String name = RankLoader.rankName(given, "stoker-python", rank);
     this.layout = new BatchLayout(config.loaderSchema(), given.batchSize());
     int keptAhead = keptAhead(layout.slotBytes());
-    SlotBudget budget = SlotBudget.of(layout.slotBytes(), given.maxHostBytes(),
-        given.numWorkers(), given.prefetchWindow(), false, true, keptAhead,
-        given.batchSize() + " x " + layout.schema().fields());
+    SlotBudget budget =
+        SlotBudget.of(
+            layout.slotBytes(),
+            given.maxHostBytes(),
+            given.numWorkers(),
+            given.prefetchWindow(),
+            false,
+            true,
+            keptAhead,
+            given.batchSize() + " x " + layout.schema().fields());
     SharedFileAllocator.removeStale(dir);
-    this.memory = SharedFileAllocator.create(dir, name + "-slots",
-        SlotChannel.BYTES + (long) layout.slotBytes() * budget.allowed());
+    this.memory =
+        SharedFileAllocator.create(
+            dir, name + "-slots", SlotChannel.BYTES + (long) layout.slotBytes() * budget.allowed());
     HostMemory block = null;
     RankLoader built = null;
     Doorbell doorbell = null;
@@ -87,11 +98,11 @@ final class RankPump implements AutoCloseable {
       doorbell = Doorbell.open(file.resolveSibling(file.getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
-      built = RankLoader.builder(config, new RankRuns(rank, plan.rowsPerRank(),
-              plan.ranks().get(rank)))
-          .options(given.toBuilder().name(name).build())
-          .slots(memory, keptAhead)
-          .build();
+      built =
+          RankLoader.builder(config, new RankRuns(rank, plan.rowsPerRank(), plan.ranks().get(rank)))
+              .options(given.toBuilder().name(name).build())
+              .slots(memory, keptAhead)
+              .build();
     } catch (Throwable t) {
       Closer onFailure = new Closer().add(t);
       if (block != null) {
@@ -124,8 +135,8 @@ final class RankPump implements AutoCloseable {
   }
 
   /**
-   * Rank {@code rank}'s loader over a new file in {@code dir}, its thread not started yet
-   * ({@link #begin()}): a test can change the folder under the file before a batch is written.
+   * Rank {@code rank}'s loader over a new file in {@code dir}, its thread not started yet ({@link
+   * #begin()}): a test can change the folder under the file before a batch is written.
    */
   static RankPump open(ReadPlan plan, ReadConfig config, int rank, Path dir) {
     RankPump pump = new RankPump(plan, config, rank, dir);
@@ -140,8 +151,8 @@ final class RankPump implements AutoCloseable {
 
   /** What Python needs to map the file and read its batches. */
   String handle() {
-    return RankHandle.json(memory.path(), bell == null ? null : bell.path(), rank, plan, config,
-        layout);
+    return RankHandle.json(
+        memory.path(), bell == null ? null : bell.path(), rank, plan, config, layout);
   }
 
   Path path() {
@@ -183,15 +194,20 @@ final class RankPump implements AutoCloseable {
   private int epochAt(int index) {
     int epoch = config.epoch() + index;
     if (epoch < 0) {
-      throw new IllegalStateException("epoch " + config.epoch() + " + " + index + " overflows "
-          + "an int: start from a smaller epoch");
+      throw new IllegalStateException(
+          "epoch "
+              + config.epoch()
+              + " + "
+              + index
+              + " overflows "
+              + "an int: start from a smaller epoch");
     }
     return epoch;
   }
 
   /**
-   * Posts every batch of {@code epoch}, numbered on from {@code sequence}: the next sequence, or
-   * -1 if Python closed its side or the task ends meanwhile.
+   * Posts every batch of {@code epoch}, numbered on from {@code sequence}: the next sequence, or -1
+   * if Python closed its side or the task ends meanwhile.
    */
   private long pumpEpoch(int epoch, ArrayDeque<Batch> posted, long sequence) {
     BatchIterator it;
@@ -221,12 +237,11 @@ final class RankPump implements AutoCloseable {
   }
 
   /**
-   * Closes the posted batches Python has released, oldest first, waiting until at most
-   * {@code keep} are left: false if Python closed its side or the task ends meanwhile.
-   * {@code next} is the sequence the next post gets. When it must wait, it waits for
-   * {@code wakeAfter} releases (or as many as it needs, if more): it then fills that many
-   * batches in a row while Python steps on the others still posted, and the two sides wake each
-   * other once per few batches.
+   * Closes the posted batches Python has released, oldest first, waiting until at most {@code keep}
+   * are left: false if Python closed its side or the task ends meanwhile. {@code next} is the
+   * sequence the next post gets. When it must wait, it waits for {@code wakeAfter} releases (or as
+   * many as it needs, if more): it then fills that many batches in a row while Python steps on the
+   * others still posted, and the two sides wake each other once per few batches.
    */
   private boolean closeReleased(ArrayDeque<Batch> posted, long next, int keep, int wakeAfter) {
     long released = channel.released();
@@ -253,14 +268,15 @@ final class RankPump implements AutoCloseable {
   }
 
   /**
-   * {@code t} and its causes, for Python; where the JVM reports a fault in memory access, the
-   * slot {@code file} ({@code bytes} long) lost pages it owned from its making on (its pages are
-   * written then): something shortened it or its folder failed, which it says with the remedy.
+   * {@code t} and its causes, for Python; where the JVM reports a fault in memory access, the slot
+   * {@code file} ({@code bytes} long) lost pages it owned from its making on (its pages are written
+   * then): something shortened it or its folder failed, which it says with the remedy.
    */
   static String describe(Throwable t, Path file, long bytes) {
     StringBuilder text = new StringBuilder(String.valueOf(t));
     boolean fault = t instanceof InternalError;
-    for (Throwable cause = t.getCause(); cause != null && cause != cause.getCause();
+    for (Throwable cause = t.getCause();
+        cause != null && cause != cause.getCause();
         cause = cause.getCause()) {
       text.append("; caused by ").append(cause);
       fault |= cause instanceof InternalError;
@@ -273,10 +289,13 @@ final class RankPump implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         free = "its free space unknown";
       }
-      text.append(String.format(" (the slots' file %s of %d bytes faulted on access though its "
-          + "pages were written when it was made: another process shortened or removed it, or "
-          + "%s failed, %s; keep other processes out of %s, or point %s at a memory-backed folder "
-          + "of its own)", file, bytes, dir, free, dir, PythonRanks.DIR_CONF));
+      text.append(
+          String.format(
+              " (the slots' file %s of %d bytes faulted on access though its "
+                  + "pages were written when it was made: another process shortened or removed it, or "
+                  + "%s failed, %s; keep other processes out of %s, or point %s at a memory-backed folder "
+                  + "of its own)",
+              file, bytes, dir, free, dir, PythonRanks.DIR_CONF));
     }
     return text.toString();
   }
@@ -318,8 +337,12 @@ final class RankPump implements AutoCloseable {
       thread.join(TimeUnit.SECONDS.toMillis(5));
     }
     if (thread.isAlive()) {
-      throw new IllegalStateException("thread " + thread.getName() + " did not end within "
-          + (JOIN_MILLIS / 1000 + 5) + " s of the task's end");
+      throw new IllegalStateException(
+          "thread "
+              + thread.getName()
+              + " did not end within "
+              + (JOIN_MILLIS / 1000 + 5)
+              + " s of the task's end");
     }
   }
 }

@@ -9,14 +9,14 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * The control block at the start of a rank's shared-memory file, and the JVM's side of it: the
- * JVM posts batches in order into a ring of {@link #RING} entries (where its slot is, how many
- * rows, its index), as many ahead as its loader has slots, and Python releases them in order;
- * each word has one writer. Posting ahead is what keeps both sides busy: Python finds the next
- * batch already posted, and the JVM fills while Python steps, with no round trip per batch. The
- * Python package reads the same layout ({@code stoker/_channel.py}); {@link #VERSION} changes
- * with it. A side that waits asks for a few batches at once, not one (see {@link RankPump}), so
- * that the two wake each other once per few batches, not once per batch.
+ * The control block at the start of a rank's shared-memory file, and the JVM's side of it: the JVM
+ * posts batches in order into a ring of {@link #RING} entries (where its slot is, how many rows,
+ * its index), as many ahead as its loader has slots, and Python releases them in order; each word
+ * has one writer. Posting ahead is what keeps both sides busy: Python finds the next batch already
+ * posted, and the JVM fills while Python steps, with no round trip per batch. The Python package
+ * reads the same layout ({@code stoker/_channel.py}); {@link #VERSION} changes with it. A side that
+ * waits asks for a few batches at once, not one (see {@link RankPump}), so that the two wake each
+ * other once per few batches, not once per batch.
  *
  * <p>Several epochs go through one file, one after the other, their batches numbered on across
  * them: the JVM starts the first at once, posts its batches, says where it ended, and starts the
@@ -54,8 +54,10 @@ import java.util.function.BooleanSupplier;
 final class SlotChannel {
   static final long MAGIC = 0x5950_5245_4B4F_5453L; // "STOKERPY" read as little-endian bytes
   static final int VERSION = 4;
+
   /** Bytes of the control block: a page of words and error text, a page of ring entries. */
   static final int BYTES = 8192;
+
   /** Ring entries: batches posted and not yet released are at most this many. */
   static final int RING = 256;
 
@@ -74,8 +76,10 @@ final class SlotChannel {
   private static final int JVM_WAITING_AT = 44;
   private static final int PY_WAITING_AT = 48;
   private static final int AHEAD_AT = 52;
+
   /** Longest sleep on the doorbell before the waiter looks again whatever happened. */
   private static final long BELL_WAIT_NANOS = 2_000_000;
+
   private static final int JVM_PID_AT = 56;
   private static final int ASKED_AT = 72;
   private static final int JVM_WAITING_EPOCH_AT = 76;
@@ -90,13 +94,15 @@ final class SlotChannel {
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final VarHandle INTS =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
   /**
    * How long a wait yields the processor before it sleeps on the doorbell or parks. A batch is
-   * usually released within that (a Python step on a posted batch takes some microseconds), and
-   * a yield hands the processor to whichever thread needs it, while a sleep costs both sides a
-   * system call and a wake-up, which on a virtual machine can take tens of microseconds.
+   * usually released within that (a Python step on a posted batch takes some microseconds), and a
+   * yield hands the processor to whichever thread needs it, while a sleep costs both sides a system
+   * call and a wake-up, which on a virtual machine can take tens of microseconds.
    */
   private static final long YIELD_NANOS = 50_000;
+
   /**
    * Longest park between two looks at the released count. The JVM waits only with every slot
    * posted, so a late look delays a refill that other posted batches cover.
@@ -107,8 +113,8 @@ final class SlotChannel {
   private final Doorbell bell;
 
   /**
-   * Writes a fresh control block into {@code control} (at least {@link #BYTES}, zeroed); the
-   * sides wake each other with {@code bell}, or poll if it is null.
+   * Writes a fresh control block into {@code control} (at least {@link #BYTES}, zeroed); the sides
+   * wake each other with {@code bell}, or poll if it is null.
    */
   SlotChannel(ByteBuffer control, Doorbell bell) {
     this.bell = bell;
@@ -161,24 +167,24 @@ final class SlotChannel {
    * Waits until Python has released {@code count} batches (batches 0 to count - 1): true then;
    * false once Python closed its side (or its end of the doorbell went) or {@code stop} says so.
    * Spins briefly, yields the processor for up to {@link #YIELD_NANOS}, then sleeps on the
-   * doorbell, or without one parks for growing times up to {@link #MAX_PARK_NANOS}. Spinning
-   * longer would take the processor from the threads filling the next batches.
+   * doorbell, or without one parks for growing times up to {@link #MAX_PARK_NANOS}. Spinning longer
+   * would take the processor from the threads filling the next batches.
    */
   boolean awaitReleased(long count, BooleanSupplier stop) {
     return await(RELEASED_AT, true, JVM_WAITING_AT, count, stop);
   }
 
   /**
-   * Waits until Python has asked for {@code count} epochs of this file (the one after the
-   * {@code count - 1} ended so far): true then; false as {@link #awaitReleased} returns false.
+   * Waits until Python has asked for {@code count} epochs of this file (the one after the {@code
+   * count - 1} ended so far): true then; false as {@link #awaitReleased} returns false.
    */
   boolean awaitEpochAsked(int count, BooleanSupplier stop) {
     return await(ASKED_AT, false, JVM_WAITING_EPOCH_AT, count, stop);
   }
 
   /**
-   * Waits until the word at {@code at} (an int64 if {@code wide}, else an int32, written by
-   * Python) reaches {@code count}, saying so in the int32 at {@code waitingAt} while it sleeps.
+   * Waits until the word at {@code at} (an int64 if {@code wide}, else an int32, written by Python)
+   * reaches {@code count}, saying so in the int32 at {@code waitingAt} while it sleeps.
    */
   private boolean await(int at, boolean wide, int waitingAt, long count, BooleanSupplier stop) {
     long park = 10_000;
@@ -237,8 +243,8 @@ final class SlotChannel {
   }
 
   /**
-   * The {@code epochs}-th epoch of this file ended with {@code posted} batches posted in all:
-   * every batch of it was posted.
+   * The {@code epochs}-th epoch of this file ended with {@code posted} batches posted in all: every
+   * batch of it was posted.
    */
   void epochEnded(int epochs, long posted) {
     LONGS.setRelease(control, EPOCH_END_AT, posted);

@@ -21,8 +21,8 @@ final class ArrayCopier extends ColumnCopier {
   private final String shape;
   private final boolean containsNull;
 
-  ArrayCopier(String column, int ordinal, DType dtype, int elements, String shape,
-      boolean containsNull) {
+  ArrayCopier(
+      String column, int ordinal, DType dtype, int elements, String shape, boolean containsNull) {
     super(column, ordinal, dtype.label() + shape);
     this.dtype = dtype;
     this.elements = elements;
@@ -36,10 +36,10 @@ final class ArrayCopier extends ColumnCopier {
   }
 
   @Override
-  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
-      long index) {
-    VectorArrays.copy(this, dtype, elements, containsNull, vector, from, count, dst, offset,
-        partition, index);
+  void copy(
+      ColumnVector vector, int from, int count, byte[] dst, int offset, int partition, long index) {
+    VectorArrays.copy(
+        this, dtype, elements, containsNull, vector, from, count, dst, offset, partition, index);
   }
 
   @Override
@@ -57,8 +57,8 @@ final class ArrayCopier extends ColumnCopier {
     }
   }
 
-  private void copyUnsafe(UnsafeArrayData array, byte[] dst, int offset, int partition,
-      long index) {
+  private void copyUnsafe(
+      UnsafeArrayData array, byte[] dst, int offset, int partition, long index) {
     Object base = array.getBaseObject();
     long start = array.getBaseOffset();
     if (containsNull) {
@@ -74,9 +74,11 @@ final class ArrayCopier extends ColumnCopier {
     long bytes = (long) elements * dtype.byteSize();
     checkRoom(dst, offset, bytes);
     if (array.getSizeInBytes() < header + bytes) {
-      throw new IllegalStateException(String.format("column '%s' row %d of partition %d: an "
-          + "array of %d bytes for %d values of %d bytes", column, index, partition,
-          array.getSizeInBytes(), elements, dtype.byteSize()));
+      throw new IllegalStateException(
+          String.format(
+              "column '%s' row %d of partition %d: an "
+                  + "array of %d bytes for %d values of %d bytes",
+              column, index, partition, array.getSizeInBytes(), elements, dtype.byteSize()));
     }
     Platform.copyMemory(base, start + header, dst, Platform.BYTE_ARRAY_OFFSET + offset, bytes);
   }

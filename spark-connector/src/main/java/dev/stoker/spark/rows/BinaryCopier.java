@@ -7,9 +7,8 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
 /**
- * A fixed-length {@code binary} column as a uint8 tensor (e.g. pixels). From an
- * {@code UnsafeRow} the bytes are copied straight from the row's memory; otherwise through
- * {@code getBinary}.
+ * A fixed-length {@code binary} column as a uint8 tensor (e.g. pixels). From an {@code UnsafeRow}
+ * the bytes are copied straight from the row's memory; otherwise through {@code getBinary}.
  */
 final class BinaryCopier extends ColumnCopier {
   private static final long serialVersionUID = 1L;
@@ -29,10 +28,10 @@ final class BinaryCopier extends ColumnCopier {
   }
 
   @Override
-  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
-      long index) {
-    VectorArrays.copy(this, DType.UINT8, length, false, vector, from, count, dst, offset,
-        partition, index);
+  void copy(
+      ColumnVector vector, int from, int count, byte[] dst, int offset, int partition, long index) {
+    VectorArrays.copy(
+        this, DType.UINT8, length, false, vector, from, count, dst, offset, partition, index);
   }
 
   @Override
@@ -45,12 +44,17 @@ final class BinaryCopier extends ColumnCopier {
       int size = (int) offsetAndSize;
       checkLength(size, partition, index);
       if (at < 0 || (long) at + size > unsafe.getSizeInBytes()) {
-        throw new IllegalStateException(String.format("column '%s' row %d of partition %d: "
-            + "binary at %d of %d bytes in a row of %d", column, index, partition, at, size,
-            unsafe.getSizeInBytes()));
+        throw new IllegalStateException(
+            String.format(
+                "column '%s' row %d of partition %d: " + "binary at %d of %d bytes in a row of %d",
+                column, index, partition, at, size, unsafe.getSizeInBytes()));
       }
-      Platform.copyMemory(unsafe.getBaseObject(), unsafe.getBaseOffset() + at, dst,
-          Platform.BYTE_ARRAY_OFFSET + offset, size);
+      Platform.copyMemory(
+          unsafe.getBaseObject(),
+          unsafe.getBaseOffset() + at,
+          dst,
+          Platform.BYTE_ARRAY_OFFSET + offset,
+          size);
     } else {
       byte[] bytes = row.getBinary(ordinal);
       checkLength(bytes.length, partition, index);

@@ -14,8 +14,10 @@ abstract class ColumnCopier implements Serializable {
 
   /** The column's name, as declared. */
   final String column;
+
   /** Its position in the input row, and in a batch of the input. */
   final int ordinal;
+
   /** What a value must be, for messages: {@code float32[1,28,28]}, {@code int64}. */
   final String described;
 
@@ -35,21 +37,22 @@ abstract class ColumnCopier implements Serializable {
   abstract void copy(InternalRow row, byte[] dst, int offset, int partition, long index);
 
   /**
-   * Copies rows {@code from .. from + count - 1} of {@code vector} into {@code dst} from
-   * {@code offset}, row after row; the first is row {@code index} of input partition
-   * {@code partition}.
+   * Copies rows {@code from .. from + count - 1} of {@code vector} into {@code dst} from {@code
+   * offset}, row after row; the first is row {@code index} of input partition {@code partition}.
    */
-  abstract void copy(ColumnVector vector, int from, int count, byte[] dst, int offset,
-      int partition, long index);
+  abstract void copy(
+      ColumnVector vector, int from, int count, byte[] dst, int offset, int partition, long index);
 
   final BadRowException bad(int partition, long index, String what) {
-    return new BadRowException(String.format("column '%s' row %d of partition %d: %s",
-        column, index, partition, what));
+    return new BadRowException(
+        String.format("column '%s' row %d of partition %d: %s", column, index, partition, what));
   }
 
   final BadRowException nullValue(int partition, long index) {
-    return bad(partition, index, "null (expected: " + described
-        + "; drop or fill the nulls first, e.g. df.na().drop())");
+    return bad(
+        partition,
+        index,
+        "null (expected: " + described + "; drop or fill the nulls first, e.g. df.na().drop())");
   }
 
   final void checkNotNull(InternalRow row, int partition, long index) {
@@ -70,8 +73,10 @@ abstract class ColumnCopier implements Serializable {
 
   final void checkRoom(byte[] dst, int offset, long bytes) {
     if (offset < 0 || offset + bytes > dst.length) {
-      throw new IllegalStateException(String.format("column '%s': %d bytes at %d of a block "
-          + "column of %d", column, bytes, offset, dst.length));
+      throw new IllegalStateException(
+          String.format(
+              "column '%s': %d bytes at %d of a block " + "column of %d",
+              column, bytes, offset, dst.length));
     }
   }
 }

@@ -20,18 +20,18 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Checks the declared columns against a DataFrame's schema on the driver, before any job runs,
- * and builds the {@link RowCopier} for them. A tensor (a field with a shape) is read from
- * {@code array<float|double|int|bigint>} of its dtype, or from {@code binary} for uint8; a scalar
- * (no shape) from a numeric column its dtype can hold. Every refusal names the column, its type,
- * what was expected and how to get there.
+ * Checks the declared columns against a DataFrame's schema on the driver, before any job runs, and
+ * builds the {@link RowCopier} for them. A tensor (a field with a shape) is read from {@code
+ * array<float|double|int|bigint>} of its dtype, or from {@code binary} for uint8; a scalar (no
+ * shape) from a numeric column its dtype can hold. Every refusal names the column, its type, what
+ * was expected and how to get there.
  */
 public final class InputColumns {
   private InputColumns() {}
 
   /**
-   * @throws IllegalArgumentException for a column that is missing or of a type its field cannot
-   *     be read from
+   * @throws IllegalArgumentException for a column that is missing or of a type its field cannot be
+   *     read from
    */
   public static RowCopier bind(ShardLayout layout, StructType input) {
     Schema schema = layout.schema();
@@ -74,8 +74,13 @@ public final class InputColumns {
     if (match >= 0) {
       return match;
     }
-    throw new IllegalArgumentException("column '" + name + "': not in the DataFrame (expected "
-        + "one of: " + String.join(", ", input.fieldNames()) + ")");
+    throw new IllegalArgumentException(
+        "column '"
+            + name
+            + "': not in the DataFrame (expected "
+            + "one of: "
+            + String.join(", ", input.fieldNames())
+            + ")");
   }
 
   private static ColumnCopier tensor(Field field, int ordinal, DataType type) {
@@ -84,17 +89,22 @@ public final class InputColumns {
     if (type instanceof BinaryType && dtype == DType.UINT8) {
       return new BinaryCopier(field.name(), ordinal, field.elements(), shape);
     }
-    if (type instanceof ArrayType array && dtype != DType.UINT8
+    if (type instanceof ArrayType array
+        && dtype != DType.UINT8
         && array.elementType().equals(arrayElement(dtype))) {
-      return new ArrayCopier(field.name(), ordinal, dtype, field.elements(), shape,
-          array.containsNull());
+      return new ArrayCopier(
+          field.name(), ordinal, dtype, field.elements(), shape, array.containsNull());
     }
     String wanted = dtype == DType.UINT8 ? "binary" : "array<" + sqlName(dtype) + ">";
-    String advice = dtype == DType.UINT8 || !(type instanceof ArrayType)
-        ? "" : String.format("; cast it in Spark, e.g. col(\"%s\").cast(\"%s\")", field.name(),
-            wanted);
-    throw new IllegalArgumentException(String.format("column '%s': %s for %s%s (expected: %s%s)",
-        field.name(), type.simpleString(), dtype.label(), shape, wanted, advice));
+    String advice =
+        dtype == DType.UINT8 || !(type instanceof ArrayType)
+            ? ""
+            : String.format(
+                "; cast it in Spark, e.g. col(\"%s\").cast(\"%s\")", field.name(), wanted);
+    throw new IllegalArgumentException(
+        String.format(
+            "column '%s': %s for %s%s (expected: %s%s)",
+            field.name(), type.simpleString(), dtype.label(), shape, wanted, advice));
   }
 
   private static ColumnCopier scalar(Field field, int ordinal, DataType type) {
@@ -103,13 +113,16 @@ public final class InputColumns {
     boolean floating = source == ScalarCopier.Source.FLOAT || source == ScalarCopier.Source.DOUBLE;
     boolean integerDtype = dtype != DType.FLOAT32 && dtype != DType.FLOAT64;
     if (source == null || (floating && integerDtype)) {
-      String kinds = integerDtype
-          ? "an integer column (tinyint, smallint, int or bigint)"
-          : "a numeric column (tinyint, smallint, int, bigint, float or double)";
+      String kinds =
+          integerDtype
+              ? "an integer column (tinyint, smallint, int or bigint)"
+              : "a numeric column (tinyint, smallint, int, bigint, float or double)";
       String cast = integerDtype ? (dtype == DType.INT64 ? "bigint" : "int") : sqlName(dtype);
-      throw new IllegalArgumentException(String.format("column '%s': %s for %s (expected: %s; "
-          + "cast it in Spark, e.g. col(\"%s\").cast(\"%s\"))", field.name(),
-          type.simpleString(), dtype.label(), kinds, field.name(), cast));
+      throw new IllegalArgumentException(
+          String.format(
+              "column '%s': %s for %s (expected: %s; "
+                  + "cast it in Spark, e.g. col(\"%s\").cast(\"%s\"))",
+              field.name(), type.simpleString(), dtype.label(), kinds, field.name(), cast));
     }
     return new ScalarCopier(field.name(), ordinal, source, dtype, type.simpleString());
   }

@@ -6,10 +6,10 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Reads an input partition into shard blocks, whatever form Spark gives its rows in: internal
- * rows, one at a time, or columnar batches, a run of rows at a time. Rows are numbered from 0 in
- * their partition, for the errors. A batch is read to its end before the next one is asked for,
- * so readers may reuse its memory.
+ * Reads an input partition into shard blocks, whatever form Spark gives its rows in: internal rows,
+ * one at a time, or columnar batches, a run of rows at a time. Rows are numbered from 0 in their
+ * partition, for the errors. A batch is read to its end before the next one is asked for, so
+ * readers may reuse its memory.
  */
 public final class InputCursor {
   private final RowCopier copier;
@@ -37,8 +37,12 @@ public final class InputCursor {
         batch = nextBatch;
         position = 0;
       } else {
-        throw new IllegalStateException("input partition " + partition + ": a "
-            + next.getClass().getName() + " (expected: rows or columnar batches)");
+        throw new IllegalStateException(
+            "input partition "
+                + partition
+                + ": a "
+                + next.getClass().getName()
+                + " (expected: rows or columnar batches)");
       }
     }
     return row != null ? 1 : batch == null ? 0 : batch.numRows() - position;

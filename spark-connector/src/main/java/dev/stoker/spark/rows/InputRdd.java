@@ -11,8 +11,8 @@ import org.apache.spark.sql.execution.WholeStageCodegenExec;
  * The partitions of a DataFrame as Stoker reads them: where the plan's last step only turns a
  * columnar scan into rows (e.g. a Parquet file read with the vectorized reader), the scan's
  * columnar batches, which are copied a run of rows at a time and skip Spark's row assembly;
- * otherwise its internal rows. Either way without {@code Row} objects, and with the same
- * partitions the DataFrame has.
+ * otherwise its internal rows. Either way without {@code Row} objects, and with the same partitions
+ * the DataFrame has.
  */
 public final class InputRdd {
   private InputRdd() {}
@@ -34,6 +34,7 @@ public final class InputRdd {
       plan = codegen.child();
     }
     return plan instanceof ColumnarToRowExec transition && transition.child().supportsColumnar()
-        ? transition.child() : null;
+        ? transition.child()
+        : null;
   }
 }

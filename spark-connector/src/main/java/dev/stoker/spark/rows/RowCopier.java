@@ -10,8 +10,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Copies the declared columns of Spark's rows into shard blocks: one copier per column, in the
- * layout's order, from internal rows or columnar batches. Built on the driver by
- * {@link InputColumns#bind}; serializable, and used by one thread at a time on executors.
+ * layout's order, from internal rows or columnar batches. Built on the driver by {@link
+ * InputColumns#bind}; serializable, and used by one thread at a time on executors.
  */
 public final class RowCopier implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -29,8 +29,8 @@ public final class RowCopier implements Serializable {
   }
 
   /**
-   * Copies {@code row} into the next row of {@code block}. {@code partition} and {@code index}
-   * (the row's position in its input partition) name it in errors.
+   * Copies {@code row} into the next row of {@code block}. {@code partition} and {@code index} (the
+   * row's position in its input partition) name it in errors.
    *
    * @throws BadRowException if a value does not fit its column
    */
@@ -46,21 +46,36 @@ public final class RowCopier implements Serializable {
   }
 
   /**
-   * Copies rows {@code from .. from + count - 1} of {@code batch} into the next rows of
-   * {@code block}; {@code index} is the first one's position in its input partition.
+   * Copies rows {@code from .. from + count - 1} of {@code batch} into the next rows of {@code
+   * block}; {@code index} is the first one's position in its input partition.
    *
    * @throws BadRowException if a value does not fit its column
    */
-  public void copy(ColumnarBatch batch, int from, int count, ShardBlock block, int partition,
-      long index) {
+  public void copy(
+      ColumnarBatch batch, int from, int count, ShardBlock block, int partition, long index) {
     int at = block.rows();
     if (count > block.capacity() - at || from < 0 || from + count > batch.numRows()) {
-      throw new IllegalStateException("rows " + from + "+" + count + " of a batch of "
-          + batch.numRows() + " into " + block + " of " + block.capacity());
+      throw new IllegalStateException(
+          "rows "
+              + from
+              + "+"
+              + count
+              + " of a batch of "
+              + batch.numRows()
+              + " into "
+              + block
+              + " of "
+              + block.capacity());
     }
     for (int c = 0; c < columns.length; c++) {
-      columns[c].copy(batch.column(columns[c].ordinal), from, count, block.column(c),
-          at * layout.rowBytes(c), partition, index);
+      columns[c].copy(
+          batch.column(columns[c].ordinal),
+          from,
+          count,
+          block.column(c),
+          at * layout.rowBytes(c),
+          partition,
+          index);
     }
     block.added(count);
   }

@@ -6,15 +6,22 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
 /**
- * A numeric scalar column (tinyint, smallint, int, bigint, float, double) as its declared dtype:
- * a value the dtype holds exactly is written, any other one is an error naming it. Which pairs
- * may meet at all is decided by {@link InputColumns}: never a float column for an integer dtype.
+ * A numeric scalar column (tinyint, smallint, int, bigint, float, double) as its declared dtype: a
+ * value the dtype holds exactly is written, any other one is an error naming it. Which pairs may
+ * meet at all is decided by {@link InputColumns}: never a float column for an integer dtype.
  */
 final class ScalarCopier extends ColumnCopier {
   private static final long serialVersionUID = 1L;
 
   /** How Spark holds the column's values. */
-  enum Source { BYTE, SHORT, INT, LONG, FLOAT, DOUBLE }
+  enum Source {
+    BYTE,
+    SHORT,
+    INT,
+    LONG,
+    FLOAT,
+    DOUBLE
+  }
 
   private final Source source;
   private final DType dtype;
@@ -33,8 +40,8 @@ final class ScalarCopier extends ColumnCopier {
   }
 
   @Override
-  void copy(ColumnVector vector, int from, int count, byte[] dst, int offset, int partition,
-      long index) {
+  void copy(
+      ColumnVector vector, int from, int count, byte[] dst, int offset, int partition, long index) {
     checkRoom(dst, offset, (long) count * dtype.byteSize());
     checkNotNull(vector, from, count, partition, index);
     long at = Platform.BYTE_ARRAY_OFFSET + (long) offset;
@@ -60,12 +67,13 @@ final class ScalarCopier extends ColumnCopier {
       double value = source == Source.FLOAT ? row.getFloat(ordinal) : row.getDouble(ordinal);
       putFloating(value, dst, at, partition, index);
     } else {
-      long value = switch (source) {
-        case BYTE -> row.getByte(ordinal);
-        case SHORT -> row.getShort(ordinal);
-        case INT -> row.getInt(ordinal);
-        default -> row.getLong(ordinal);
-      };
+      long value =
+          switch (source) {
+            case BYTE -> row.getByte(ordinal);
+            case SHORT -> row.getShort(ordinal);
+            case INT -> row.getInt(ordinal);
+            default -> row.getLong(ordinal);
+          };
       putIntegral(value, dst, at, partition, index);
     }
   }
@@ -92,8 +100,10 @@ final class ScalarCopier extends ColumnCopier {
       }
       case INT32 -> {
         if (value != (int) value) {
-          throw bad(partition, index, value + " (expected: int32, " + Integer.MIN_VALUE + ".."
-              + Integer.MAX_VALUE + ")");
+          throw bad(
+              partition,
+              index,
+              value + " (expected: int32, " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE + ")");
         }
         Platform.putInt(dst, at, (int) value);
       }
@@ -117,8 +127,18 @@ final class ScalarCopier extends ColumnCopier {
   }
 
   private BadRowException inexact(int partition, long index, String value, String cast) {
-    return bad(partition, index, value + " (expected: a " + sparkType + " that " + dtype.label()
-        + " holds exactly; if rounding is fine, cast it in Spark first, e.g. col(\"" + column
-        + "\").cast(\"" + cast + "\"))");
+    return bad(
+        partition,
+        index,
+        value
+            + " (expected: a "
+            + sparkType
+            + " that "
+            + dtype.label()
+            + " holds exactly; if rounding is fine, cast it in Spark first, e.g. col(\""
+            + column
+            + "\").cast(\""
+            + cast
+            + "\"))");
   }
 }

@@ -23,10 +23,13 @@ import org.slf4j.LoggerFactory;
  */
 final class BarrierJobs {
   private static final Logger LOG = LoggerFactory.getLogger(BarrierJobs.class);
+
   /** Spark's local property that has a cancelled job's tasks interrupted. */
   static final String INTERRUPT_ON_CANCEL = "spark.job.interruptOnCancel";
+
   /** The local property that tells this run's jobs from any other the application runs. */
   private static final String MARK = "stoker.barrier.job";
+
   /** How long a failed job's tasks get to end, once interrupted, before the failure is thrown. */
   static final long TASK_END_WAIT_MILLIS = 60_000;
 
@@ -44,8 +47,11 @@ final class BarrierJobs {
       return job.get();
     } catch (Throwable e) { // Spark's SparkException too: checked, though Scala throws it freely
       if (!tasks.awaitEnded(TASK_END_WAIT_MILLIS)) {
-        LOG.warn("stoker: {} task(s) of the failed rank stage still running after {} ms; their "
-            + "shard files go when they end", tasks.running(), TASK_END_WAIT_MILLIS);
+        LOG.warn(
+            "stoker: {} task(s) of the failed rank stage still running after {} ms; their "
+                + "shard files go when they end",
+            tasks.running(),
+            TASK_END_WAIT_MILLIS);
       }
       throw BarrierJobs.<RuntimeException>sneaky(e);
     } finally {
@@ -63,9 +69,9 @@ final class BarrierJobs {
 
   /**
    * The marked jobs and the tasks of their stages that started and have not ended. Spark posts a
-   * job's task starts before its end, and the end of its killed tasks after it; so once a job's
-   * end has arrived here, no start of its tasks is still on the way, and the tasks counted are
-   * all there are.
+   * job's task starts before its end, and the end of its killed tasks after it; so once a job's end
+   * has arrived here, no start of its tasks is still on the way, and the tasks counted are all
+   * there are.
    */
   private static final class Tasks extends SparkListener {
     /** How long a failed job's start may take to arrive here before it counts as never run. */
@@ -126,9 +132,9 @@ final class BarrierJobs {
     }
 
     /**
-     * Waits up to {@code millis} for the marked jobs and every task they started to end; false
-     * if some did not. A job whose start never arrives (it failed before Spark ran it) is waited
-     * for {@link #JOB_START_WAIT_MILLIS} at most.
+     * Waits up to {@code millis} for the marked jobs and every task they started to end; false if
+     * some did not. A job whose start never arrives (it failed before Spark ran it) is waited for
+     * {@link #JOB_START_WAIT_MILLIS} at most.
      */
     synchronized boolean awaitEnded(long millis) {
       long begin = System.nanoTime();

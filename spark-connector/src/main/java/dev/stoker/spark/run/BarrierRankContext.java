@@ -4,11 +4,11 @@ import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.Device;
 import dev.stoker.loader.state.LoaderState;
-import java.io.IOException;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.collective.Collective;
 import dev.stoker.spark.collective.Waits;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,8 +36,13 @@ final class BarrierRankContext extends RankContext {
   private LoaderState resumed;
   private LoaderOptions options;
 
-  BarrierRankContext(BarrierTaskContext task, Device device, List<String> gpuAddresses, long shardRows,
-      String shardFolder, Duration collectiveTimeout) {
+  BarrierRankContext(
+      BarrierTaskContext task,
+      Device device,
+      List<String> gpuAddresses,
+      long shardRows,
+      String shardFolder,
+      Duration collectiveTimeout) {
     this.task = task;
     this.rank = task.partitionId();
     this.worldSize = task.numPartitions();
@@ -79,8 +84,8 @@ final class BarrierRankContext extends RankContext {
   }
 
   /**
-   * Sends {@code message} to every rank and returns every rank's message, index = rank. Waits
-   * at most {@link SparkOptionNames#COLLECTIVE_TIMEOUT} for the others.
+   * Sends {@code message} to every rank and returns every rank's message, index = rank. Waits at
+   * most {@link SparkOptionNames#COLLECTIVE_TIMEOUT} for the others.
    *
    * @throws IllegalStateException on every rank, if the ranks made different calls (the message
    *     names each rank's); if not every rank called it within the timeout
@@ -108,26 +113,26 @@ final class BarrierRankContext extends RankContext {
   }
 
   private String[] exchange(String call, String message) {
-    return BarrierSync.of(task).allGather(call, message, collectiveTimeout,
-        SparkOptionNames.COLLECTIVE_TIMEOUT);
+    return BarrierSync.of(task)
+        .allGather(call, message, collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT);
   }
 
   /**
    * Replaces {@code values} with their mean over all ranks and returns it: DDP's gradient
-   * averaging. Rank 0 adds the ranks' values in rank order, so every rank gets the same bits.
-   * The first collective call connects the ranks (one {@link #allGather});
-   * later calls cost a network round trip. Every rank must call it with an array of the same
-   * length, in the same order as its other collective calls.
+   * averaging. Rank 0 adds the ranks' values in rank order, so every rank gets the same bits. The
+   * first collective call connects the ranks (one {@link #allGather}); later calls cost a network
+   * round trip. Every rank must call it with an array of the same length, in the same order as its
+   * other collective calls.
    *
    * <p>The ranks meet through Spark's barrier channel, which carries a secret drawn for this
-   * meeting; only ranks that prove they hold it connect, and every value on the wire is
-   * encrypted and authenticated (AES-256-GCM, whatever {@code spark.network.crypto.enabled} says),
-   * so a stranger can neither join, read nor change a value.
+   * meeting; only ranks that prove they hold it connect, and every value on the wire is encrypted
+   * and authenticated (AES-256-GCM, whatever {@code spark.network.crypto.enabled} says), so a
+   * stranger can neither join, read nor change a value.
    *
-   * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the
-   *     message names each rank's); if a peer went away, sent a frame that fails authentication
-   *     (named with its address), or sent nothing for {@link SparkOptionNames#COLLECTIVE_TIMEOUT},
-   *     which also bounds the whole meeting
+   * @throws IllegalStateException on every rank, if the ranks' calls or lengths differ (the message
+   *     names each rank's); if a peer went away, sent a frame that fails authentication (named with
+   *     its address), or sent nothing for {@link SparkOptionNames#COLLECTIVE_TIMEOUT}, which also
+   *     bounds the whole meeting
    */
   @Override
   public float[] allReduceMean(float[] values) {
@@ -154,22 +159,36 @@ final class BarrierRankContext extends RankContext {
 
   private synchronized Collective collective() {
     if (collectiveFailure != null) {
-      throw new IllegalStateException("rank " + rank + ": connecting the ranks failed earlier: "
-          + collectiveFailure.getMessage(), collectiveFailure);
+      throw new IllegalStateException(
+          "rank "
+              + rank
+              + ": connecting the ranks failed earlier: "
+              + collectiveFailure.getMessage(),
+          collectiveFailure);
     }
     if (closed) {
-      throw new IllegalStateException("rank " + rank + ": its context is closed (expected: "
-          + "collective calls only while the rank function runs)");
+      throw new IllegalStateException(
+          "rank "
+              + rank
+              + ": its context is closed (expected: "
+              + "collective calls only while the rank function runs)");
     }
     if (collective == null) {
       try {
         SparkEnv env = SparkEnv.get();
-        collective = worldSize == 1 ? Collective.single()
-            : Collective.connect(rank, worldSize, task.stageAttemptNumber(),
-                CollectiveSetup.listenOn(env),
-                message -> exchange("the first all-reduce, which connects the ranks", message),
-                new Waits(collectiveTimeout, SparkOptionNames.COLLECTIVE_TIMEOUT,
-                    task::killTaskIfInterrupted));
+        collective =
+            worldSize == 1
+                ? Collective.single()
+                : Collective.connect(
+                    rank,
+                    worldSize,
+                    task.stageAttemptNumber(),
+                    CollectiveSetup.listenOn(env),
+                    message -> exchange("the first all-reduce, which connects the ranks", message),
+                    new Waits(
+                        collectiveTimeout,
+                        SparkOptionNames.COLLECTIVE_TIMEOUT,
+                        task::killTaskIfInterrupted));
       } catch (RuntimeException e) {
         collectiveFailure = e;
         throw e;
@@ -190,8 +209,8 @@ final class BarrierRankContext extends RankContext {
    * What {@link #commit()} needs: the rank's loader and its options, the driver's commit server
    * (null: the rows path, which cannot commit) and the state the loader started from (or null).
    */
-  void resumable(DataLoader loader, CommitEndpoint commits, LoaderState resumed,
-      LoaderOptions options) {
+  void resumable(
+      DataLoader loader, CommitEndpoint commits, LoaderState resumed, LoaderOptions options) {
     this.loader = loader;
     this.commits = commits;
     this.resumed = resumed;
@@ -201,27 +220,51 @@ final class BarrierRankContext extends RankContext {
   @Override
   public synchronized LoaderState commit() {
     if (commits == null) {
-      throw new UnsupportedOperationException("rank " + rank + ": commit() needs a run over "
-          + "Parquet files (a format(\"stoker\") read or a plain Parquet scan), whose order is "
-          + "a pure function of the files; this run's rows came through Spark's rows path, "
-          + "whose order in a rank's shard is not");
+      throw new UnsupportedOperationException(
+          "rank "
+              + rank
+              + ": commit() needs a run over "
+              + "Parquet files (a format(\"stoker\") read or a plain Parquet scan), whose order is "
+              + "a pure function of the files; this run's rows came through Spark's rows path, "
+              + "whose order in a rank's shard is not");
     }
     if (closed) {
-      throw new IllegalStateException("rank " + rank + ": its context is closed (expected: "
-          + "commit() only while the rank function runs)");
+      throw new IllegalStateException(
+          "rank "
+              + rank
+              + ": its context is closed (expected: "
+              + "commit() only while the rank function runs)");
     }
     DataLoader.Position position = loader.position();
-    LoaderState base = resumed != null && position.epoch() == resumed.epoch()
-        ? resumed.resumedOn(worldSize)
-        : LoaderState.startOf(options.seed(), options.shuffle(), position.epoch(),
-            commits.orderEpoch(), worldSize, options.batchSize(), options.dropLast(),
-            commits.windowRows(), commits.input());
+    LoaderState base =
+        resumed != null && position.epoch() == resumed.epoch()
+            ? resumed.resumedOn(worldSize)
+            : LoaderState.startOf(
+                options.seed(),
+                options.shuffle(),
+                position.epoch(),
+                commits.orderEpoch(),
+                worldSize,
+                options.batchSize(),
+                options.dropLast(),
+                commits.windowRows(),
+                commits.input());
     LoaderState state = base.plusBatches(position.batches());
     try {
       CommitClient.commit(commits, rank, task.stageAttemptNumber(), state);
     } catch (IOException e) {
-      throw new IllegalStateException("rank " + rank + ": committing " + state.describe()
-          + " to the driver at " + commits.host() + ":" + commits.port() + " failed: " + e, e);
+      throw new IllegalStateException(
+          "rank "
+              + rank
+              + ": committing "
+              + state.describe()
+              + " to the driver at "
+              + commits.host()
+              + ":"
+              + commits.port()
+              + " failed: "
+              + e,
+          e);
     }
     return state;
   }
@@ -257,7 +300,12 @@ final class BarrierRankContext extends RankContext {
 
   @Override
   public String toString() {
-    return "rank " + rank + " of " + worldSize + " on " + device.name()
+    return "rank "
+        + rank
+        + " of "
+        + worldSize
+        + " on "
+        + device.name()
         + gpuAddress().map(a -> " (gpu " + a + ")").orElse("");
   }
 }

@@ -1,12 +1,13 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.LoadReport;
 import dev.stoker.spark.RankProgress;
 import dev.stoker.spark.RankReport;
+import dev.stoker.spark.RapidsStatus;
 import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.TrainingResult;
-import dev.stoker.spark.CacheMode;
-import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.RankRuns;
@@ -14,16 +15,15 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
 import dev.stoker.spark.parquet.SourceOptions;
+import dev.stoker.spark.rapids.RapidsDetection;
+import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.rows.InputRdd;
 import dev.stoker.spark.run.balance.BarrierChain;
 import dev.stoker.spark.run.balance.BlockMapper;
 import dev.stoker.spark.run.balance.InputChangedException;
 import dev.stoker.spark.run.balance.RankPartitioner;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.run.balance.RowCounts;
-import dev.stoker.spark.RapidsStatus;
-import dev.stoker.spark.rapids.RapidsDetection;
-import dev.stoker.spark.rows.BadRowException;
-import dev.stoker.spark.rows.InputRdd;
 import dev.stoker.spark.shard.ShardBlock;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.shard.Sizes;
@@ -51,8 +51,8 @@ import scala.reflect.ClassTag$;
 
 /**
  * The driver's side of a run. When the input has one partition per rank (and Spark may run it in a
- * barrier stage as it is) the ranks read their partitions in place; if their counts then differ
- * by more than one, or otherwise, the input is counted (or the counts of that first attempt are
+ * barrier stage as it is) the ranks read their partitions in place; if their counts then differ by
+ * more than one, or otherwise, the input is counted (or the counts of that first attempt are
  * reused) and shuffled once into balanced rank partitions. The barrier stage's outcomes go through
  * a shuffle of their own, which makes the barrier stage a map stage that Spark retries as a whole.
  */
@@ -60,8 +60,10 @@ public final class BarrierRun {
   private static final ClassTag<Object> ANY = ClassTag$.MODULE$.AnyRef();
   private static final ClassTag<Integer> INT = ClassTag$.MODULE$.apply(Integer.class);
   private static final ClassTag<RankOutcome> OUTCOME = ClassTag$.MODULE$.apply(RankOutcome.class);
+
   /** Spark's local property for the description of the jobs a thread starts. */
   private static final String JOB_DESCRIPTION = "spark.job.description";
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static final ClassTag<Tuple2<Integer, RankOutcome>> PAIR =
       (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class);
@@ -71,8 +73,10 @@ public final class BarrierRun {
   private final RankSpec spec;
   private final SparkContext spark;
   private final PlannedInput planned;
+
   /** The run's Stoker events and progress listener, while {@link #run} runs. */
   private RunEvents events;
+
   private ProgressTracker tracker;
 
   /** A run of {@code spec} over {@code input}, streamed from its files if {@code planned}. */
@@ -89,10 +93,18 @@ public final class BarrierRun {
   }
 
   <R> TrainingResult<R> run(Consumer<RankProgress> progress) {
-    events = StokerUi.of(spark).run(spark, new StokerRunStart(
-        UUID.randomUUID().toString().substring(0, 8), System.currentTimeMillis(), inputText(),
-        spec.worldSize, spec.options().batchSize(), spec.options().numWorkers(),
-        spec.options().prefetchFactor()));
+    events =
+        StokerUi.of(spark)
+            .run(
+                spark,
+                new StokerRunStart(
+                    UUID.randomUUID().toString().substring(0, 8),
+                    System.currentTimeMillis(),
+                    inputText(),
+                    spec.worldSize,
+                    spec.options().batchSize(),
+                    spec.options().numWorkers(),
+                    spec.options().prefetchFactor()));
     tracker = new ProgressTracker(spec.counters, progress, events);
     spark.addSparkListener(tracker);
     String description = spark.getLocalProperty(JOB_DESCRIPTION);
@@ -113,7 +125,8 @@ public final class BarrierRun {
 
   /** What the run reads, for the Stoker page. */
   private String inputText() {
-    return planned != null ? "Parquet " + planned.read().dataset().input()
+    return planned != null
+        ? "Parquet " + planned.read().dataset().input()
         : "a DataFrame of " + input.columns().length + " columns";
   }
 
@@ -146,9 +159,8 @@ public final class BarrierRun {
   }
 
   /**
-   * The ranks stream their planned row ranges of the input's Parquet files into their loaders:
-   * the plan comes from the footers (no Spark job), and a barrier stage of one task per rank
-   * reads it.
+   * The ranks stream their planned row ranges of the input's Parquet files into their loaders: the
+   * plan comes from the footers (no Spark job), and a barrier stage of one task per rank reads it.
    */
   private <R> TrainingResult<R> streamed() {
     ParquetRead read = planned.read();
@@ -158,22 +170,35 @@ public final class BarrierRun {
     int epoch = base != null ? base.orderEpoch() : given == null ? 0 : given.epoch();
     // a resumed run reports the rows its first epoch, the resumed one, leaves out: the plan of
     // that epoch's rest, which also checks the state against the input
-    ReadPlan first = base == null ? null
-        : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
+    ReadPlan first =
+        base == null
+            ? null
+            : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
     boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
     ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
-    ReadConfig config = read.config(spec.options(), spec.worldSize, epoch,
-        given == null ? null : given.shuffleBuffer(), verify);
+    ReadConfig config =
+        read.config(
+            spec.options(),
+            spec.worldSize,
+            epoch,
+            given == null ? null : given.shuffleBuffer(),
+            verify);
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
     if (spec.run.cache() == CacheMode.DISK && shardBytes > spec.run.maxShardBytes()) {
-      throw new ShardBudgetException(String.format("shard cache of rank 0: %d rows x %d bytes = "
-          + "%s (expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks, "
-          + "fewer columns, or cache=auto, which streams every epoch when the cache does not "
-          + "fit)", plan.rowsPerRank(), config.rowBytes(), Sizes.text(shardBytes),
-          Sizes.text(spec.run.maxShardBytes())));
+      throw new ShardBudgetException(
+          String.format(
+              "shard cache of rank 0: %d rows x %d bytes = "
+                  + "%s (expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks, "
+                  + "fewer columns, or cache=auto, which streams every epoch when the cache does not "
+                  + "fit)",
+              plan.rowsPerRank(),
+              config.rowBytes(),
+              Sizes.text(shardBytes),
+              Sizes.text(spec.run.maxShardBytes())));
     }
-    describe("streaming %d rows of %s into %d ranks", plan.rowsPerRank() * spec.worldSize,
-        read.dataset().input(), spec.worldSize);
+    describe(
+        "streaming %d rows of %s into %d ranks",
+        plan.rowsPerRank() * spec.worldSize, read.dataset().input(), spec.worldSize);
     List<RankRuns> runs = new ArrayList<>();
     for (int r = 0; r < spec.worldSize; r++) {
       runs.add(new RankRuns(r, plan.rowsPerRank(), plan.ranks().get(r)));
@@ -181,21 +206,31 @@ public final class BarrierRun {
     // One element per partition: each task carries its own rank's runs, not the whole plan.
     RDD<RankRuns> ranks = new JavaSparkContext(spark).parallelize(runs, spec.worldSize).rdd();
     long dropped = first != null ? first.droppedRows() : plan.droppedRows();
-    ReadPlan figures = new ReadPlan(plan.rows(), plan.rowGroups(), plan.rowsPerRank(),
-        plan.batchesPerRank(), dropped, plan.paddedRows(), List.of());
+    ReadPlan figures =
+        new ReadPlan(
+            plan.rows(),
+            plan.rowGroups(),
+            plan.rowsPerRank(),
+            plan.batchesPerRank(),
+            dropped,
+            plan.paddedRows(),
+            List.of());
     List<RankOutcome> outcomes;
-    CommitLog commits = new CommitLog(spec.worldSize, base,
-        state -> read.plan(spec.options(), spec.worldSize, state, true));
+    CommitLog commits =
+        new CommitLog(
+            spec.worldSize, base, state -> read.plan(spec.options(), spec.worldSize, state, true));
     CommitServer server;
     try {
-      server = new CommitServer(commits, spark.getConf().get("spark.driver.bindAddress",
-          driverHost()));
+      server =
+          new CommitServer(commits, spark.getConf().get("spark.driver.bindAddress", driverHost()));
     } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("starting the driver's commit server on "
-          + driverHost() + " failed: " + e.getMessage(), e);
+      throw new java.io.UncheckedIOException(
+          "starting the driver's commit server on " + driverHost() + " failed: " + e.getMessage(),
+          e);
     }
-    RankSpec ranked = spec.withCommits(server.endpoint(driverHost(), epoch, config.windowRows(),
-        read.fingerprint()));
+    RankSpec ranked =
+        spec.withCommits(
+            server.endpoint(driverHost(), epoch, config.windowRows(), read.fingerprint()));
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
     try {
@@ -210,43 +245,50 @@ public final class BarrierRun {
       server.close();
       spark.removeSparkListener(watch);
     }
-    TrainingResult<R> result = results(outcomes, plan.rows(), dropped,
-        read.dataset().files().size(), true, false);
+    TrainingResult<R> result =
+        results(outcomes, plan.rows(), dropped, read.dataset().files().size(), true, false);
     return new TrainingResult<>(result.results(), result.report(), commits.common());
   }
 
   /** The address executors reach the driver at. */
   private String driverHost() {
-    return spark.getConf().get("spark.driver.host",
-        java.net.InetAddress.getLoopbackAddress().getHostAddress());
+    return spark
+        .getConf()
+        .get("spark.driver.host", java.net.InetAddress.getLoopbackAddress().getHostAddress());
   }
 
   private List<RankOutcome> shuffled(RDD<Object> rows, long[] known) {
     int worldSize = spec.worldSize;
-    describe("counting the rows of %d partitions for %d ranks", rows.getNumPartitions(),
-        worldSize);
+    describe("counting the rows of %d partitions for %d ranks", rows.getNumPartitions(), worldSize);
     long[] counts = known != null ? known : RowCounts.count(input, rows);
     long total = 0;
     for (long n : counts) {
       total += n;
     }
-    RankSizing sizing = RankSizing.of(RankSizing.balancedRows(total, worldSize),
-        spec.options().batchSize(), spec.options().dropLast());
+    RankSizing sizing =
+        RankSizing.of(
+            RankSizing.balancedRows(total, worldSize),
+            spec.options().batchSize(),
+            spec.options().dropLast());
     long shardBytes = sizing.rows(0) * spec.layout().rowBytes();
     if (shardBytes > spec.run.maxShardBytes()) {
-      throw new ShardBudgetException(String.format("shard of rank 0: %d rows x %d bytes = %s "
-          + "(expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks or "
-          + "fewer columns)", sizing.rows(0), spec.layout().rowBytes(), Sizes.text(shardBytes),
-          Sizes.text(spec.run.maxShardBytes())));
+      throw new ShardBudgetException(
+          String.format(
+              "shard of rank 0: %d rows x %d bytes = %s "
+                  + "(expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks or "
+                  + "fewer columns)",
+              sizing.rows(0),
+              spec.layout().rowBytes(),
+              Sizes.text(shardBytes),
+              Sizes.text(spec.run.maxShardBytes())));
     }
-    describe("shuffling %d rows from %d partitions into %d ranks", total, counts.length,
-        worldSize);
-    BlockMapper mapper = new BlockMapper(spec.copier, counts, worldSize,
-        BlockMapper.blockBytes(worldSize));
+    describe("shuffling %d rows from %d partitions into %d ranks", total, counts.length, worldSize);
+    BlockMapper mapper =
+        new BlockMapper(spec.copier, counts, worldSize, BlockMapper.blockBytes(worldSize));
     JavaRDD<Tuple2<Integer, ShardBlock>> blocks =
         JavaRDD.fromRDD(rows, ANY).mapPartitionsWithIndex(mapper, false);
-    RDD<Tuple2<Integer, ShardBlock>> ranks = JavaPairRDD.fromJavaRDD(blocks)
-        .partitionBy(new RankPartitioner(worldSize)).rdd();
+    RDD<Tuple2<Integer, ShardBlock>> ranks =
+        JavaPairRDD.fromJavaRDD(blocks).partitionBy(new RankPartitioner(worldSize)).rdd();
     try {
       return barrier(ranks, RankTask.shuffled(spec, total));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
@@ -258,8 +300,13 @@ public final class BarrierRun {
   private <T> List<RankOutcome> barrier(RDD<T> ranks, RankTask<T> task) {
     RDD<Tuple2<Integer, RankOutcome>> outcomes =
         ranks.barrier().mapPartitions(task, false, PAIR).setName("stoker ranks");
-    List<Tuple2<Integer, RankOutcome>> collected = BarrierJobs.run(spark, () -> JavaPairRDD
-        .fromRDD(outcomes, INT, OUTCOME).partitionBy(new HashPartitioner(1)).collect());
+    List<Tuple2<Integer, RankOutcome>> collected =
+        BarrierJobs.run(
+            spark,
+            () ->
+                JavaPairRDD.fromRDD(outcomes, INT, OUTCOME)
+                    .partitionBy(new HashPartitioner(1))
+                    .collect());
     RankOutcome[] byRank = new RankOutcome[spec.worldSize];
     for (Tuple2<Integer, RankOutcome> one : collected) {
       byRank[one._1()] = one._2();
@@ -280,11 +327,16 @@ public final class BarrierRun {
   }
 
   /**
-   * The results and the report; {@code inputRows} -1: the ranks' rows add up to them.
-   * {@code plannedOut} rows no rank reads, beside those the ranks drop.
+   * The results and the report; {@code inputRows} -1: the ranks' rows add up to them. {@code
+   * plannedOut} rows no rank reads, beside those the ranks drop.
    */
-  private <R> TrainingResult<R> results(List<RankOutcome> outcomes, long inputRows,
-      long plannedOut, int inputPartitions, boolean streamed, boolean rebalanced) {
+  private <R> TrainingResult<R> results(
+      List<RankOutcome> outcomes,
+      long inputRows,
+      long plannedOut,
+      int inputPartitions,
+      boolean streamed,
+      boolean rebalanced) {
     List<R> results = new ArrayList<>(outcomes.size());
     List<RankReport> reports = new ArrayList<>(outcomes.size());
     long rows = 0;
@@ -302,9 +354,21 @@ public final class BarrierRun {
       rows = inputRows;
     }
     dropped += plannedOut;
-    LoadReport report = new LoadReport(rows, spec.worldSize, spec.options().batchSize(),
-        spec.options().dropLast(), first.batchesPerEpoch(), dropped, padded, inputPartitions,
-        InputRdd.columnar(input), streamed, rebalanced, rapids(), reports);
+    LoadReport report =
+        new LoadReport(
+            rows,
+            spec.worldSize,
+            spec.options().batchSize(),
+            spec.options().dropLast(),
+            first.batchesPerEpoch(),
+            dropped,
+            padded,
+            inputPartitions,
+            InputRdd.columnar(input),
+            streamed,
+            rebalanced,
+            rapids(),
+            reports);
     return new TrainingResult<>(results, report);
   }
 
@@ -345,7 +409,6 @@ public final class BarrierRun {
   }
 
   private void describe(String format, Object... values) {
-    spark.setLocalProperty(JOB_DESCRIPTION,
-        "stoker: " + String.format(format, values));
+    spark.setLocalProperty(JOB_DESCRIPTION, "stoker: " + String.format(format, values));
   }
 }

@@ -17,29 +17,31 @@ import org.apache.spark.util.TaskCompletionListener;
  * named, numbered and optionally bounded in time.
  *
  * <p>Every exchange is an {@code allGather} whose message carries the exchange's number and the
- * name of the call that made it, so that ranks that make different calls (one in
- * {@code barrier()}, another in its first all-reduce or at the end of its function) fail at once,
- * every one of them with a message naming each rank's call, instead of Spark's "Different barrier
- * sync types found". A bounded exchange runs Spark's call on a helper thread and stops waiting at
- * its bound (Spark's own wait defaults to a year); the channel is then out of step, so every
- * later exchange of the task fails at once, and once the task ends the helper is told to stop.
+ * name of the call that made it, so that ranks that make different calls (one in {@code barrier()},
+ * another in its first all-reduce or at the end of its function) fail at once, every one of them
+ * with a message naming each rank's call, instead of Spark's "Different barrier sync types found".
+ * A bounded exchange runs Spark's call on a helper thread and stops waiting at its bound (Spark's
+ * own wait defaults to a year); the channel is then out of step, so every later exchange of the
+ * task fails at once, and once the task ends the helper is told to stop.
  *
- * <p>Spark's call sends the request to the driver, then sleeps a whole second between checks of
- * the reply, and takes an interrupted sleep as its cue to check again (and to see whether the
- * task was killed). While a call waits, a daemon thread interrupts that sleep every few
- * milliseconds; once the call returns the flag is cleared and the task's kill state checked, as
- * Spark marks a kill in the task context, not only in the flag.
+ * <p>Spark's call sends the request to the driver, then sleeps a whole second between checks of the
+ * reply, and takes an interrupted sleep as its cue to check again (and to see whether the task was
+ * killed). While a call waits, a daemon thread interrupts that sleep every few milliseconds; once
+ * the call returns the flag is cleared and the task's kill state checked, as Spark marks a kill in
+ * the task context, not only in the flag.
  */
 public final class BarrierSync {
   /** How often a waiting call is woken to look at the reply. */
   private static final long WAKE_MILLIS = 1;
+
   private static final long SLICE_MILLIS = 100;
   private static final ScheduledExecutorService WAKER =
-      Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "stoker-barrier-waker");
-        thread.setDaemon(true);
-        return thread;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "stoker-barrier-waker");
+            thread.setDaemon(true);
+            return thread;
+          });
   private static final Map<BarrierTaskContext, BarrierSync> BY_TASK = new IdentityHashMap<>();
 
   private final BarrierTaskContext task;
@@ -74,16 +76,18 @@ public final class BarrierSync {
    * @param bound the longest wait; zero waits as long as Spark does
    * @param boundOption the option that sets the bound, named when it runs out
    */
-  public synchronized String[] allGather(String call, String message, Duration bound,
-      String boundOption) {
+  public synchronized String[] allGather(
+      String call, String message, Duration bound, String boundOption) {
     int number = ++exchanges;
     String what = "rank " + rank + ": " + call + " (barrier exchange #" + number + ")";
     if (outOfStep != null) {
       throw new IllegalStateException(what + ": the ranks are out of step since " + outOfStep);
     }
     String payload = number + "\t" + call + "\n" + message;
-    String[] all = bound.isZero() ? wakeful(Thread.currentThread(), () -> task.allGather(payload))
-        : bounded(payload, what, bound, boundOption);
+    String[] all =
+        bound.isZero()
+            ? wakeful(Thread.currentThread(), () -> task.allGather(payload))
+            : bounded(payload, what, bound, boundOption);
     return check(all, number, call, what);
   }
 
@@ -110,14 +114,19 @@ public final class BarrierSync {
     StringBuilder error = new StringBuilder(what).append(": the ranks made different calls:");
     for (int r = 0; r < all.length; r++) {
       String[] parts = calls[r].split("\t", 2);
-      error.append(r == 0 ? " " : ", ").append("rank ").append(r).append(": ")
+      error
+          .append(r == 0 ? " " : ", ")
+          .append("rank ")
+          .append(r)
+          .append(": ")
           .append(parts[parts.length - 1]);
       if (parts.length == 2 && !parts[0].equals(Integer.toString(number))) {
         error.append(" (barrier exchange #").append(parts[0]).append(")");
       }
     }
-    error.append(" (expected: every rank to make the same allGather, barrier and all-reduce "
-        + "calls in the same order, and to end its function only when the others do)");
+    error.append(
+        " (expected: every rank to make the same allGather, barrier and all-reduce "
+            + "calls in the same order, and to end its function only when the others do)");
     outOfStep = call + " (barrier exchange #" + number + ")";
     throw new IllegalStateException(error.toString());
   }
@@ -127,29 +136,38 @@ public final class BarrierSync {
     CountDownLatch done = new CountDownLatch(1);
     Object[] outcome = new Object[1];
     Waking[] waking = new Waking[1];
-    Thread helper = new Thread(() -> {
-      try {
-        outcome[0] = wakeful(waking, () -> task.allGather(payload));
-      } catch (Throwable t) {
-        outcome[0] = t;
-      } finally {
-        done.countDown();
-      }
-    }, "stoker-rank" + rank + "-barrier");
+    Thread helper =
+        new Thread(
+            () -> {
+              try {
+                outcome[0] = wakeful(waking, () -> task.allGather(payload));
+              } catch (Throwable t) {
+                outcome[0] = t;
+              } finally {
+                done.countDown();
+              }
+            },
+            "stoker-rank" + rank + "-barrier");
     helper.setDaemon(true);
     waking[0] = new Waking(helper);
     helper.start();
     long deadline = System.nanoTime() + Math.min(1L << 61, nanos(bound));
     boolean finished = false;
     try {
-      while (!done.await(Math.max(1, Math.min(SLICE_MILLIS,
-          (deadline - System.nanoTime()) / 1_000_000)), TimeUnit.MILLISECONDS)) {
+      while (!done.await(
+          Math.max(1, Math.min(SLICE_MILLIS, (deadline - System.nanoTime()) / 1_000_000)),
+          TimeUnit.MILLISECONDS)) {
         task.killTaskIfInterrupted(); // Spark kills a task by marking it: the helper sees it too
         if (System.nanoTime() - deadline >= 0) {
-          throw new IllegalStateException(what + ": not every rank reached it within "
-              + describe(bound) + " (Spark's barrier channel does not say which; expected: "
-              + "every rank to make the same allGather, barrier and all-reduce calls in the same "
-              + "order; if a rank is just slow, raise " + boundOption + ")");
+          throw new IllegalStateException(
+              what
+                  + ": not every rank reached it within "
+                  + describe(bound)
+                  + " (Spark's barrier channel does not say which; expected: "
+                  + "every rank to make the same allGather, barrier and all-reduce calls in the same "
+                  + "order; if a rank is just slow, raise "
+                  + boundOption
+                  + ")");
         }
       }
       finished = true;

@@ -12,9 +12,9 @@ import java.nio.ByteOrder;
 
 /**
  * One epoch of a rank's rows from its shard cache: every row once, in an order shuffled over the
- * whole rank by {@code (seed, rank, epoch)} (or in order without shuffle), handed to the loader
- * in chunks of up to {@code chunkRows} rows that are random reads of the mapped shard. The shard
- * is checked for truncation before each chunk.
+ * whole rank by {@code (seed, rank, epoch)} (or in order without shuffle), handed to the loader in
+ * chunks of up to {@code chunkRows} rows that are random reads of the mapped shard. The shard is
+ * checked for truncation before each chunk.
  */
 final class CacheStream implements ChunkStream {
   private final MappedShard shard;
@@ -25,14 +25,16 @@ final class CacheStream implements ChunkStream {
   private final int chunkRows;
   private int next;
 
-  CacheStream(MappedShard shard, RowConverter[] converters, StreamRequest request,
-      int chunkRows) {
+  CacheStream(MappedShard shard, RowConverter[] converters, StreamRequest request, int chunkRows) {
     this.shard = shard;
     this.converters = converters;
     this.rows = Math.toIntExact(shard.rows());
     this.chunkRows = chunkRows;
-    this.order = request.shuffle() ? Permutations.windowPermutation(rows, request.seed(),
-        request.rank(), -1, request.epoch()) : null;
+    this.order =
+        request.shuffle()
+            ? Permutations.windowPermutation(
+                rows, request.seed(), request.rank(), -1, request.epoch())
+            : null;
     int columns = shard.layout().columns();
     this.segments = new ByteBuffer[columns][];
     for (int c = 0; c < columns; c++) {

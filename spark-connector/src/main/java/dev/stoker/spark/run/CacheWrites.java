@@ -9,11 +9,11 @@ import java.util.Deque;
 
 /**
  * Writes a shard cache on a thread of its own while the rank's stream goes on: each window the
- * stream reads is copied into one of a few staging blocks and written from there, in order, so
- * that decoding and writing overlap. When every block is still being written, {@link #offer}
- * waits for the disk ({@code cache=disk}) or says so ({@code cache=auto}, which then gives the
- * cache up rather than hold the stream to the disk's pace). Once the rank's last row is written,
- * {@code whenComplete} runs on the writer's thread.
+ * stream reads is copied into one of a few staging blocks and written from there, in order, so that
+ * decoding and writing overlap. When every block is still being written, {@link #offer} waits for
+ * the disk ({@code cache=disk}) or says so ({@code cache=auto}, which then gives the cache up
+ * rather than hold the stream to the disk's pace). Once the rank's last row is written, {@code
+ * whenComplete} runs on the writer's thread.
  */
 final class CacheWrites implements AutoCloseable {
   /** Staging blocks: one being written, one being filled. */
@@ -59,7 +59,12 @@ final class CacheWrites implements AutoCloseable {
    * @param name the writer thread's name
    * @throws OutOfMemoryError if the staging blocks do not fit the direct memory
    */
-  CacheWrites(BlockWriter writer, ShardLayout layout, long rows, int capacity, String name,
+  CacheWrites(
+      BlockWriter writer,
+      ShardLayout layout,
+      long rows,
+      int capacity,
+      String name,
       Completion whenComplete) {
     this.writer = writer;
     this.rows = rows;
@@ -73,8 +78,8 @@ final class CacheWrites implements AutoCloseable {
   }
 
   /**
-   * Copies rows {@code [0, count)} of {@code window}, the stream's next rows, for writing.
-   * Returns false, copying nothing, when no staging block is free and {@code wait} is false.
+   * Copies rows {@code [0, count)} of {@code window}, the stream's next rows, for writing. Returns
+   * false, copying nothing, when no staging block is free and {@code wait} is false.
    *
    * @throws IOException if an earlier write failed
    */

@@ -23,15 +23,20 @@ final class CommitClient {
   static void commit(CommitEndpoint endpoint, int rank, int attempt, LoaderState state)
       throws IOException {
     byte[] text = state.toString().getBytes(StandardCharsets.UTF_8);
-    ask(endpoint, CommitServer.COMMIT, rank, attempt, out -> {
-      out.writeInt(text.length);
-      out.write(text);
-    });
+    ask(
+        endpoint,
+        CommitServer.COMMIT,
+        rank,
+        attempt,
+        out -> {
+          out.writeInt(text.length);
+          out.write(text);
+        });
   }
 
   /** Where rank {@code rank} starts: the state and its runs for the state's epoch, or null. */
   static CommitLog.Start start(CommitEndpoint endpoint, int rank, int attempt) throws IOException {
-    byte[] reply = ask(endpoint, CommitServer.START, rank, attempt, out -> { });
+    byte[] reply = ask(endpoint, CommitServer.START, rank, attempt, out -> {});
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(reply));
     if (!in.readBoolean()) {
       return null;
@@ -42,7 +47,8 @@ final class CommitClient {
     in.readFully(runs);
     try (ObjectInputStream objects = new ObjectInputStream(new ByteArrayInputStream(runs))) {
       objects.setObjectInputFilter(CommitClient::allowed);
-      return new CommitLog.Start(LoaderState.parse(new String(text, StandardCharsets.UTF_8)),
+      return new CommitLog.Start(
+          LoaderState.parse(new String(text, StandardCharsets.UTF_8)),
           (RankRuns) objects.readObject());
     } catch (ClassNotFoundException | ClassCastException e) {
       throw new IOException("the driver's runs for rank " + rank + " do not read back: " + e, e);
@@ -56,8 +62,10 @@ final class CommitClient {
       return ObjectInputFilter.Status.UNDECIDED;
     }
     String name = type.getName();
-    return name.startsWith("dev.stoker.spark.parquet.") || name.startsWith("java.util.")
-        || name.startsWith("java.lang.") ? ObjectInputFilter.Status.ALLOWED
+    return name.startsWith("dev.stoker.spark.parquet.")
+            || name.startsWith("java.util.")
+            || name.startsWith("java.lang.")
+        ? ObjectInputFilter.Status.ALLOWED
         : ObjectInputFilter.Status.REJECTED;
   }
 
@@ -77,8 +85,8 @@ final class CommitClient {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), TIMEOUT_MILLIS);
       socket.setSoTimeout(TIMEOUT_MILLIS);
-      CommitWire.write(new DataOutputStream(socket.getOutputStream()), endpoint.secret(),
-          bytes.toByteArray());
+      CommitWire.write(
+          new DataOutputStream(socket.getOutputStream()), endpoint.secret(), bytes.toByteArray());
       return CommitWire.read(new DataInputStream(socket.getInputStream()), endpoint.secret());
     }
   }

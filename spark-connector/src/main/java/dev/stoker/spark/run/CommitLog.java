@@ -46,8 +46,8 @@ final class CommitLog {
   /** Records rank {@code rank}'s commit of {@code state} in stage attempt {@code stageAttempt}. */
   synchronized void commit(int rank, int stageAttempt, LoaderState state) {
     if (rank < 0 || rank >= worldSize) {
-      throw new IllegalArgumentException("rank: " + rank + " (expected: 0 <= rank < "
-          + worldSize + ")");
+      throw new IllegalArgumentException(
+          "rank: " + rank + " (expected: 0 <= rank < " + worldSize + ")");
     }
     if (stageAttempt < attempt) {
       return;
@@ -77,8 +77,8 @@ final class CommitLog {
   }
 
   /**
-   * Where rank {@code rank} of stage attempt {@code stageAttempt} starts: the common state and
-   * the rank's runs for the rest of its epoch, or null to start afresh.
+   * Where rank {@code rank} of stage attempt {@code stageAttempt} starts: the common state and the
+   * rank's runs for the rest of its epoch, or null to start afresh.
    */
   synchronized Start start(int rank, int stageAttempt) {
     attempt = Math.max(attempt, stageAttempt);

@@ -20,16 +20,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The driver's end of the ranks' commits, for one run: a server socket whose connections each
- * carry one authenticated request, a commit (recorded in the {@link CommitLog}) or a rank asking
- * where to start (answered with the log's common state and the rank's runs). A connection that
- * fails authentication or times out is dropped, and the ranks go on.
+ * The driver's end of the ranks' commits, for one run: a server socket whose connections each carry
+ * one authenticated request, a commit (recorded in the {@link CommitLog}) or a rank asking where to
+ * start (answered with the log's common state and the rank's runs). A connection that fails
+ * authentication or times out is dropped, and the ranks go on.
  */
 final class CommitServer implements AutoCloseable {
   static final byte COMMIT = 1;
   static final byte START = 2;
   private static final Logger LOG = LoggerFactory.getLogger(CommitServer.class);
   private static final int READ_TIMEOUT_MILLIS = 30_000;
+
   /** How long the acceptor waits after a failed accept, so a lasting failure does not spin. */
   private static final long ACCEPT_BACKOFF_MILLIS = 100;
 
@@ -41,11 +42,16 @@ final class CommitServer implements AutoCloseable {
 
   /** Listens on {@code host} (any free port). */
   CommitServer(CommitLog log, String host) throws IOException {
-    this(log, host, Executors.newFixedThreadPool(4, runnable -> {
-      Thread thread = new Thread(runnable, "stoker-commits-handler");
-      thread.setDaemon(true);
-      return thread;
-    }));
+    this(
+        log,
+        host,
+        Executors.newFixedThreadPool(
+            4,
+            runnable -> {
+              Thread thread = new Thread(runnable, "stoker-commits-handler");
+              thread.setDaemon(true);
+              return thread;
+            }));
   }
 
   /** Listens on {@code host}, handling each connection on {@code handlers} (shut down on close). */
@@ -67,17 +73,20 @@ final class CommitServer implements AutoCloseable {
   }
 
   /** Where ranks reach this server, with what their states are made of. */
-  CommitEndpoint endpoint(String advertised, int orderEpoch, int windowRows,
+  CommitEndpoint endpoint(
+      String advertised,
+      int orderEpoch,
+      int windowRows,
       dev.stoker.loader.state.InputFingerprint input) {
-    return new CommitEndpoint(advertised, server.getLocalPort(), secret.clone(), orderEpoch,
-        windowRows, input);
+    return new CommitEndpoint(
+        advertised, server.getLocalPort(), secret.clone(), orderEpoch, windowRows, input);
   }
 
   /**
-   * Accepts connections until the server is closed, whatever fails on the way: a failed accept
-   * or a connection that cannot be handed to a handler (its socket is closed, so that rank's
-   * client sees the failure at once) is logged and the next connection accepted, since every
-   * rank's commits depend on this loop.
+   * Accepts connections until the server is closed, whatever fails on the way: a failed accept or a
+   * connection that cannot be handed to a handler (its socket is closed, so that rank's client sees
+   * the failure at once) is logged and the next connection accepted, since every rank's commits
+   * depend on this loop.
    */
   private void accept() {
     while (!server.isClosed()) {
@@ -99,8 +108,10 @@ final class CommitServer implements AutoCloseable {
         if (server.isClosed()) {
           return;
         }
-        LOG.warn("stoker: a commit connection from {} could not be handled; accepting the next",
-            socket.getRemoteSocketAddress(), t);
+        LOG.warn(
+            "stoker: a commit connection from {} could not be handled; accepting the next",
+            socket.getRemoteSocketAddress(),
+            t);
       }
     }
   }
@@ -126,8 +137,8 @@ final class CommitServer implements AutoCloseable {
       socket.setSoTimeout(READ_TIMEOUT_MILLIS);
       DataInputStream in = new DataInputStream(socket.getInputStream());
       DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-      DataInputStream request = new DataInputStream(new ByteArrayInputStream(
-          CommitWire.read(in, secret)));
+      DataInputStream request =
+          new DataInputStream(new ByteArrayInputStream(CommitWire.read(in, secret)));
       byte kind = request.readByte();
       int rank = request.readInt();
       int attempt = request.readInt();
@@ -142,8 +153,10 @@ final class CommitServer implements AutoCloseable {
         throw new IOException("commit request of kind " + kind + " (expected: 1 or 2)");
       }
     } catch (IOException | RuntimeException e) {
-      LOG.warn("stoker: a commit request from {} was dropped: {}",
-          socket.getRemoteSocketAddress(), e.toString());
+      LOG.warn(
+          "stoker: a commit request from {} was dropped: {}",
+          socket.getRemoteSocketAddress(),
+          e.toString());
     }
   }
 

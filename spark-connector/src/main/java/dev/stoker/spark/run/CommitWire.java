@@ -16,6 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
 final class CommitWire {
   /** Most bytes of a payload: a resumed rank's runs of a large input. */
   static final int MAX_PAYLOAD = 64 << 20;
+
   private static final int MAC_BYTES = 32;
 
   private CommitWire() {}
@@ -31,16 +32,17 @@ final class CommitWire {
   static byte[] read(DataInputStream in, byte[] secret) throws IOException {
     int length = in.readInt();
     if (length < 0 || length > MAX_PAYLOAD) {
-      throw new IOException("commit frame of " + length + " bytes (expected: 0 to "
-          + MAX_PAYLOAD + ")");
+      throw new IOException(
+          "commit frame of " + length + " bytes (expected: 0 to " + MAX_PAYLOAD + ")");
     }
     byte[] payload = new byte[length];
     in.readFully(payload);
     byte[] mac = new byte[MAC_BYTES];
     in.readFully(mac);
     if (!MessageDigest.isEqual(mac, mac(secret, payload))) {
-      throw new IOException("commit frame fails authentication (expected: a frame of this run's "
-          + "ranks or driver)");
+      throw new IOException(
+          "commit frame fails authentication (expected: a frame of this run's "
+              + "ranks or driver)");
     }
     return payload;
   }

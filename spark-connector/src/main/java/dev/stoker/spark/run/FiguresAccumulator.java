@@ -4,9 +4,9 @@ import dev.stoker.spark.ui.RankFigures;
 import org.apache.spark.util.AccumulatorV2;
 
 /**
- * A rank's latest figures for the Stoker page: each task's copy holds its rank's figures, which
- * the executor sends with its heartbeats and at the task's end; the driver's copy keeps the last
- * one merged. Named, so the stage page shows it per task as one line.
+ * A rank's latest figures for the Stoker page: each task's copy holds its rank's figures, which the
+ * executor sends with its heartbeats and at the task's end; the driver's copy keeps the last one
+ * merged. Named, so the stage page shows it per task as one line.
  */
 final class FiguresAccumulator extends AccumulatorV2<RankFigures, RankFigures> {
   private static final long serialVersionUID = 1L;

@@ -6,8 +6,8 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
- * Watches the tasks of a run for an {@link InputFaultException}: the first one cancels the
- * stage, so that Spark does not retry what would fail alike, and is kept for the driver to throw.
+ * Watches the tasks of a run for an {@link InputFaultException}: the first one cancels the stage,
+ * so that Spark does not retry what would fail alike, and is kept for the driver to throw.
  */
 final class InputFaultWatch extends SparkListener {
   private final SparkContext spark;
@@ -19,7 +19,8 @@ final class InputFaultWatch extends SparkListener {
 
   @Override
   public void onTaskEnd(SparkListenerTaskEnd end) {
-    if (fault == null && end.reason() instanceof ExceptionFailure failure
+    if (fault == null
+        && end.reason() instanceof ExceptionFailure failure
         && InputFaultException.class.getName().equals(failure.className())) {
       fault = failure.description();
       spark.cancelStage(end.stageId(), "stoker: " + fault);

@@ -22,6 +22,7 @@ public final class LoaderTotals {
   private long holdNanos;
   private long wallNanos;
   private EpochMetrics last;
+
   /** The last listed epoch while it may still run (not counted yet), else null. */
   private EpochMetrics running;
 

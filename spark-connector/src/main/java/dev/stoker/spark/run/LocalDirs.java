@@ -16,13 +16,13 @@ import org.apache.spark.SparkEnv;
 /**
  * Where a rank caches its shard: the folder the user named, else a {@code stoker} folder in one of
  * the executor's Spark local directories (spark.local.dir, SPARK_LOCAL_DIRS or the cluster
- * manager's, as the block manager uses them; Spark removes them when the executor stops), else
- * the JVM's temporary folder. Ranks on one executor spread over its directories.
+ * manager's, as the block manager uses them; Spark removes them when the executor stops), else the
+ * JVM's temporary folder. Ranks on one executor spread over its directories.
  *
  * <p>An executor killed outright (SIGKILL: preempted, out of memory) leaves its directories until
- * the application ends; {@link #sweep} removes the shards in them whose process died: those of
- * the other executors' directories beside this one's ({@code blockmgr-*} folders of one parent, as
- * the standalone worker and YARN lay them out), or in the user's shardDir.
+ * the application ends; {@link #sweep} removes the shards in them whose process died: those of the
+ * other executors' directories beside this one's ({@code blockmgr-*} folders of one parent, as the
+ * standalone worker and YARN lay them out), or in the user's shardDir.
  */
 public final class LocalDirs {
   private LocalDirs() {}

@@ -11,8 +11,8 @@ import java.util.TreeSet;
 
 /**
  * The loader's options of a run over a {@code format("stoker")} read, which both sides may have
- * been given: one set of options, each knob from the side that gave it. A knob given on both
- * sides with different values is an error naming both.
+ * been given: one set of options, each knob from the side that gave it. A knob given on both sides
+ * with different values is an error naming both.
  */
 final class OptionsMerge {
   private static final LoaderOptions DEFAULTS = LoaderOptions.builder().build();
@@ -20,17 +20,20 @@ final class OptionsMerge {
   private OptionsMerge() {}
 
   /**
-   * The names of the knobs of {@code options} that differ from the defaults: what typed options
-   * say was chosen.
+   * The names of the knobs of {@code options} that differ from the defaults: what typed options say
+   * was chosen.
    */
   static Set<String> chosen(LoaderOptions options) {
     Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     Map<String, Object> defaults = DEFAULTS.asMap();
-    options.asMap().forEach((name, value) -> {
-      if (!Objects.equals(value, defaults.get(name))) {
-        names.add(name);
-      }
-    });
+    options
+        .asMap()
+        .forEach(
+            (name, value) -> {
+              if (!Objects.equals(value, defaults.get(name))) {
+                names.add(name);
+              }
+            });
     return names;
   }
 
@@ -48,33 +51,38 @@ final class OptionsMerge {
   }
 
   /**
-   * {@code run}'s options, with each knob that only {@code read} was given taken from
-   * {@code read}.
+   * {@code run}'s options, with each knob that only {@code read} was given taken from {@code read}.
    *
    * @param runGiven the knobs the runner was given
    * @param readGiven the knobs the read was given
    * @throws IllegalArgumentException for a knob given on both sides with different values
    */
-  static LoaderOptions merge(LoaderOptions run, Set<String> runGiven, LoaderOptions read,
-      Set<String> readGiven) {
+  static LoaderOptions merge(
+      LoaderOptions run, Set<String> runGiven, LoaderOptions read, Set<String> readGiven) {
     Map<String, Object> runValues = run.asMap();
     Map<String, Object> readValues = read.asMap();
     Map<String, String> merged = new LinkedHashMap<>();
-    runValues.forEach((name, value) -> {
-      if (value != null && (contains(runGiven, name) || OptionNames.NAME.equals(name))) {
-        merged.put(name, text(value));
-      }
-    });
+    runValues.forEach(
+        (name, value) -> {
+          if (value != null && (contains(runGiven, name) || OptionNames.NAME.equals(name))) {
+            merged.put(name, text(value));
+          }
+        });
     for (String name : OptionNames.LOADER) {
       if (!contains(readGiven, name) || OptionNames.NAME.equals(name)) {
         continue;
       }
       Object fromRead = readValues.get(name);
       if (contains(runGiven, name) && !Objects.equals(fromRead, runValues.get(name))) {
-        throw new IllegalArgumentException(String.format(Locale.ROOT, "%s: %s on the "
-            + "format(\"stoker\") read and %s on StokerSpark (expected: one value; give it on "
-            + "one side only, or the same on both)", name, text(fromRead),
-            text(runValues.get(name))));
+        throw new IllegalArgumentException(
+            String.format(
+                Locale.ROOT,
+                "%s: %s on the "
+                    + "format(\"stoker\") read and %s on StokerSpark (expected: one value; give it on "
+                    + "one side only, or the same on both)",
+                name,
+                text(fromRead),
+                text(runValues.get(name))));
       }
       merged.put(name, text(fromRead));
     }
@@ -89,9 +97,15 @@ final class OptionsMerge {
    */
   static int worldSize(Integer run, int read, boolean readGiven) {
     if (run != null && readGiven && run != read) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT, "%s: %d on the "
-          + "format(\"stoker\") read and %d on StokerSpark (expected: one number of ranks; give "
-          + "it on one side only, or the same on both)", OptionNames.WORLD_SIZE, read, run));
+      throw new IllegalArgumentException(
+          String.format(
+              Locale.ROOT,
+              "%s: %d on the "
+                  + "format(\"stoker\") read and %d on StokerSpark (expected: one number of ranks; give "
+                  + "it on one side only, or the same on both)",
+              OptionNames.WORLD_SIZE,
+              read,
+              run));
     }
     if (run != null) {
       return run;

@@ -3,32 +3,32 @@ package dev.stoker.spark.run;
 import dev.stoker.loader.ChunkStream;
 import dev.stoker.loader.ColumnChunk;
 import dev.stoker.loader.ColumnTarget;
+import dev.stoker.loader.Field;
 import dev.stoker.loader.Schema;
 import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.memory.HostAllocator;
+import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.RankStream;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.SourceCounters;
 import dev.stoker.spark.parquet.WindowSink;
 import dev.stoker.spark.shard.MappedShard;
+import dev.stoker.spark.shard.Normalization;
 import dev.stoker.spark.shard.RowConverter;
 import dev.stoker.spark.shard.RowNormalizer;
 import dev.stoker.spark.shard.RowWidener;
-import dev.stoker.loader.Field;
-import dev.stoker.spark.parquet.ColumnSpec;
-import dev.stoker.spark.shard.Normalization;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A streaming rank's rows as its loader's one source: an epoch streams the rank's planned
- * Parquet runs (shuffled per window), writing the shard cache on the way when {@link RankCache}
- * says so, and once the cache is complete every later epoch reads it (shuffled over the whole
- * rank). Columns with a normalization are written to the batch as normalized float32, columns
- * declared wider than stored (int32 as int64, float32 as float64) widened.
+ * A streaming rank's rows as its loader's one source: an epoch streams the rank's planned Parquet
+ * runs (shuffled per window), writing the shard cache on the way when {@link RankCache} says so,
+ * and once the cache is complete every later epoch reads it (shuffled over the whole rank). Columns
+ * with a normalization are written to the batch as normalized float32, columns declared wider than
+ * stored (int32 as int64, float32 as float64) widened.
  */
 final class PlannedDataset implements StreamedDataset {
   /**
@@ -37,11 +37,11 @@ final class PlannedDataset implements StreamedDataset {
    */
   record Parts(Schema schema, RowConverter[] converters) {
     /**
-     * The parts for the read's {@code stored} columns, {@code declared} as the run's fields
-     * (in the same order), some {@code normalized}.
+     * The parts for the read's {@code stored} columns, {@code declared} as the run's fields (in the
+     * same order), some {@code normalized}.
      *
-     * @throws IllegalArgumentException if a normalization names no column, or one it cannot
-     *     apply to, or a column is stored as a dtype its declaration cannot take exactly
+     * @throws IllegalArgumentException if a normalization names no column, or one it cannot apply
+     *     to, or a column is stored as a dtype its declaration cannot take exactly
      */
     static Parts of(List<ColumnSpec> stored, List<Field> declared, Normalization[] normalized) {
       List<Field> fields = new ArrayList<>();
@@ -74,6 +74,7 @@ final class PlannedDataset implements StreamedDataset {
   private final RankCache cache;
   private final HostAllocator windows;
   private final SourceCounters counters;
+
   /** The epoch resumed mid-way and the rank's runs for its rest, or null. */
   private final CommitLog.Start start;
 
@@ -81,8 +82,15 @@ final class PlannedDataset implements StreamedDataset {
    * @param schema the batch's fields: the read's, a normalized column as float32
    * @param converters per field, the converter of a column stored as another dtype, else null
    */
-  PlannedDataset(ReadConfig config, RankRuns runs, Schema schema, RowConverter[] converters,
-      RankCache cache, HostAllocator windows, SourceCounters counters, CommitLog.Start start) {
+  PlannedDataset(
+      ReadConfig config,
+      RankRuns runs,
+      Schema schema,
+      RowConverter[] converters,
+      RankCache cache,
+      HostAllocator windows,
+      SourceCounters counters,
+      CommitLog.Start start) {
     this.start = start;
     this.config = config;
     this.runs = runs;

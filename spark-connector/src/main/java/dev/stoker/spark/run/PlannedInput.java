@@ -39,8 +39,8 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   private static final Logger LOG = LoggerFactory.getLogger(PlannedInput.class);
 
   /**
-   * The planned input of {@code input} for {@code fields}, or null when its rows must take the
-   * rows path (the reason is logged).
+   * The planned input of {@code input} for {@code fields}, or null when its rows must take the rows
+   * path (the reason is logged).
    */
   public static PlannedInput of(Dataset<Row> input, List<Field> fields) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
@@ -55,13 +55,14 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   }
 
   /**
-   * The options of the {@code format("stoker")} read that {@code input} is (at most a choice of
-   * its columns), or null: they hold for a run over it whichever path its rows take.
+   * The options of the {@code format("stoker")} read that {@code input} is (at most a choice of its
+   * columns), or null: they hold for a run over it whichever path its rows take.
    */
   public static SourceOptions stokerRead(Dataset<Row> input) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     return scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
-        ? stoker.read().dataset().options() : null;
+        ? stoker.read().dataset().options()
+        : null;
   }
 
   /** Whether this is a {@code format("stoker")} read (else a plain Parquet scan). */
@@ -69,8 +70,8 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     return readOptions != null;
   }
 
-  private static PlannedInput declared(SourceDataset dataset, List<Field> fields,
-      SourceOptions options) {
+  private static PlannedInput declared(
+      SourceDataset dataset, List<Field> fields, SourceOptions options) {
     StringBuilder why = new StringBuilder();
     ParquetRead read = ParquetRead.declared(dataset, fields, why);
     if (read == null) {
@@ -81,8 +82,8 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   }
 
   /** The files of a plain Parquet scan, or null if the scan is more than that. */
-  private static SourceDataset parquetFiles(Dataset<Row> input, FileSourceScanExec scan,
-      List<Field> fields) {
+  private static SourceDataset parquetFiles(
+      Dataset<Row> input, FileSourceScanExec scan, List<Field> fields) {
     HadoopFsRelation relation = scan.relation();
     if (!(relation.fileFormat() instanceof ParquetFileFormat)) {
       return null;
@@ -91,8 +92,10 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
         new LinkedHashSet<>(Arrays.asList(relation.partitionSchema().fieldNames()));
     for (Field field : fields) {
       if (partitionColumns.contains(field.name())) {
-        LOG.info("stoker: column '{}' is a partition column of the Parquet scan; the ranks read "
-            + "it through Spark's rows", field.name());
+        LOG.info(
+            "stoker: column '{}' is a partition column of the Parquet scan; the ranks read "
+                + "it through Spark's rows",
+            field.name());
         return null;
       }
     }
@@ -108,9 +111,8 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     if (paths.isEmpty()) {
       return null;
     }
-    Configuration conf = input.sparkSession().sessionState()
-        .newHadoopConfWithOptions(relation.options());
+    Configuration conf =
+        input.sparkSession().sessionState().newHadoopConfWithOptions(relation.options());
     return SourceDataset.ofFiles(new ArrayList<>(paths), conf);
   }
-
 }

@@ -30,8 +30,14 @@ final class PlannedRank implements RankData {
   /**
    * @param start the epoch resumed mid-way and the rank's runs for its rest, or null
    */
-  PlannedRank(ReadConfig config, ReadPlan plan, RankRuns runs, int worldSize,
-      PlannedDataset.Parts parts, RankCache cache, CommitLog.Start start) {
+  PlannedRank(
+      ReadConfig config,
+      ReadPlan plan,
+      RankRuns runs,
+      int worldSize,
+      PlannedDataset.Parts parts,
+      RankCache cache,
+      CommitLog.Start start) {
     this.config = config;
     this.plan = plan;
     this.runs = runs;
@@ -43,12 +49,22 @@ final class PlannedRank implements RankData {
 
   @Override
   public DataLoader loader(LoaderOptions options, Device device) {
-    RankLoader.Builder builder = RankLoader.builder(config, runs)
-        .options(options)
-        .worldSize(worldSize)
-        .device(device)
-        .dataset(windows -> new PlannedDataset(config, runs, parts.schema(), parts.converters(),
-            cache, windows, new SourceCounters(), start));
+    RankLoader.Builder builder =
+        RankLoader.builder(config, runs)
+            .options(options)
+            .worldSize(worldSize)
+            .device(device)
+            .dataset(
+                windows ->
+                    new PlannedDataset(
+                        config,
+                        runs,
+                        parts.schema(),
+                        parts.converters(),
+                        cache,
+                        windows,
+                        new SourceCounters(),
+                        start));
     if (start != null) {
       builder.resumeFrom(start.state(), start.runs());
     }

@@ -14,12 +14,14 @@ import org.apache.spark.util.LongAccumulator;
  */
 public final class ProgressCounters implements Serializable {
   private static final long serialVersionUID = 1L;
+
   /** The accumulator of the ranks' figures for the Stoker page. */
   static final String FIGURES = "stoker rank";
 
   final LongAccumulator rowsLoaded;
   final LongAccumulator batchesDelivered;
   final LongAccumulator waitMillis;
+
   /** Each rank's figures for the Stoker page. */
   final AccumulatorV2<RankFigures, RankFigures> figures;
 

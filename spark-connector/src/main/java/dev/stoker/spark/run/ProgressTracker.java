@@ -21,19 +21,23 @@ import scala.Tuple4;
 /**
  * The driver's view of the ranks' progress while they run: a listener that reads the run's
  * accumulators in the executors' heartbeats and at each task's end, and hands them to the user's
- * callback per rank, on Spark's listener thread, and the ranks' figures to the run's Stoker
- * events. A failing callback is logged, never rethrown.
+ * callback per rank, on Spark's listener thread, and the ranks' figures to the run's Stoker events.
+ * A failing callback is logged, never rethrown.
  */
 public final class ProgressTracker extends SparkListener {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressTracker.class);
 
   private final ProgressCounters counters;
   private final Set<Long> ids;
+
   /** Null when the run has none. */
   private final Consumer<RankProgress> callback;
+
   private final RunEvents events;
+
   /** Task id to partition, for the tasks running now. */
   private final Map<Long, Integer> partitions = new ConcurrentHashMap<>();
+
   /** Executor id to its host, from the tasks seen. */
   private final Map<String, String> hosts = new ConcurrentHashMap<>();
 
@@ -52,7 +56,8 @@ public final class ProgressTracker extends SparkListener {
 
   /** {@code figures} with the host of the executor the rank ran on. */
   RankFigures placed(RankFigures figures) {
-    return figures.executorId() == null ? figures
+    return figures.executorId() == null
+        ? figures
         : figures.at(figures.executorId(), hosts.get(figures.executorId()));
   }
 
@@ -105,8 +110,9 @@ public final class ProgressTracker extends SparkListener {
       return; // not a task of this run, or nothing counted yet
     }
     try {
-      callback.accept(new RankProgress(partition, Math.max(0, rows), Math.max(0, batches),
-          Math.max(0, wait), finished));
+      callback.accept(
+          new RankProgress(
+              partition, Math.max(0, rows), Math.max(0, batches), Math.max(0, wait), finished));
     } catch (RuntimeException e) {
       LOG.warn("stoker: the progress callback failed for rank {}", partition, e);
     }

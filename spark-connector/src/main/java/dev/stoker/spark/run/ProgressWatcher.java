@@ -24,8 +24,10 @@ public final class ProgressWatcher implements AutoCloseable {
   private final ProgressCounters counters;
   private final TaskContext task;
   private final long intervalNanos;
+
   /** The rank's place and sizes, the figures this watcher fills in. */
   private final RankFigures place;
+
   private RankFigures last;
   private final LoaderTotals totals = new LoaderTotals();
   private final Thread thread;
@@ -34,8 +36,13 @@ public final class ProgressWatcher implements AutoCloseable {
   private volatile boolean stopped;
   private volatile boolean killed;
 
-  ProgressWatcher(String name, DataLoader loader, ProgressCounters counters, TaskContext task,
-      long intervalNanos, RankFigures place) {
+  ProgressWatcher(
+      String name,
+      DataLoader loader,
+      ProgressCounters counters,
+      TaskContext task,
+      long intervalNanos,
+      RankFigures place) {
     this.place = place;
     this.loader = loader;
     this.counters = counters;
@@ -56,7 +63,9 @@ public final class ProgressWatcher implements AutoCloseable {
       }
       if (task.isInterrupted() && !killed) {
         killed = true;
-        LOG.info("{}: task killed ({}); closing the loader", loader.name(),
+        LOG.info(
+            "{}: task killed ({}); closing the loader",
+            loader.name(),
             task.getKillReason().isDefined() ? task.getKillReason().get() : "no reason given");
         try {
           loader.close();
@@ -98,12 +107,28 @@ public final class ProgressWatcher implements AutoCloseable {
       summary = report.summary();
     }
     RankFigures p = place;
-    return new RankFigures(p.rank(), p.executorId(), p.host(), p.device(), p.gpu(),
-        epoch == null ? 0 : epoch.epoch(), totals.batches(), p.batchesPerEpoch(), p.epochs(),
-        totals.samples(), totals.samplesPerSecond(), totals.waitMillis(), totals.holdMillis(),
-        epoch == null ? 0 : epoch.meanFillMillis(), epoch == null ? 0 : epoch.meanTransferMillis(),
-        epoch == null ? 0 : epoch.slotWaitFraction(), p.numWorkers(), p.droppedRows(), verdict,
-        summary, ended);
+    return new RankFigures(
+        p.rank(),
+        p.executorId(),
+        p.host(),
+        p.device(),
+        p.gpu(),
+        epoch == null ? 0 : epoch.epoch(),
+        totals.batches(),
+        p.batchesPerEpoch(),
+        p.epochs(),
+        totals.samples(),
+        totals.samplesPerSecond(),
+        totals.waitMillis(),
+        totals.holdMillis(),
+        epoch == null ? 0 : epoch.meanFillMillis(),
+        epoch == null ? 0 : epoch.meanTransferMillis(),
+        epoch == null ? 0 : epoch.slotWaitFraction(),
+        p.numWorkers(),
+        p.droppedRows(),
+        verdict,
+        summary,
+        ended);
   }
 
   /** The rank's last figures, final once {@link #close()} has returned; null before any. */

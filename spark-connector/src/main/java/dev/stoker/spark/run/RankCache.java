@@ -1,5 +1,6 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.WindowSink;
@@ -7,7 +8,6 @@ import dev.stoker.spark.shard.MappedShard;
 import dev.stoker.spark.shard.ShardFiles;
 import dev.stoker.spark.shard.ShardLayout;
 import dev.stoker.spark.shard.ShardWriter;
-import dev.stoker.loader.util.Closer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -16,13 +16,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}), from the
- * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, or with
- * {@code auto} told of more epochs; the second with {@code auto} not told), mapped once every row of the rank is written, and read by every epoch that
- * starts after that. With {@code auto}, a cache that does not fit (the budget, the disk), fails
- * to write, or whose writer falls two windows behind the stream is given up with a warning, and
- * the epochs keep streaming from Parquet: the cache is kept only where it costs the stream
- * nothing. With {@code disk}, the stream waits for the disk, and a failure fails the rank. An epoch that ends early leaves no cache behind; the next epoch writes it again.
- * Used by the loader's one stream at a time.
+ * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, or with {@code
+ * auto} told of more epochs; the second with {@code auto} not told), mapped once every row of the
+ * rank is written, and read by every epoch that starts after that. With {@code auto}, a cache that
+ * does not fit (the budget, the disk), fails to write, or whose writer falls two windows behind the
+ * stream is given up with a warning, and the epochs keep streaming from Parquet: the cache is kept
+ * only where it costs the stream nothing. With {@code disk}, the stream waits for the disk, and a
+ * failure fails the rank. An epoch that ends early leaves no cache behind; the next epoch writes it
+ * again. Used by the loader's one stream at a time.
  */
 final class RankCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankCache.class);
@@ -55,8 +56,15 @@ final class RankCache implements AutoCloseable {
    * @param epochs the epochs the rank function runs, 0 when not known
    * @param windowRows rows of the stream's largest window
    */
-  RankCache(CacheMode mode, int epochs, long rows, int windowRows, ShardLayout layout,
-      long budget, String owner, Folders folders) {
+  RankCache(
+      CacheMode mode,
+      int epochs,
+      long rows,
+      int windowRows,
+      ShardLayout layout,
+      long budget,
+      String owner,
+      Folders folders) {
     this.mode = mode;
     this.epochs = epochs;
     this.rows = rows;
@@ -73,23 +81,30 @@ final class RankCache implements AutoCloseable {
   }
 
   /**
-   * Counts an epoch being opened from Parquet and returns the sink that writes it to the cache,
-   * or null when this epoch writes nothing.
+   * Counts an epoch being opened from Parquet and returns the sink that writes it to the cache, or
+   * null when this epoch writes nothing.
    *
    * @throws IOException with {@code disk}, if the cache cannot be started
    */
   synchronized WindowSink openEpoch() throws IOException {
     epochsOpened++;
-    if (closed || mapped != null || writes != null || givenUp || mode == CacheMode.NONE
+    if (closed
+        || mapped != null
+        || writes != null
+        || givenUp
+        || mode == CacheMode.NONE
         || mode == CacheMode.AUTO && (epochs == 1 || epochs == 0 && epochsOpened < 2)
         || rows == 0) {
       return null;
     }
     if (rows > Integer.MAX_VALUE) { // a cache epoch's order is a permutation of ints
       if (mode == CacheMode.DISK) {
-        throw new IOException(String.format("shard cache of %s: %d rows (expected: at most %d "
-            + "rows per rank for cache=disk; use more ranks, or cache=auto or none, which "
-            + "stream every epoch)", owner, rows, Integer.MAX_VALUE));
+        throw new IOException(
+            String.format(
+                "shard cache of %s: %d rows (expected: at most %d "
+                    + "rows per rank for cache=disk; use more ranks, or cache=auto or none, which "
+                    + "stream every epoch)",
+                owner, rows, Integer.MAX_VALUE));
       }
       giveUp("its " + rows + " rows are more than a cache epoch can order", null);
       return null;
@@ -101,12 +116,19 @@ final class RankCache implements AutoCloseable {
       writer.reserve(rows);
       startedAt = System.nanoTime();
       ShardWriter out = writer;
-      writes = new CacheWrites(out::write, layout, rows, windowRows, "stoker-"
-          + owner.replace(' ', '-') + "-cache", () -> written(out));
+      writes =
+          new CacheWrites(
+              out::write,
+              layout,
+              rows,
+              windowRows,
+              "stoker-" + owner.replace(' ', '-') + "-cache",
+              () -> written(out));
     } catch (IOException | RuntimeException | OutOfMemoryError e) {
       discard();
       if (mode == CacheMode.DISK) {
-        throw e instanceof IOException io ? io
+        throw e instanceof IOException io
+            ? io
             : new IOException("starting the shard cache of " + owner + " failed: " + e, e);
       }
       giveUp("it cannot be written", e);
@@ -158,8 +180,8 @@ final class RankCache implements AutoCloseable {
   }
 
   /**
-   * Deletes the cache's files, and nothing more: for when the task ends, however it ends. A
-   * mapping stays readable until {@link #close()}.
+   * Deletes the cache's files, and nothing more: for when the task ends, however it ends. A mapping
+   * stays readable until {@link #close()}.
    */
   void deleteFiles() {
     end(false);
@@ -172,8 +194,8 @@ final class RankCache implements AutoCloseable {
   }
 
   /**
-   * Stops the writes in progress (outside the lock their completion takes), then deletes the
-   * files and, if {@code unmap}, releases the mapping.
+   * Stops the writes in progress (outside the lock their completion takes), then deletes the files
+   * and, if {@code unmap}, releases the mapping.
    */
   private void end(boolean unmap) {
     CacheWrites stopping;
@@ -204,11 +226,14 @@ final class RankCache implements AutoCloseable {
   private void giveUp(String why, Throwable cause) {
     givenUp = true;
     if (cause == null) {
-      LOG.info("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}",
-          owner, why);
+      LOG.info(
+          "stoker: {}: no shard cache, every epoch streams from the Parquet files: {}", owner, why);
     } else {
-      LOG.warn("stoker: {}: no shard cache, every epoch streams from the Parquet files: {}",
-          owner, why, cause);
+      LOG.warn(
+          "stoker: {}: no shard cache, every epoch streams from the Parquet files: {}",
+          owner,
+          why,
+          cause);
     }
   }
 

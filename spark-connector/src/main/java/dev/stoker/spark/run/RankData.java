@@ -8,8 +8,8 @@ import dev.stoker.spark.shard.MappedShard;
 
 /**
  * What a rank's one loader reads, and what the rank reports of it: its shard of rows (the rows
- * path, {@link ShardRank}), or its planned Parquet runs streamed with their optional cache
- * ({@link PlannedRank}).
+ * path, {@link ShardRank}), or its planned Parquet runs streamed with their optional cache ({@link
+ * PlannedRank}).
  */
 interface RankData {
   /** The rank's loader over the data, on {@code device}. */

@@ -1,8 +1,5 @@
 package dev.stoker.spark.run;
 
-import dev.stoker.spark.RankFailedException;
-import dev.stoker.spark.RankReport;
-import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.CpuDevice;
@@ -10,18 +7,21 @@ import dev.stoker.loader.device.Device;
 import dev.stoker.loader.metrics.BottleneckReport;
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.util.Closer;
-import dev.stoker.spark.run.balance.RankSizing;
-import dev.stoker.spark.rows.BadRowException;
-import dev.stoker.spark.parquet.ReadConfig;
+import dev.stoker.spark.RankFailedException;
+import dev.stoker.spark.RankReport;
+import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.parquet.RankRuns;
+import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
 import dev.stoker.spark.parquet.UnreadableInputException;
+import dev.stoker.spark.rows.BadRowException;
+import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.shard.MappedShard;
-import dev.stoker.spark.shard.ShardLayout;
 import dev.stoker.spark.shard.ShardBudgetException;
 import dev.stoker.spark.shard.ShardChangedException;
 import dev.stoker.spark.shard.ShardFiles;
+import dev.stoker.spark.shard.ShardLayout;
 import dev.stoker.spark.shard.ShardWriter;
 import dev.stoker.spark.ui.RankFigures;
 import java.io.IOException;
@@ -55,30 +55,44 @@ public final class RankRuntime {
   }
 
   /**
-   * A streaming rank: its loader reads its {@code runs} of {@code plan} straight from
-   * the Parquet files, writing the shard cache as {@code spec}'s {@code cache} option says. The
-   * ranks agree first that each could start (a cache folder that {@code cache=disk} needs and
-   * cannot make stops every rank alike).
+   * A streaming rank: its loader reads its {@code runs} of {@code plan} straight from the Parquet
+   * files, writing the shard cache as {@code spec}'s {@code cache} option says. The ranks agree
+   * first that each could start (a cache folder that {@code cache=disk} needs and cannot make stops
+   * every rank alike).
    */
   RankOutcome runPlanned(ReadConfig config, ReadPlan plan, RankRuns runs) {
     BarrierTaskContext task = BarrierTaskContext.get();
     int rank = task.partitionId();
     if (task.numPartitions() != spec.worldSize || runs.rank() != rank) {
-      throw new IllegalStateException("barrier stage of " + task.numPartitions()
-          + " tasks for worldSize " + spec.worldSize + ": task " + rank + " was given the runs "
-          + "of rank " + runs.rank());
+      throw new IllegalStateException(
+          "barrier stage of "
+              + task.numPartitions()
+              + " tasks for worldSize "
+              + spec.worldSize
+              + ": task "
+              + rank
+              + " was given the runs "
+              + "of rank "
+              + runs.rank());
     }
     PlannedDataset.Parts parts;
     try {
-      parts = PlannedDataset.Parts.of(config.columns(), spec.layout().schema().fields(),
-          spec.normalizations);
+      parts =
+          PlannedDataset.Parts.of(
+              config.columns(), spec.layout().schema().fields(), spec.normalizations);
     } catch (IllegalArgumentException e) {
       return RankOutcome.refused(rank, e.getMessage());
     }
-    RankCache cache = new RankCache(spec.run.cache(), spec.run.epochs(), plan.rowsPerRank(),
-        (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
-        new ShardLayout(config.loaderSchema()), spec.run.maxShardBytes(), "rank " + rank,
-        () -> createFiles(task, rank));
+    RankCache cache =
+        new RankCache(
+            spec.run.cache(),
+            spec.run.epochs(),
+            plan.rowsPerRank(),
+            (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
+            new ShardLayout(config.loaderSchema()),
+            spec.run.maxShardBytes(),
+            "rank " + rank,
+            () -> createFiles(task, rank));
     task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));
     CommitLog.Start start = null;
     if (spec.commits != null) {
@@ -88,16 +102,15 @@ public final class RankRuntime {
         throw failed(task, "asking the driver where its loader starts failed", e);
       }
     }
-    return train(task, new PlannedRank(config, plan, runs, spec.worldSize, parts, cache,
-        start));
+    return train(task, new PlannedRank(config, plan, runs, spec.worldSize, parts, cache, start));
   }
 
   RankOutcome run() {
     BarrierTaskContext task = BarrierTaskContext.get();
     int rank = task.partitionId();
     if (task.numPartitions() != spec.worldSize) {
-      throw new IllegalStateException("barrier stage of " + task.numPartitions()
-          + " tasks for worldSize " + spec.worldSize);
+      throw new IllegalStateException(
+          "barrier stage of " + task.numPartitions() + " tasks for worldSize " + spec.worldSize);
     }
     ShardFiles files = null;
     MappedShard shard = null;
@@ -107,16 +120,22 @@ public final class RankRuntime {
       files = createFiles(task, rank);
     } catch (IOException e) {
       // The same on every attempt on this host: refused at once, as a bad row is.
-      status = RankStatus.bad(String.format("rank %d of %d: creating its shard folder in %s "
-          + "failed: %s (expected: a writable folder on a local disk; set %s to one)", rank,
-          spec.worldSize, LocalDirs.forRank(spec.run.shardDir(), rank), e,
-          SparkOptionNames.SHARD_DIR));
+      status =
+          RankStatus.bad(
+              String.format(
+                  "rank %d of %d: creating its shard folder in %s "
+                      + "failed: %s (expected: a writable folder on a local disk; set %s to one)",
+                  rank,
+                  spec.worldSize,
+                  LocalDirs.forRank(spec.run.shardDir(), rank),
+                  e,
+                  SparkOptionNames.SHARD_DIR));
     }
     if (files != null) {
       ShardFiles owned = files;
       task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(owned));
-      try (ShardWriter writer = new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(),
-          "rank " + rank)) {
+      try (ShardWriter writer =
+          new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(), "rank " + rank)) {
         long rows = source.fill(writer, task, spec.counters.rowsLoaded);
         shard = writer.map(rows);
         status = RankStatus.ok(rows);
@@ -127,8 +146,9 @@ public final class RankRuntime {
       }
     }
     double shardSeconds = (System.nanoTime() - start) / 1e9;
-    RankStatus all = RankStatus.of(BarrierSync.of(task).allGather("the ranks' shard status",
-        status, Duration.ZERO, ""));
+    RankStatus all =
+        RankStatus.of(
+            BarrierSync.of(task).allGather("the ranks' shard status", status, Duration.ZERO, ""));
     String refusal = null;
     if (!all.problems().isEmpty()) {
       refusal = String.join("; ", all.problems());
@@ -148,8 +168,8 @@ public final class RankRuntime {
       discard(shard, files);
       return RankOutcome.refused(rank, refusal);
     }
-    return train(task, new ShardRank(shard, files, sizing, rank, spec.normalizations,
-        shardSeconds));
+    return train(
+        task, new ShardRank(shard, files, sizing, rank, spec.normalizations, shardSeconds));
   }
 
   private RankOutcome train(BarrierTaskContext task, RankData data) {
@@ -165,8 +185,8 @@ public final class RankRuntime {
     }
     session.close(closer, data);
     MappedShard shard = data.shard();
-    ShardChangedException shardChanged = shard == null ? null
-        : shardChanged(closer.failure(), shard, 0);
+    ShardChangedException shardChanged =
+        shard == null ? null : shardChanged(closer.failure(), shard, 0);
     if (shardChanged == null && shard != null) {
       shardChanged = shard.changed(); // samples skipped: the rank read less than its shard
     }
@@ -188,10 +208,18 @@ public final class RankRuntime {
       outcome = RankOutcome.done(rank, ResultCodec.encode(result), report);
     } catch (Exception e) { // the serializer may throw a checked NotSerializableException
       String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-      outcome = RankOutcome.refused(rank, "rank " + rank + ": its result ("
-          + result.getClass().getName() + ") cannot be sent to the driver: "
-          + e.getClass().getName() + ": " + why
-          + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
+      outcome =
+          RankOutcome.refused(
+              rank,
+              "rank "
+                  + rank
+                  + ": its result ("
+                  + result.getClass().getName()
+                  + ") cannot be sent to the driver: "
+                  + e.getClass().getName()
+                  + ": "
+                  + why
+                  + " (expected: a serializable result, e.g. numbers, strings, arrays or records)");
     }
     outcome.figures = session.watcher.figures();
     // No rank's task ends before every rank's function has returned: had one ended and another
@@ -211,24 +239,49 @@ public final class RankRuntime {
     Object run(BarrierTaskContext task, RankData data, List<String> gpus) throws Exception {
       int rank = task.partitionId();
       device = gpus.isEmpty() ? CpuDevice.INSTANCE : openDevice(gpus.get(0));
-      String name = (spec.options().name() != null ? spec.options().name() : "stoker")
-          + "-rank" + rank;
+      String name =
+          (spec.options().name() != null ? spec.options().name() : "stoker") + "-rank" + rank;
       LoaderOptions options = spec.options().toBuilder().name(name).build();
       loader = data.loader(options, device);
-      watcher = new ProgressWatcher(name, loader, spec.counters, task,
-          spec.run.progressInterval().toNanos(), new RankFigures(rank, SparkEnv.get().executorId(), null, device.name(),
-              gpus.isEmpty() ? null : gpus.get(0), 0, 0, data.batchesPerEpoch(),
-              spec.run.epochs(), 0, 0, 0, 0, 0, 0, 0, options.numWorkers(), data.droppedRows(),
-              null, null, false));
-      context = new BarrierRankContext(task, device, gpus, data.rows(), data.folder(),
-          spec.run.collectiveTimeout());
+      watcher =
+          new ProgressWatcher(
+              name,
+              loader,
+              spec.counters,
+              task,
+              spec.run.progressInterval().toNanos(),
+              new RankFigures(
+                  rank,
+                  SparkEnv.get().executorId(),
+                  null,
+                  device.name(),
+                  gpus.isEmpty() ? null : gpus.get(0),
+                  0,
+                  0,
+                  data.batchesPerEpoch(),
+                  spec.run.epochs(),
+                  0,
+                  0,
+                  0,
+                  0,
+                  0,
+                  0,
+                  0,
+                  options.numWorkers(),
+                  data.droppedRows(),
+                  null,
+                  null,
+                  false));
+      context =
+          new BarrierRankContext(
+              task, device, gpus, data.rows(), data.folder(), spec.run.collectiveTimeout());
       context.resumable(loader, spec.commits, data.resumedFrom(), options);
       return spec.function.run(context, loader);
     }
 
     /**
-     * Closes what was opened, the connections to the peers first; lets go of the rank's data
-     * only once no loader thread can read it.
+     * Closes what was opened, the connections to the peers first; lets go of the rank's data only
+     * once no loader thread can read it.
      */
     void close(Closer closer, RankData data) {
       if (context != null) {
@@ -263,23 +316,46 @@ public final class RankRuntime {
       }
       return device;
     } catch (Exception e) {
-      throw new IllegalStateException("opening the device of GPU '" + gpuAddress + "' with "
-          + spec.devices.getClass().getName() + " failed: " + e, e);
+      throw new IllegalStateException(
+          "opening the device of GPU '"
+              + gpuAddress
+              + "' with "
+              + spec.devices.getClass().getName()
+              + " failed: "
+              + e,
+          e);
     }
   }
 
-  private RankReport report(BarrierTaskContext task, RankData data, Device device,
-      List<String> gpus, LoaderTotals totals) {
+  private RankReport report(
+      BarrierTaskContext task,
+      RankData data,
+      Device device,
+      List<String> gpus,
+      LoaderTotals totals) {
     int rank = task.partitionId();
     EpochMetrics last = totals.last();
     BottleneckReport verdict = last == null ? null : BottleneckReport.of(last);
-    return new RankReport(rank, data.rows(), data.samples(), data.droppedRows(),
-        data.paddedRows(), data.batchesPerEpoch(), totals.epochs(), totals.batches(),
-        totals.samplesPerSecond(), last == null ? 0 : last.waitFraction(),
+    return new RankReport(
+        rank,
+        data.rows(),
+        data.samples(),
+        data.droppedRows(),
+        data.paddedRows(),
+        data.batchesPerEpoch(),
+        totals.epochs(),
+        totals.batches(),
+        totals.samplesPerSecond(),
+        last == null ? 0 : last.waitFraction(),
         verdict == null ? null : verdict.verdict().label(),
-        verdict == null ? null : verdict.summary(), device.name(),
-        gpus.isEmpty() ? null : gpus.get(0), SparkEnv.get().executorId(),
-        data.folder(), data.bytes(), data.seconds(), task.stageAttemptNumber());
+        verdict == null ? null : verdict.summary(),
+        device.name(),
+        gpus.isEmpty() ? null : gpus.get(0),
+        SparkEnv.get().executorId(),
+        data.folder(),
+        data.bytes(),
+        data.seconds(),
+        task.stageAttemptNumber());
   }
 
   private static List<String> gpuAddresses(BarrierTaskContext task) {
@@ -297,9 +373,15 @@ public final class RankRuntime {
       LOG.warn("stoker: looking for the shards of dead processes failed", e);
     }
     Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
-    String name = String.format("%sstage%d.%d-rank%d-task%d-%08x", ShardFiles.PREFIX,
-        task.stageId(), task.stageAttemptNumber(), rank, task.taskAttemptId(),
-        ThreadLocalRandom.current().nextInt());
+    String name =
+        String.format(
+            "%sstage%d.%d-rank%d-task%d-%08x",
+            ShardFiles.PREFIX,
+            task.stageId(),
+            task.stageAttemptNumber(),
+            rank,
+            task.taskAttemptId(),
+            ThreadLocalRandom.current().nextInt());
     return ShardFiles.create(parent, name);
   }
 
@@ -332,11 +414,11 @@ public final class RankRuntime {
   /**
    * What a failed read of the mapped shard in {@code failure} (its causes or what they suppressed)
    * says: the dataset's own report, or the JVM's fault (an {@code InternalError}, wherever the JVM
-   * delivered it: a loader thread, the rank function) turned into the shard's report. Null if
-   * there is none. Spark would end the executor for an {@code InternalError} among the causes.
+   * delivered it: a loader thread, the rank function) turned into the shard's report. Null if there
+   * is none. Spark would end the executor for an {@code InternalError} among the causes.
    */
-  private static ShardChangedException shardChanged(Throwable failure, MappedShard shard,
-      int depth) {
+  private static ShardChangedException shardChanged(
+      Throwable failure, MappedShard shard, int depth) {
     if (failure == null || depth > 20) {
       return null;
     }
@@ -352,7 +434,8 @@ public final class RankRuntime {
         return changed;
       }
     }
-    return failure.getCause() == failure ? null
+    return failure.getCause() == failure
+        ? null
         : shardChanged(failure.getCause(), shard, depth + 1);
   }
 
@@ -365,12 +448,14 @@ public final class RankRuntime {
     if (found == null) {
       return null;
     }
-    String message = found instanceof UnreadableInputException
-        ? String.format("rank %d of %d: its input failed the same way when read again, so a "
-            + "retry cannot help: %s (expected: input files that can be read; replace the "
-            + "damaged file or leave it out of the input)", task.partitionId(), spec.worldSize,
-            found.getMessage())
-        : found.getMessage();
+    String message =
+        found instanceof UnreadableInputException
+            ? String.format(
+                "rank %d of %d: its input failed the same way when read again, so a "
+                    + "retry cannot help: %s (expected: input files that can be read; replace the "
+                    + "damaged file or leave it out of the input)",
+                task.partitionId(), spec.worldSize, found.getMessage())
+            : found.getMessage();
     return new InputFaultException(message, failure);
   }
 
@@ -378,7 +463,8 @@ public final class RankRuntime {
     if (failure == null || depth > 20) {
       return null;
     }
-    if (failure instanceof UnreadableInputException || failure instanceof RowErrors.BadRow
+    if (failure instanceof UnreadableInputException
+        || failure instanceof RowErrors.BadRow
         || failure instanceof BadRowException) {
       return failure;
     }
@@ -395,7 +481,10 @@ public final class RankRuntime {
     if (cause instanceof Error error) {
       throw error;
     }
-    return new RankFailedException(String.format("rank %d of %d (stage attempt %d): %s: %s",
-        task.partitionId(), spec.worldSize, task.stageAttemptNumber(), what, cause), cause);
+    return new RankFailedException(
+        String.format(
+            "rank %d of %d (stage attempt %d): %s: %s",
+            task.partitionId(), spec.worldSize, task.stageAttemptNumber(), what, cause),
+        cause);
   }
 }

@@ -1,10 +1,10 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.loader.LoaderConfig;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.DeviceFactory;
 import dev.stoker.spark.RankFunction;
 import dev.stoker.spark.SparkRunOptions;
-import dev.stoker.loader.LoaderConfig;
-import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.shard.Normalization;
 import dev.stoker.spark.shard.ShardLayout;
@@ -22,13 +22,21 @@ public final class RankSpec implements Serializable {
   final DeviceFactory devices;
   final RankFunction<?> function;
   final ProgressCounters counters;
+
   /** What the loader normalizes as it writes samples (the shard stays raw). */
   final Normalization[] normalizations;
+
   /** Where the ranks commit their states and ask where to start; null: they cannot. */
   final CommitEndpoint commits;
 
-  public RankSpec(int worldSize, RowCopier copier, LoaderConfig loader, SparkRunOptions run,
-      DeviceFactory devices, RankFunction<?> function, ProgressCounters counters,
+  public RankSpec(
+      int worldSize,
+      RowCopier copier,
+      LoaderConfig loader,
+      SparkRunOptions run,
+      DeviceFactory devices,
+      RankFunction<?> function,
+      ProgressCounters counters,
       List<Normalization> normalizations) {
     this.worldSize = worldSize;
     this.copier = copier;

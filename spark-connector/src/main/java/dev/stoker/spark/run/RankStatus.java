@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What each rank tells the others once its shard is read, in one allGather: the rows it holds,
- * or why it could not read them. Every rank then decides alike: all go on, or all stop.
+ * What each rank tells the others once its shard is read, in one allGather: the rows it holds, or
+ * why it could not read them. Every rank then decides alike: all go on, or all stop.
  */
 public final class RankStatus {
   private static final String OK = "ok ";
@@ -28,8 +28,9 @@ public final class RankStatus {
   }
 
   static String bad(String message) {
-    return BAD + Base64.getEncoder().encodeToString(
-        String.valueOf(message).getBytes(StandardCharsets.UTF_8));
+    return BAD
+        + Base64.getEncoder()
+            .encodeToString(String.valueOf(message).getBytes(StandardCharsets.UTF_8));
   }
 
   /** Reads every rank's message, index = rank. */
@@ -42,11 +43,18 @@ public final class RankStatus {
         rows[r] = Long.parseLong(message.substring(OK.length()));
       } else if (message.startsWith(BAD)) {
         rows[r] = -1;
-        problems.add(new String(Base64.getDecoder().decode(message.substring(BAD.length())),
-            StandardCharsets.UTF_8));
+        problems.add(
+            new String(
+                Base64.getDecoder().decode(message.substring(BAD.length())),
+                StandardCharsets.UTF_8));
       } else {
-        throw new IllegalStateException("rank " + r + " sent '" + message + "' (expected: "
-            + "its status; are all ranks running the same version of Stoker?)");
+        throw new IllegalStateException(
+            "rank "
+                + r
+                + " sent '"
+                + message
+                + "' (expected: "
+                + "its status; are all ranks running the same version of Stoker?)");
       }
     }
     return new RankStatus(rows, problems);

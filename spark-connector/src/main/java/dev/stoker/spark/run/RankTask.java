@@ -12,14 +12,16 @@ import scala.Tuple2;
 import scala.collection.AbstractIterator;
 
 /**
- * The function of the barrier stage: runs one rank over its partition and yields its outcome,
- * keyed by rank. Two kinds, by where the rows come from: the input's own partition
- * ({@link #inPlace}) or the blocks the balancing shuffle sent ({@link #shuffled}).
+ * The function of the barrier stage: runs one rank over its partition and yields its outcome, keyed
+ * by rank. Two kinds, by where the rows come from: the input's own partition ({@link #inPlace}) or
+ * the blocks the balancing shuffle sent ({@link #shuffled}).
  *
  * @param <T> the elements of the stage's input partitions
  */
-public abstract class RankTask<T> implements Function1<scala.collection.Iterator<T>,
-    scala.collection.Iterator<Tuple2<Integer, RankOutcome>>>, Serializable {
+public abstract class RankTask<T>
+    implements Function1<
+            scala.collection.Iterator<T>, scala.collection.Iterator<Tuple2<Integer, RankOutcome>>>,
+        Serializable {
   private static final long serialVersionUID = 1L;
 
   final RankSpec spec;
@@ -57,8 +59,8 @@ public abstract class RankTask<T> implements Function1<scala.collection.Iterator
       @Override
       RankOutcome outcome(scala.collection.Iterator<RankRuns> input) {
         if (!input.hasNext()) {
-          throw new IllegalStateException("rank " + TaskContext.getPartitionId()
-              + ": no runs in its partition");
+          throw new IllegalStateException(
+              "rank " + TaskContext.getPartitionId() + ": no runs in its partition");
         }
         return new RankRuntime(spec, null).runPlanned(config, plan, input.next());
       }
@@ -71,10 +73,9 @@ public abstract class RankTask<T> implements Function1<scala.collection.Iterator
       private static final long serialVersionUID = 1L;
 
       @Override
-      ShardSource source(scala.collection.Iterator<Tuple2<Integer, ShardBlock>> blocks,
-          int rank) {
-        return ShardSource.shuffled(blocks,
-            RankSizing.balancedRows(totalRows, spec.worldSize, rank), rank);
+      ShardSource source(scala.collection.Iterator<Tuple2<Integer, ShardBlock>> blocks, int rank) {
+        return ShardSource.shuffled(
+            blocks, RankSizing.balancedRows(totalRows, spec.worldSize, rank), rank);
       }
     };
   }

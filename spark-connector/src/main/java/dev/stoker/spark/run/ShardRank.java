@@ -19,8 +19,13 @@ final class ShardRank implements RankData {
   private final List<Normalization> normalizations;
   private final double seconds;
 
-  ShardRank(MappedShard shard, ShardFiles files, RankSizing sizing, int rank,
-      Normalization[] normalizations, double seconds) {
+  ShardRank(
+      MappedShard shard,
+      ShardFiles files,
+      RankSizing sizing,
+      int rank,
+      Normalization[] normalizations,
+      double seconds) {
     this.shard = shard;
     this.files = files;
     this.sizing = sizing;

@@ -24,15 +24,14 @@ public interface ShardSource {
   boolean inPlace();
 
   /** The rows of input partition {@code partition}, copied into blocks here. */
-  static ShardSource inPlace(scala.collection.Iterator<?> input, RowCopier copier,
-      int partition) {
+  static ShardSource inPlace(scala.collection.Iterator<?> input, RowCopier copier, int partition) {
     return new ShardSource() {
       @Override
       public long fill(ShardWriter writer, TaskContext task, LongAccumulator loaded)
           throws IOException {
         InputCursor rows = copier.cursor(new JavaIterator<>(input), partition);
-        ShardBlock block = ShardBlock.allocate(copier.layout(), 0,
-            copier.layout().rowsPerBlock(BLOCK_BYTES));
+        ShardBlock block =
+            ShardBlock.allocate(copier.layout(), 0, copier.layout().rowsPerBlock(BLOCK_BYTES));
         for (int ready = rows.available(); ready > 0; ready = rows.available()) {
           rows.copyTo(block, Math.min(ready, block.capacity() - block.rows()));
           if (block.isFull()) {
@@ -57,8 +56,8 @@ public interface ShardSource {
   }
 
   /** The blocks the shuffle sent to a rank expecting {@code expected} rows. */
-  static ShardSource shuffled(scala.collection.Iterator<Tuple2<Integer, ShardBlock>> blocks,
-      long expected, int rank) {
+  static ShardSource shuffled(
+      scala.collection.Iterator<Tuple2<Integer, ShardBlock>> blocks, long expected, int rank) {
     return new ShardSource() {
       @Override
       public long fill(ShardWriter writer, TaskContext task, LongAccumulator loaded)
@@ -71,9 +70,10 @@ public interface ShardSource {
           task.killTaskIfInterrupted();
         }
         if (writer.rowsWritten() != expected || writer.extent() != expected) {
-          throw new IllegalStateException(String.format("rank %d: %d rows up to row %d arrived "
-              + "(expected: %d rows, each once)", rank, writer.rowsWritten(), writer.extent(),
-              expected));
+          throw new IllegalStateException(
+              String.format(
+                  "rank %d: %d rows up to row %d arrived " + "(expected: %d rows, each once)",
+                  rank, writer.rowsWritten(), writer.extent(), expected));
         }
         return expected;
       }

@@ -33,8 +33,14 @@ import org.apache.spark.sql.Row;
  * @param loaderGiven the names of the knobs the run was given (the rest are defaults)
  * @param worldSize the run's number of ranks, or null when not given
  */
-public record StokerRun(Dataset<Row> input, List<Field> fields, List<Normalization> normalizations,
-    LoaderOptions loader, Set<String> loaderGiven, SparkRunOptions run, Integer worldSize,
+public record StokerRun(
+    Dataset<Row> input,
+    List<Field> fields,
+    List<Normalization> normalizations,
+    LoaderOptions loader,
+    Set<String> loaderGiven,
+    SparkRunOptions run,
+    Integer worldSize,
     DeviceFactory devices) {
 
   /** The knobs typed {@code options} chose (those that differ from the defaults). */
@@ -60,21 +66,32 @@ public record StokerRun(Dataset<Row> input, List<Field> fields, List<Normalizati
     int ranks;
     if (read != null) {
       options = OptionsMerge.merge(loader, loaderGiven, read.loader(), read.given());
-      ranks = OptionsMerge.worldSize(worldSize, read.worldSize(),
-          read.given().contains(OptionNames.WORLD_SIZE));
+      ranks =
+          OptionsMerge.worldSize(
+              worldSize, read.worldSize(), read.given().contains(OptionNames.WORLD_SIZE));
     } else if (worldSize != null) {
       ranks = worldSize;
     } else {
       throw worldSizeMissing();
     }
     RowCopier copier = InputColumns.bind(new ShardLayout(Schema.of(fields)), input.schema());
-    RankSpec spec = new RankSpec(ranks, copier, LoaderConfig.of(options, Placement.SINGLE), run,
-        devices, function, BarrierRun.counters(input), normalizations);
+    RankSpec spec =
+        new RankSpec(
+            ranks,
+            copier,
+            LoaderConfig.of(options, Placement.SINGLE),
+            run,
+            devices,
+            function,
+            BarrierRun.counters(input),
+            normalizations);
     return new BarrierRun(input, spec, planned).run(progress);
   }
 
   static IllegalArgumentException worldSizeMissing() {
-    return new IllegalArgumentException(OptionNames.WORLD_SIZE + ": not set (expected: the "
-        + "number of ranks, e.g. worldSize(2) or option(\"worldSize\", \"2\"))");
+    return new IllegalArgumentException(
+        OptionNames.WORLD_SIZE
+            + ": not set (expected: the "
+            + "number of ranks, e.g. worldSize(2) or option(\"worldSize\", \"2\"))");
   }
 }

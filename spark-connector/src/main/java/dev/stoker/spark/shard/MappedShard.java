@@ -12,9 +12,9 @@ import java.util.List;
 
 /**
  * The column files of a rank's shard, mapped read-only in segments of whole rows (at most 1 GiB
- * each), so that a row is one absolute read. Reads are safe from any number of threads.
- * {@link #release()} unmaps at once; call it only when no thread can read any more (the loader
- * closed cleanly), else leave the mapping to the garbage collector.
+ * each), so that a row is one absolute read. Reads are safe from any number of threads. {@link
+ * #release()} unmaps at once; call it only when no thread can read any more (the loader closed
+ * cleanly), else leave the mapping to the garbage collector.
  *
  * <p>A mapped file that shrinks under its mapping (another process truncating it) makes a read of
  * the lost pages fault: the JVM reports that as an {@link InternalError}, which Spark takes for a
@@ -25,8 +25,10 @@ import java.util.List;
  */
 public final class MappedShard {
   private static final long SEGMENT_BYTES = 1L << 30;
+
   /** How often {@link #check} compares the files' sizes with the mapped ones: 10 ms. */
   private static final long SIZE_CHECK_NANOS = 10_000_000L;
+
   private static final sun.misc.Unsafe UNSAFE = findUnsafe();
 
   private final ShardFiles files;
@@ -37,16 +39,24 @@ public final class MappedShard {
   private final long[] fileBytes;
   private volatile ShardChangedException changed;
   private boolean released;
+
   /** When {@link #check} last compared the files' sizes with the mapped ones. */
   private volatile long sizesCheckedAt = System.nanoTime();
+
   /** The size of {@link #check}'s array: not final, so that no compiler knows it. */
   private static int one = 1;
+
   /** {@link #check}'s array: kept, so that no compiler drops it; never read. */
   @SuppressWarnings("unused")
   private static Object probe;
 
-  private MappedShard(ShardFiles files, ShardLayout layout, long rows, int[] rowsPerSegment,
-      ByteBuffer[][] segments, long[] fileBytes) {
+  private MappedShard(
+      ShardFiles files,
+      ShardLayout layout,
+      long rows,
+      int[] rowsPerSegment,
+      ByteBuffer[][] segments,
+      long[] fileBytes) {
     this.files = files;
     this.layout = layout;
     this.rows = rows;
@@ -63,9 +73,11 @@ public final class MappedShard {
       fileBytes[c] = channels[c].size();
       long needed = rows * layout.rowBytes(c);
       if (fileBytes[c] < needed) {
-        throw new IOException(String.format("shard file %s changed before it was mapped: %d "
-            + "bytes, %d expected for %d rows (%s)", files.columnFile(c, layout.name(c)),
-            fileBytes[c], needed, rows, REMEDY));
+        throw new IOException(
+            String.format(
+                "shard file %s changed before it was mapped: %d "
+                    + "bytes, %d expected for %d rows (%s)",
+                files.columnFile(c, layout.name(c)), fileBytes[c], needed, rows, REMEDY));
       }
     }
     int[] perSegment = new int[columns];
@@ -78,25 +90,28 @@ public final class MappedShard {
       for (int s = 0; s < count; s++) {
         long first = (long) s * perSegment[c];
         long segmentRows = Math.min(perSegment[c], rows - first);
-        segments[c][s] = channels[c].map(FileChannel.MapMode.READ_ONLY, first * rowBytes,
-            Math.max(0, segmentRows) * rowBytes);
+        segments[c][s] =
+            channels[c].map(
+                FileChannel.MapMode.READ_ONLY,
+                first * rowBytes,
+                Math.max(0, segmentRows) * rowBytes);
       }
     }
     return new MappedShard(files, layout, rows, perSegment, segments, fileBytes);
   }
 
   /** What a user can do about a shard file that changed under its rank. */
-  private static final String REMEDY = "expected: the shard's files left alone while its rank "
-      + "runs; keep other processes and cleanup jobs out of shardDir, or set shardDir to a "
-      + "folder of its own";
+  private static final String REMEDY =
+      "expected: the shard's files left alone while its rank "
+          + "runs; keep other processes and cleanup jobs out of shardDir, or set shardDir to a "
+          + "folder of its own";
 
   /**
-   * The error to report for {@code fault}, a read of the mapping that failed ({@code
-   * InternalError: a fault occurred in a recent unsafe memory access operation}): names each
-   * column file whose size is no longer the one mapped, or else the read failure of the disk.
-   * {@code fault} is null where a size check found the change. Does not keep {@code fault} as
-   * its cause: Spark ends an executor whose task failed with an {@code InternalError} anywhere in
-   * its causes.
+   * The error to report for {@code fault}, a read of the mapping that failed ({@code InternalError:
+   * a fault occurred in a recent unsafe memory access operation}): names each column file whose
+   * size is no longer the one mapped, or else the read failure of the disk. {@code fault} is null
+   * where a size check found the change. Does not keep {@code fault} as its cause: Spark ends an
+   * executor whose task failed with an {@code InternalError} anywhere in its causes.
    */
   public ShardChangedException faulted(Throwable fault) {
     ShardChangedException report = report(fault);
@@ -125,15 +140,19 @@ public final class MappedShard {
         now = -1;
       }
       if (now != fileBytes[c]) {
-        changed.add(String.format("shard file %s changed while mapped: %s, %d bytes expected",
-            file, now < 0 ? "gone" : now + " bytes", fileBytes[c]));
+        changed.add(
+            String.format(
+                "shard file %s changed while mapped: %s, %d bytes expected",
+                file, now < 0 ? "gone" : now + " bytes", fileBytes[c]));
       }
     }
     if (changed.isEmpty()) {
-      return new ShardChangedException(String.format("shard in %s: a read of its mapped files "
-          + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: "
-          + "a readable local disk; check the disk, or set shardDir to another one)", files,
-          fault));
+      return new ShardChangedException(
+          String.format(
+              "shard in %s: a read of its mapped files "
+                  + "failed (%s), though their sizes are as mapped: a read error of the disk? (expected: "
+                  + "a readable local disk; check the disk, or set shardDir to another one)",
+              files, fault));
     }
     return new ShardChangedException(String.join("; ", changed) + " (" + REMEDY + ")");
   }
@@ -141,14 +160,14 @@ public final class MappedShard {
   /**
    * Makes the JVM report now a fault of the calling thread's earlier reads of the mapping, then
    * checks every column file's size against the one mapped (at most every {@link
-   * #SIZE_CHECK_NANOS}: a stat costs a microsecond or two): throws the {@link #faulted} report if
-   * a read faulted or a file changed. One call per batch, not per sample.
+   * #SIZE_CHECK_NANOS}: a stat costs a microsecond or two): throws the {@link #faulted} report if a
+   * read faulted or a file changed. One call per batch, not per sample.
    *
-   * <p>HotSpot reports a fault in a compiled read (an intrinsic copy) not where it happened but
-   * at the thread's next return from a call into the VM's runtime, which may come much later,
-   * anywhere in the loader's code (a native call is no such return on JDK 17). Making an array
-   * of two dimensions, one of them unknown to the compiler, is such a call in the interpreter
-   * and both compilers, so the fault is reported inside this method's {@code try}.
+   * <p>HotSpot reports a fault in a compiled read (an intrinsic copy) not where it happened but at
+   * the thread's next return from a call into the VM's runtime, which may come much later, anywhere
+   * in the loader's code (a native call is no such return on JDK 17). Making an array of two
+   * dimensions, one of them unknown to the compiler, is such a call in the interpreter and both
+   * compilers, so the fault is reported inside this method's {@code try}.
    */
   public void check() throws ShardChangedException {
     boolean same = true;
@@ -182,8 +201,8 @@ public final class MappedShard {
 
   /** Whether {@code t} is the JVM's report of a fault in a read of a mapped file. */
   public static boolean isMappedFault(Throwable t) {
-    return t instanceof InternalError && String.valueOf(t.getMessage()).contains(
-        "unsafe memory access");
+    return t instanceof InternalError
+        && String.valueOf(t.getMessage()).contains("unsafe memory access");
   }
 
   public long rows() {

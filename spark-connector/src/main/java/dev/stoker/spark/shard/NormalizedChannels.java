@@ -4,20 +4,23 @@ import dev.stoker.loader.DType;
 import dev.stoker.loader.Field;
 
 /**
- * One column's normalization, per channel (the first dimension of its shape): the mean and std
- * in double and in float32, and for uint8 the table of the 256 results per channel, computed
- * with the float32 arithmetic of {@link Normalization}. Shared by the sample path
- * ({@code NormalizedColumn}) and the chunk path ({@link RowNormalizer}).
+ * One column's normalization, per channel (the first dimension of its shape): the mean and std in
+ * double and in float32, and for uint8 the table of the 256 results per channel, computed with the
+ * float32 arithmetic of {@link Normalization}. Shared by the sample path ({@code NormalizedColumn})
+ * and the chunk path ({@link RowNormalizer}).
  */
 final class NormalizedChannels {
   final DType dtype;
   final int channels;
+
   /** Values per channel. */
   final int plane;
+
   final double[] mean;
   final double[] std;
   final float[] meanF;
   final float[] stdF;
+
   /** uint8's results, {@code table[c][x]}; null for other dtypes. */
   final float[][] table;
 

@@ -5,8 +5,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Writes one stored row of a column into a batch's column as another dtype: normalized float32
- * ({@link RowNormalizer}), or a wider type that holds every stored value exactly
- * ({@link RowWidener}).
+ * ({@link RowNormalizer}), or a wider type that holds every stored value exactly ({@link
+ * RowWidener}).
  */
 public interface RowConverter {
   /**

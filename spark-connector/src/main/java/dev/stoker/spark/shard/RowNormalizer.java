@@ -8,9 +8,9 @@ import java.nio.ByteBuffer;
 /**
  * Writes stored rows of one tensor column into a batch's column as normalized float32, with the
  * arithmetic of {@link Normalization}: the path of rows that reach the loader as column chunks
- * (streamed from Parquet or from the shard cache), as {@code NormalizedColumn} is that of
- * samples. Works a piece of a channel at a time through per-thread scratch arrays; uint8 values
- * go through a table of the 256 results per channel.
+ * (streamed from Parquet or from the shard cache), as {@code NormalizedColumn} is that of samples.
+ * Works a piece of a channel at a time through per-thread scratch arrays; uint8 values go through a
+ * table of the 256 results per channel.
  */
 public final class RowNormalizer implements RowConverter {
   private static final int PIECE = 8192;
@@ -30,8 +30,8 @@ public final class RowNormalizer implements RowConverter {
   }
 
   /**
-   * Writes the row stored at byte {@code offset} of {@code src} (native order, read with
-   * absolute access) to {@code target}, normalized.
+   * Writes the row stored at byte {@code offset} of {@code src} (native order, read with absolute
+   * access) to {@code target}, normalized.
    */
   @Override
   public void write(ByteBuffer src, int offset, ColumnTarget target) {
@@ -46,8 +46,7 @@ public final class RowNormalizer implements RowConverter {
     }
   }
 
-  private void convert(ByteBuffer src, int offset, int c, int element, int count,
-      float[] values) {
+  private void convert(ByteBuffer src, int offset, int c, int element, int count, float[] values) {
     if (norm.dtype == DType.UINT8) {
       float[] results = norm.table[c];
       for (int i = 0; i < count; i++) {

@@ -28,9 +28,15 @@ public final class RowWidener implements RowConverter {
    */
   public static RowWidener of(Field stored, Field declared) {
     if (!widens(stored.dtype(), declared.dtype()) || stored.elements() != declared.elements()) {
-      throw new IllegalArgumentException("column '" + declared.name() + "': stored as " + stored
-          + ", declared as " + declared + " (expected: the same dtype, or int32 declared as "
-          + "int64, float32 as float64, with as many values a row)");
+      throw new IllegalArgumentException(
+          "column '"
+              + declared.name()
+              + "': stored as "
+              + stored
+              + ", declared as "
+              + declared
+              + " (expected: the same dtype, or int32 declared as "
+              + "int64, float32 as float64, with as many values a row)");
     }
     return new RowWidener(stored.dtype(), stored.elements());
   }

@@ -4,9 +4,9 @@ import java.io.Serializable;
 
 /**
  * Consecutive rows {@code firstRow .. firstRow + rows - 1} of one rank's shard, one array per
- * column, each row's values raw and in native order where the batch wants them. Blocks are how
- * rows travel: built on the executor that reads them, shuffled to their rank when needed, and
- * written to the shard there. Fill a block's columns, then count the rows with {@link #added}.
+ * column, each row's values raw and in native order where the batch wants them. Blocks are how rows
+ * travel: built on the executor that reads them, shuffled to their rank when needed, and written to
+ * the shard there. Fill a block's columns, then count the rows with {@link #added}.
  */
 public final class ShardBlock implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -26,8 +26,12 @@ public final class ShardBlock implements Serializable {
   /** An empty block with room for {@code capacity} rows, the first at row {@code firstRow}. */
   public static ShardBlock allocate(ShardLayout layout, long firstRow, int capacity) {
     if (firstRow < 0 || capacity <= 0) {
-      throw new IllegalArgumentException("block: first row " + firstRow + ", capacity " + capacity
-          + " (expected: first row >= 0, capacity > 0)");
+      throw new IllegalArgumentException(
+          "block: first row "
+              + firstRow
+              + ", capacity "
+              + capacity
+              + " (expected: first row >= 0, capacity > 0)");
     }
     byte[][] columns = new byte[layout.columns()][];
     for (int c = 0; c < columns.length; c++) {
@@ -60,8 +64,14 @@ public final class ShardBlock implements Serializable {
   /** Counts {@code count} more rows written at the next positions, every column of them. */
   public void added(int count) {
     if (count < 0 || count > capacity - rows) {
-      throw new IllegalStateException(count + " more rows in the block at row " + firstRow
-          + " with " + rows + " of " + capacity);
+      throw new IllegalStateException(
+          count
+              + " more rows in the block at row "
+              + firstRow
+              + " with "
+              + rows
+              + " of "
+              + capacity);
     }
     rows += count;
   }

@@ -12,9 +12,9 @@ import java.util.List;
  * A rank's mapped shard as the loader's indexed source: sample {@code i} is shard row {@code i}.
  * Its size may differ from the shard's rows so that every rank has the same number of samples:
  * smaller drops the shard's last rows, larger wraps around to its first ones (the padding of
- * PyTorch's DistributedSampler). Each sample is one raw copy per column, from any thread, but
- * for the columns it normalizes: those it converts to float32 as it writes them (see
- * {@link Normalization}), so that its schema says float32 where the shard holds raw values.
+ * PyTorch's DistributedSampler). Each sample is one raw copy per column, from any thread, but for
+ * the columns it normalizes: those it converts to float32 as it writes them (see {@link
+ * Normalization}), so that its schema says float32 where the shard holds raw values.
  */
 public final class ShardDataset implements MapDataset {
   private final MappedShard shard;
@@ -34,8 +34,12 @@ public final class ShardDataset implements MapDataset {
    */
   public ShardDataset(MappedShard shard, int size, List<Normalization> normalizations) {
     if (size < 0 || (size > 0 && shard.rows() == 0)) {
-      throw new IllegalArgumentException("dataset of " + size + " samples over a shard of "
-          + shard.rows() + " rows (expected: a shard with rows, or no samples)");
+      throw new IllegalArgumentException(
+          "dataset of "
+              + size
+              + " samples over a shard of "
+              + shard.rows()
+              + " rows (expected: a shard with rows, or no samples)");
     }
     this.shard = shard;
     this.size = size;
@@ -59,8 +63,11 @@ public final class ShardDataset implements MapDataset {
         return c;
       }
     }
-    throw new IllegalArgumentException("normalize '" + name + "': no such column in the shard "
-        + "(expected: a declared tensor column)");
+    throw new IllegalArgumentException(
+        "normalize '"
+            + name
+            + "': no such column in the shard "
+            + "(expected: a declared tensor column)");
   }
 
   @Override
@@ -74,8 +81,8 @@ public final class ShardDataset implements MapDataset {
   }
 
   /**
-   * Writes sample {@code index}. A read of a shard file that changed under its mapping is an
-   * {@code IOException} naming the file (see {@link MappedShard#faulted}).
+   * Writes sample {@code index}. A read of a shard file that changed under its mapping is an {@code
+   * IOException} naming the file (see {@link MappedShard#faulted}).
    */
   @Override
   public void write(int index, SampleWriter row) throws IOException {

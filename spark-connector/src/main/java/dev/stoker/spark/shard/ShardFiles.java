@@ -33,12 +33,17 @@ import java.util.stream.Stream;
 public final class ShardFiles {
   /** How a shard folder's name starts. */
   public static final String PREFIX = "shard-";
+
   /** The file in a shard folder whose lock its live owner holds: the mark of Stoker's folders. */
   static final String LOCK_FILE = ".stoker-shard.lock";
+
   private static final String STAGING = ".staging-";
+
   /** How old a staging folder must be before a sweep may remove it. */
   static final long STAGING_GRACE_MILLIS = 60_000;
+
   private static final Pattern COLUMN_FILE = Pattern.compile("[0-9]+-[A-Za-z0-9_.-]*\\.col");
+
   /** The folders whose lock this process holds: a process must not test its own locks. */
   private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
 
@@ -53,13 +58,18 @@ public final class ShardFiles {
 
   /**
    * Makes a new, empty folder {@code name} in {@code parent} (creating the parent if needed),
-   * owner-only, and takes its lock. The folder is filled and locked under a staging name first,
-   * so that a folder named {@code shard-...} is never seen without its owner's lock.
+   * owner-only, and takes its lock. The folder is filled and locked under a staging name first, so
+   * that a folder named {@code shard-...} is never seen without its owner's lock.
    */
   public static ShardFiles create(Path parent, String name) throws IOException {
     if (!name.startsWith(PREFIX) || name.contains("/") || name.contains("\\")) {
-      throw new IllegalArgumentException("shard folder name '" + name + "' (expected: a name "
-          + "starting with '" + PREFIX + "')");
+      throw new IllegalArgumentException(
+          "shard folder name '"
+              + name
+              + "' (expected: a name "
+              + "starting with '"
+              + PREFIX
+              + "')");
     }
     Files.createDirectories(parent);
     Path folder = parent.resolve(name);
@@ -70,11 +80,17 @@ public final class ShardFiles {
     Path stagingKey = key(staging);
     HELD.add(stagingKey); // this process's sweep must not open its lock file: see key()
     try {
-      channel = FileChannel.open(staging.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE), ownerOnly(parent, "rw-------"));
+      channel =
+          FileChannel.open(
+              staging.resolve(LOCK_FILE),
+              Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+              ownerOnly(parent, "rw-------"));
       if (channel.tryLock() == null) {
-        throw new IOException("shard folder " + staging + ": its new lock file is locked by "
-            + "another process (expected: a file no other process knows yet)");
+        throw new IOException(
+            "shard folder "
+                + staging
+                + ": its new lock file is locked by "
+                + "another process (expected: a file no other process knows yet)");
       }
       held = HELD.add(key(folder));
       Files.move(staging, folder);
@@ -104,8 +120,8 @@ public final class ShardFiles {
 
   /** Creates a column file, owner-only from its creation, open for reading and writing. */
   FileChannel createColumnFile(int column, String name) throws IOException {
-    Set<OpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-        StandardOpenOption.WRITE);
+    Set<OpenOption> options =
+        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     return FileChannel.open(columnFile(column, name), options, ownerOnly(folder, "rw-------"));
   }
 
@@ -115,7 +131,8 @@ public final class ShardFiles {
       return new FileAttribute<?>[0];
     }
     return new FileAttribute<?>[] {
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(permissions))};
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(permissions))
+    };
   }
 
   public Path folder() {
@@ -173,13 +190,13 @@ public final class ShardFiles {
   }
 
   /**
-   * Removes the shard folders in {@code parent} whose owner has died: those named {@code
-   * shard-...} holding Stoker's lock file that no process holds, and the staging folders ({@code
-   * .staging-shard-...}) a process killed in {@link #create} left with their lock file, once
-   * they are older than {@link #STAGING_GRACE_MILLIS} (a live {@code create} takes its lock a
-   * moment after it made the folder). Anything else is left alone: a
-   * live shard, a folder of another name or without the lock file, one this process cannot open,
-   * and, in a shard folder, every file that is not Stoker's. Returns the folders removed.
+   * Removes the shard folders in {@code parent} whose owner has died: those named {@code shard-...}
+   * holding Stoker's lock file that no process holds, and the staging folders ({@code
+   * .staging-shard-...}) a process killed in {@link #create} left with their lock file, once they
+   * are older than {@link #STAGING_GRACE_MILLIS} (a live {@code create} takes its lock a moment
+   * after it made the folder). Anything else is left alone: a live shard, a folder of another name
+   * or without the lock file, one this process cannot open, and, in a shard folder, every file that
+   * is not Stoker's. Returns the folders removed.
    */
   public static List<Path> sweep(Path parent) {
     List<Path> removed = new ArrayList<>();
@@ -221,8 +238,8 @@ public final class ShardFiles {
     if (!Files.isRegularFile(lockFile, LinkOption.NOFOLLOW_LINKS)) {
       return false;
     }
-    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE,
-        LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel channel =
+        FileChannel.open(lockFile, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       FileLock lock = channel.tryLock();
       if (lock == null) {
         return false; // its owner lives

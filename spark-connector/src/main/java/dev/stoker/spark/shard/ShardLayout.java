@@ -13,6 +13,7 @@ import java.util.List;
  */
 public final class ShardLayout implements Serializable {
   private static final long serialVersionUID = 1L;
+
   /** A row of one column must fit in a mapped segment. */
   static final int MAX_ROW_BYTES = 1 << 30;
 
@@ -31,8 +32,10 @@ public final class ShardLayout implements Serializable {
     for (int f = 0; f < n; f++) {
       Field field = schema.field(f);
       if (field.bytesPerSample() > MAX_ROW_BYTES) {
-        throw new IllegalArgumentException(String.format("column '%s': %d bytes per row "
-            + "(expected: at most %d)", field.name(), field.bytesPerSample(), MAX_ROW_BYTES));
+        throw new IllegalArgumentException(
+            String.format(
+                "column '%s': %d bytes per row " + "(expected: at most %d)",
+                field.name(), field.bytesPerSample(), MAX_ROW_BYTES));
       }
       names[f] = field.name();
       dtypes[f] = field.dtype();

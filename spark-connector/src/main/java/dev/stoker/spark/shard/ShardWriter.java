@@ -7,8 +7,8 @@ import java.nio.file.Files;
 
 /**
  * Writes blocks into a rank's column files at their rows, in any order, within a byte budget,
- * through the file system (a full disk is an {@code IOException}, never a crash), and then maps
- * the files for reading. Used by one thread.
+ * through the file system (a full disk is an {@code IOException}, never a crash), and then maps the
+ * files for reading. Used by one thread.
  */
 public final class ShardWriter implements AutoCloseable {
   /** How much growth is allowed between two checks of the free disk space. */
@@ -24,8 +24,8 @@ public final class ShardWriter implements AutoCloseable {
   private long checkedUpTo;
 
   /**
-   * Column files for {@code layout} in {@code files}, holding at most {@code budget} bytes.
-   * {@code owner} names the shard in messages, e.g. {@code rank 1}.
+   * Column files for {@code layout} in {@code files}, holding at most {@code budget} bytes. {@code
+   * owner} names the shard in messages, e.g. {@code rank 1}.
    */
   public ShardWriter(ShardFiles files, ShardLayout layout, long budget, String owner)
       throws IOException {
@@ -45,8 +45,8 @@ public final class ShardWriter implements AutoCloseable {
   }
 
   /**
-   * Checks that {@code rows} rows fit the budget and, before any is written, the free space of
-   * the disk: for a shard whose size is known in advance.
+   * Checks that {@code rows} rows fit the budget and, before any is written, the free space of the
+   * disk: for a shard whose size is known in advance.
    */
   public void reserve(long rows) throws IOException {
     checkBudget(rows);
@@ -65,9 +65,9 @@ public final class ShardWriter implements AutoCloseable {
   }
 
   /**
-   * Writes rows {@code firstRow .. firstRow + rows - 1}, column {@code c} from byte 0 of
-   * {@code columns[c]} (positions and limits are ignored and left as they are). Direct buffers
-   * go to the file without another copy.
+   * Writes rows {@code firstRow .. firstRow + rows - 1}, column {@code c} from byte 0 of {@code
+   * columns[c]} (positions and limits are ignored and left as they are). Direct buffers go to the
+   * file without another copy.
    */
   public void write(long firstRow, int rows, ByteBuffer[] columns) throws IOException {
     long end = firstRow + rows;
@@ -105,13 +105,13 @@ public final class ShardWriter implements AutoCloseable {
   }
 
   /**
-   * Maps rows {@code 0 .. rows - 1} of every column for reading and closes the files; the
-   * mapping stays valid until it is released.
+   * Maps rows {@code 0 .. rows - 1} of every column for reading and closes the files; the mapping
+   * stays valid until it is released.
    */
   public MappedShard map(long rows) throws IOException {
     if (rows > extent) {
-      throw new IllegalStateException(owner + ": mapping " + rows + " rows of a shard of "
-          + extent);
+      throw new IllegalStateException(
+          owner + ": mapping " + rows + " rows of a shard of " + extent);
     }
     MappedShard shard = MappedShard.map(files, layout, channels, rows);
     close();
@@ -126,19 +126,24 @@ public final class ShardWriter implements AutoCloseable {
       bytes = Long.MAX_VALUE;
     }
     if (bytes > budget) {
-      throw new ShardBudgetException(String.format("shard of %s: %d rows x %d bytes = %s "
-          + "(expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks or "
-          + "fewer columns)", owner, rows, layout.rowBytes(), Sizes.text(bytes),
-          Sizes.text(budget)));
+      throw new ShardBudgetException(
+          String.format(
+              "shard of %s: %d rows x %d bytes = %s "
+                  + "(expected: at most maxShardBytes = %s; raise maxShardBytes, use more ranks or "
+                  + "fewer columns)",
+              owner, rows, layout.rowBytes(), Sizes.text(bytes), Sizes.text(budget)));
     }
   }
 
   private void checkDisk(long needed) throws IOException {
     long free = Files.getFileStore(files.folder()).getUsableSpace();
     if (free < needed) {
-      throw new ShardBudgetException(String.format("shard of %s: %s more needed in %s but %s "
-          + "is free there (expected: room for the shard; set shardDir to a larger local disk or "
-          + "use more ranks)", owner, Sizes.text(needed), files.folder(), Sizes.text(free)));
+      throw new ShardBudgetException(
+          String.format(
+              "shard of %s: %s more needed in %s but %s "
+                  + "is free there (expected: room for the shard; set shardDir to a larger local disk or "
+                  + "use more ranks)",
+              owner, Sizes.text(needed), files.folder(), Sizes.text(free)));
     }
   }
 

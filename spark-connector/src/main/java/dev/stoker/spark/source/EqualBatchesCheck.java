@@ -29,17 +29,16 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
 
 /**
  * Refuses, when a query is planned, what Spark never hands a source to refuse: a filter it cannot
- * translate (a UDF, a random condition, arithmetic outside ANSI mode), a filter over a cached
- * read, a subquery, a join, a {@code distinct}, a sort or a repartition above a
- * {@code format("stoker")} read. Each would drop or move rows of batches already planned per
- * rank, leaving the ranks with unequal batches, which is what hangs distributed training; the
- * filters Spark does hand the source are refused by its scan builder alike.
+ * translate (a UDF, a random condition, arithmetic outside ANSI mode), a filter over a cached read,
+ * a subquery, a join, a {@code distinct}, a sort or a repartition above a {@code format("stoker")}
+ * read. Each would drop or move rows of batches already planned per rank, leaving the ranks with
+ * unequal batches, which is what hangs distributed training; the filters Spark does hand the source
+ * are refused by its scan builder alike.
  *
- * <p>A source cannot add a rule through the session's extensions, which are fixed when the
- * session is built: the source adds this one to the session's extra optimizations when a read is
- * made ({@link #register}), before any query over it is optimized. Aggregates over a read
- * ({@code count}, {@code sum}) and a {@code limit} for a look stay allowed: their rows are no
- * batches.
+ * <p>A source cannot add a rule through the session's extensions, which are fixed when the session
+ * is built: the source adds this one to the session's extra optimizations when a read is made
+ * ({@link #register}), before any query over it is optimized. Aggregates over a read ({@code
+ * count}, {@code sum}) and a {@code limit} for a look stay allowed: their rows are no batches.
  */
 final class EqualBatchesCheck extends Rule<LogicalPlan> {
   private static final Object LOCK = new Object();
@@ -58,8 +57,9 @@ final class EqualBatchesCheck extends Rule<LogicalPlan> {
         rules.add(rule);
       }
       rules.add(new EqualBatchesCheck());
-      spark.experimental().extraOptimizations_$eq(
-          scala.collection.JavaConverters.asScalaBuffer(rules).toSeq());
+      spark
+          .experimental()
+          .extraOptimizations_$eq(scala.collection.JavaConverters.asScalaBuffer(rules).toSeq());
     }
   }
 
@@ -76,13 +76,18 @@ final class EqualBatchesCheck extends Rule<LogicalPlan> {
       while (children.hasNext()) {
         String read = stokerReadUnder(children.next());
         if (read != null) {
-          throw new UnsupportedOperationException(String.format(Locale.ROOT, "format(\"stoker\") "
-              + "read of %s: %s over it would drop or move rows of the batches planned for each "
-              + "rank, leaving the ranks with unequal, partial batches, and Spark does not hand "
-              + "it to the source (expected: no filter, join, distinct, sort or repartition over "
-              + "a stoker read; apply it before writing the data, or read the files with "
-              + "spark.read().parquet(...), apply it there and hand the result to "
-              + "StokerSpark.on(...), which rebalances the rows across the ranks)", read, what));
+          throw new UnsupportedOperationException(
+              String.format(
+                  Locale.ROOT,
+                  "format(\"stoker\") "
+                      + "read of %s: %s over it would drop or move rows of the batches planned for each "
+                      + "rank, leaving the ranks with unequal, partial batches, and Spark does not hand "
+                      + "it to the source (expected: no filter, join, distinct, sort or repartition over "
+                      + "a stoker read; apply it before writing the data, or read the files with "
+                      + "spark.read().parquet(...), apply it there and hand the result to "
+                      + "StokerSpark.on(...), which rebalances the rows across the ranks)",
+                  read,
+                  what));
         }
       }
     }
@@ -103,7 +108,8 @@ final class EqualBatchesCheck extends Rule<LogicalPlan> {
     if (plan instanceof Distinct || plan instanceof Deduplicate) {
       return "a distinct";
     }
-    if (plan instanceof Aggregate aggregate && !aggregate.groupingExpressions().isEmpty()
+    if (plan instanceof Aggregate aggregate
+        && !aggregate.groupingExpressions().isEmpty()
         && aggregate.aggregateExpressions().size() == aggregate.groupingExpressions().size()) {
       return "a distinct";
     }

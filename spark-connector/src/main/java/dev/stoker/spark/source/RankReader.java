@@ -15,10 +15,10 @@ import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * Reads one rank in a Spark task: the rank's {@link RankLoader} over its {@link RankDataset} runs
- * the epoch, and each of its batches is handed to Spark as a {@link ColumnarBatch} over the
- * batch's slot, valid until the next call of {@link #next()}. Nothing starts before the first
- * {@code next()}; {@link #close()} (also when the task completes, however it ends) stops the
- * loader and frees the Parquet reader, the shuffle windows and every slot.
+ * the epoch, and each of its batches is handed to Spark as a {@link ColumnarBatch} over the batch's
+ * slot, valid until the next call of {@link #next()}. Nothing starts before the first {@code
+ * next()}; {@link #close()} (also when the task completes, however it ends) stops the loader and
+ * frees the Parquet reader, the shuffle windows and every slot.
  */
 final class RankReader implements PartitionReader<ColumnarBatch> {
 
@@ -64,10 +64,11 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   private void start() {
     OpenCounts.opened(OpenCounts.Kind.RANK_READERS);
     started = true;
-    loader = RankLoader.builder(config, partition.runs())
-        .namedAfter("stoker-source")
-        .dataset(windows -> new RankDataset(config, partition.runs(), windows, counters))
-        .build();
+    loader =
+        RankLoader.builder(config, partition.runs())
+            .namedAfter("stoker-source")
+            .dataset(windows -> new RankDataset(config, partition.runs(), windows, counters))
+            .build();
     slots = new SlotBatch(config.columns(), config.schema());
     batches = loader.loader().epoch(config.epoch()).iterator();
   }
@@ -76,8 +77,8 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
   private boolean nextCountOnly() {
     int batchSize = config.loader().options().batchSize();
     long rows = partition.rows();
-    if (countOnlyBatches >= EpochSplit.batches(rows, batchSize,
-        config.loader().options().dropLast())) {
+    if (countOnlyBatches
+        >= EpochSplit.batches(rows, batchSize, config.loader().options().dropLast())) {
       return false;
     }
     long done = (long) countOnlyBatches * batchSize;

@@ -18,8 +18,8 @@ public final class ScanPlans {
 
   /**
    * The scan ({@link BatchScanExec} or {@link FileSourceScanExec}) under {@code plan}, if nothing
-   * but a choice of its columns and Spark's code generation and row conversion lie above it;
-   * else null.
+   * but a choice of its columns and Spark's code generation and row conversion lie above it; else
+   * null.
    */
   public static SparkPlan scanOf(SparkPlan plan) {
     if (plan instanceof WholeStageCodegenExec codegen) {
@@ -49,6 +49,7 @@ public final class ScanPlans {
   /** The {@code format("stoker")} scan under {@code plan} as {@link #scanOf} finds it, or null. */
   public static StokerScan stokerScan(SparkPlan plan) {
     return scanOf(plan) instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
-        ? stoker : null;
+        ? stoker
+        : null;
   }
 }

@@ -1,7 +1,7 @@
 package dev.stoker.spark.source;
 
-import dev.stoker.spark.parquet.ColumnSpec;
 import dev.stoker.loader.Batch;
+import dev.stoker.spark.parquet.ColumnSpec;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.spark.sql.types.StructType;
@@ -9,8 +9,8 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * The Spark {@link ColumnarBatch} a rank hands out, rebound to every loader batch: one
- * {@link SlotColumnVector} per column over the batch's slot, its row count the batch's size.
+ * The Spark {@link ColumnarBatch} a rank hands out, rebound to every loader batch: one {@link
+ * SlotColumnVector} per column over the batch's slot, its row count the batch's size.
  */
 final class SlotBatch {
   private final SlotColumnVector[] vectors;
@@ -20,8 +20,8 @@ final class SlotBatch {
     vectors = new SlotColumnVector[columns.size()];
     for (int c = 0; c < vectors.length; c++) {
       ColumnSpec column = columns.get(c);
-      vectors[c] = new SlotColumnVector(schema.fields()[c].dataType(), column.dtype(),
-          column.elements());
+      vectors[c] =
+          new SlotColumnVector(schema.fields()[c].dataType(), column.dtype(), column.elements());
     }
     columnar = new ColumnarBatch(vectors.clone());
   }

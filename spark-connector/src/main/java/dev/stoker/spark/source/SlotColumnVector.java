@@ -15,12 +15,12 @@ import org.apache.spark.sql.vectorized.ColumnarMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * A Spark column vector over one column of a loader batch, read in place: no copy between the
- * batch slot and Spark. Row {@code r} of a column of {@code elements} values per row starts
- * {@code r * elements} values after the column's first byte. A list column's rows are
- * {@link ColumnarArray}s over a child vector of its values; a binary column's are byte arrays.
- * Rebound to every new batch; it reads through a view of the slot, so a vector kept too long
- * shows later batches but never freed memory. Never null.
+ * A Spark column vector over one column of a loader batch, read in place: no copy between the batch
+ * slot and Spark. Row {@code r} of a column of {@code elements} values per row starts {@code r *
+ * elements} values after the column's first byte. A list column's rows are {@link ColumnarArray}s
+ * over a child vector of its values; a binary column's are byte arrays. Rebound to every new batch;
+ * it reads through a view of the slot, so a vector kept too long shows later batches but never
+ * freed memory. Never null.
  */
 final class SlotColumnVector extends ColumnVector {
   private final DType dtype;
@@ -34,15 +34,17 @@ final class SlotColumnVector extends ColumnVector {
   private LongBuffer longs;
 
   /**
-   * A vector of Spark type {@code type} over values of {@code dtype}, {@code elements} per row:
-   * 1 for numbers, the row length of lists and binaries.
+   * A vector of Spark type {@code type} over values of {@code dtype}, {@code elements} per row: 1
+   * for numbers, the row length of lists and binaries.
    */
   SlotColumnVector(DataType type, DType dtype, int elements) {
     super(type);
     this.dtype = dtype;
     this.elements = elements;
-    this.values = type instanceof ArrayType array
-        ? new SlotColumnVector(array.elementType(), dtype, 1) : null;
+    this.values =
+        type instanceof ArrayType array
+            ? new SlotColumnVector(array.elementType(), dtype, 1)
+            : null;
   }
 
   /** Reads the column starting at byte {@code offset} of {@code memory} from now on. */
@@ -157,8 +159,12 @@ final class SlotColumnVector extends ColumnVector {
   @Override
   public ColumnVector getChild(int ordinal) {
     if (ordinal != 0 || values == null) {
-      throw new IndexOutOfBoundsException("child " + ordinal + " of a " + type.catalogString()
-          + " column (expected: 0, of an array column)");
+      throw new IndexOutOfBoundsException(
+          "child "
+              + ordinal
+              + " of a "
+              + type.catalogString()
+              + " column (expected: 0, of an array column)");
     }
     return values;
   }
@@ -194,7 +200,13 @@ final class SlotColumnVector extends ColumnVector {
   }
 
   private UnsupportedOperationException unsupported(String what) {
-    return new UnsupportedOperationException("a " + type.catalogString() + " column of "
-        + dtype.label() + " values has no " + what + " values");
+    return new UnsupportedOperationException(
+        "a "
+            + type.catalogString()
+            + " column of "
+            + dtype.label()
+            + " values has no "
+            + what
+            + " values");
   }
 }

@@ -7,34 +7,41 @@ import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
- * The scan's metrics in Spark's UI and plan: per task, rows read, Parquet bytes read, read time
- * and batches; on the driver, the rows planning dropped. Spark makes the metric classes by name,
- * so each is public with a public constructor.
+ * The scan's metrics in Spark's UI and plan: per task, rows read, Parquet bytes read, read time and
+ * batches; on the driver, the rows planning dropped. Spark makes the metric classes by name, so
+ * each is public with a public constructor.
  */
 public final class SourceMetrics {
   /** Rows read from Parquet into the shuffle buffers. */
   public static final String ROWS_READ = "rowsRead";
+
   /** Rows no rank reads, known when planning ({@code dropLast}). */
   public static final String ROWS_DROPPED = "rowsDropped";
+
   /** Compressed bytes of the column chunks read. */
   public static final String BYTES_READ = "bytesRead";
+
   /** Time spent decoding Parquet and filling the shuffle buffers, in milliseconds. */
   public static final String READ_TIME = "readTimeMs";
+
   /** Batches handed to Spark. */
   public static final String BATCHES = "batches";
 
   private SourceMetrics() {}
 
   static CustomMetric[] supported() {
-    return new CustomMetric[] {new RowsRead(), new RowsDropped(), new BytesRead(),
-        new ReadTime(), new Batches()};
+    return new CustomMetric[] {
+      new RowsRead(), new RowsDropped(), new BytesRead(), new ReadTime(), new Batches()
+    };
   }
 
   static CustomTaskMetric[] taskValues(SourceCounters counters) {
-    return new CustomTaskMetric[] {value(ROWS_READ, counters.rowsRead.sum()),
-        value(BYTES_READ, counters.bytesRead.sum()),
-        value(READ_TIME, counters.readNanos.sum() / 1_000_000),
-        value(BATCHES, counters.batches.sum())};
+    return new CustomTaskMetric[] {
+      value(ROWS_READ, counters.rowsRead.sum()),
+      value(BYTES_READ, counters.bytesRead.sum()),
+      value(READ_TIME, counters.readNanos.sum() / 1_000_000),
+      value(BATCHES, counters.batches.sum())
+    };
   }
 
   static CustomTaskMetric value(String name, long value) {

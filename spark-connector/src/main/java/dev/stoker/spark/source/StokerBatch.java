@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.SparkContext;
-import org.slf4j.LoggerFactory;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.slf4j.LoggerFactory;
 
 /**
- * A planned scan as Spark runs it: one partition per rank, in rank order. Planning its
- * partitions tells the Stoker page, once, which query runs it.
+ * A planned scan as Spark runs it: one partition per rank, in rank order. Planning its partitions
+ * tells the Stoker page, once, which query runs it.
  */
 final class StokerBatch implements Batch {
   /** Spark's local property with the running query's SQL execution id. */
@@ -50,13 +50,22 @@ final class StokerBatch implements Batch {
   private void tellThePage(int ranks) {
     try {
       SparkContext spark = SparkContext.getOrCreate();
-      StokerUi.of(spark).read(spark, new StokerRead(UUID.randomUUID().toString(),
-          System.currentTimeMillis(), spark.getLocalProperty(EXECUTION_ID), input, ranks,
-          plan.rows(), plan.batchesPerRank(), config.loader().options().batchSize(),
-          plan.droppedRows()));
+      StokerUi.of(spark)
+          .read(
+              spark,
+              new StokerRead(
+                  UUID.randomUUID().toString(),
+                  System.currentTimeMillis(),
+                  spark.getLocalProperty(EXECUTION_ID),
+                  input,
+                  ranks,
+                  plan.rows(),
+                  plan.batchesPerRank(),
+                  config.loader().options().batchSize(),
+                  plan.droppedRows()));
     } catch (RuntimeException | LinkageError e) {
-      LoggerFactory.getLogger(StokerBatch.class).warn("stoker: the Stoker page cannot list the "
-          + "read of {}: {}", input, e.toString());
+      LoggerFactory.getLogger(StokerBatch.class)
+          .warn("stoker: the Stoker page cannot list the " + "read of {}: {}", input, e.toString());
     }
   }
 

@@ -1,12 +1,12 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.ParquetResume;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ReadRun;
-import dev.stoker.loader.LoaderOptions;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.connector.metric.CustomMetric;
@@ -33,18 +33,27 @@ public final class StokerScan implements Scan {
   }
 
   /**
-   * The state of this read after {@code batchesPerRank} batches on each of its ranks: what a
-   * read with option {@code resumeFrom} (or a run) resumes from, on any number of ranks. After
-   * the last batch, the start of the next epoch.
+   * The state of this read after {@code batchesPerRank} batches on each of its ranks: what a read
+   * with option {@code resumeFrom} (or a run) resumes from, on any number of ranks. After the last
+   * batch, the start of the next epoch.
    *
    * @throws IllegalArgumentException unless {@code 0 <= batchesPerRank <= batchesPerRank()}
    */
   public LoaderState stateAfter(long batchesPerRank) {
     int worldSize = plan.ranks().size();
     LoaderOptions options = config.loader().options();
-    LoaderState base = resumedFrom != null ? resumedFrom.resumedOn(worldSize)
-        : LoaderState.startOf(options.seed(), options.shuffle(), config.epoch(), worldSize,
-            options.batchSize(), options.dropLast(), config.windowRows(), read.fingerprint());
+    LoaderState base =
+        resumedFrom != null
+            ? resumedFrom.resumedOn(worldSize)
+            : LoaderState.startOf(
+                options.seed(),
+                options.shuffle(),
+                config.epoch(),
+                worldSize,
+                options.batchSize(),
+                options.dropLast(),
+                config.windowRows(),
+                read.fingerprint());
     return ParquetResume.after(base, plan.batchesPerRank(), batchesPerRank, true);
   }
 
@@ -56,7 +65,9 @@ public final class StokerScan implements Scan {
     return read;
   }
 
-  /** Every rank's rows, for consumers that run the ranks' loaders themselves (the Python bridge). */
+  /**
+   * Every rank's rows, for consumers that run the ranks' loaders themselves (the Python bridge).
+   */
   public ReadPlan plan() {
     return plan;
   }
@@ -89,7 +100,8 @@ public final class StokerScan implements Scan {
   @Override
   public CustomTaskMetric[] reportDriverMetrics() {
     return new CustomTaskMetric[] {
-        SourceMetrics.value(SourceMetrics.ROWS_DROPPED, plan.droppedRows())};
+      SourceMetrics.value(SourceMetrics.ROWS_DROPPED, plan.droppedRows())
+    };
   }
 
   /** Rows every rank reads. */
@@ -132,15 +144,27 @@ public final class StokerScan implements Scan {
   public String description() {
     LoaderOptions options = config.loader().options();
     int runs = plan.ranks().stream().mapToInt(List::size).sum();
-    return String.format(Locale.ROOT, "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
+    return String.format(
+        Locale.ROOT,
+        "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
             + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d%s, "
             + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader; the "
             + "Stoker tab lists this read]",
-        read.dataset().input(), read.dataset().files().size(), plan.rowGroups(), plan.rows(), plan.ranks().size(), plan.batchesPerRank(),
-        options.batchSize(), plan.droppedRows(), plan.paddedRows(),
-        options.shuffle() ? "shuffled, seed " + options.seed() : "in order", config.epoch(),
+        read.dataset().input(),
+        read.dataset().files().size(),
+        plan.rowGroups(),
+        plan.rows(),
+        plan.ranks().size(),
+        plan.batchesPerRank(),
+        options.batchSize(),
+        plan.droppedRows(),
+        plan.paddedRows(),
+        options.shuffle() ? "shuffled, seed " + options.seed() : "in order",
+        config.epoch(),
         resumedFrom == null ? "" : " resumed after " + resumedFrom.consumedRows() + " rows",
-        config.windowRows(), sparkReaderRuns(), runs);
+        config.windowRows(),
+        sparkReaderRuns(),
+        runs);
   }
 
   @Override

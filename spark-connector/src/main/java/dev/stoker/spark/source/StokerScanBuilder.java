@@ -1,11 +1,11 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceDataset;
 import dev.stoker.spark.parquet.SourceOptions;
-import dev.stoker.loader.LoaderOptions;
 import java.util.Arrays;
 import java.util.Locale;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -23,17 +23,20 @@ import org.slf4j.LoggerFactory;
  * every rank's rows, from the footers alone: no Spark job, no shuffle.
  *
  * <p>A filter or a sample that Spark hands the scan is refused: applied to rows already planned
- * into equal batches, it would leave the ranks with fewer, unequal and partial batches. Spark
- * hands the scan every deterministic filter it can translate (comparisons, {@code IN}, {@code IS
- * NULL}, string prefixes, and arithmetic in ANSI mode, Spark 4's default), from the DataFrame API
- * and from SQL over a view alike, and every {@code sample} or {@code TABLESAMPLE} directly over
- * the read; a filter it cannot translate (a UDF, a non-deterministic condition, a subquery,
- * arithmetic outside ANSI mode) stays above the scan unseen, as do operators that drop rows
- * themselves (a join, {@code distinct}). A {@code limit} (and so {@code show()}) is let through:
- * it takes the first rows for a look, not batches per rank.
+ * into equal batches, it would leave the ranks with fewer, unequal and partial batches. Spark hands
+ * the scan every deterministic filter it can translate (comparisons, {@code IN}, {@code IS NULL},
+ * string prefixes, and arithmetic in ANSI mode, Spark 4's default), from the DataFrame API and from
+ * SQL over a view alike, and every {@code sample} or {@code TABLESAMPLE} directly over the read; a
+ * filter it cannot translate (a UDF, a non-deterministic condition, a subquery, arithmetic outside
+ * ANSI mode) stays above the scan unseen, as do operators that drop rows themselves (a join, {@code
+ * distinct}). A {@code limit} (and so {@code show()}) is let through: it takes the first rows for a
+ * look, not batches per rank.
  */
-final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
-    SupportsPushDownV2Filters, SupportsPushDownTableSample {
+final class StokerScanBuilder
+    implements ScanBuilder,
+        SupportsPushDownRequiredColumns,
+        SupportsPushDownV2Filters,
+        SupportsPushDownTableSample {
   private static final Logger LOG = LoggerFactory.getLogger(StokerScanBuilder.class);
   private final SourceDataset dataset;
   private StructType required;
@@ -56,13 +59,17 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
     if (predicates.length > 0) {
-      throw new UnsupportedOperationException(String.format(Locale.ROOT, "format(\"stoker\") "
-          + "read of %s: a filter over it (%s) would drop rows from batches already planned, "
-          + "leaving the ranks with unequal, partial batches (expected: no filter on a stoker "
-          + "read; filter the data before writing it, or read the files with "
-          + "spark.read().parquet(...), filter that and hand it to StokerSpark.on(...), which "
-          + "rebalances the rows across the ranks)", dataset.input(), String.join(" AND ",
-          Arrays.stream(predicates).map(Predicate::toString).toList())));
+      throw new UnsupportedOperationException(
+          String.format(
+              Locale.ROOT,
+              "format(\"stoker\") "
+                  + "read of %s: a filter over it (%s) would drop rows from batches already planned, "
+                  + "leaving the ranks with unequal, partial batches (expected: no filter on a stoker "
+                  + "read; filter the data before writing it, or read the files with "
+                  + "spark.read().parquet(...), filter that and hand it to StokerSpark.on(...), which "
+                  + "rebalances the rows across the ranks)",
+              dataset.input(),
+              String.join(" AND ", Arrays.stream(predicates).map(Predicate::toString).toList())));
     }
     return predicates;
   }
@@ -78,15 +85,21 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
    * @throws UnsupportedOperationException naming the read, the sample and the remedy
    */
   @Override
-  public boolean pushTableSample(double lowerBound, double upperBound, boolean withReplacement,
-      long seed) {
-    throw new UnsupportedOperationException(String.format(Locale.ROOT, "format(\"stoker\") read "
-        + "of %s: a sample of it (fraction %s, %s replacement, seed %d) would drop rows from "
-        + "batches already planned, leaving the ranks with unequal, partial batches (expected: "
-        + "no sample of a stoker read; sample the data before writing it, or read the files with "
-        + "spark.read().parquet(...), sample that and hand it to StokerSpark.on(...), which "
-        + "rebalances the rows across the ranks)", dataset.input(), upperBound - lowerBound,
-        withReplacement ? "with" : "without", seed));
+  public boolean pushTableSample(
+      double lowerBound, double upperBound, boolean withReplacement, long seed) {
+    throw new UnsupportedOperationException(
+        String.format(
+            Locale.ROOT,
+            "format(\"stoker\") read "
+                + "of %s: a sample of it (fraction %s, %s replacement, seed %d) would drop rows from "
+                + "batches already planned, leaving the ranks with unequal, partial batches (expected: "
+                + "no sample of a stoker read; sample the data before writing it, or read the files with "
+                + "spark.read().parquet(...), sample that and hand it to StokerSpark.on(...), which "
+                + "rebalances the rows across the ranks)",
+            dataset.input(),
+            upperBound - lowerBound,
+            withReplacement ? "with" : "without",
+            seed));
   }
 
   @Override
@@ -94,12 +107,18 @@ final class StokerScanBuilder implements ScanBuilder, SupportsPushDownRequiredCo
     SourceOptions options = dataset.options();
     LoaderOptions loader = options.loader();
     ParquetRead read = ParquetRead.of(dataset, required);
-    ReadPlan plan = options.resumeFrom() == null
-        ? read.plan(loader, options.worldSize(), options.epoch())
-        : read.plan(loader, options.worldSize(), options.resumeFrom(),
-            options.acceptChangedInput());
-    ReadConfig config = read.config(loader, options.worldSize(), options.epoch(),
-        options.shuffleBuffer(), options.verifyChecksums());
+    ReadPlan plan =
+        options.resumeFrom() == null
+            ? read.plan(loader, options.worldSize(), options.epoch())
+            : read.plan(
+                loader, options.worldSize(), options.resumeFrom(), options.acceptChangedInput());
+    ReadConfig config =
+        read.config(
+            loader,
+            options.worldSize(),
+            options.epoch(),
+            options.shuffleBuffer(),
+            options.verifyChecksums());
     StokerScan scan = new StokerScan(plan, config, read, options.resumeFrom());
     LOG.info("{}", scan.description());
     return scan;

@@ -12,8 +12,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * {@code format("stoker")}: Parquet files read as fixed-size columnar batches, one partition per
- * rank, the same number of batches in every partition. The files are listed and their footers
- * read once, when the DataFrame is made; the schema comes from them.
+ * rank, the same number of batches in every partition. The files are listed and their footers read
+ * once, when the DataFrame is made; the schema comes from them.
  */
 public final class StokerSource implements TableProvider, DataSourceRegister {
   /** The name in {@code format(...)} and {@code USING ...}. */
@@ -33,12 +33,14 @@ public final class StokerSource implements TableProvider, DataSourceRegister {
   }
 
   @Override
-  public Table getTable(StructType schema, Transform[] partitioning,
-      Map<String, String> properties) {
-    SparkSession.getActiveSession().foreach(spark -> {
-      EqualBatchesCheck.register(spark); // before any query over this read is optimized
-      return null;
-    });
+  public Table getTable(
+      StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    SparkSession.getActiveSession()
+        .foreach(
+            spark -> {
+              EqualBatchesCheck.register(spark); // before any query over this read is optimized
+              return null;
+            });
     return new StokerTable(dataset(properties));
   }
 

@@ -4,9 +4,9 @@ import java.io.Serializable;
 import java.util.Locale;
 
 /**
- * What one rank of a run measured so far: its place, its progress and its input pipeline's
- * timings, as the rank's watcher sends them with the executor's heartbeats and once more when its
- * task ends. Serializable for the accumulator that carries it and for the event log (Jackson).
+ * What one rank of a run measured so far: its place, its progress and its input pipeline's timings,
+ * as the rank's watcher sends them with the executor's heartbeats and once more when its task ends.
+ * Serializable for the accumulator that carries it and for the event log (Jackson).
  *
  * @param rank the rank
  * @param executorId the executor that runs it (filled in on the driver), or null
@@ -30,11 +30,29 @@ import java.util.Locale;
  * @param verdictSummary the verdict with the numbers behind it and the knob to turn, or null
  * @param finished whether the rank's function has returned
  */
-public record RankFigures(int rank, String executorId, String host, String device, String gpu,
-    int epoch, long batches, int batchesPerEpoch, int epochs, long samples,
-    double samplesPerSecond, long waitMillis, long stepMillis, double fillMillis,
-    double transferMillis, double slotWaitShare, int numWorkers, long droppedRows, String verdict,
-    String verdictSummary, boolean finished) implements Serializable {
+public record RankFigures(
+    int rank,
+    String executorId,
+    String host,
+    String device,
+    String gpu,
+    int epoch,
+    long batches,
+    int batchesPerEpoch,
+    int epochs,
+    long samples,
+    double samplesPerSecond,
+    long waitMillis,
+    long stepMillis,
+    double fillMillis,
+    double transferMillis,
+    double slotWaitShare,
+    int numWorkers,
+    long droppedRows,
+    String verdict,
+    String verdictSummary,
+    boolean finished)
+    implements Serializable {
 
   /** The batches a run of {@code epochs} epochs delivers, or -1 when the epochs are not known. */
   public long expectedBatches() {
@@ -49,23 +67,67 @@ public record RankFigures(int rank, String executorId, String host, String devic
 
   /** These figures with the place the driver knows the rank runs at. */
   public RankFigures at(String executor, String onHost) {
-    return new RankFigures(rank, executor, onHost, device, gpu, epoch, batches, batchesPerEpoch,
-        epochs, samples, samplesPerSecond, waitMillis, stepMillis, fillMillis, transferMillis,
-        slotWaitShare, numWorkers, droppedRows, verdict, verdictSummary, finished);
+    return new RankFigures(
+        rank,
+        executor,
+        onHost,
+        device,
+        gpu,
+        epoch,
+        batches,
+        batchesPerEpoch,
+        epochs,
+        samples,
+        samplesPerSecond,
+        waitMillis,
+        stepMillis,
+        fillMillis,
+        transferMillis,
+        slotWaitShare,
+        numWorkers,
+        droppedRows,
+        verdict,
+        verdictSummary,
+        finished);
   }
 
   /** These figures, marked as the rank's last. */
   public RankFigures ended() {
-    return new RankFigures(rank, executorId, host, device, gpu, epoch, batches, batchesPerEpoch,
-        epochs, samples, samplesPerSecond, waitMillis, stepMillis, fillMillis, transferMillis,
-        slotWaitShare, numWorkers, droppedRows, verdict, verdictSummary, true);
+    return new RankFigures(
+        rank,
+        executorId,
+        host,
+        device,
+        gpu,
+        epoch,
+        batches,
+        batchesPerEpoch,
+        epochs,
+        samples,
+        samplesPerSecond,
+        waitMillis,
+        stepMillis,
+        fillMillis,
+        transferMillis,
+        slotWaitShare,
+        numWorkers,
+        droppedRows,
+        verdict,
+        verdictSummary,
+        true);
   }
 
   /** One line, as the Spark UI's stage page shows the accumulator per task. */
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "rank %d: %d batches, %.0f samples/s, waited %.0f%% (%d ms)"
-        + ", %s", rank, batches, samplesPerSecond, waitShare() * 100, waitMillis,
+    return String.format(
+        Locale.ROOT,
+        "rank %d: %d batches, %.0f samples/s, waited %.0f%% (%d ms)" + ", %s",
+        rank,
+        batches,
+        samplesPerSecond,
+        waitShare() * 100,
+        waitMillis,
         verdict == null ? "no verdict yet" : verdict);
   }
 }

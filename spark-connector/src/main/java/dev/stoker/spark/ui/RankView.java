@@ -7,27 +7,31 @@ import java.util.List;
 import org.apache.spark.util.kvstore.KVIndex;
 
 /**
- * One rank of a run as the Stoker page shows it: its latest figures and its exposed wait over
- * time (the share of each interval between two updates that it waited for data).
+ * One rank of a run as the Stoker page shows it: its latest figures and its exposed wait over time
+ * (the share of each interval between two updates that it waited for data).
  */
 public final class RankView {
   /** Points kept per rank: when full, every other one goes. */
   static final int MAX_POINTS = 240;
 
-  @KVIndex
-  public final String id;
+  @KVIndex public final String id;
   public final String runId;
   public final RankFigures figures;
+
   /** When the driver received the figures, in ms since the epoch. */
   public final long time;
+
   public final List<WaitPoint> series;
 
   /** Exposed wait over one interval. */
   public record WaitPoint(long time, double waitShare) {}
 
   @JsonCreator
-  public RankView(@JsonProperty("id") String id, @JsonProperty("runId") String runId,
-      @JsonProperty("figures") RankFigures figures, @JsonProperty("time") long time,
+  public RankView(
+      @JsonProperty("id") String id,
+      @JsonProperty("runId") String runId,
+      @JsonProperty("figures") RankFigures figures,
+      @JsonProperty("time") long time,
       @JsonProperty("series") List<WaitPoint> series) {
     this.id = id;
     this.runId = runId;
@@ -42,7 +46,11 @@ public final class RankView {
 
   /** The first view of a rank. */
   static RankView first(String runId, long time, RankFigures figures) {
-    return new RankView(id(runId, figures.rank()), runId, figures, time,
+    return new RankView(
+        id(runId, figures.rank()),
+        runId,
+        figures,
+        time,
         List.of(new WaitPoint(time, figures.waitShare())));
   }
 

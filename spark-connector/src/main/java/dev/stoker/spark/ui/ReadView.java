@@ -6,8 +6,7 @@ import org.apache.spark.util.kvstore.KVIndex;
 
 /** A {@code format("stoker")} scan as the Stoker page lists it. */
 public final class ReadView {
-  @KVIndex
-  public final String readId;
+  @KVIndex public final String readId;
   public final StokerRead read;
 
   @JsonCreator

@@ -17,9 +17,9 @@ import scala.xml.Unparsed;
 /**
  * The one place that uses Spark's UI internals (public in the bytecode, {@code private[spark]} in
  * Scala): the listener bus, the status store, a tab with its page. One build serves Spark 3.5
- * (Scala 2.12, {@code javax.servlet}) and 4 (Scala 2.13, {@code jakarta.servlet}): the page
- * renders for either request type and answers the {@code scala.collection.immutable.Seq} both
- * accept; Spark's page frame is called by name, as its request type differs.
+ * (Scala 2.12, {@code javax.servlet}) and 4 (Scala 2.13, {@code jakarta.servlet}): the page renders
+ * for either request type and answers the {@code scala.collection.immutable.Seq} both accept;
+ * Spark's page frame is called by name, as its request type differs.
  */
 public final class SparkUiHooks implements UiHooks {
   /** The tab's path under the UI's root. */
@@ -92,11 +92,10 @@ public final class SparkUiHooks implements UiHooks {
       Unparsed content = new Unparsed(html);
       scala.Function0<Object> body = () -> content;
       try {
-        return (Seq<Node>) frame().invoke(null, request, "Stoker", body, tab, Option.empty(),
-            false, false);
+        return (Seq<Node>)
+            frame().invoke(null, request, "Stoker", body, tab, Option.empty(), false, false);
       } catch (InvocationTargetException e) {
-        throw new IllegalStateException("Spark's page frame failed: " + e.getCause(),
-            e.getCause());
+        throw new IllegalStateException("Spark's page frame failed: " + e.getCause(), e.getCause());
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException("Spark's page frame cannot be called: " + e, e);
       }

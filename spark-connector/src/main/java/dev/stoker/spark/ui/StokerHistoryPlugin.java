@@ -9,10 +9,10 @@ import scala.collection.immutable.Nil$;
 import scala.collection.immutable.Seq;
 
 /**
- * The Stoker page in the Spark History Server: found through {@code ServiceLoader}, it rebuilds
- * the page's store from the Stoker events of an event log and adds the tab to applications that
- * have a Stoker run. Its listeners are a {@code scala.collection.immutable.Seq}, which Spark 3.5
- * (a {@code scala.collection.Seq}) and Spark 4 both accept.
+ * The Stoker page in the Spark History Server: found through {@code ServiceLoader}, it rebuilds the
+ * page's store from the Stoker events of an event log and adds the tab to applications that have a
+ * Stoker run. Its listeners are a {@code scala.collection.immutable.Seq}, which Spark 3.5 (a {@code
+ * scala.collection.Seq}) and Spark 4 both accept.
  */
 public final class StokerHistoryPlugin implements AppHistoryServerPlugin {
   @Override

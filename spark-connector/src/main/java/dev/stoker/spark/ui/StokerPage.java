@@ -11,16 +11,18 @@ import java.util.Set;
 import org.apache.spark.util.kvstore.KVStore;
 
 /**
- * The Stoker page's content, from the views in a status store, as HTML without Spark's frame:
- * per run the answer to "is the input pipeline the bottleneck, on which rank, and why", a table
- * of the ranks' figures and a chart of their exposed wait over time. Plain HTML and inline SVG,
- * nothing fetched from elsewhere; the same store gives the same content, live or replayed.
+ * The Stoker page's content, from the views in a status store, as HTML without Spark's frame: per
+ * run the answer to "is the input pipeline the bottleneck, on which rank, and why", a table of the
+ * ranks' figures and a chart of their exposed wait over time. Plain HTML and inline SVG, nothing
+ * fetched from elsewhere; the same store gives the same content, live or replayed.
  */
 public final class StokerPage {
   /** Seconds between reloads of the live page while a run goes. */
   static final int REFRESH_SECONDS = 5;
+
   /** The comments around the runs, the part that is the same live and replayed. */
   public static final String BEGIN = "<!-- stoker runs -->";
+
   public static final String END = "<!-- /stoker runs -->";
   private static final Set<String> INPUT_BOUND =
       Set.of("pipeline-bound", "memory-bound", "one-worker-saturated");
@@ -50,13 +52,15 @@ public final class StokerPage {
       ranks.add(rank);
     }
     StringBuilder html = new StringBuilder(BEGIN + "\n<div id=\"stoker-runs\">\n");
-    html.append("<p>Is the GPU waiting for data, on which rank, and why? <i>Exposed wait</i> is "
-        + "the time a rank's training step waited for its next batch; a rank that waits holds "
-        + "every other rank back at the next all-reduce. Figures arrive with the executors' "
-        + "heartbeats (<code>spark.executor.heartbeatInterval</code>) and when a rank ends.</p>\n");
+    html.append(
+        "<p>Is the GPU waiting for data, on which rank, and why? <i>Exposed wait</i> is "
+            + "the time a rank's training step waited for its next batch; a rank that waits holds "
+            + "every other rank back at the next all-reduce. Figures arrive with the executors' "
+            + "heartbeats (<code>spark.executor.heartbeatInterval</code>) and when a rank ends.</p>\n");
     if (runs.isEmpty()) {
-      html.append("<p>No Stoker run yet: the ranks of <code>StokerSpark.run</code> show here "
-          + "while they train.</p>\n");
+      html.append(
+          "<p>No Stoker run yet: the ranks of <code>StokerSpark.run</code> show here "
+              + "while they train.</p>\n");
     }
     boolean going = false;
     boolean newest = true;
@@ -79,9 +83,12 @@ public final class StokerPage {
     reads(html, store);
     html.append("</div>\n").append(END).append('\n');
     if (live && going) {
-      html.append("<p class=\"stoker-refresh\">This page reloads every ").append(REFRESH_SECONDS)
-          .append(" s while a run goes.</p>\n<script>setTimeout(function () { "
-              + "window.location.reload(); }, ").append(REFRESH_SECONDS * 1000)
+      html.append("<p class=\"stoker-refresh\">This page reloads every ")
+          .append(REFRESH_SECONDS)
+          .append(
+              " s while a run goes.</p>\n<script>setTimeout(function () { "
+                  + "window.location.reload(); }, ")
+          .append(REFRESH_SECONDS * 1000)
           .append(");</script>\n");
     }
     return html.toString();
@@ -97,47 +104,81 @@ public final class StokerPage {
       return;
     }
     reads.sort(Comparator.comparingLong(StokerRead::time).reversed());
-    html.append("<h4>format(\"stoker\") reads</h4>\n<p>Each scan's per-task metrics (rows, "
-        + "bytes, read time, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
-        + "<table class=\"table table-bordered table-sm stoker-reads\">\n<thead><tr>"
-        + "<th>Planned</th><th>Query</th><th>Input</th><th>Ranks</th><th>Batches per rank</th>"
-        + "<th>Rows</th><th>Rows dropped</th></tr></thead>\n<tbody>\n");
+    html.append(
+        "<h4>format(\"stoker\") reads</h4>\n<p>Each scan's per-task metrics (rows, "
+            + "bytes, read time, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
+            + "<table class=\"table table-bordered table-sm stoker-reads\">\n<thead><tr>"
+            + "<th>Planned</th><th>Query</th><th>Input</th><th>Ranks</th><th>Batches per rank</th>"
+            + "<th>Rows</th><th>Rows dropped</th></tr></thead>\n<tbody>\n");
     for (StokerRead read : reads) {
-      html.append("<tr><td>").append(CLOCK.format(Instant.ofEpochMilli(read.time())))
+      html.append("<tr><td>")
+          .append(CLOCK.format(Instant.ofEpochMilli(read.time())))
           .append("</td><td>");
       if (read.executionId() == null) {
         html.append("&ndash;");
       } else {
-        html.append("<a href=\"../SQL/execution/?id=").append(esc(read.executionId()))
-            .append("\">SQL query ").append(esc(read.executionId())).append("</a>");
+        html.append("<a href=\"../SQL/execution/?id=")
+            .append(esc(read.executionId()))
+            .append("\">SQL query ")
+            .append(esc(read.executionId()))
+            .append("</a>");
       }
-      html.append("</td><td>").append(esc(read.input())).append("</td><td>")
-          .append(read.ranks()).append("</td><td>").append(read.batchesPerRank()).append(" of ")
-          .append(read.batchSize()).append(" rows</td><td>").append(read.rows())
-          .append("</td><td>").append(read.droppedRows()).append("</td></tr>\n");
+      html.append("</td><td>")
+          .append(esc(read.input()))
+          .append("</td><td>")
+          .append(read.ranks())
+          .append("</td><td>")
+          .append(read.batchesPerRank())
+          .append(" of ")
+          .append(read.batchSize())
+          .append(" rows</td><td>")
+          .append(read.rows())
+          .append("</td><td>")
+          .append(read.droppedRows())
+          .append("</td></tr>\n");
     }
     html.append("</tbody></table>\n");
   }
 
   /** One run; {@code open}: unfolded (the newest run and those still going). */
-  private static void run(StringBuilder html, RunView run, List<RankView> views,
-      List<RankFigures> figures, boolean open) {
+  private static void run(
+      StringBuilder html,
+      RunView run,
+      List<RankView> views,
+      List<RankFigures> figures,
+      boolean open) {
     StokerRunStart start = run.start;
     long now = run.running() ? System.currentTimeMillis() : run.end;
-    String state = run.running() ? "running for " + seconds(now - start.time())
-        : run.failure == null ? "finished in " + seconds(run.end - start.time())
-        : "failed after " + seconds(run.end - start.time()) + ": " + run.failure;
-    html.append("<details class=\"stoker-run\" id=\"stoker-run-").append(esc(run.runId))
-        .append(open ? "\" open>" : "\">").append("\n<summary><h4 style=\"display:inline\">Run ")
-        .append(esc(run.runId)).append(" &mdash; ").append(esc(start.description()))
+    String state =
+        run.running()
+            ? "running for " + seconds(now - start.time())
+            : run.failure == null
+                ? "finished in " + seconds(run.end - start.time())
+                : "failed after " + seconds(run.end - start.time()) + ": " + run.failure;
+    html.append("<details class=\"stoker-run\" id=\"stoker-run-")
+        .append(esc(run.runId))
+        .append(open ? "\" open>" : "\">")
+        .append("\n<summary><h4 style=\"display:inline\">Run ")
+        .append(esc(run.runId))
+        .append(" &mdash; ")
+        .append(esc(start.description()))
         .append("</h4></summary>\n<p>Started ")
-        .append(CLOCK.format(Instant.ofEpochMilli(start.time()))).append(", ").append(esc(state))
-        .append("; ").append(start.worldSize()).append(" ranks, batchSize ")
-        .append(start.batchSize()).append(", numWorkers ").append(start.numWorkers())
-        .append(", prefetchFactor ").append(start.prefetchFactor()).append(".</p>\n");
+        .append(CLOCK.format(Instant.ofEpochMilli(start.time())))
+        .append(", ")
+        .append(esc(state))
+        .append("; ")
+        .append(start.worldSize())
+        .append(" ranks, batchSize ")
+        .append(start.batchSize())
+        .append(", numWorkers ")
+        .append(start.numWorkers())
+        .append(", prefetchFactor ")
+        .append(start.prefetchFactor())
+        .append(".</p>\n");
     Straggler straggler = Straggler.of(figures);
     answer(html, figures);
-    html.append("<p class=\"stoker-straggler\"><b>Straggler:</b> ").append(esc(straggler.reason()))
+    html.append("<p class=\"stoker-straggler\"><b>Straggler:</b> ")
+        .append(esc(straggler.reason()))
         .append("</p>\n");
     table(html, figures, straggler.rank(), run.running());
     WaitChart.svg(html, run.runId, start.time(), now, views);
@@ -162,18 +203,30 @@ public final class StokerPage {
       }
     }
     if (!bound.isEmpty()) {
-      html.append(String.format(Locale.ROOT, "<b style=\"color:#c00\">the bottleneck</b> on "
-              + "rank%s %s: rank %d "
-              + "waited %.0f%% of its step for data (%s). %s. <b>Turn:</b> %s.</p>\n",
-          bound.size() > 1 ? "s" : "", String.join(", ", bound), shown.rank(),
-          shown.waitShare() * 100, seconds(shown.waitMillis()), esc(shown.verdictSummary()),
-          knob(shown.verdict())));
+      html.append(
+          String.format(
+              Locale.ROOT,
+              "<b style=\"color:#c00\">the bottleneck</b> on "
+                  + "rank%s %s: rank %d "
+                  + "waited %.0f%% of its step for data (%s). %s. <b>Turn:</b> %s.</p>\n",
+              bound.size() > 1 ? "s" : "",
+              String.join(", ", bound),
+              shown.rank(),
+              shown.waitShare() * 100,
+              seconds(shown.waitMillis()),
+              esc(shown.verdictSummary()),
+              knob(shown.verdict())));
     } else {
-      html.append(String.format(Locale.ROOT, "<b style=\"color:#080\">not the bottleneck</b>: "
-              + "the most any rank "
-              + "waited for data is %.0f%% of its step (rank %d, %s); %s.</p>\n",
-          worst.waitShare() * 100, worst.rank(), seconds(worst.waitMillis()),
-          worst.verdictSummary() == null ? "no verdict yet" : esc(worst.verdictSummary())));
+      html.append(
+          String.format(
+              Locale.ROOT,
+              "<b style=\"color:#080\">not the bottleneck</b>: "
+                  + "the most any rank "
+                  + "waited for data is %.0f%% of its step (rank %d, %s); %s.</p>\n",
+              worst.waitShare() * 100,
+              worst.rank(),
+              seconds(worst.waitMillis()),
+              worst.verdictSummary() == null ? "no verdict yet" : esc(worst.verdictSummary())));
     }
   }
 
@@ -181,34 +234,55 @@ public final class StokerPage {
     return verdict != null && INPUT_BOUND.contains(verdict);
   }
 
-  private static void table(StringBuilder html, List<RankFigures> figures, int straggler,
-      boolean running) {
-    html.append("<table class=\"table table-bordered table-sm stoker-ranks\">\n<thead><tr>"
-        + "<th>Rank</th><th>Executor</th><th>Host</th><th>Device</th>"
-        + "<th>Batches delivered</th><th>Samples/s</th><th>Exposed wait</th>"
-        + "<th title=\"mean time per batch in each loader stage, this epoch\">Fill ms/batch</th>"
-        + "<th>Transfer ms/batch</th><th>Step ms/batch</th><th>Slot wait</th>"
-        + "<th>Rows dropped</th><th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
+  private static void table(
+      StringBuilder html, List<RankFigures> figures, int straggler, boolean running) {
+    html.append(
+        "<table class=\"table table-bordered table-sm stoker-ranks\">\n<thead><tr>"
+            + "<th>Rank</th><th>Executor</th><th>Host</th><th>Device</th>"
+            + "<th>Batches delivered</th><th>Samples/s</th><th>Exposed wait</th>"
+            + "<th title=\"mean time per batch in each loader stage, this epoch\">Fill ms/batch</th>"
+            + "<th>Transfer ms/batch</th><th>Step ms/batch</th><th>Slot wait</th>"
+            + "<th>Rows dropped</th><th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
     for (RankFigures r : figures) {
       long expected = r.expectedBatches();
-      html.append("<tr id=\"stoker-rank-").append(r.rank()).append("\"")
-          .append(r.rank() == straggler ? " class=\"stoker-straggler\"" : "").append("><td>")
-          .append(r.rank()).append(r.rank() == straggler ? " (straggler)" : "")
-          .append(running && !r.finished() ? " &#9654;" : "").append("</td><td>")
-          .append(esc(r.executorId())).append("</td><td>").append(esc(r.host()))
-          .append("</td><td>").append(esc(r.device()))
-          .append(r.gpu() == null ? "" : " (gpu " + esc(r.gpu()) + ")").append("</td><td>")
-          .append(r.batches()).append(expected >= 0 ? " of " + expected
-              : " (" + r.batchesPerEpoch() + " per epoch)")
-          .append(String.format(Locale.ROOT, "</td><td>%.0f</td><td>%s (%.0f%% of step)</td>"
-                  + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>",
-              r.samplesPerSecond(), seconds(r.waitMillis()), r.waitShare() * 100,
-              r.fillMillis(), r.transferMillis(),
-              r.batches() == 0 ? 0.0 : (double) r.stepMillis() / r.batches(),
-              r.slotWaitShare() * 100, r.droppedRows()))
-          .append("<td title=\"").append(esc(r.verdictSummary())).append("\">")
-          .append(r.verdict() == null ? "&ndash;" : esc(r.verdict())).append("</td><td>")
-          .append(knob(r.verdict())).append("</td></tr>\n");
+      html.append("<tr id=\"stoker-rank-")
+          .append(r.rank())
+          .append("\"")
+          .append(r.rank() == straggler ? " class=\"stoker-straggler\"" : "")
+          .append("><td>")
+          .append(r.rank())
+          .append(r.rank() == straggler ? " (straggler)" : "")
+          .append(running && !r.finished() ? " &#9654;" : "")
+          .append("</td><td>")
+          .append(esc(r.executorId()))
+          .append("</td><td>")
+          .append(esc(r.host()))
+          .append("</td><td>")
+          .append(esc(r.device()))
+          .append(r.gpu() == null ? "" : " (gpu " + esc(r.gpu()) + ")")
+          .append("</td><td>")
+          .append(r.batches())
+          .append(expected >= 0 ? " of " + expected : " (" + r.batchesPerEpoch() + " per epoch)")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "</td><td>%.0f</td><td>%s (%.0f%% of step)</td>"
+                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>",
+                  r.samplesPerSecond(),
+                  seconds(r.waitMillis()),
+                  r.waitShare() * 100,
+                  r.fillMillis(),
+                  r.transferMillis(),
+                  r.batches() == 0 ? 0.0 : (double) r.stepMillis() / r.batches(),
+                  r.slotWaitShare() * 100,
+                  r.droppedRows()))
+          .append("<td title=\"")
+          .append(esc(r.verdictSummary()))
+          .append("\">")
+          .append(r.verdict() == null ? "&ndash;" : esc(r.verdict()))
+          .append("</td><td>")
+          .append(knob(r.verdict()))
+          .append("</td></tr>\n");
     }
     html.append("</tbody></table>\n");
   }
@@ -228,7 +302,8 @@ public final class StokerPage {
   }
 
   static String seconds(long millis) {
-    return millis < 10_000 ? String.format(Locale.ROOT, "%.2f s", millis / 1000.0)
+    return millis < 10_000
+        ? String.format(Locale.ROOT, "%.2f s", millis / 1000.0)
         : String.format(Locale.ROOT, "%.0f s", millis / 1000.0);
   }
 

@@ -3,8 +3,8 @@ package dev.stoker.spark.ui;
 import org.apache.spark.scheduler.SparkListenerEvent;
 
 /**
- * A {@code format("stoker")} scan planned its ranks for a query: the Stoker page lists it with
- * a link to the query's page in the SQL tab, where the scan node shows its per-task metrics.
+ * A {@code format("stoker")} scan planned its ranks for a query: the Stoker page lists it with a
+ * link to the query's page in the SQL tab, where the scan node shows its per-task metrics.
  *
  * @param readId the scan's id, unique in the application
  * @param time when it was planned, in ms since the epoch
@@ -16,5 +16,14 @@ import org.apache.spark.scheduler.SparkListenerEvent;
  * @param batchSize rows per batch
  * @param droppedRows rows no rank reads (dropLast)
  */
-public record StokerRead(String readId, long time, String executionId, String input, int ranks,
-    long rows, int batchesPerRank, int batchSize, long droppedRows) implements SparkListenerEvent {}
+public record StokerRead(
+    String readId,
+    long time,
+    String executionId,
+    String input,
+    int ranks,
+    long rows,
+    int batchesPerRank,
+    int batchSize,
+    long droppedRows)
+    implements SparkListenerEvent {}

@@ -13,5 +13,12 @@ import org.apache.spark.scheduler.SparkListenerEvent;
  * @param numWorkers loader workers per rank
  * @param prefetchFactor batches per worker ahead
  */
-public record StokerRunStart(String runId, long time, String description, int worldSize,
-    int batchSize, int numWorkers, int prefetchFactor) implements SparkListenerEvent {}
+public record StokerRunStart(
+    String runId,
+    long time,
+    String description,
+    int worldSize,
+    int batchSize,
+    int numWorkers,
+    int prefetchFactor)
+    implements SparkListenerEvent {}

@@ -9,12 +9,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns Stoker's events into the page's views in a status store: live, the driver's store; in the
- * History Server, the store it rebuilds from the event log. It keeps the latest
- * {@value #MAX_RUNS} runs. A failure is logged once, never rethrown: the page may go stale, the
- * application goes on.
+ * History Server, the store it rebuilds from the event log. It keeps the latest {@value #MAX_RUNS}
+ * runs. A failure is logged once, never rethrown: the page may go stale, the application goes on.
  */
 public final class StokerStoreListener extends SparkListener {
   private static final Logger LOG = LoggerFactory.getLogger(StokerStoreListener.class);
+
   /** Runs the page keeps; an application with more shows its latest. */
   static final int MAX_RUNS = 100;
 
@@ -34,8 +34,10 @@ public final class StokerStoreListener extends SparkListener {
       } else if (event instanceof StokerRankUpdate update) {
         RankFigures figures = update.figures();
         RankView view = read(RankView.class, RankView.id(update.runId(), figures.rank()));
-        store.write(view == null ? RankView.first(update.runId(), update.time(), figures)
-            : view.next(update.time(), figures));
+        store.write(
+            view == null
+                ? RankView.first(update.runId(), update.time(), figures)
+                : view.next(update.time(), figures));
       } else if (event instanceof StokerRead read) {
         store.write(new ReadView(read.readId(), read));
       } else if (event instanceof StokerRunEnd end) {
@@ -47,8 +49,10 @@ public final class StokerStoreListener extends SparkListener {
     } catch (Exception | LinkageError e) { // a LinkageError would stop Spark's listener thread
       if (!failed) {
         failed = true;
-        LOG.warn("stoker: the Stoker page's store could not take {}; the page may be stale",
-            event.getClass().getSimpleName(), e);
+        LOG.warn(
+            "stoker: the Stoker page's store could not take {}; the page may be stale",
+            event.getClass().getSimpleName(),
+            e);
       }
     }
   }

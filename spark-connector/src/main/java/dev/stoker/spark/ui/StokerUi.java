@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Stoker page of a live application, set up once per Spark context at its first run: a
- * listener that keeps the page's store, and the tab. If Spark's internal UI classes are missing
- * or do not fit, there is no page, one log line says so, and runs go on.
+ * The Stoker page of a live application, set up once per Spark context at its first run: a listener
+ * that keeps the page's store, and the tab. If Spark's internal UI classes are missing or do not
+ * fit, there is no page, one log line says so, and runs go on.
  */
 public final class StokerUi {
   private static final Logger LOG = LoggerFactory.getLogger(StokerUi.class);
@@ -21,6 +21,7 @@ public final class StokerUi {
 
   /** Null when there is no page and no events. */
   private final UiHooks hooks;
+
   private final String address;
   private final AtomicBoolean postFailed = new AtomicBoolean();
 
@@ -49,13 +50,18 @@ public final class StokerUi {
     UiHooks hooks;
     KVStore store;
     try {
-      hooks = (UiHooks) Class.forName(hooksClass, true, StokerUi.class.getClassLoader())
-          .getDeclaredConstructor().newInstance();
+      hooks =
+          (UiHooks)
+              Class.forName(hooksClass, true, StokerUi.class.getClassLoader())
+                  .getDeclaredConstructor()
+                  .newInstance();
       store = hooks.liveStore(spark);
       spark.addSparkListener(new StokerStoreListener(store));
     } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-      LOG.warn("stoker: no Stoker page and no Stoker events in the event log: Spark's UI "
-          + "classes do not fit ({}); runs go on without them", e.toString());
+      LOG.warn(
+          "stoker: no Stoker page and no Stoker events in the event log: Spark's UI "
+              + "classes do not fit ({}); runs go on without them",
+          e.toString());
       return new StokerUi(null, null);
     }
     try {
@@ -66,8 +72,10 @@ public final class StokerUi {
       LOG.info("stoker: the Stoker page is at {}", address);
       return new StokerUi(hooks, address);
     } catch (LinkageError | RuntimeException e) {
-      LOG.warn("stoker: no Stoker page in the Spark UI: its classes do not fit ({}); runs go on, "
-          + "and their events still reach the event log", e.toString());
+      LOG.warn(
+          "stoker: no Stoker page in the Spark UI: its classes do not fit ({}); runs go on, "
+              + "and their events still reach the event log",
+          e.toString());
       return new StokerUi(hooks, null);
     }
   }
@@ -91,8 +99,10 @@ public final class StokerUi {
       hooks.post(spark, event);
     } catch (LinkageError | RuntimeException e) {
       if (!postFailed.getAndSet(true)) {
-        LOG.warn("stoker: posting Stoker events failed ({}); the Stoker page and the event log "
-            + "miss them, runs go on", e.toString());
+        LOG.warn(
+            "stoker: posting Stoker events failed ({}); the Stoker page and the event log "
+                + "miss them, runs go on",
+            e.toString());
       }
     }
   }

@@ -5,8 +5,8 @@ import org.apache.spark.scheduler.SparkListenerEvent;
 import org.apache.spark.util.kvstore.KVStore;
 
 /**
- * What Stoker needs of Spark's internal UI classes, behind one interface so that the one class
- * that implements it ({@link SparkUiHooks}) is loaded by name and can fail alone.
+ * What Stoker needs of Spark's internal UI classes, behind one interface so that the one class that
+ * implements it ({@link SparkUiHooks}) is loaded by name and can fail alone.
  */
 interface UiHooks {
   /** The driver's status store, which the Spark UI reads. */

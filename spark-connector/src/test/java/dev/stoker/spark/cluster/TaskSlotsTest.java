@@ -65,10 +65,11 @@ class TaskSlotsTest {
     Made cluster = new Made(false, false, 30_000, 2);
     assertThatThrownBy(() -> TaskSlots.require(cluster, 3))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and the "
-            + "cluster has 2 (expected: worldSize at most 2, or more slots: more executors, more "
-            + "spark.executor.cores, or fewer cores or resources per task, spark.task.cpus and "
-            + "spark.task.resource.*)");
+        .hasMessage(
+            "worldSize 3: a barrier stage of 3 tasks needs 3 task slots at once, and the "
+                + "cluster has 2 (expected: worldSize at most 2, or more slots: more executors, more "
+                + "spark.executor.cores, or fewer cores or resources per task, spark.task.cpus and "
+                + "spark.task.resource.*)");
     assertThat(cluster.sleeps).isEmpty();
   }
 
@@ -83,20 +84,23 @@ class TaskSlotsTest {
   void shouldSayHowLongItWaitedWhenTheyDoNotCome() {
     Made cluster = new Made(true, false, 30, 1);
     assertThatThrownBy(() -> TaskSlots.require(cluster, 2))
-        .hasMessageStartingWith("worldSize 2: a barrier stage of 2 tasks needs 2 task slots at "
-            + "once, and the cluster has 1 after waiting ")
-        .hasMessageContaining(" ms for executors to register "
-            + "(spark.scheduler.maxRegisteredResourcesWaitingTime) (expected: worldSize at most 1,");
+        .hasMessageStartingWith(
+            "worldSize 2: a barrier stage of 2 tasks needs 2 task slots at "
+                + "once, and the cluster has 1 after waiting ")
+        .hasMessageContaining(
+            " ms for executors to register "
+                + "(spark.scheduler.maxRegisteredResourcesWaitingTime) (expected: worldSize at most 1,");
     assertThat(cluster.sleeps).isNotEmpty().allMatch(millis -> millis == 30);
   }
 
   @Test
   void shouldRefuseDynamicAllocationWhichSparkDoesNotRunBarrierStagesWith() {
     assertThatThrownBy(() -> TaskSlots.require(new Made(true, true, 30_000, 8), 2))
-        .hasMessage("worldSize 2: spark.dynamicAllocation.enabled is true, and Spark runs no "
-            + "barrier stage with dynamic allocation (expected: spark.dynamicAllocation.enabled="
-            + "false and at least 2 task slots, e.g. spark.executor.instances x "
-            + "spark.executor.cores / spark.task.cpus)");
+        .hasMessage(
+            "worldSize 2: spark.dynamicAllocation.enabled is true, and Spark runs no "
+                + "barrier stage with dynamic allocation (expected: spark.dynamicAllocation.enabled="
+                + "false and at least 2 task slots, e.g. spark.executor.instances x "
+                + "spark.executor.cores / spark.task.cpus)");
   }
 
   @Test
@@ -104,9 +108,13 @@ class TaskSlotsTest {
     SparkConf none = new SparkConf(false);
     assertThat(TaskSlots.expectedExecutors("local-cluster[3,1,1024]", none)).isEqualTo(3);
     assertThat(TaskSlots.expectedExecutors("yarn", none)).isZero();
-    assertThat(TaskSlots.expectedExecutors("yarn",
-        new SparkConf(false).set("spark.executor.instances", "5"))).isEqualTo(5);
-    assertThat(TaskSlots.expectedExecutors("spark://h:7077",
-        new SparkConf(false).set("spark.executor.instances", "many"))).isZero();
+    assertThat(
+            TaskSlots.expectedExecutors(
+                "yarn", new SparkConf(false).set("spark.executor.instances", "5")))
+        .isEqualTo(5);
+    assertThat(
+            TaskSlots.expectedExecutors(
+                "spark://h:7077", new SparkConf(false).set("spark.executor.instances", "many")))
+        .isZero();
   }
 }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The frame seal's nonces: one per frame, never the same twice under a key, and a connection
- * whose count of frames would wrap around fails instead of reusing one.
+ * The frame seal's nonces: one per frame, never the same twice under a key, and a connection whose
+ * count of frames would wrap around fails instead of reusing one.
  */
 @Timeout(30)
 class FrameSealTest {
@@ -32,7 +32,8 @@ class FrameSealTest {
   }
 
   private static ByteBuffer header(int length) {
-    return ByteBuffer.allocate(FrameSeal.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN)
+    return ByteBuffer.allocate(FrameSeal.HEADER_BYTES)
+        .order(ByteOrder.LITTLE_ENDIAN)
         .putInt(0, length);
   }
 
@@ -95,14 +96,18 @@ class FrameSealTest {
 
     assertThatThrownBy(() -> sender.write("one frame too many", ByteBuffer.allocate(1)))
         .isInstanceOf(CollectiveException.class)
-        .hasMessage("one frame too many: the connection to " + sender.who() + " has sent 2^63 "
-            + "frames, the most one key may seal without reusing a nonce; the connection is "
-            + "closed (expected: a new meeting, e.g. a new stage, before that)");
+        .hasMessage(
+            "one frame too many: the connection to "
+                + sender.who()
+                + " has sent 2^63 "
+                + "frames, the most one key may seal without reusing a nonce; the connection is "
+                + "closed (expected: a new meeting, e.g. a new stage, before that)");
     assertThatThrownBy(() -> receiver.read(ByteBuffer.allocate(1), "one frame too many"))
         .isInstanceOf(CollectiveException.class)
         .hasMessageStartingWith("one frame too many: the connection to rank 1 (/127.0.0.1:")
-        .hasMessageEndingWith(" has received 2^63 frames, the most one key may seal without "
-            + "reusing a nonce; the connection is closed (expected: a new meeting, e.g. a new "
-            + "stage, before that)");
+        .hasMessageEndingWith(
+            " has received 2^63 frames, the most one key may seal without "
+                + "reusing a nonce; the connection is closed (expected: a new meeting, e.g. a new "
+                + "stage, before that)");
   }
 }

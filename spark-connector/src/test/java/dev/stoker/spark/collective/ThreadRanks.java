@@ -86,25 +86,34 @@ final class ThreadRanks {
     return run(gather, ranks, timeout, ListenOn.any("127.0.0.1"), body);
   }
 
-  static <T> List<Object> run(Gather gather, int ranks, Duration timeout, ListenOn listenOn,
-      Body<T> body) throws Exception {
+  static <T> List<Object> run(
+      Gather gather, int ranks, Duration timeout, ListenOn listenOn, Body<T> body)
+      throws Exception {
     return run(gather, ranks, listenOn, rank -> Waits.of(timeout), body);
   }
 
   /** Ranks whose waits {@code waits} gives, e.g. with a cancellation check of their own. */
-  static <T> List<Object> run(Gather gather, int ranks, ListenOn listenOn,
-      java.util.function.IntFunction<Waits> waits, Body<T> body) throws Exception {
+  static <T> List<Object> run(
+      Gather gather,
+      int ranks,
+      ListenOn listenOn,
+      java.util.function.IntFunction<Waits> waits,
+      Body<T> body)
+      throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ranks);
     try {
       List<Future<T>> futures = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
         int rank = r;
-        futures.add(threads.submit(() -> {
-          try (Collective collective = Collective.connect(rank, ranks, 0, listenOn,
-              gather.of(rank), waits.apply(rank))) {
-            return body.run(collective);
-          }
-        }));
+        futures.add(
+            threads.submit(
+                () -> {
+                  try (Collective collective =
+                      Collective.connect(
+                          rank, ranks, 0, listenOn, gather.of(rank), waits.apply(rank))) {
+                    return body.run(collective);
+                  }
+                }));
       }
       List<Object> results = new ArrayList<>();
       for (Future<T> future : futures) {

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What an attacker does on the network, for the tests: a stranger's socket that learned rank 0's
- * port by a scan, and a relay on the path between rank 1 and rank 0 that sees, holds and edits
- * the bytes going through.
+ * port by a scan, and a relay on the path between rank 1 and rank 0 that sees, holds and edits the
+ * bytes going through.
  */
 final class Wire {
   private Wire() {}
@@ -26,8 +26,8 @@ final class Wire {
   static InetSocketAddress listening(String message) {
     int last = message.lastIndexOf(':');
     int portAt = message.lastIndexOf(':', last - 1);
-    return new InetSocketAddress(message.substring(0, portAt),
-        Integer.parseInt(message.substring(portAt + 1, last)));
+    return new InetSocketAddress(
+        message.substring(0, portAt), Integer.parseInt(message.substring(portAt + 1, last)));
   }
 
   /** Rank 0's message with its host and port replaced by {@code to}, the rest kept. */
@@ -68,18 +68,21 @@ final class Wire {
 
   /** Writes {@code bytes} one at a time, every {@code millis}, until done or dropped. */
   static Thread dribble(Socket socket, byte[] bytes, long millis) {
-    Thread thread = new Thread(() -> {
-      try {
-        OutputStream out = socket.getOutputStream();
-        for (byte b : bytes) {
-          out.write(b);
-          out.flush();
-          Thread.sleep(millis);
-        }
-      } catch (IOException | InterruptedException e) {
-        // dropped, or the test is over
-      }
-    }, "test-slow-talker");
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                OutputStream out = socket.getOutputStream();
+                for (byte b : bytes) {
+                  out.write(b);
+                  out.flush();
+                  Thread.sleep(millis);
+                }
+              } catch (IOException | InterruptedException e) {
+                // dropped, or the test is over
+              }
+            },
+            "test-slow-talker");
     thread.setDaemon(true);
     thread.start();
     return thread;
@@ -206,8 +209,14 @@ final class Wire {
       }
     }
 
-    private static void forward(OutputStream out, byte[] bytes, int count, long[] offset,
-        ByteArrayOutputStream record, Edit edit) throws IOException {
+    private static void forward(
+        OutputStream out,
+        byte[] bytes,
+        int count,
+        long[] offset,
+        ByteArrayOutputStream record,
+        Edit edit)
+        throws IOException {
       if (edit != null) {
         edit.apply(offset[0], bytes, count);
       }

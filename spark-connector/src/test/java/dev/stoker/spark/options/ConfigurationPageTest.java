@@ -15,9 +15,11 @@ import org.junit.jupiter.api.Test;
 class ConfigurationPageTest {
   /** The page from the module's directory, where the tests run. */
   private static final Path PAGE = Path.of("..").resolve(ConfigurationPage.PATH);
-  private static final String HOW = "run `mvn -pl spark-connector -am verify "
-      + "-Dtest=ConfigurationPageTest -Dsurefire.failIfNoSpecifiedTests=false "
-      + "-Dstoker.docs.write=true` and commit the page";
+
+  private static final String HOW =
+      "run `mvn -pl spark-connector -am verify "
+          + "-Dtest=ConfigurationPageTest -Dsurefire.failIfNoSpecifiedTests=false "
+          + "-Dstoker.docs.write=true` and commit the page";
 
   @Test
   void shouldMatchTheOptionTable() throws IOException {
@@ -28,8 +30,14 @@ class ConfigurationPageTest {
     assertThat(PAGE).as("docs/configuration.md is missing: " + HOW).isRegularFile();
     String committed = Files.readString(PAGE, StandardCharsets.UTF_8);
     assertThat(committed.equals(generated))
-        .as("docs/configuration.md is out of date: " + HOW + " (the first difference is at "
-            + "character " + firstDifference(committed, generated) + ")").isTrue();
+        .as(
+            "docs/configuration.md is out of date: "
+                + HOW
+                + " (the first difference is at "
+                + "character "
+                + firstDifference(committed, generated)
+                + ")")
+        .isTrue();
   }
 
   @Test
@@ -40,7 +48,8 @@ class ConfigurationPageTest {
       String cell = "\\| `(spark\\.stoker\\.)?" + name.replace(".", "\\.") + "` \\|";
       assertThat(page.split(cell, -1)).as(name).hasSize(spec.layers().size() + 1);
     }
-    assertThat(page).contains("| `batchSize` | int > 0 | `1` | loader | Samples per batch. |")
+    assertThat(page)
+        .contains("| `batchSize` | int > 0 | `1` | loader | Samples per batch. |")
         .contains("| `cache` | auto\\|disk\\|none | `auto` | run |")
         .contains("| `verifyChecksums` | true\\|false | `true` | source, run |");
   }

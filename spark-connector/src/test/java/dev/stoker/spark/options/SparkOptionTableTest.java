@@ -23,14 +23,17 @@ import org.junit.jupiter.api.Test;
 class SparkOptionTableTest {
 
   private static Set<String> names(OptionLayer layer) {
-    return SparkOptionTable.ALL.stream().filter(spec -> spec.layers().contains(layer))
-        .map(OptionSpec::name).collect(Collectors.toCollection(TreeSet::new));
+    return SparkOptionTable.ALL.stream()
+        .filter(spec -> spec.layers().contains(layer))
+        .map(OptionSpec::name)
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   @Test
   void shouldTakeTheLoadersKnobsFromItsTable() {
     assertThat(SparkOptionTable.ALL.subList(0, LoaderOptionTable.KNOBS.size()))
-        .extracting(OptionSpec::option).containsExactlyElementsOf(LoaderOptionTable.KNOBS);
+        .extracting(OptionSpec::option)
+        .containsExactlyElementsOf(LoaderOptionTable.KNOBS);
     assertThat(names(OptionLayer.LOADER)).hasSize(LoaderOptionTable.KNOBS.size());
     assertThat(names(OptionLayer.PLACEMENT)).containsExactly("worldSize");
   }
@@ -51,7 +54,8 @@ class SparkOptionTableTest {
 
   private static <T> void assertDefaultReadsBack(StokerOption<T> option) {
     if (option.defaultValue() != null) {
-      assertThat(option.parse(option.defaultText())).as(option.name())
+      assertThat(option.parse(option.defaultText()))
+          .as(option.name())
           .isEqualTo(option.defaultValue());
     }
   }
@@ -68,10 +72,16 @@ class SparkOptionTableTest {
 
   @Test
   void shouldReadEachOptionGivenElseItsSessionSettingElseItsDefault() {
-    Map<String, String> session = Map.of("spark.stoker.epoch", "3",
-        "spark.stoker.shuffleBuffer", "64", "spark.stoker.cache", "none");
-    OptionReader read = OptionReader.resolve(Map.of("EPOCH", " 5 "), session,
-        Set.of(OptionLayer.SOURCE));
+    Map<String, String> session =
+        Map.of(
+            "spark.stoker.epoch",
+            "3",
+            "spark.stoker.shuffleBuffer",
+            "64",
+            "spark.stoker.cache",
+            "none");
+    OptionReader read =
+        OptionReader.resolve(Map.of("EPOCH", " 5 "), session, Set.of(OptionLayer.SOURCE));
 
     assertThat(read.get(SparkOptionTable.EPOCH)).isEqualTo(5);
     assertThat(read.get(SparkOptionTable.SHUFFLE_BUFFER)).isEqualTo(64);
@@ -89,17 +99,28 @@ class SparkOptionTableTest {
    */
   @Test
   void shouldLeaveTheSparkSettingsToTheirReaders() {
-    Map<String, String> session = Map.of("spark.stoker.collective.ports", "41000-41015",
-        "spark.stoker.collective.interface", "eth1", "spark.stoker.python.shmDir", "/tmp");
-    for (Set<OptionLayer> layers : List.of(SourceOptions.LAYERS,
-        EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT, OptionLayer.RUN))) {
+    Map<String, String> session =
+        Map.of(
+            "spark.stoker.collective.ports",
+            "41000-41015",
+            "spark.stoker.collective.interface",
+            "eth1",
+            "spark.stoker.python.shmDir",
+            "/tmp");
+    for (Set<OptionLayer> layers :
+        List.of(
+            SourceOptions.LAYERS,
+            EnumSet.of(OptionLayer.LOADER, OptionLayer.PLACEMENT, OptionLayer.RUN))) {
       assertThat(OptionRegistry.resolve(Map.of("batchSize", "4"), session, layers))
           .containsExactly(Map.entry("batchSize", "4"));
     }
-    assertThatThrownBy(() -> OptionRegistry.resolve(Map.of(),
-        Map.of("spark.stoker.collective.port", "1"), SourceOptions.LAYERS))
-        .hasMessage("spark.stoker.collective.port: a session setting that names no option of "
-            + "Stoker's (expected: did you mean 'spark.stoker.collective.ports'?)");
+    assertThatThrownBy(
+            () ->
+                OptionRegistry.resolve(
+                    Map.of(), Map.of("spark.stoker.collective.port", "1"), SourceOptions.LAYERS))
+        .hasMessage(
+            "spark.stoker.collective.port: a session setting that names no option of "
+                + "Stoker's (expected: did you mean 'spark.stoker.collective.ports'?)");
     assertThat(ListenOn.PORTS_OPTION)
         .as("the collective, which imports nothing of the connector, names its setting itself")
         .isEqualTo(OptionRegistry.setting(SparkOptionTable.COLLECTIVE_PORTS));

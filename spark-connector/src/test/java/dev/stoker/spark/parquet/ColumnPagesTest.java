@@ -37,6 +37,7 @@ import org.xerial.snappy.Snappy;
 class ColumnPagesTest {
   private static final ColumnSpec FLOATS =
       new ColumnSpec("x", Kind.SCALAR, DType.FLOAT32, new int[0], "the declared shape");
+
   /** Where the chunk starts in the "file": past a few bytes that are not the chunk's. */
   private static final int START = 4;
 
@@ -46,11 +47,12 @@ class ColumnPagesTest {
     byte[] first = Pages.floats(1, 2, 3);
     byte[] second = Pages.floats(4, 5);
     byte[] third = Pages.floats(6);
-    Chunk chunk = new Chunk()
-        .page(dictionaryHeader(dictionary.length, 2), dictionary)
-        .page(index(), new byte[7])
-        .page(v1(first.length, 3), first)
-        .page(v2(third.length, 1), third);
+    Chunk chunk =
+        new Chunk()
+            .page(dictionaryHeader(dictionary.length, 2), dictionary)
+            .page(index(), new byte[7])
+            .page(v1(first.length, 3), first)
+            .page(v2(third.length, 1), third);
     ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED, 6, false);
     DictionaryPage read = pages.readDictionaryPage();
     assertEquals(2, read.getDictionarySize());
@@ -72,16 +74,17 @@ class ColumnPagesTest {
     byte[] first = new byte[ColumnPages.WINDOW_BYTES - 500];
     first[0] = 3;
     PageHeader header = v1(0, 1);
-    header.getData_page_header().setStatistics(new Statistics()
-        .setMin_value(new byte[1000]).setMax_value(new byte[1000]));
+    header
+        .getData_page_header()
+        .setStatistics(new Statistics().setMin_value(new byte[1000]).setMax_value(new byte[1000]));
     byte[] big = new byte[ColumnPages.WINDOW_BYTES + 12];
     Arrays.fill(big, (byte) 7);
     big[big.length - 1] = 9;
     header.setUncompressed_page_size(big.length).setCompressed_page_size(big.length);
     header.getData_page_header().setNum_values(big.length / 4);
     Chunk chunk = new Chunk().page(v1(first.length, first.length / 4), first).page(header, big);
-    ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED,
-        (first.length + big.length) / 4, false);
+    ColumnPages pages =
+        pages(chunk, CompressionCodecName.UNCOMPRESSED, (first.length + big.length) / 4, false);
     assertArrayEquals(first, ((DataPageV1) pages.readPage()).getBytes().toByteArray());
     assertArrayEquals(big, ((DataPageV1) pages.readPage()).getBytes().toByteArray());
   }
@@ -90,16 +93,20 @@ class ColumnPagesTest {
   void shouldRefuseAPageThatClaimsMoreBytesThanItsChunksValuesCanTake() {
     byte[] body = Pages.floats(1, 2);
     PageHeader header = v1(body.length, 2).setUncompressed_page_size(1 << 30);
-    ColumnPages pages = pages(new Chunk().page(header, body), CompressionCodecName.SNAPPY, 2,
-        false);
+    ColumnPages pages =
+        pages(new Chunk().page(header, body), CompressionCodecName.SNAPPY, 2, false);
     assertMessage(pages, "decompress to 1073741824 for 2 values");
   }
 
   @Test
   void shouldRefuseAPageOfANegativeNumberOfValues() {
     byte[] body = Pages.floats(1);
-    ColumnPages pages = pages(new Chunk().page(v1(body.length, -3), body),
-        CompressionCodecName.UNCOMPRESSED, 1, false);
+    ColumnPages pages =
+        pages(
+            new Chunk().page(v1(body.length, -3), body),
+            CompressionCodecName.UNCOMPRESSED,
+            1,
+            false);
     assertMessage(pages, "a page of -3 values");
   }
 
@@ -107,8 +114,8 @@ class ColumnPagesTest {
   void shouldRefuseADataPageHeaderWithoutItsFields() {
     byte[] body = Pages.floats(1);
     PageHeader header = new PageHeader(PageType.DATA_PAGE, body.length, body.length);
-    ColumnPages pages = pages(new Chunk().page(header, body), CompressionCodecName.UNCOMPRESSED,
-        1, false);
+    ColumnPages pages =
+        pages(new Chunk().page(header, body), CompressionCodecName.UNCOMPRESSED, 1, false);
     assertMessage(pages, "a DATA_PAGE page header without its fields");
   }
 
@@ -116,8 +123,8 @@ class ColumnPagesTest {
   void shouldRefuseASnappyPageOfAnotherLengthThanItsHeaderSays() throws Exception {
     byte[] compressed = Snappy.compress(Pages.floats(1, 2, 3));
     PageHeader header = v1(8, compressed.length, 3);
-    ColumnPages pages = pages(new Chunk().page(header, compressed), CompressionCodecName.SNAPPY,
-        3, false);
+    ColumnPages pages =
+        pages(new Chunk().page(header, compressed), CompressionCodecName.SNAPPY, 3, false);
     assertMessage(pages, "a SNAPPY page that does not decompress");
   }
 
@@ -126,14 +133,14 @@ class ColumnPagesTest {
     byte[] body = Pages.floats(1, 2);
     Chunk chunk = new Chunk().page(v1(body.length, 2), body);
     byte[] bytes = chunk.bytes();
-    ColumnPages cut = pages(bytes, bytes.length - START - 1, CompressionCodecName.UNCOMPRESSED,
-        2, false);
+    ColumnPages cut =
+        pages(bytes, bytes.length - START - 1, CompressionCodecName.UNCOMPRESSED, 2, false);
     assertMessage(cut, "past the end of its column chunk");
 
     byte[] garbage = new byte[64];
     Arrays.fill(garbage, (byte) 0xff);
-    ColumnPages broken = pages(withPrefix(garbage), garbage.length,
-        CompressionCodecName.UNCOMPRESSED, 2, false);
+    ColumnPages broken =
+        pages(withPrefix(garbage), garbage.length, CompressionCodecName.UNCOMPRESSED, 2, false);
     assertMessage(broken, "a page header that cannot be read");
   }
 
@@ -145,18 +152,24 @@ class ColumnPagesTest {
     PageHeader header = v1(body.length, 3).setCrc((int) crc.getValue());
     byte[] bytes = new Chunk().page(header, body).bytes();
     bytes[bytes.length - 1] ^= 1;
-    assertMessage(pages(bytes, bytes.length - START, CompressionCodecName.UNCOMPRESSED, 3, true),
+    assertMessage(
+        pages(bytes, bytes.length - START, CompressionCodecName.UNCOMPRESSED, 3, true),
         "a page whose checksum does not match its bytes");
-    DataPageV1 unchecked = (DataPageV1) pages(bytes, bytes.length - START,
-        CompressionCodecName.UNCOMPRESSED, 3, false).readPage();
+    DataPageV1 unchecked =
+        (DataPageV1)
+            pages(bytes, bytes.length - START, CompressionCodecName.UNCOMPRESSED, 3, false)
+                .readPage();
     assertEquals(3, unchecked.getValueCount());
   }
 
   @Test
   void shouldRefuseADictionaryPageAfterADataPage() {
     byte[] body = Pages.floats(1);
-    Chunk chunk = new Chunk().page(v1(body.length, 1), body)
-        .page(dictionaryHeader(body.length, 1), body).page(v1(body.length, 1), body);
+    Chunk chunk =
+        new Chunk()
+            .page(v1(body.length, 1), body)
+            .page(dictionaryHeader(body.length, 1), body)
+            .page(v1(body.length, 1), body);
     ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED, 2, false);
     pages.readPage();
     assertMessage(pages, "a dictionary page after the first page");
@@ -166,20 +179,25 @@ class ColumnPagesTest {
   void shouldNameTheReadThatFailed() {
     byte[] body = Pages.floats(1);
     byte[] bytes = new Chunk().page(v1(body.length, 1), body).bytes();
-    SeekableInputStream failing = new DelegatingSeekableInputStream(
-        new ByteArrayInputStream(bytes)) {
-      @Override
-      public long getPos() {
-        return 0;
-      }
+    SeekableInputStream failing =
+        new DelegatingSeekableInputStream(new ByteArrayInputStream(bytes)) {
+          @Override
+          public long getPos() {
+            return 0;
+          }
 
-      @Override
-      public void seek(long position) throws IOException {
-        throw new IOException("disk gone");
-      }
-    };
-    ColumnPages pages = new ColumnPages(FileBytes.of(failing, bytes.length),
-        new PageDecompressor(new Configuration()), "file:/data/part-0.parquet", FLOATS, false);
+          @Override
+          public void seek(long position) throws IOException {
+            throw new IOException("disk gone");
+          }
+        };
+    ColumnPages pages =
+        new ColumnPages(
+            FileBytes.of(failing, bytes.length),
+            new PageDecompressor(new Configuration()),
+            "file:/data/part-0.parquet",
+            FLOATS,
+            false);
     pages.start(CompressionCodecName.UNCOMPRESSED, START, bytes.length - START, 1);
     assertMessage(pages, "disk gone");
   }
@@ -192,16 +210,21 @@ class ColumnPagesTest {
     assertTrue(message.contains("rewrite it or read it with Spark's own reader"), message);
   }
 
-  private static ColumnPages pages(Chunk chunk, CompressionCodecName codec, long values,
-      boolean verify) {
+  private static ColumnPages pages(
+      Chunk chunk, CompressionCodecName codec, long values, boolean verify) {
     byte[] bytes = chunk.bytes();
     return pages(bytes, bytes.length - START, codec, values, verify);
   }
 
-  private static ColumnPages pages(byte[] file, long chunkBytes, CompressionCodecName codec,
-      long values, boolean verify) {
-    ColumnPages pages = new ColumnPages(FileBytes.of(new BytesStream(file), file.length),
-        new PageDecompressor(new Configuration()), "file:/data/part-0.parquet", FLOATS, verify);
+  private static ColumnPages pages(
+      byte[] file, long chunkBytes, CompressionCodecName codec, long values, boolean verify) {
+    ColumnPages pages =
+        new ColumnPages(
+            FileBytes.of(new BytesStream(file), file.length),
+            new PageDecompressor(new Configuration()),
+            "file:/data/part-0.parquet",
+            FLOATS,
+            verify);
     pages.start(codec, START, chunkBytes, values);
     return pages;
   }
@@ -315,8 +338,12 @@ class ColumnPagesTest {
   void shouldReadAGzipPageIntoItsBuffer() throws Exception {
     byte[] values = Pages.floats(1, 2, 3);
     byte[] body = gzip(values);
-    ColumnPages pages = pages(new Chunk().page(v1(values.length, body.length, 3), body),
-        CompressionCodecName.GZIP, 3, false);
+    ColumnPages pages =
+        pages(
+            new Chunk().page(v1(values.length, body.length, 3), body),
+            CompressionCodecName.GZIP,
+            3,
+            false);
     assertArrayEquals(values, ((DataPageV1) pages.readPage()).getBytes().toByteArray());
   }
 
@@ -326,35 +353,54 @@ class ColumnPagesTest {
     // "value count x width" let it through: the JVM ran out of memory and Spark ended it
     byte[] body = gzip(Pages.floats(1, 2, 3));
     PageHeader header = v1(2_000_000_000, body.length, 3);
-    ColumnPages pages = pages(new Chunk().page(header, body), CompressionCodecName.GZIP,
-        1L << 28, false);
-    assertMessage(pages, "a page header of " + body.length + " bytes that decompress to "
-        + "2000000000 for 3 values (expected: at most " + Math.min(1032L * body.length + 64,
-        3 * 12 + (64 << 10)) + " bytes for GZIP and 12 bytes a value) in the page at byte 4");
+    ColumnPages pages =
+        pages(new Chunk().page(header, body), CompressionCodecName.GZIP, 1L << 28, false);
+    assertMessage(
+        pages,
+        "a page header of "
+            + body.length
+            + " bytes that decompress to "
+            + "2000000000 for 3 values (expected: at most "
+            + Math.min(1032L * body.length + 64, 3 * 12 + (64 << 10))
+            + " bytes for GZIP and 12 bytes a value) in the page at byte 4");
   }
 
   @Test
   void shouldRefuseAPageOfMoreValuesThanItsChunkHasLeft() {
     byte[] body = Pages.floats(1, 2);
-    ColumnPages pages = pages(new Chunk().page(v1(body.length, 2), body),
-        CompressionCodecName.UNCOMPRESSED, 1, false);
+    ColumnPages pages =
+        pages(
+            new Chunk().page(v1(body.length, 2), body),
+            CompressionCodecName.UNCOMPRESSED,
+            1,
+            false);
     assertMessage(pages, "a page of 2 values where its chunk has 1 left");
   }
 
   @Test
   void shouldTurnAPageTooLargeForTheHeapIntoAnIoExceptionWithoutTheOutOfMemoryError()
       throws Exception {
-    String launcher = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString();
-    Process probe = new ProcessBuilder(launcher, "-Xmx96m", "-cp",
-        System.getProperty("java.class.path"), PageMemoryProbe.class.getName())
-        .redirectErrorStream(true).start();
-    String output = new String(probe.getInputStream().readAllBytes(),
-        java.nio.charset.StandardCharsets.UTF_8);
+    String launcher =
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process probe =
+        new ProcessBuilder(
+                launcher,
+                "-Xmx96m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PageMemoryProbe.class.getName())
+            .redirectErrorStream(true)
+            .start();
+    String output =
+        new String(probe.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     assertEquals(0, probe.waitFor(), output);
-    assertEquals("java.io.IOException: column 'x' of file 'file:/data/huge.parquet': a page "
-        + "that needs " + (PageMemoryProbe.VALUES * 4) + " bytes, more than the JVM has free "
-        + "(Java heap space) in the page at byte 0 (expected: a complete, uncorrupted Parquet "
-        + "file; rewrite it or read it with Spark's own reader)", output.strip());
+    assertEquals(
+        "java.io.IOException: column 'x' of file 'file:/data/huge.parquet': a page "
+            + "that needs "
+            + (PageMemoryProbe.VALUES * 4)
+            + " bytes, more than the JVM has free "
+            + "(Java heap space) in the page at byte 0 (expected: a complete, uncorrupted Parquet "
+            + "file; rewrite it or read it with Spark's own reader)",
+        output.strip());
   }
 }

@@ -88,20 +88,21 @@ class HybridDecoderTest {
     // 2^28 groups: 2^31 values, which wrapped negative in an int and ended the copy early
     HybridDecoder decoder = new HybridDecoder(ByteBuffer.wrap(header(1L << 28, true, 0xff)), 1);
 
-    assertThatThrownBy(decoder::available).isInstanceOf(PageFormatException.class)
-        .hasMessage("a bit-packed run of 268435456 groups of 8 values (268435456 bytes) with 1 "
-            + "bytes left, at byte 0 of 6 bytes of 1-bit values");
+    assertThatThrownBy(decoder::available)
+        .isInstanceOf(PageFormatException.class)
+        .hasMessage(
+            "a bit-packed run of 268435456 groups of 8 values (268435456 bytes) with 1 "
+                + "bytes left, at byte 0 of 6 bytes of 1-bit values");
   }
 
   @Test
   void shouldRefuseEmptyRunsValuesWiderThanTheWidthAndHeadersThatDoNotEnd() {
-    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(0, false, 1)), 1)
-        .available()).hasMessageStartingWith("a repeated run of 0 values of 1 bytes");
-    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false, 5)), 2)
-        .available()).hasMessageStartingWith("a repeated value 5 wider than 2 bits");
-    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false)), 2)
-        .available()).hasMessageStartingWith("a repeated run of 4 values of 1 bytes with 0 "
-        + "bytes left");
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(0, false, 1)), 1).available())
+        .hasMessageStartingWith("a repeated run of 0 values of 1 bytes");
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false, 5)), 2).available())
+        .hasMessageStartingWith("a repeated value 5 wider than 2 bits");
+    assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(header(4, false)), 2).available())
+        .hasMessageStartingWith("a repeated run of 4 values of 1 bytes with 0 " + "bytes left");
     byte[] endless = new byte[8];
     java.util.Arrays.fill(endless, (byte) 0x81);
     assertThatThrownBy(() -> new HybridDecoder(ByteBuffer.wrap(endless), 2).available())

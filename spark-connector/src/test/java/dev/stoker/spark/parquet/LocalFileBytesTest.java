@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LocalFileBytesTest {
   private static final int LENGTH = 5000;
 
-  @TempDir
-  java.nio.file.Path folder;
+  @TempDir java.nio.file.Path folder;
 
   private final Configuration conf = new Configuration();
   private final byte[] written = new byte[LENGTH];
@@ -68,7 +67,8 @@ class LocalFileBytesTest {
       assertThatThrownBy(() -> bytes.readFully(1024, new byte[1024], 0, 1024))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("bytes 1024 to 1536 do not match their checksum")
-          .hasMessageContaining(".data.bin.crc").hasMessageContaining("restore or rewrite it");
+          .hasMessageContaining(".data.bin.crc")
+          .hasMessageContaining("restore or rewrite it");
     }
   }
 
@@ -86,7 +86,8 @@ class LocalFileBytesTest {
       assertThat(some).isEqualTo(Arrays.copyOfRange(written, 3, 10));
     }
     Files.write(sums, Arrays.copyOf(sumBytes, sumBytes.length - 4));
-    assertThatThrownBy(() -> LocalFileBytes.open(path, conf)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> LocalFileBytes.open(path, conf))
+        .isInstanceOf(IOException.class)
         .hasMessageContaining("does not hold the checksums of the 5000 bytes of");
   }
 

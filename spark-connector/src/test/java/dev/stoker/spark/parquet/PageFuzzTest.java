@@ -43,19 +43,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Files written by Spark (PLAIN and dictionary pages, v1 and v2, uncompressed, Snappy and GZIP,
- * with page checksums and without), broken by a seeded mutator in their page headers,
- * dictionaries, levels and values, their chunks cut short and their footers' value counts raised,
- * then read by Stoker's one decoder ({@link ParquetRunReader}), as the DataSource's ranks and the
- * runner's read their runs. Every value is a function of its row id, so every case
- * must give exactly the rows written or an {@link IOException} naming the file, the column and
- * the byte (or a bad row naming its row), within a time bound: never another exception, an
- * {@link Error}, a hang or a silently different value.
+ * with page checksums and without), broken by a seeded mutator in their page headers, dictionaries,
+ * levels and values, their chunks cut short and their footers' value counts raised, then read by
+ * Stoker's one decoder ({@link ParquetRunReader}), as the DataSource's ranks and the runner's read
+ * their runs. Every value is a function of its row id, so every case must give exactly the rows
+ * written or an {@link IOException} naming the file, the column and the byte (or a bad row naming
+ * its row), within a time bound: never another exception, an {@link Error}, a hang or a silently
+ * different value.
  *
  * <p>A flipped byte among the values of a page without a checksum cannot be told from a value
- * written so: pages without checksums (files written without them, and v2 pages, for which
- * Parquet 1.13 writes none) have their headers broken only, and their files no bytes cut (the
- * pages behind a cut shift, and a value shifted into a page without a checksum is such a
- * flipped value).
+ * written so: pages without checksums (files written without them, and v2 pages, for which Parquet
+ * 1.13 writes none) have their headers broken only, and their files no bytes cut (the pages behind
+ * a cut shift, and a value shifted into a page without a checksum is such a flipped value).
  *
  * <p>{@code -Dstoker.fuzz.cases=N} sets the cases (default 4000), {@code -Dstoker.fuzz.seed=S} the
  * seed; a failing case prints its number and mutation, to be rerun alone.
@@ -64,33 +63,49 @@ class PageFuzzTest {
   private static final int CASES = Integer.getInteger("stoker.fuzz.cases", 4000);
   private static final long SEED = Long.getLong("stoker.fuzz.seed", 14);
   private static final int ROWS = 700;
+
   /** The longest one case may take, a hang past it a failure. */
   private static final long CASE_SECONDS = 30;
-  private static final List<Field> FIELDS = List.of(Field.of("id", DType.INT64),
-      Field.of("label", DType.INT32), Field.of("x", DType.FLOAT32),
-      Field.of("vec", DType.FLOAT32, 3), Field.of("pix", DType.UINT8, 4));
-  private static final List<ColumnSpec> SPECS = List.of(
-      new ColumnSpec("id", Kind.SCALAR, DType.INT64, new int[0], ""),
-      new ColumnSpec("label", Kind.SCALAR, DType.INT32, new int[0], ""),
-      new ColumnSpec("x", Kind.SCALAR, DType.FLOAT32, new int[0], ""),
-      new ColumnSpec("vec", Kind.LIST, DType.FLOAT32, new int[] {3}, "the footers"),
-      new ColumnSpec("pix", Kind.BINARY, DType.UINT8, new int[] {4}, "shape.pix"));
+
+  private static final List<Field> FIELDS =
+      List.of(
+          Field.of("id", DType.INT64),
+          Field.of("label", DType.INT32),
+          Field.of("x", DType.FLOAT32),
+          Field.of("vec", DType.FLOAT32, 3),
+          Field.of("pix", DType.UINT8, 4));
+  private static final List<ColumnSpec> SPECS =
+      List.of(
+          new ColumnSpec("id", Kind.SCALAR, DType.INT64, new int[0], ""),
+          new ColumnSpec("label", Kind.SCALAR, DType.INT32, new int[0], ""),
+          new ColumnSpec("x", Kind.SCALAR, DType.FLOAT32, new int[0], ""),
+          new ColumnSpec("vec", Kind.LIST, DType.FLOAT32, new int[] {3}, "the footers"),
+          new ColumnSpec("pix", Kind.BINARY, DType.UINT8, new int[] {4}, "shape.pix"));
+
   /** One configuration for every read: making one loads Hadoop's resources. */
   private static final Configuration CONF = new Configuration();
-  private static final int[] NASTY = {0x7ffffff0, 0x80000000, -1, 0, 1, 2_000_000_000,
-      1 << 28, (1 << 29) + 1, -2, 0x10000};
 
-  @TempDir
-  static Path dir;
+  private static final int[] NASTY = {
+    0x7ffffff0, 0x80000000, -1, 0, 1, 2_000_000_000, 1 << 28, (1 << 29) + 1, -2, 0x10000
+  };
+
+  @TempDir static Path dir;
   private static SparkSession spark;
   private static final List<Sample> SAMPLES = new ArrayList<>();
 
   /** A file as Spark wrote it: its bytes, its pages and the columns decoded from it. */
-  private record Sample(String name, int[] columns, byte[] bytes, List<Page> pages,
-      int footerAt, int groups, ByteBuffer[] decoded) {}
+  private record Sample(
+      String name,
+      int[] columns,
+      byte[] bytes,
+      List<Page> pages,
+      int footerAt,
+      int groups,
+      ByteBuffer[] decoded) {}
 
   /** Every column; v2 files leave out those Parquet writes in DELTA encodings (unique ints). */
   private static final int[] ALL = {0, 1, 2, 3, 4};
+
   private static final int[] V2 = {1, 2, 3};
 
   /** A page: header {@code [at, body)}, body {@code [body, end)}; whether it has a checksum. */
@@ -116,18 +131,27 @@ class PageFuzzTest {
     spark.stop();
   }
 
-  private static void write(String name, String codec, boolean dictionary, String version,
-      boolean checksums) throws IOException {
+  private static void write(
+      String name, String codec, boolean dictionary, String version, boolean checksums)
+      throws IOException {
     Path folder = dir.resolve(name);
-    spark.range(0, ROWS, 1, 1).selectExpr("id", "cast(id % 37 as int) as label",
+    spark
+        .range(0, ROWS, 1, 1)
+        .selectExpr(
+            "id",
+            "cast(id % 37 as int) as label",
             "cast(id * 0.5 as float) as x",
             "array(cast(id as float), cast(id + 1 as float), cast(id * 2 as float)) as vec",
             "unhex(lpad(hex(id), 8, '0')) as pix")
-        .write().option("compression", codec).option("parquet.enable.dictionary", dictionary)
+        .write()
+        .option("compression", codec)
+        .option("parquet.enable.dictionary", dictionary)
         .option("parquet.writer.version", version.equals("v2") ? "PARQUET_2_0" : "PARQUET_1_0")
         .option("parquet.page.write-checksum.enabled", checksums)
-        .option("parquet.page.size", "512").option("parquet.page.size.row.check.min", "5")
-        .option("parquet.page.size.row.check.max", "50").option("parquet.block.size", "8192")
+        .option("parquet.page.size", "512")
+        .option("parquet.page.size.row.check.min", "5")
+        .option("parquet.page.size.row.check.max", "50")
+        .option("parquet.block.size", "8192")
         .parquet(folder.toString());
     Path file;
     try (Stream<Path> files = Files.list(folder)) {
@@ -137,13 +161,14 @@ class PageFuzzTest {
     Path copy = dir.resolve(name + ".parquet"); // without Hadoop's checksum file
     Files.write(copy, bytes);
     int[] columns = version.equals("v2") ? V2 : ALL;
-    int groups = Util.readFileMetaData(new ByteArrayInputStream(bytes, footerAt(bytes),
-        bytes.length - footerAt(bytes))).getRow_groupsSize();
+    int groups =
+        Util.readFileMetaData(
+                new ByteArrayInputStream(bytes, footerAt(bytes), bytes.length - footerAt(bytes)))
+            .getRow_groupsSize();
     ByteBuffer[] decoded = runDecode(copy.toString(), bytes.length, groups, columns);
     assertThat(decoded).as(name + " reads back").isNotNull();
     checkValues(name, decoded, columns);
-    SAMPLES.add(new Sample(name, columns, bytes, pages(bytes), footerAt(bytes), groups,
-        decoded));
+    SAMPLES.add(new Sample(name, columns, bytes, pages(bytes), footerAt(bytes), groups, decoded));
   }
 
   /** The columns hold what the row ids say they do. */
@@ -167,21 +192,23 @@ class PageFuzzTest {
   }
 
   private static int footerAt(byte[] bytes) {
-    int length = ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN)
-        .getInt();
+    int length =
+        ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     return bytes.length - 8 - length;
   }
 
   /** Every page of every column chunk, walked from the footer's chunk offsets. */
   private static List<Page> pages(byte[] bytes) throws IOException {
-    FileMetaData footer = Util.readFileMetaData(new ByteArrayInputStream(bytes, footerAt(bytes),
-        bytes.length - footerAt(bytes)));
+    FileMetaData footer =
+        Util.readFileMetaData(
+            new ByteArrayInputStream(bytes, footerAt(bytes), bytes.length - footerAt(bytes)));
     List<Page> pages = new ArrayList<>();
     for (RowGroup group : footer.getRow_groups()) {
       for (ColumnChunk chunk : group.getColumns()) {
-        long start = chunk.getMeta_data().isSetDictionary_page_offset()
-            ? chunk.getMeta_data().getDictionary_page_offset()
-            : chunk.getMeta_data().getData_page_offset();
+        long start =
+            chunk.getMeta_data().isSetDictionary_page_offset()
+                ? chunk.getMeta_data().getDictionary_page_offset()
+                : chunk.getMeta_data().getData_page_offset();
         int at = (int) start;
         int end = (int) (start + chunk.getMeta_data().getTotal_compressed_size());
         while (at < end) {
@@ -203,16 +230,16 @@ class PageFuzzTest {
     return runDecode(path, length, groups, picked, true);
   }
 
-  private static ByteBuffer[] runDecode(String path, long length, int groups, int[] picked,
-      boolean verify) throws IOException {
+  private static ByteBuffer[] runDecode(
+      String path, long length, int groups, int[] picked, boolean verify) throws IOException {
     List<ColumnSpec> specs = new ArrayList<>();
     for (int c : picked) {
       specs.add(SPECS.get(c));
     }
     long rows = ROWS;
     ReadRun run = new ReadRun(path, 0, length, 0, groups, 0, rows, 0, rows, length, true);
-    ReadConfig config = new ReadConfig(null, 0, null, specs, ROWS, ROWS,
-        new HadoopConf(CONF), verify);
+    ReadConfig config =
+        new ReadConfig(null, 0, null, specs, ROWS, ROWS, new HadoopConf(CONF), verify);
     ByteBuffer[] columns = buffers(picked);
     try (DirectAllocator allocator = new DirectAllocator("fuzz", 1 << 20);
         ShuffleWindow window = new ShuffleWindow(allocator, specs, ROWS);
@@ -233,8 +260,9 @@ class PageFuzzTest {
   private static ByteBuffer[] buffers(int[] picked) {
     ByteBuffer[] columns = new ByteBuffer[picked.length];
     for (int c = 0; c < columns.length; c++) {
-      columns[c] = ByteBuffer.allocate(ROWS * SPECS.get(picked[c]).rowBytes())
-          .order(ByteOrder.LITTLE_ENDIAN);
+      columns[c] =
+          ByteBuffer.allocate(ROWS * SPECS.get(picked[c]).rowBytes())
+              .order(ByteOrder.LITTLE_ENDIAN);
     }
     return columns;
   }
@@ -272,7 +300,8 @@ class PageFuzzTest {
     } finally {
       runner.shutdownNow();
     }
-    System.out.printf("page fuzz: %d of %d cases run, seed %d: %s%n",
+    System.out.printf(
+        "page fuzz: %d of %d cases run, seed %d: %s%n",
         outcomes.values().stream().mapToInt(Integer::intValue).sum(), CASES, SEED, outcomes);
     assertThat(failures).isEmpty();
     assertThat(outcomes.getOrDefault("refused", 0)).as("cases refused").isPositive();
@@ -296,7 +325,8 @@ class PageFuzzTest {
       }
       for (int c = 0; c < columns.length; c++) {
         if (!columns[c].equals(sample.decoded()[c])) {
-          return "FAIL: column '" + SPECS.get(sample.columns()[c]).name()
+          return "FAIL: column '"
+              + SPECS.get(sample.columns()[c]).name()
               + "' read other values, no error";
         }
       }
@@ -308,10 +338,11 @@ class PageFuzzTest {
         }
       }
       String message = String.valueOf(e.getMessage());
-      boolean named = message.contains(path) && message.contains("column '")
-          && message.contains(" at byte ");
-      return named ? "refused" : "FAIL: an IOException that does not name the file, the column "
-          + "and the byte: " + e;
+      boolean named =
+          message.contains(path) && message.contains("column '") && message.contains(" at byte ");
+      return named
+          ? "refused"
+          : "FAIL: an IOException that does not name the file, the column " + "and the byte: " + e;
     } catch (RowErrors.BadRow e) {
       return e.getMessage().contains(path) ? "bad row" : "FAIL: " + e;
     } catch (RuntimeException | Error e) {
@@ -341,21 +372,35 @@ class PageFuzzTest {
           int at = from + random.nextInt(to - from);
           bytes[at] ^= (byte) (1 << random.nextInt(8));
         }
-        what.append(flips).append(" bit(s) flipped in the ").append(body ? "body" : "header")
-            .append(" of the ").append(page.type()).append(" page at ").append(page.at());
+        what.append(flips)
+            .append(" bit(s) flipped in the ")
+            .append(body ? "body" : "header")
+            .append(" of the ")
+            .append(page.type())
+            .append(" page at ")
+            .append(page.at());
       }
       case 2 -> { // an extreme number written over some bytes
         int value = NASTY[random.nextInt(NASTY.length)];
         int at = from + random.nextInt(to - from);
         boolean varint = random.nextBoolean();
-        byte[] encoded = varint ? varint(value) : ByteBuffer.allocate(4)
-            .order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
+        byte[] encoded =
+            varint
+                ? varint(value)
+                : ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
         for (int i = 0; i < encoded.length && at + i < to; i++) {
           bytes[at + i] = encoded[i];
         }
-        what.append(varint ? "varint " : "int ").append(value).append(" written at ").append(at)
-            .append(" in the ").append(body ? "body" : "header").append(" of the ")
-            .append(page.type()).append(" page at ").append(page.at());
+        what.append(varint ? "varint " : "int ")
+            .append(value)
+            .append(" written at ")
+            .append(at)
+            .append(" in the ")
+            .append(body ? "body" : "header")
+            .append(" of the ")
+            .append(page.type())
+            .append(" page at ")
+            .append(page.at());
       }
       case 3 -> { // a header field rewritten
         return rewriteHeader(bytes, page, random, what);
@@ -375,10 +420,12 @@ class PageFuzzTest {
 
   private static byte[] rewriteHeader(byte[] bytes, Page page, Random random, StringBuilder what)
       throws IOException {
-    PageHeader header = Util.readPageHeader(new ByteArrayInputStream(bytes, page.at(),
-        page.body() - page.at()));
-    int value = random.nextBoolean() ? NASTY[random.nextInt(NASTY.length)]
-        : header.getUncompressed_page_size() + random.nextInt(9) - 4;
+    PageHeader header =
+        Util.readPageHeader(new ByteArrayInputStream(bytes, page.at(), page.body() - page.at()));
+    int value =
+        random.nextBoolean()
+            ? NASTY[random.nextInt(NASTY.length)]
+            : header.getUncompressed_page_size() + random.nextInt(9) - 4;
     int field = random.nextInt(6);
     switch (field) {
       case 0 -> header.setUncompressed_page_size(value);
@@ -401,34 +448,47 @@ class PageFuzzTest {
         if (header.isSetData_page_header_v2()) {
           header.getData_page_header_v2().setRepetition_levels_byte_length(value);
         } else if (header.isSetData_page_header()) {
-          header.getData_page_header().setEncoding(org.apache.parquet.format.Encoding
-              .values()[random.nextInt(org.apache.parquet.format.Encoding.values().length)]);
+          header
+              .getData_page_header()
+              .setEncoding(
+                  org.apache.parquet.format.Encoding.values()[
+                      random.nextInt(org.apache.parquet.format.Encoding.values().length)]);
         }
       }
       default -> header.setCrc(header.isSetCrc() ? header.getCrc() ^ 1 : value);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Util.writePageHeader(header, out);
-    what.append("header field ").append(field).append(" set to ").append(value)
-        .append(" in the ").append(page.type()).append(" page at ").append(page.at());
+    what.append("header field ")
+        .append(field)
+        .append(" set to ")
+        .append(value)
+        .append(" in the ")
+        .append(page.type())
+        .append(" page at ")
+        .append(page.at());
     return splice(bytes, page.at(), page.body(), out.toByteArray());
   }
 
-  private static byte[] rewriteFooter(Sample sample, byte[] bytes, Random random,
-      StringBuilder what) throws IOException {
+  private static byte[] rewriteFooter(
+      Sample sample, byte[] bytes, Random random, StringBuilder what) throws IOException {
     int at = sample.footerAt();
-    FileMetaData footer = Util.readFileMetaData(new ByteArrayInputStream(bytes, at,
-        bytes.length - 8 - at));
+    FileMetaData footer =
+        Util.readFileMetaData(new ByteArrayInputStream(bytes, at, bytes.length - 8 - at));
     RowGroup group = footer.getRow_groups().get(random.nextInt(footer.getRow_groupsSize()));
     ColumnChunk chunk = group.getColumns().get(random.nextInt(group.getColumnsSize()));
-    long value = random.nextBoolean() ? 1L << (20 + random.nextInt(12))
-        : chunk.getMeta_data().getNum_values() + random.nextInt(9) - 4;
+    long value =
+        random.nextBoolean()
+            ? 1L << (20 + random.nextInt(12))
+            : chunk.getMeta_data().getNum_values() + random.nextInt(9) - 4;
     boolean count = random.nextBoolean();
     if (count) {
       chunk.getMeta_data().setNum_values(value);
     } else {
-      chunk.getMeta_data().setTotal_compressed_size(
-          chunk.getMeta_data().getTotal_compressed_size() + random.nextInt(65) - 32);
+      chunk
+          .getMeta_data()
+          .setTotal_compressed_size(
+              chunk.getMeta_data().getTotal_compressed_size() + random.nextInt(65) - 32);
     }
     what.append("footer: a chunk's ").append(count ? "value count set to " + value : "size moved");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -461,28 +521,43 @@ class PageFuzzTest {
 
   @Test
   void shouldRefuseAFlippedValueThroughFormatStokerUnlessChecksumsAreOff() throws IOException {
-    Sample sample = SAMPLES.stream().filter(s -> s.name().equals("uncompressed-plain-v1"))
-        .findFirst().orElseThrow();
-    Page page = sample.pages().stream().filter(p -> p.type() == PageType.DATA_PAGE)
-        .findFirst().orElseThrow();
+    Sample sample =
+        SAMPLES.stream()
+            .filter(s -> s.name().equals("uncompressed-plain-v1"))
+            .findFirst()
+            .orElseThrow();
+    Page page =
+        sample.pages().stream()
+            .filter(p -> p.type() == PageType.DATA_PAGE)
+            .findFirst()
+            .orElseThrow();
     byte[] broken = sample.bytes().clone();
     broken[page.end() - 1] ^= 0x40; // the last value's last byte
     Path file = dir.resolve("flipped.parquet");
     Files.write(file, broken);
 
-    assertThatThrownBy(() -> read(file, true)).hasStackTraceContaining(
-        "a page whose checksum does not match its bytes in the page at byte " + page.at());
+    assertThatThrownBy(() -> read(file, true))
+        .hasStackTraceContaining(
+            "a page whose checksum does not match its bytes in the page at byte " + page.at());
     List<Row> unchecked = read(file, false);
     assertThat(unchecked).hasSize(ROWS);
-    assertThatThrownBy(() -> runDecode(file.toString(), broken.length, sample.groups(), ALL,
-        true)).hasMessageContaining("a page whose checksum does not match its bytes");
+    assertThatThrownBy(() -> runDecode(file.toString(), broken.length, sample.groups(), ALL, true))
+        .hasMessageContaining("a page whose checksum does not match its bytes");
     assertThat(runDecode(file.toString(), broken.length, sample.groups(), ALL, false))
-        .as("read, a value changed unseen").isNotNull();
+        .as("read, a value changed unseen")
+        .isNotNull();
   }
 
   private static List<Row> read(Path file, boolean verify) {
-    return spark.read().format("stoker").option("batchSize", 100).option("worldSize", 1)
-        .option("shape.pix", "4").option("verifyChecksums", verify).load(file.toString())
-        .select("id").collectAsList();
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 100)
+        .option("worldSize", 1)
+        .option("shape.pix", "4")
+        .option("verifyChecksums", verify)
+        .load(file.toString())
+        .select("id")
+        .collectAsList();
   }
 }

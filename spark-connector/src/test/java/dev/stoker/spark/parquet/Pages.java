@@ -21,8 +21,9 @@ final class Pages {
 
   /** {@code values} in the RLE / bit-packing hybrid encoding, {@code bitWidth} bits each. */
   static byte[] hybrid(int bitWidth, int... values) {
-    RunLengthBitPackingHybridEncoder encoder = new RunLengthBitPackingHybridEncoder(bitWidth, 64,
-        1 << 20, HeapByteBufferAllocator.getInstance());
+    RunLengthBitPackingHybridEncoder encoder =
+        new RunLengthBitPackingHybridEncoder(
+            bitWidth, 64, 1 << 20, HeapByteBufferAllocator.getInstance());
     try {
       for (int value : values) {
         encoder.writeInt(value);
@@ -36,16 +37,19 @@ final class Pages {
   }
 
   /**
-   * A data page v1: repetition levels (if {@code reps} is not null), definition levels (if
-   * {@code defs} is not null), each length-prefixed, then {@code values} encoded {@code
-   * encoding}.
+   * A data page v1: repetition levels (if {@code reps} is not null), definition levels (if {@code
+   * defs} is not null), each length-prefixed, then {@code values} encoded {@code encoding}.
    */
-  static DataPageV1 v1(int repBits, int[] reps, int defBits, int[] defs, byte[] values,
-      Encoding encoding) {
+  static DataPageV1 v1(
+      int repBits, int[] reps, int defBits, int[] defs, byte[] values, Encoding encoding) {
     byte[] rep = reps == null ? new byte[0] : hybrid(repBits, reps);
     byte[] def = defs == null ? new byte[0] : hybrid(defBits, defs);
-    ByteBuffer page = ByteBuffer.allocate((reps == null ? 0 : 4 + rep.length)
-        + (defs == null ? 0 : 4 + def.length) + values.length).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer page =
+        ByteBuffer.allocate(
+                (reps == null ? 0 : 4 + rep.length)
+                    + (defs == null ? 0 : 4 + def.length)
+                    + values.length)
+            .order(ByteOrder.LITTLE_ENDIAN);
     if (reps != null) {
       page.putInt(rep.length).put(rep);
     }
@@ -54,8 +58,14 @@ final class Pages {
     }
     page.put(values);
     int count = defs != null ? defs.length : reps != null ? reps.length : -1;
-    return new DataPageV1(BytesInput.from(page.array()), count, page.capacity(), null,
-        Encoding.RLE, Encoding.RLE, encoding);
+    return new DataPageV1(
+        BytesInput.from(page.array()),
+        count,
+        page.capacity(),
+        null,
+        Encoding.RLE,
+        Encoding.RLE,
+        encoding);
   }
 
   static byte[] floats(float... values) {

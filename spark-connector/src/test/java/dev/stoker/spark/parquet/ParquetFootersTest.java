@@ -24,8 +24,7 @@ class ParquetFootersTest {
   private static final MessageType SCHEMA =
       MessageTypeParser.parseMessageType("message m { required int64 id; }");
 
-  @TempDir
-  Path folder;
+  @TempDir Path folder;
 
   @Test
   void shouldReadAFooterOncePerLengthAndModificationTime() throws IOException {
@@ -55,9 +54,11 @@ class ParquetFootersTest {
 
   private static void write(Path file, int rows) throws IOException {
     SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
-    try (ParquetWriter<Group> writer = ExampleParquetWriter
-        .builder(new org.apache.hadoop.fs.Path(file.toUri())).withType(SCHEMA)
-        .withConf(new Configuration()).build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new org.apache.hadoop.fs.Path(file.toUri()))
+            .withType(SCHEMA)
+            .withConf(new Configuration())
+            .build()) {
       for (long id = 0; id < rows; id++) {
         writer.write(groups.newGroup().append("id", id));
       }

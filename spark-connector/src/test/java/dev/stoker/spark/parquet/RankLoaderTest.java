@@ -22,19 +22,30 @@ import org.junit.jupiter.api.io.TempDir;
 class RankLoaderTest {
   private static final int ROWS = 1_000;
 
-  @TempDir
-  static Path data;
+  @TempDir static Path data;
   private static SparkSession spark;
   private static StokerScan scan;
 
   @BeforeAll
   static void start() {
     spark = SparkClusters.local(2);
-    spark.range(0, ROWS, 1, 3).selectExpr("array(cast(id as float), 1.5f) AS x", "id")
-        .write().parquet(data.resolve("t").toString());
-    SparkPlan plan = spark.read().format("stoker").option("batchSize", 64)
-        .option("worldSize", 2).option("shuffle", true).option("seed", 5)
-        .load(data.resolve("t").toString()).select("id", "x").queryExecution().executedPlan();
+    spark
+        .range(0, ROWS, 1, 3)
+        .selectExpr("array(cast(id as float), 1.5f) AS x", "id")
+        .write()
+        .parquet(data.resolve("t").toString());
+    SparkPlan plan =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", 64)
+            .option("worldSize", 2)
+            .option("shuffle", true)
+            .option("seed", 5)
+            .load(data.resolve("t").toString())
+            .select("id", "x")
+            .queryExecution()
+            .executedPlan();
     while (!(plan instanceof BatchScanExec)) {
       plan = plan.children().apply(0);
     }
@@ -50,13 +61,15 @@ class RankLoaderTest {
   void shouldReadTheRanksRowsAndFreeItsWindowsOnClose() {
     AtomicReference<HostAllocator> windows = new AtomicReference<>();
     RankRuns runs = scan.plan().rank(1);
-    RankLoader rank = RankLoader.builder(scan.config(), runs)
-        .namedAfter("test")
-        .dataset(given -> {
-          windows.set(given);
-          return new RankDataset(scan.config(), runs, given, new SourceCounters());
-        })
-        .build();
+    RankLoader rank =
+        RankLoader.builder(scan.config(), runs)
+            .namedAfter("test")
+            .dataset(
+                given -> {
+                  windows.set(given);
+                  return new RankDataset(scan.config(), runs, given, new SourceCounters());
+                })
+            .build();
     long rows = 0;
     try (BatchIterator batches = rank.loader().epoch(0).iterator()) {
       while (batches.hasNext()) {
@@ -70,7 +83,8 @@ class RankLoaderTest {
     assertThat(windows.get().name()).isEqualTo("test-rank1-windows");
     rank.close();
     rank.close();
-    assertThatThrownBy(() -> windows.get().allocate(8)).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> windows.get().allocate(8))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("is closed");
   }
 
@@ -78,12 +92,16 @@ class RankLoaderTest {
   void shouldFreeTheWindowsWhenTheDatasetFailsToBuild() {
     AtomicReference<HostAllocator> windows = new AtomicReference<>();
     Error failure = new OutOfMemoryError("the dataset could not be made");
-    assertThatThrownBy(() -> RankLoader.builder(scan.config(), scan.plan().rank(0))
-        .dataset(given -> {
-          windows.set(given);
-          throw failure;
-        })
-        .build()).isSameAs(failure);
+    assertThatThrownBy(
+            () ->
+                RankLoader.builder(scan.config(), scan.plan().rank(0))
+                    .dataset(
+                        given -> {
+                          windows.set(given);
+                          throw failure;
+                        })
+                    .build())
+        .isSameAs(failure);
     assertThat(windows.get().name()).isEqualTo("stoker-source-rank0-windows");
     assertThatThrownBy(() -> windows.get().allocate(8)).isInstanceOf(IllegalStateException.class);
   }

@@ -26,8 +26,12 @@ class RankPlannerTest {
       int count = 1 + random.nextInt(6);
       for (int g = 0; g < count; g++) {
         long rows = random.nextInt(8) == 0 ? 0 : 1 + random.nextInt(50);
-        groups.add(new RankPlanner.Group("file-" + f, new RowGroup(g, start, rows * 10 + 1, rows,
-            firstRow, Map.of()), rows * 10, random.nextBoolean()));
+        groups.add(
+            new RankPlanner.Group(
+                "file-" + f,
+                new RowGroup(g, start, rows * 10 + 1, rows, firstRow, Map.of()),
+                rows * 10,
+                random.nextBoolean()));
         firstRow += rows;
         start += rows * 10 + 1;
       }
@@ -65,8 +69,16 @@ class RankPlannerTest {
         continue;
       }
       planned++;
-      ReadPlan plan = RankPlanner.plan(groups, worldSize, batchSize, dropLast, shuffle,
-          random.nextLong(), random.nextInt(10), "'x'");
+      ReadPlan plan =
+          RankPlanner.plan(
+              groups,
+              worldSize,
+              batchSize,
+              dropLast,
+              shuffle,
+              random.nextLong(),
+              random.nextInt(10),
+              "'x'");
 
       assertThat(plan.rows()).isEqualTo(total);
       Map<String, Integer> seen = new HashMap<>();
@@ -82,7 +94,8 @@ class RankPlannerTest {
       if (dropLast) {
         assertThat(plan.rowsPerRank() % batchSize).isZero();
         assertThat(plan.batchesPerRank()).isEqualTo(plan.rowsPerRank() / batchSize);
-        assertThat(plan.droppedRows()).isEqualTo(total - worldSize * plan.rowsPerRank())
+        assertThat(plan.droppedRows())
+            .isEqualTo(total - worldSize * plan.rowsPerRank())
             .isLessThan((long) worldSize * batchSize);
         assertThat(seen.values()).containsOnly(1);
         assertThat(seen).hasSize((int) (total - plan.droppedRows()));
@@ -92,7 +105,8 @@ class RankPlannerTest {
             .isEqualTo((int) ((plan.rowsPerRank() + batchSize - 1) / batchSize));
         assertThat(seen).hasSize((int) total);
         assertThat(seen.values().stream().mapToLong(n -> n - 1).sum())
-            .isEqualTo(plan.paddedRows()).isLessThan(worldSize);
+            .isEqualTo(plan.paddedRows())
+            .isLessThan(worldSize);
       }
     }
     assertThat(planned).isGreaterThan(1000);
@@ -102,51 +116,56 @@ class RankPlannerTest {
   void shouldReadWholeConsecutiveRowGroupsOfAFileInOneRun() {
     List<RankPlanner.Group> groups = new ArrayList<>();
     for (int g = 0; g < 4; g++) {
-      groups.add(new RankPlanner.Group("a", new RowGroup(g, 4 + g * 100L, 100, 10, g * 10L,
-          Map.of()), 100, true));
+      groups.add(
+          new RankPlanner.Group(
+              "a", new RowGroup(g, 4 + g * 100L, 100, 10, g * 10L, Map.of()), 100, true));
     }
 
     ReadPlan plan = RankPlanner.plan(groups, 2, 5, true, false, 0, 0, "'a'");
 
-    assertThat(plan.ranks().get(0)).containsExactly(
-        new ReadRun("a", 4, 200, 0, 2, 0, 20, 0, 20, 200, true));
-    assertThat(plan.ranks().get(1)).containsExactly(
-        new ReadRun("a", 204, 200, 2, 2, 20, 20, 0, 20, 200, true));
+    assertThat(plan.ranks().get(0))
+        .containsExactly(new ReadRun("a", 4, 200, 0, 2, 0, 20, 0, 20, 200, true));
+    assertThat(plan.ranks().get(1))
+        .containsExactly(new ReadRun("a", 204, 200, 2, 2, 20, 20, 0, 20, 200, true));
   }
 
   @Test
   void shouldShuffleRowGroupsByEpochAndSeedOnly() {
     List<RankPlanner.Group> groups = new ArrayList<>();
     for (int g = 0; g < 40; g++) {
-      groups.add(new RankPlanner.Group("f", new RowGroup(g, g * 10L, 10, 10, g * 10L, Map.of()),
-          10, true));
+      groups.add(
+          new RankPlanner.Group(
+              "f", new RowGroup(g, g * 10L, 10, 10, g * 10L, Map.of()), 10, true));
     }
 
-    List<String> epoch1 = rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 1, "'f'")
-        .ranks().get(0));
-    List<String> again = rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 1, "'f'")
-        .ranks().get(0));
-    List<String> epoch2 = rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 2, "'f'")
-        .ranks().get(0));
-    List<String> seed6 = rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 6, 1, "'f'")
-        .ranks().get(0));
+    List<String> epoch1 =
+        rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 1, "'f'").ranks().get(0));
+    List<String> again =
+        rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 1, "'f'").ranks().get(0));
+    List<String> epoch2 =
+        rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 5, 2, "'f'").ranks().get(0));
+    List<String> seed6 =
+        rowsOf(RankPlanner.plan(groups, 2, 10, true, true, 6, 1, "'f'").ranks().get(0));
 
     assertThat(again).isEqualTo(epoch1);
     assertThat(epoch2).isNotEqualTo(epoch1);
     assertThat(seed6).isNotEqualTo(epoch1);
-    Set<String> firstHalf = new HashSet<>(rowsOf(RankPlanner.plan(groups, 2, 10, true, false, 5,
-        1, "'f'").ranks().get(0)));
+    Set<String> firstHalf =
+        new HashSet<>(
+            rowsOf(RankPlanner.plan(groups, 2, 10, true, false, 5, 1, "'f'").ranks().get(0)));
     assertThat(new HashSet<>(epoch1)).isNotEqualTo(firstHalf);
   }
 
   @Test
   void shouldRefuseMoreRowsPerStepThanThereAre() {
-    List<RankPlanner.Group> groups = List.of(new RankPlanner.Group("f",
-        new RowGroup(0, 4, 10, 30, 0, Map.of()), 10, true));
+    List<RankPlanner.Group> groups =
+        List.of(new RankPlanner.Group("f", new RowGroup(0, 4, 10, 30, 0, Map.of()), 10, true));
 
     assertThatThrownBy(() -> RankPlanner.plan(groups, 4, 8, false, false, 0, 0, "'/data'"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("batchSize=8 x worldSize=4 = 32 "
-            + "rows per step, but '/data' hold(s) 30 row(s) (expected: at most 30, so that every "
-            + "rank gets a full batch; lower batchSize or worldSize)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "batchSize=8 x worldSize=4 = 32 "
+                + "rows per step, but '/data' hold(s) 30 row(s) (expected: at most 30, so that every "
+                + "rank gets a full batch; lower batchSize or worldSize)");
   }
 }

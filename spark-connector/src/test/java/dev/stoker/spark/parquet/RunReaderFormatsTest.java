@@ -29,28 +29,30 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Files written by Parquet's own writer in every codec Spark writes, with data pages v1 and v2,
- * dictionaries that fall back to plain pages midway, many pages and row groups, and page
- * checksums: Stoker's run reader (page reader and decoder) gives back exactly the values written.
+ * dictionaries that fall back to plain pages midway, many pages and row groups, and page checksums:
+ * Stoker's run reader (page reader and decoder) gives back exactly the values written.
  */
 class RunReaderFormatsTest {
   private static final int ROWS = 3000;
   private static final int WIDTH = 8;
-  private static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
-      "message spark_schema { optional group image (LIST) { repeated group list { "
-          + "optional float element; } } optional int32 label; }");
+  private static final MessageType SCHEMA =
+      MessageTypeParser.parseMessageType(
+          "message spark_schema { optional group image (LIST) { repeated group list { "
+              + "optional float element; } } optional int32 label; }");
 
-  @TempDir
-  Path folder;
+  @TempDir Path folder;
 
   @ParameterizedTest
-  @EnumSource(value = CompressionCodecName.class,
+  @EnumSource(
+      value = CompressionCodecName.class,
       names = {"UNCOMPRESSED", "SNAPPY", "GZIP", "ZSTD", "LZ4_RAW"})
   void shouldDecodeEveryValueOfPagesV1(CompressionCodecName codec) throws IOException {
     check(write(codec, WriterVersion.PARQUET_1_0));
   }
 
   @ParameterizedTest
-  @EnumSource(value = CompressionCodecName.class,
+  @EnumSource(
+      value = CompressionCodecName.class,
       names = {"UNCOMPRESSED", "SNAPPY", "GZIP", "ZSTD", "LZ4_RAW"})
   void shouldDecodeEveryValueOfPagesV2(CompressionCodecName codec) throws IOException {
     check(write(codec, WriterVersion.PARQUET_2_0));
@@ -59,20 +61,24 @@ class RunReaderFormatsTest {
   private void check(String path) throws IOException {
     Configuration conf = new Configuration();
     List<BlockMetaData> groups;
-    try (ParquetFileReader reader = ParquetFileReader.open(
-        HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), conf))) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), conf))) {
       groups = reader.getFooter().getBlocks();
       assertTrue(groups.size() > 1, "row groups: " + groups.size());
-      assertTrue(groups.get(0).getColumns().get(0).getEncodingStats().hasDictionaryPages(),
+      assertTrue(
+          groups.get(0).getColumns().get(0).getEncodingStats().hasDictionaryPages(),
           "the image column starts with a dictionary");
     }
-    List<ColumnSpec> specs = List.of(
-        new ColumnSpec("image", SourceColumn.Kind.LIST, DType.FLOAT32, new int[] {WIDTH}, "test"),
-        new ColumnSpec("label", SourceColumn.Kind.SCALAR, DType.INT32, new int[0], "test"));
+    List<ColumnSpec> specs =
+        List.of(
+            new ColumnSpec(
+                "image", SourceColumn.Kind.LIST, DType.FLOAT32, new int[] {WIDTH}, "test"),
+            new ColumnSpec("label", SourceColumn.Kind.SCALAR, DType.INT32, new int[0], "test"));
     long length = new File(path.substring(5)).length();
     ReadRun run = new ReadRun(path, 0, length, 0, groups.size(), 0, ROWS, 0, ROWS, length, true);
-    ReadConfig config = new ReadConfig(null, 0, null, specs, ROWS, ROWS, new HadoopConf(conf),
-        true);
+    ReadConfig config =
+        new ReadConfig(null, 0, null, specs, ROWS, ROWS, new HadoopConf(conf), true);
     ByteBuffer images;
     ByteBuffer labels;
     try (DirectAllocator allocator = new DirectAllocator("formats", 1 << 20);
@@ -84,13 +90,15 @@ class RunReaderFormatsTest {
         row += n;
       }
       ByteBuffer bytes = window.buffer().duplicate().order(ByteOrder.nativeOrder());
-      images = bytes.slice(window.offset(0, 0, ROWS), ROWS * WIDTH * 4)
-          .order(ByteOrder.nativeOrder());
+      images =
+          bytes.slice(window.offset(0, 0, ROWS), ROWS * WIDTH * 4).order(ByteOrder.nativeOrder());
       labels = bytes.slice(window.offset(1, 0, ROWS), ROWS * 4).order(ByteOrder.nativeOrder());
       for (int row = 0; row < ROWS; row++) {
         assertEquals(row % 10, labels.getInt(row * 4), "label of row " + row);
         for (int e = 0; e < WIDTH; e++) {
-          assertEquals(value(row, e), images.getFloat((row * WIDTH + e) * 4),
+          assertEquals(
+              value(row, e),
+              images.getFloat((row * WIDTH + e) * 4),
               "element " + e + " of row " + row + " in " + path);
         }
       }
@@ -105,11 +113,18 @@ class RunReaderFormatsTest {
   private String write(CompressionCodecName codec, WriterVersion version) throws IOException {
     File file = folder.resolve(codec + "-" + version + ".parquet").toFile();
     SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
-    try (ParquetWriter<Group> writer = ExampleParquetWriter
-        .builder(new org.apache.hadoop.fs.Path(file.toURI())).withType(SCHEMA)
-        .withConf(new Configuration()).withCompressionCodec(codec).withWriterVersion(version)
-        .withDictionaryEncoding(true).withDictionaryPageSize(1024).withPageSize(2048)
-        .withRowGroupSize(8_000).withPageWriteChecksumEnabled(true).build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new org.apache.hadoop.fs.Path(file.toURI()))
+            .withType(SCHEMA)
+            .withConf(new Configuration())
+            .withCompressionCodec(codec)
+            .withWriterVersion(version)
+            .withDictionaryEncoding(true)
+            .withDictionaryPageSize(1024)
+            .withPageSize(2048)
+            .withRowGroupSize(8_000)
+            .withPageWriteChecksumEnabled(true)
+            .build()) {
       for (int row = 0; row < ROWS; row++) {
         Group group = groups.newGroup();
         Group image = group.addGroup("image");

@@ -11,9 +11,29 @@ class SourceOptionsTest {
 
   @Test
   void shouldTakeTheLoadersOptionsTheSourcesOwnAndHadoopSettings() {
-    SourceOptions options = SourceOptions.parse(Map.of("path", "/data", "BatchSize", "64",
-        "WORLDSIZE", "4", "shuffle", "true", "seed", "42", "EPOCH", "3", "dropLast", "true",
-        "shuffleBuffer", "1000", "Shape.Image", "3, 32, 32", "fs.s3a.endpoint", "http://x"));
+    SourceOptions options =
+        SourceOptions.parse(
+            Map.of(
+                "path",
+                "/data",
+                "BatchSize",
+                "64",
+                "WORLDSIZE",
+                "4",
+                "shuffle",
+                "true",
+                "seed",
+                "42",
+                "EPOCH",
+                "3",
+                "dropLast",
+                "true",
+                "shuffleBuffer",
+                "1000",
+                "Shape.Image",
+                "3, 32, 32",
+                "fs.s3a.endpoint",
+                "http://x"));
 
     assertThat(options.loader().batchSize()).isEqualTo(64);
     assertThat(options.loader().shuffle()).isTrue();
@@ -48,8 +68,19 @@ class SourceOptionsTest {
 
   @Test
   void shouldReadShapesWrittenInSeveralWays() {
-    SourceOptions options = SourceOptions.parse(Map.of("path", "/d", "shape.a", "784",
-        "shape.b", "[1, 28, 28]", "shape.c", "3x64x64", "shape.d", "(2,2)"));
+    SourceOptions options =
+        SourceOptions.parse(
+            Map.of(
+                "path",
+                "/d",
+                "shape.a",
+                "784",
+                "shape.b",
+                "[1, 28, 28]",
+                "shape.c",
+                "3x64x64",
+                "shape.d",
+                "(2,2)"));
 
     assertThat(options.shapes().get("a")).containsExactly(784);
     assertThat(options.shapes().get("B")).containsExactly(1, 28, 28);
@@ -59,36 +90,49 @@ class SourceOptionsTest {
 
   @Test
   void shouldRefuseBadNamesAndValues() {
-    assertBad(Map.of(), "path: none given (expected: load(path) with a Parquet file or "
-        + "directory, or option(\"path\", ...) in SQL)");
-    assertBad(Map.of("path", "/d", "worldSise", "2"),
+    assertBad(
+        Map.of(),
+        "path: none given (expected: load(path) with a Parquet file or "
+            + "directory, or option(\"path\", ...) in SQL)");
+    assertBad(
+        Map.of("path", "/d", "worldSise", "2"),
         "option: 'worldSise' (expected: a known option; did you mean 'worldSize'?)");
-    assertBad(Map.of("path", "/d", "epoc", "2"),
+    assertBad(
+        Map.of("path", "/d", "epoc", "2"),
         "option: 'epoc' (expected: a known option; did you mean 'epoch'?)");
-    assertBad(Map.of("path", "/d", "epoch", "x"),
+    assertBad(
+        Map.of("path", "/d", "epoch", "x"),
         "epoch: 'x' (expected: a whole number from 0 to 2147483647)");
-    assertBad(Map.of("path", "/d", "shuffleBuffer", "99999999999"),
+    assertBad(
+        Map.of("path", "/d", "shuffleBuffer", "99999999999"),
         "shuffleBuffer: '99999999999' (expected: a whole number from 1 to 2147483647)");
-    assertBad(Map.of("path", "/d", "shape.x", "0,2"), "shape.x: '0,2' (expected: dimensions > 0 "
-        + "separated by commas, e.g. 3,32,32, of at most 2147483647 values in all)");
-    assertBad(Map.of("path", "/d", "shape.x", "2", "SHAPE.X", "2"),
+    assertBad(
+        Map.of("path", "/d", "shape.x", "0,2"),
+        "shape.x: '0,2' (expected: dimensions > 0 "
+            + "separated by commas, e.g. 3,32,32, of at most 2147483647 values in all)");
+    assertBad(
+        Map.of("path", "/d", "shape.x", "2", "SHAPE.X", "2"),
         "given twice in different case (expected: once; option names ignore case)");
     assertBad(Map.of("path", "/d", "batchSize", "1", "BATCHSIZE", "2"), "batchSize: given twice");
-    assertBad(Map.of("paths", "not json"), "paths: 'not json' (expected: a JSON array of paths, "
-        + "as load(path, ...) sets it)");
+    assertBad(
+        Map.of("paths", "not json"),
+        "paths: 'not json' (expected: a JSON array of paths, " + "as load(path, ...) sets it)");
   }
 
   private static void assertBad(Map<String, String> options, String message) {
     assertThatThrownBy(() -> SourceOptions.parse(options))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(message);
   }
 
   @Test
   void shouldVerifyChecksumsUnlessTurnedOff() {
     assertThat(SourceOptions.parse(Map.of("path", "/data")).verifyChecksums()).isTrue();
-    assertThat(SourceOptions.parse(Map.of("path", "/data", "VerifyChecksums", "FALSE"))
-        .verifyChecksums()).isFalse();
-    assertThatThrownBy(() -> SourceOptions.parse(Map.of("path", "/data", "verifyChecksums",
-        "no"))).hasMessage("verifyChecksums: 'no' (expected: true or false)");
+    assertThat(
+            SourceOptions.parse(Map.of("path", "/data", "VerifyChecksums", "FALSE"))
+                .verifyChecksums())
+        .isFalse();
+    assertThatThrownBy(() -> SourceOptions.parse(Map.of("path", "/data", "verifyChecksums", "no")))
+        .hasMessage("verifyChecksums: 'no' (expected: true or false)");
   }
 }

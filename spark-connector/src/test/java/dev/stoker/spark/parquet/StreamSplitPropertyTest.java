@@ -11,16 +11,15 @@ import org.junit.jupiter.api.Test;
 /**
  * A streamed epoch cut after some batches on {@code W} ranks and resumed on {@code W'} (and once
  * more on {@code W''}): over random cases with small shuffle windows, every row of the epoch is
- * streamed exactly once apart from {@code dropLast}'s reported tail (or at least once, the
- * reported padding being the only repeats), every rank streams the same rows, and with {@code W' =
- * W} each rank streams the rest of its uninterrupted stream in its order.
+ * streamed exactly once apart from {@code dropLast}'s reported tail (or at least once, the reported
+ * padding being the only repeats), every rank streams the same rows, and with {@code W' = W} each
+ * rank streams the rest of its uninterrupted stream in its order.
  */
 class StreamSplitPropertyTest {
   static final int CASES = Integer.getInteger("stoker.resume.cases", 5_000);
 
   /** The positions a rank streams, in order. */
-  private static List<Long> stream(List<OrderSlice> slices, boolean shuffle, long seed,
-      int epoch) {
+  private static List<Long> stream(List<OrderSlice> slices, boolean shuffle, long seed, int epoch) {
     List<Long> positions = new ArrayList<>();
     for (OrderSlice slice : slices) {
       slice.forEachPosition(shuffle, seed, epoch, positions::add);
@@ -47,8 +46,10 @@ class StreamSplitPropertyTest {
       }
       cases++;
       int segmentsWanted = 1 + random.nextInt(3);
-      String label = String.format("case %d: rows=%d batchSize=%d window=%d dropLast=%s "
-          + "shuffle=%s seed=%d", cases, rows, batchSize, windowRows, dropLast, shuffle, seed);
+      String label =
+          String.format(
+              "case %d: rows=%d batchSize=%d window=%d dropLast=%s " + "shuffle=%s seed=%d",
+              cases, rows, batchSize, windowRows, dropLast, shuffle, seed);
       List<Segment> segments = new ArrayList<>(List.of(new Segment(worldSize, 0)));
       int[] seen = new int[(int) rows];
       long padded = 0;
@@ -64,22 +65,23 @@ class StreamSplitPropertyTest {
           streams.add(stream);
         }
         if (s == 1 && segments.get(0).worldSize() == worldSize) {
-          StreamSplit.Plan whole = StreamSplit.fresh(rows, worldSize, batchSize, dropLast,
-              windowRows);
+          StreamSplit.Plan whole =
+              StreamSplit.fresh(rows, worldSize, batchSize, dropLast, windowRows);
           int before = (int) segments.get(0).rows();
           for (int r = 0; r < worldSize; r++) {
             List<Long> all = stream(whole.ranks().get(r), shuffle, seed, epoch);
-            assertThat(streams.get(r)).as(label + " rank " + r + " after the cut")
+            assertThat(streams.get(r))
+                .as(label + " rank " + r + " after the cut")
                 .containsExactlyElementsOf(all.subList(before, all.size()));
           }
         }
-        long batches = dropLast ? plan.perRank() / batchSize
-            : (plan.perRank() + batchSize - 1) / batchSize;
+        long batches =
+            dropLast ? plan.perRank() / batchSize : (plan.perRank() + batchSize - 1) / batchSize;
         boolean last = s == segmentsWanted - 1 || batches == 0;
-        long consumed = last ? plan.perRank()
-            : random.nextInt((int) batches) * (long) batchSize;
+        long consumed = last ? plan.perRank() : random.nextInt((int) batches) * (long) batchSize;
         if (last) {
-          assertThat(plan.padded(rows, shuffle, seed, epoch)).as(label + " padding reported")
+          assertThat(plan.padded(rows, shuffle, seed, epoch))
+              .as(label + " padding reported")
               .isEqualTo(streams.stream().flatMap(List::stream).filter(p -> p >= rows).count());
         }
         for (List<Long> stream : streams) {
@@ -105,9 +107,11 @@ class StreamSplitPropertyTest {
       }
       if (dropLast) {
         assertThat(repeats).as(label + " rows twice").isZero();
-        assertThat(missing).as(label + " never streamed = the reported tail")
+        assertThat(missing)
+            .as(label + " never streamed = the reported tail")
             .isEqualTo(plan.dropped());
-        assertThat(missing).as(label + " < max(W) x batchSize")
+        assertThat(missing)
+            .as(label + " < max(W) x batchSize")
             .isLessThan((long) maxWorld * batchSize);
       } else {
         assertThat(missing).as(label + " never streamed").isZero();

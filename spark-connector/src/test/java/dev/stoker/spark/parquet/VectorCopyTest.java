@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /** Rows of Spark's off-heap vectors copied in blocks, every row checked first. */
 class VectorCopyTest {
-  private static final ColumnSpec IMAGE = new ColumnSpec("image", Kind.LIST, DType.FLOAT32,
-      new int[] {2}, "the footers");
+  private static final ColumnSpec IMAGE =
+      new ColumnSpec("image", Kind.LIST, DType.FLOAT32, new int[] {2}, "the footers");
   private DirectAllocator allocator;
   private HostMemory memory;
   private OffHeapColumnVector lists;
@@ -60,8 +60,14 @@ class VectorCopyTest {
     try {
       ints.putInts(0, 3, new int[] {7, 8, 9}, 0);
 
-      VectorCopy.copy(ints, new ColumnSpec("label", Kind.SCALAR, DType.INT32, new int[0], ""), 1,
-          2, memory.address(), "f", 0);
+      VectorCopy.copy(
+          ints,
+          new ColumnSpec("label", Kind.SCALAR, DType.INT32, new int[0], ""),
+          1,
+          2,
+          memory.address(),
+          "f",
+          0);
 
       assertThat(memory.ints().get(0)).isEqualTo(8);
       assertThat(memory.ints().get(1)).isEqualTo(9);
@@ -75,10 +81,12 @@ class VectorCopyTest {
     putRow(0, 0, 1, 2);
     lists.putNull(1);
 
-    assertThatThrownBy(() -> VectorCopy.copy(lists, IMAGE, 0, 2, memory.address(), "f.parquet",
-        40)).isInstanceOf(IllegalArgumentException.class).hasMessage("column 'image' is null in "
-        + "row 41 of file 'f.parquet' (expected: no nulls in a column format(\"stoker\") loads; "
-        + "drop or fill them before writing, e.g. df.na().drop() or df.na().fill(...))");
+    assertThatThrownBy(() -> VectorCopy.copy(lists, IMAGE, 0, 2, memory.address(), "f.parquet", 40))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "column 'image' is null in "
+                + "row 41 of file 'f.parquet' (expected: no nulls in a column format(\"stoker\") loads; "
+                + "drop or fill them before writing, e.g. df.na().drop() or df.na().fill(...))");
   }
 
   @Test
@@ -97,7 +105,8 @@ class VectorCopyTest {
     putRow(1, 2, 3, 4, 5);
 
     assertThatThrownBy(() -> VectorCopy.copy(lists, IMAGE, 0, 2, memory.address(), "f", 7))
-        .hasMessage("column 'image' has 3 values in row 8 of file 'f' (expected: 2 = [2], as the "
-            + "footers say; write every row with 2, or filter out the others before loading)");
+        .hasMessage(
+            "column 'image' has 3 values in row 8 of file 'f' (expected: 2 = [2], as the "
+                + "footers say; write every row with 2, or filter out the others before loading)");
   }
 }

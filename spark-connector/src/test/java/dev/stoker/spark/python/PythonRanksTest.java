@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The handle rows' checks on the driver and in the task, as the Python path meets them. */
 @Timeout(120)
 class PythonRanksTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static SparkSession spark;
   private static String parquet;
 
@@ -29,7 +28,10 @@ class PythonRanksTest {
   static void start() {
     spark = SparkClusters.local(2);
     parquet = dir.resolve("rows.parquet").toString();
-    spark.range(0, 64, 1, 2).selectExpr("id", "array(cast(id as float)) as x").write()
+    spark
+        .range(0, 64, 1, 2)
+        .selectExpr("id", "array(cast(id as float)) as x")
+        .write()
         .parquet(parquet);
   }
 
@@ -39,13 +41,19 @@ class PythonRanksTest {
   }
 
   private static Dataset<Row> read(int worldSize) {
-    return spark.read().format("stoker").option("batchSize", 4).option("worldSize", worldSize)
-        .option("dropLast", true).load(parquet);
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 4)
+        .option("worldSize", worldSize)
+        .option("dropLast", true)
+        .load(parquet);
   }
 
   /** A barrier task's function: the ranks of its handle rows. */
-  private static final class RankOf extends scala.runtime.AbstractFunction1<
-      scala.collection.Iterator<Row>, scala.collection.Iterator<Integer>>
+  private static final class RankOf
+      extends scala.runtime.AbstractFunction1<
+          scala.collection.Iterator<Row>, scala.collection.Iterator<Integer>>
       implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -62,24 +70,32 @@ class PythonRanksTest {
   /** At once, not after Spark's ten minutes of barrier retries. */
   @Test
   void shouldRefuseMoreRanksThanTaskSlotsBeforeAnyTask() {
-    assertThatThrownBy(() -> PythonRanks.of(read(3))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("worldSize 3: a barrier stage of 3 tasks needs 3 task slots at "
-            + "once, and the cluster has 2");
+    assertThatThrownBy(() -> PythonRanks.of(read(3)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "worldSize 3: a barrier stage of 3 tasks needs 3 task slots at "
+                + "once, and the cluster has 2");
   }
 
   @Test
   void shouldRefuseToStartARankInAStageThatIsNotABarrierOne() {
     Dataset<Row> handles = PythonRanks.of(read(2));
-    assertThatThrownBy(handles::collectAsList).hasMessageContaining("which is not a barrier "
-        + "stage").hasMessageContaining("barrier=True");
+    assertThatThrownBy(handles::collectAsList)
+        .hasMessageContaining("which is not a barrier " + "stage")
+        .hasMessageContaining("barrier=True");
     assertThat(OpenCounts.open(OpenCounts.Kind.PYTHON_RANKS)).as("no rank left open").isZero();
   }
 
   @Test
   void shouldStartEveryRankInABarrierStage() {
     JavaRDD<Row> rows = PythonRanks.of(read(2)).javaRDD();
-    List<Integer> ranks = rows.rdd().barrier().mapPartitions(new RankOf(), false,
-        scala.reflect.ClassTag$.MODULE$.apply(Integer.class)).toJavaRDD().collect();
+    List<Integer> ranks =
+        rows.rdd()
+            .barrier()
+            .mapPartitions(
+                new RankOf(), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
+            .toJavaRDD()
+            .collect();
     assertThat(ranks).containsExactlyInAnyOrder(0, 1);
   }
 }

@@ -40,10 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A rank's pump against a stand-in for the Python side that maps the file and follows the
- * control block as {@code stoker/_channel.py} does: every batch through shared memory, and the
- * thread and the file gone on every way out (the epoch's end, Python closing, the task ending
- * while the pump waits, from two threads at once, a read that fails).
+ * A rank's pump against a stand-in for the Python side that maps the file and follows the control
+ * block as {@code stoker/_channel.py} does: every batch through shared memory, and the thread and
+ * the file gone on every way out (the epoch's end, Python closing, the task ending while the pump
+ * waits, from two threads at once, a read that fails).
  */
 class RankPumpTest {
   private static final int ROWS = 200;
@@ -53,17 +53,18 @@ class RankPumpTest {
   private static final VarHandle INTS =
       MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
-  @TempDir
-  static Path data;
-  @TempDir
-  Path shm;
+  @TempDir static Path data;
+  @TempDir Path shm;
   private static SparkSession spark;
 
   @BeforeAll
   static void start() {
     spark = SparkClusters.local(2);
-    spark.range(0, ROWS, 1, 2).selectExpr("array(cast(id as float), 1.5f) AS x", "id")
-        .write().parquet(data.resolve("t").toString());
+    spark
+        .range(0, ROWS, 1, 2)
+        .selectExpr("array(cast(id as float), 1.5f) AS x", "id")
+        .write()
+        .parquet(data.resolve("t").toString());
   }
 
   @AfterAll
@@ -89,10 +90,18 @@ class RankPumpTest {
   }
 
   private static StokerScan scan(String path, int numWorkers, int batchSize) {
-    Dataset<Row> read = spark.read().format("stoker").option("batchSize", batchSize)
-        .option("numWorkers", numWorkers)
-        .option("worldSize", 2).option("shuffle", true).option("seed", 3)
-        .option("dropLast", true).load(path).select("id", "x");
+    Dataset<Row> read =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", batchSize)
+            .option("numWorkers", numWorkers)
+            .option("worldSize", 2)
+            .option("shuffle", true)
+            .option("seed", 3)
+            .option("dropLast", true)
+            .load(path)
+            .select("id", "x");
     SparkPlan plan = read.queryExecution().executedPlan();
     while (!(plan instanceof BatchScanExec)) {
       plan = plan.children().apply(0);
@@ -120,16 +129,18 @@ class RankPumpTest {
   }
 
   private static MappedByteBuffer map(Path file) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
-        StandardOpenOption.WRITE)) {
-      return (MappedByteBuffer) channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size())
-          .order(ByteOrder.nativeOrder());
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      return (MappedByteBuffer)
+          channel
+              .map(FileChannel.MapMode.READ_WRITE, 0, channel.size())
+              .order(ByteOrder.nativeOrder());
     }
   }
 
   /**
-   * Waits (bounded) until the JVM posted batch {@code k} (true), or left the running state or
-   * ended its {@code epochs}-th epoch without it (false).
+   * Waits (bounded) until the JVM posted batch {@code k} (true), or left the running state or ended
+   * its {@code epochs}-th epoch without it (false).
    */
   private static boolean awaitPosted(MappedByteBuffer page, long k, int epochs)
       throws InterruptedException {
@@ -157,12 +168,16 @@ class RankPumpTest {
     List<List<Long>> epochs = new ArrayList<>();
     try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 1, shm)) {
       String handle = pump.handle();
-      assertThat(handle).contains("\"rank\":1,\"worldSize\":2,\"epoch\":0,\"batchSize\":16,"
-          + "\"batches\":6,\"rowsPerRank\":96,\"droppedRows\":8")
-          .contains("{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2],\"offset\":0,"
-              + "\"rowBytes\":8}")
-          .contains("{\"name\":\"id\",\"dtype\":\"int64\",\"shape\":[],\"offset\":128,"
-              + "\"rowBytes\":8}");
+      assertThat(handle)
+          .contains(
+              "\"rank\":1,\"worldSize\":2,\"epoch\":0,\"batchSize\":16,"
+                  + "\"batches\":6,\"rowsPerRank\":96,\"droppedRows\":8")
+          .contains(
+              "{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2],\"offset\":0,"
+                  + "\"rowBytes\":8}")
+          .contains(
+              "{\"name\":\"id\",\"dtype\":\"int64\",\"shape\":[],\"offset\":128,"
+                  + "\"rowBytes\":8}");
       MappedByteBuffer page = map(pump.path());
       assertThat((long) LONGS.get(page, 0)).isEqualTo(SlotChannel.MAGIC);
       long k = 0;
@@ -178,7 +193,8 @@ class RankPumpTest {
           int entry = 4096 + 16 * (int) (k % SlotChannel.RING);
           long slot = (long) LONGS.get(page, entry);
           int rows = (int) INTS.get(page, entry + 8);
-          assertThat((int) INTS.get(page, entry + 12)).as("batch index in its epoch")
+          assertThat((int) INTS.get(page, entry + 12))
+              .as("batch index in its epoch")
               .isEqualTo((int) (k - first));
           for (int r = 0; r < rows; r++) {
             long id = page.getLong((int) slot + 128 + r * 8);
@@ -198,7 +214,8 @@ class RankPumpTest {
       assertThat(ids).hasSize(6 * BATCH);
       assertThat(new HashSet<>(ids)).hasSize(6 * BATCH);
     }
-    assertThat(epochs.get(1)).as("the same rows, in the next epoch's order")
+    assertThat(epochs.get(1))
+        .as("the same rows, in the next epoch's order")
         .containsExactlyInAnyOrderElementsOf(epochs.get(0))
         .isNotEqualTo(epochs.get(0));
   }
@@ -213,7 +230,8 @@ class RankPumpTest {
       int slotCount = 3 + RankPump.MAX_KEPT_AHEAD;
       assertThat(awaitPosted(page, slotCount - 1)).isTrue();
       Thread.sleep(200); // room for a wrong post beyond the slots to show
-      assertThat((long) LONGS.getAcquire(page, 24)).as("posted, none released")
+      assertThat((long) LONGS.getAcquire(page, 24))
+          .as("posted, none released")
           .isEqualTo(slotCount);
       long[] slots = new long[slotCount];
       for (int k = 0; k < slotCount; k++) {
@@ -224,15 +242,17 @@ class RankPumpTest {
       assertThat(refill).isEqualTo(slotCount / 2);
       LONGS.setRelease(page, 32, refill - 1L);
       Thread.sleep(200);
-      assertThat((long) LONGS.getAcquire(page, 24)).as("a full pump waits for %d releases",
-          refill).isEqualTo(slotCount);
+      assertThat((long) LONGS.getAcquire(page, 24))
+          .as("a full pump waits for %d releases", refill)
+          .isEqualTo(slotCount);
       LONGS.setRelease(page, 32, refill);
       assertThat(awaitPosted(page, slotCount + refill - 1)).isTrue();
       long[] refilled = new long[refill];
       for (int k = 0; k < refill; k++) {
         refilled[k] = (long) LONGS.get(page, 4096 + 16 * (slotCount + k));
       }
-      assertThat(refilled).as("the next batches fill the released batches' slots")
+      assertThat(refilled)
+          .as("the next batches fill the released batches' slots")
           .containsExactlyInAnyOrder(Arrays.copyOf(slots, refill));
       Thread.sleep(200);
       assertThat((long) LONGS.getAcquire(page, 24)).isEqualTo(slotCount + refill);
@@ -256,20 +276,24 @@ class RankPumpTest {
       String bell = handle.replaceAll(".*\"bell\":\"([^\"]+)\".*", "$1");
       assertThat(Path.of(bell)).hasParent(shm);
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(Path.of(bell))))
-          .as("only its owner may connect").isEqualTo("rw-------");
+          .as("only its owner may connect")
+          .isEqualTo("rw-------");
       try (SocketChannel python = SocketChannel.open(UnixDomainSocketAddress.of(bell))) {
         assertThat(awaitPosted(page, 0)).isTrue();
         int awaited = awaitJvmSleeping(page);
         int ahead = (int) INTS.getVolatile(page, 52);
         assertThat((long) LONGS.getAcquire(page, 24)).as("every slot posted").isEqualTo(ahead);
-        assertThat(awaited).as("a full JVM waits for half its batches to come back")
-            .isEqualTo(RankPump.wakeAfter(ahead)).isGreaterThan(1);
+        assertThat(awaited)
+            .as("a full JVM waits for half its batches to come back")
+            .isEqualTo(RankPump.wakeAfter(ahead))
+            .isGreaterThan(1);
         refilled = ahead + awaited;
         INTS.setVolatile(page, 48, (int) refilled); // Python sleeps until those are posted
         LONGS.setRelease(page, 32, awaited - 1L);
         python.write(ByteBuffer.wrap(new byte[] {1}));
         Thread.sleep(200);
-        assertThat((long) LONGS.getAcquire(page, 24)).as("one release short: the JVM sleeps on")
+        assertThat((long) LONGS.getAcquire(page, 24))
+            .as("one release short: the JVM sleeps on")
             .isEqualTo(ahead);
         LONGS.setRelease(page, 32, awaited);
         python.write(ByteBuffer.wrap(new byte[] {1}));
@@ -278,7 +302,8 @@ class RankPumpTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int got;
         while ((got = python.read(ring)) == 0) {
-          assertThat(System.nanoTime()).as("no ring once the awaited batches were posted")
+          assertThat(System.nanoTime())
+              .as("no ring once the awaited batches were posted")
               .isLessThan(deadline);
           Thread.sleep(1);
         }
@@ -288,7 +313,8 @@ class RankPumpTest {
         awaitJvmSleeping(page);
       } // Python's end goes while the JVM sleeps: the pump ends without a release
       assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python's end closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).as("no batch posted after Python's end")
+      assertThat((long) LONGS.get(page, 24))
+          .as("no batch posted after Python's end")
           .isEqualTo(refilled);
     }
   }
@@ -312,7 +338,8 @@ class RankPumpTest {
       assertThat(awaitPosted(page, RankPump.MAX_KEPT_AHEAD)).isTrue();
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
       assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).as("batches posted: one and those kept ahead")
+      assertThat((long) LONGS.get(page, 24))
+          .as("batches posted: one and those kept ahead")
           .isEqualTo(1 + RankPump.MAX_KEPT_AHEAD);
     }
   }
@@ -330,8 +357,7 @@ class RankPumpTest {
       assertThat(pumpThreads()).hasSize(1);
       INTS.setRelease(page, 16, SlotChannel.PY_CLOSED);
       assertThat(pumpThreadsWithin(30)).as("the pump's thread after Python closed").isEmpty();
-      assertThat((long) LONGS.get(page, 24)).as("no batch of an epoch not asked for")
-          .isEqualTo(k);
+      assertThat((long) LONGS.get(page, 24)).as("no batch of an epoch not asked for").isEqualTo(k);
     }
   }
 
@@ -343,16 +369,18 @@ class RankPumpTest {
     assertThat(awaitPosted(page, 0)).isTrue(); // Python never releases it
     CountDownLatch go = new CountDownLatch(1);
     List<Throwable> failures = new ArrayList<>();
-    Thread other = new Thread(() -> {
-      try {
-        go.await();
-        pump.close();
-      } catch (Throwable t) {
-        synchronized (failures) {
-          failures.add(t);
-        }
-      }
-    });
+    Thread other =
+        new Thread(
+            () -> {
+              try {
+                go.await();
+                pump.close();
+              } catch (Throwable t) {
+                synchronized (failures) {
+                  failures.add(t);
+                }
+              }
+            });
     other.start();
     go.countDown();
     pump.close();
@@ -377,7 +405,8 @@ class RankPumpTest {
       assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.FAILED);
       byte[] text = new byte[(int) INTS.get(page, 20)];
       page.get(128, text);
-      assertThat(new String(text, StandardCharsets.UTF_8)).startsWith("rank 0: ")
+      assertThat(new String(text, StandardCharsets.UTF_8))
+          .startsWith("rank 0: ")
           .contains(copy.toString());
     }
   }
@@ -405,7 +434,8 @@ class RankPumpTest {
       assertThat((int) INTS.get(page, 88)).as("epochs ended").isEqualTo(1);
       byte[] text = new byte[(int) INTS.get(page, 20)];
       page.get(128, text);
-      assertThat(new String(text, StandardCharsets.UTF_8)).startsWith("rank 0: ")
+      assertThat(new String(text, StandardCharsets.UTF_8))
+          .startsWith("rank 0: ")
           .contains(copy.toString());
     }
   }
@@ -413,30 +443,39 @@ class RankPumpTest {
   @Test
   void shouldNameTheFileAndItsFolderWhenTheJvmReportsAFaultOnTheSlots() {
     Path file = shm.resolve("stoker-shm-1-ab");
-    String fault = RankPump.describe(new IllegalStateException("batch 3 failed",
-        new InternalError("a fault occurred in an unsafe memory access operation")), file, 4096);
-    assertThat(fault).startsWith("java.lang.IllegalStateException: batch 3 failed; caused by "
-            + "java.lang.InternalError: a fault occurred")
+    String fault =
+        RankPump.describe(
+            new IllegalStateException(
+                "batch 3 failed",
+                new InternalError("a fault occurred in an unsafe memory access operation")),
+            file,
+            4096);
+    assertThat(fault)
+        .startsWith(
+            "java.lang.IllegalStateException: batch 3 failed; caused by "
+                + "java.lang.InternalError: a fault occurred")
         .contains(file + " of 4096 bytes faulted on access")
         .contains("another process shortened or removed it, or " + shm + " failed, ")
-        .contains("bytes free now").contains(PythonRanks.DIR_CONF);
+        .contains("bytes free now")
+        .contains(PythonRanks.DIR_CONF);
     assertThat(RankPump.describe(new IllegalStateException("bad row"), file, 4096))
         .isEqualTo("java.lang.IllegalStateException: bad row");
   }
 
   /**
    * The slot file owns its pages from its making on: a folder that fills up afterwards changes
-   * nothing for the rank (a page first written then would fault, in the JVM and in Python), and
-   * a folder without room for another rank's file refuses it at once, naming the folder. A
-   * tmpfs of its own (mounting one needs root) is filled to its last page.
+   * nothing for the rank (a page first written then would fault, in the JVM and in Python), and a
+   * folder without room for another rank's file refuses it at once, naming the folder. A tmpfs of
+   * its own (mounting one needs root) is filled to its last page.
    */
   @Test
   void shouldOwnTheSlotPagesFromTheStartSoThatAFolderFillingUpLaterChangesNothing()
       throws Exception {
     Path small = Files.createTempDirectory("stoker-small-shm");
     try {
-      Assumptions.assumeTrue(command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs",
-          small.toString()), "mounting a small tmpfs needs root");
+      Assumptions.assumeTrue(
+          command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString()),
+          "mounting a small tmpfs needs root");
       try {
         StokerScan scan = scan(data.resolve("t").toString());
         try (RankPump pump = RankPump.open(scan.plan(), scan.config(), 0, small)) {
@@ -447,18 +486,20 @@ class RankPumpTest {
           while (awaitPosted(page, k, 1)) {
             int slot = (int) (long) LONGS.getAcquire(page, 4096 + 16 * (int) k);
             // the slot starts with column x of its first row: {id, 1.5f}
-            assertThat(page.getFloat(slot)).as("batch %d's first x[0], read from its slot", k)
+            assertThat(page.getFloat(slot))
+                .as("batch %d's first x[0], read from its slot", k)
                 .isBetween(0f, ROWS - 1f);
             assertThat(page.getFloat(slot + 4)).isEqualTo(1.5f);
             LONGS.setRelease(page, 32, ++k);
           }
-          assertThat((int) INTS.get(page, 12)).as("the rank's state")
+          assertThat((int) INTS.get(page, 12))
+              .as("the rank's state")
               .isEqualTo(SlotChannel.RUNNING);
           assertThat(k).as("rank 0's batches").isEqualTo(6);
           assertThatThrownBy(() -> RankPump.open(scan.plan(), scan.config(), 1, small))
               .isInstanceOf(IllegalStateException.class)
-              .hasMessageContaining(small + " has ").hasMessageContaining("bytes needed (mount "
-                  + "a larger " + small);
+              .hasMessageContaining(small + " has ")
+              .hasMessageContaining("bytes needed (mount " + "a larger " + small);
           Files.delete(filler);
         }
         try (Stream<Path> files = Files.list(small)) {
@@ -474,8 +515,11 @@ class RankPumpTest {
 
   /** Runs {@code args}: true if it exited 0 within 30 s. */
   private static boolean command(String... args) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(args).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process process =
+        new ProcessBuilder(args)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       return false;
@@ -487,8 +531,8 @@ class RankPumpTest {
   private static Path fill(Path file) throws IOException {
     byte[] chunk = new byte[4096];
     Arrays.fill(chunk, (byte) 1);
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       ByteBuffer buffer = ByteBuffer.wrap(chunk);
       while (true) {
         buffer.clear();

@@ -28,13 +28,17 @@ import org.junit.jupiter.params.provider.CsvSource;
  * vector, in order or not), into blocks: runs of rows in bulk, checked row by row.
  */
 class BatchCopyTest {
-  private static final StructType INPUT = new StructType()
-      .add("x", DataTypes.createArrayType(DataTypes.FloatType, true))
-      .add("px", DataTypes.BinaryType)
-      .add("label", DataTypes.LongType);
-  private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("x", DType.FLOAT32, 3), Field.of("px", DType.UINT8, 2),
-      Field.scalar("label", DType.INT32)));
+  private static final StructType INPUT =
+      new StructType()
+          .add("x", DataTypes.createArrayType(DataTypes.FloatType, true))
+          .add("px", DataTypes.BinaryType)
+          .add("label", DataTypes.LongType);
+  private static final ShardLayout LAYOUT =
+      new ShardLayout(
+          Schema.of(
+              Field.of("x", DType.FLOAT32, 3),
+              Field.of("px", DType.UINT8, 2),
+              Field.scalar("label", DType.INT32)));
   private static final RowCopier COPIER = InputColumns.bind(LAYOUT, INPUT);
 
   private ColumnarBatch batch;
@@ -44,15 +48,16 @@ class BatchCopyTest {
     batch.close();
   }
 
-  private static WritableColumnVector vector(boolean offHeap, int capacity,
-      org.apache.spark.sql.types.DataType type) {
-    return offHeap ? new OffHeapColumnVector(capacity, type)
+  private static WritableColumnVector vector(
+      boolean offHeap, int capacity, org.apache.spark.sql.types.DataType type) {
+    return offHeap
+        ? new OffHeapColumnVector(capacity, type)
         : new OnHeapColumnVector(capacity, type);
   }
 
   /**
-   * Rows whose x values are {@code 10 * row + e}; with {@code reversed} the arrays lie in the
-   * child vector in reverse order, so that no run of rows is contiguous.
+   * Rows whose x values are {@code 10 * row + e}; with {@code reversed} the arrays lie in the child
+   * vector in reverse order, so that no run of rows is contiguous.
    */
   private ColumnarBatch rows(boolean offHeap, boolean reversed, int rows) {
     WritableColumnVector x = vector(offHeap, rows, INPUT.fields()[0].dataType());
@@ -106,18 +111,21 @@ class BatchCopyTest {
     x.putArray(2, 6, 3);
     x.arrayData().putNull(7);
     assertThatThrownBy(() -> copyAll(7))
-        .hasMessage("column 'x' row 9 of partition 1: null at element 1 (expected: "
-            + "float32[3] without nulls; fill them first, e.g. with transform(col, x -> "
-            + "coalesce(x, 0)))");
+        .hasMessage(
+            "column 'x' row 9 of partition 1: null at element 1 (expected: "
+                + "float32[3] without nulls; fill them first, e.g. with transform(col, x -> "
+                + "coalesce(x, 0)))");
     x.putNull(3);
     ((WritableColumnVector) batch.column(1)).putByteArray(1, new byte[3]);
     assertThatThrownBy(() -> copyAll(7))
-        .hasMessage("column 'x' row 10 of partition 1: null (expected: float32[3]; drop or fill "
-            + "the nulls first, e.g. df.na().drop())");
+        .hasMessage(
+            "column 'x' row 10 of partition 1: null (expected: float32[3]; drop or fill "
+                + "the nulls first, e.g. df.na().drop())");
     ((WritableColumnVector) batch.column(2)).putLong(0, 1L << 40);
     assertThatThrownBy(() -> COPIER.copy(batch, 0, 1, ShardBlock.allocate(LAYOUT, 0, 1), 1, 7))
-        .hasMessage("column 'label' row 7 of partition 1: 1099511627776 (expected: int32, "
-            + "-2147483648..2147483647)");
+        .hasMessage(
+            "column 'label' row 7 of partition 1: 1099511627776 (expected: int32, "
+                + "-2147483648..2147483647)");
   }
 
   private void copyAll(long firstIndex) {

@@ -28,14 +28,15 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class CacheWritesTest {
-  private static final List<ColumnSpec> COLUMNS = List.of(new ColumnSpec("id",
-      SourceColumn.Kind.SCALAR, DType.INT64, new int[0], "test"));
+  private static final List<ColumnSpec> COLUMNS =
+      List.of(new ColumnSpec("id", SourceColumn.Kind.SCALAR, DType.INT64, new int[0], "test"));
   private static final ShardLayout LAYOUT =
       new ShardLayout(Schema.of(List.of(Field.scalar("id", DType.INT64))));
 
   /** Offers a window holding ids {@code first .. first + rows - 1}. */
-  private static boolean offer(CacheWrites writes, DirectAllocator allocator, long first,
-      int rows, boolean wait) throws IOException, InterruptedException {
+  private static boolean offer(
+      CacheWrites writes, DirectAllocator allocator, long first, int rows, boolean wait)
+      throws IOException, InterruptedException {
     try (ShuffleWindow window = new ShuffleWindow(allocator, COLUMNS, rows)) {
       ByteBuffer bytes = window.buffer().order(ByteOrder.nativeOrder());
       for (int r = 0; r < rows; r++) {
@@ -46,31 +47,31 @@ class CacheWritesTest {
   }
 
   @Test
-  void shouldTellAStreamThatRunsAheadOfTheDiskAndWriteEveryRowInOrderOtherwise()
-      throws Exception {
+  void shouldTellAStreamThatRunsAheadOfTheDiskAndWriteEveryRowInOrderOtherwise() throws Exception {
     CountDownLatch disk = new CountDownLatch(1);
     List<Long> written = new ArrayList<>();
     AtomicBoolean completed = new AtomicBoolean();
-    CacheWrites.BlockWriter slow = (firstRow, rows, columns) -> {
-      try {
-        disk.await();
-      } catch (InterruptedException e) {
-        throw new IOException(e);
-      }
-      for (int r = 0; r < rows; r++) {
-        written.add(columns[0].order(ByteOrder.nativeOrder()).getLong(r * 8));
-      }
-    };
+    CacheWrites.BlockWriter slow =
+        (firstRow, rows, columns) -> {
+          try {
+            disk.await();
+          } catch (InterruptedException e) {
+            throw new IOException(e);
+          }
+          for (int r = 0; r < rows; r++) {
+            written.add(columns[0].order(ByteOrder.nativeOrder()).getLong(r * 8));
+          }
+        };
     try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16);
-        CacheWrites writes = new CacheWrites(slow, LAYOUT, 30, 10, "writer",
-            () -> completed.set(true))) {
+        CacheWrites writes =
+            new CacheWrites(slow, LAYOUT, 30, 10, "writer", () -> completed.set(true))) {
       assertThat(offer(writes, allocator, 0, 10, false)).isTrue();
       assertThat(offer(writes, allocator, 10, 10, false)).isTrue();
       assertThat(offer(writes, allocator, 20, 10, false))
-          .as("both blocks wait for the disk").isFalse();
+          .as("both blocks wait for the disk")
+          .isFalse();
       disk.countDown();
-      assertThat(offer(writes, allocator, 20, 10, true)).as("waits, then takes it")
-          .isTrue();
+      assertThat(offer(writes, allocator, 20, 10, true)).as("waits, then takes it").isTrue();
       assertThat(writes.allOffered()).isTrue();
       writes.awaitDone();
       assertThat(completed).isTrue();
@@ -84,13 +85,15 @@ class CacheWritesTest {
 
   @Test
   void shouldHandAFailedWriteToTheStream() throws Exception {
-    CacheWrites.BlockWriter failing = (firstRow, rows, columns) -> {
-      throw new IOException("No space left on device");
-    };
+    CacheWrites.BlockWriter failing =
+        (firstRow, rows, columns) -> {
+          throw new IOException("No space left on device");
+        };
     try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16);
-        CacheWrites writes = new CacheWrites(failing, LAYOUT, 20, 10, "writer", () -> { })) {
+        CacheWrites writes = new CacheWrites(failing, LAYOUT, 20, 10, "writer", () -> {})) {
       offer(writes, allocator, 0, 10, true);
-      assertThatThrownBy(writes::awaitDone).isInstanceOf(IOException.class)
+      assertThatThrownBy(writes::awaitDone)
+          .isInstanceOf(IOException.class)
           .hasMessage("writing the shard cache failed: No space left on device");
       assertThatThrownBy(() -> offer(writes, allocator, 10, 10, true))
           .isInstanceOf(IOException.class);
@@ -100,15 +103,16 @@ class CacheWritesTest {
   @Test
   void shouldStopWhenClosedWhileTheDiskHangs() throws Exception {
     CountDownLatch never = new CountDownLatch(1);
-    CacheWrites.BlockWriter hanging = (firstRow, rows, columns) -> {
-      try {
-        never.await();
-      } catch (InterruptedException e) {
-        throw new IOException("interrupted", e);
-      }
-    };
+    CacheWrites.BlockWriter hanging =
+        (firstRow, rows, columns) -> {
+          try {
+            never.await();
+          } catch (InterruptedException e) {
+            throw new IOException("interrupted", e);
+          }
+        };
     try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16)) {
-      CacheWrites writes = new CacheWrites(hanging, LAYOUT, 20, 10, "writer", () -> { });
+      CacheWrites writes = new CacheWrites(hanging, LAYOUT, 20, 10, "writer", () -> {});
       offer(writes, allocator, 0, 10, true);
       writes.close();
       assertThat(writes.done()).isFalse();

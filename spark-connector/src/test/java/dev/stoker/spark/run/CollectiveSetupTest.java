@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.spark.collective.ListenOn;
-
 import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +17,8 @@ class CollectiveSetupTest {
 
   @Test
   void shouldListenOnTheAddressThatReachesTheDriverOnACluster() {
-    SparkConf conf = new SparkConf(false).set("spark.driver.host", "127.0.0.1")
-        .set("spark.driver.port", "7078");
+    SparkConf conf =
+        new SparkConf(false).set("spark.driver.host", "127.0.0.1").set("spark.driver.port", "7078");
     // not the block manager's host: the local end of the route to the driver
     assertThat(CollectiveSetup.listenHost("3", conf, "203.0.113.7")).isEqualTo("127.0.0.1");
   }
@@ -34,8 +33,10 @@ class CollectiveSetupTest {
 
   @Test
   void shouldListenOnTheNamedInterfaceAndThePinnedPorts() {
-    SparkConf conf = new SparkConf(false).set(CollectiveSetup.INTERFACE_OPTION, "lo")
-        .set(ListenOn.PORTS_OPTION, "41000-41015");
+    SparkConf conf =
+        new SparkConf(false)
+            .set(CollectiveSetup.INTERFACE_OPTION, "lo")
+            .set(ListenOn.PORTS_OPTION, "41000-41015");
     assertThat(CollectiveSetup.listenOn(conf, () -> "203.0.113.7"))
         .isEqualTo(new ListenOn("127.0.0.1", 41000, 41015));
     assertThat(CollectiveSetup.listenOn(new SparkConf(false), () -> "203.0.113.7"))
@@ -47,11 +48,13 @@ class CollectiveSetupTest {
     SparkConf conf = new SparkConf(false).set(CollectiveSetup.INTERFACE_OPTION, "eth-none");
     assertThatThrownBy(() -> CollectiveSetup.listenOn(conf, () -> "203.0.113.7"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("spark.stoker.collective.interface: 'eth-none' is not an "
-            + "interface of this executor (its interfaces: ")
+        .hasMessageStartingWith(
+            "spark.stoker.collective.interface: 'eth-none' is not an "
+                + "interface of this executor (its interfaces: ")
         .hasMessageContaining("lo")
-        .hasMessageEndingWith("; expected: the interface of the network the executors share, "
-            + "on every executor)");
+        .hasMessageEndingWith(
+            "; expected: the interface of the network the executors share, "
+                + "on every executor)");
   }
 
   @Test
@@ -59,12 +62,14 @@ class CollectiveSetupTest {
     SparkConf conf = new SparkConf(false).set(ListenOn.PORTS_OPTION, "41015-41000");
     assertThatThrownBy(() -> CollectiveSetup.listenOn(conf, () -> "127.0.0.1"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("spark.stoker.collective.ports: 41015-41000 (expected: first-last with 1 <= "
-            + "first <= last <= 65535, or 0 for any free port)");
+        .hasMessage(
+            "spark.stoker.collective.ports: 41015-41000 (expected: first-last with 1 <= "
+                + "first <= last <= 65535, or 0 for any free port)");
     SparkConf words = new SparkConf(false).set(ListenOn.PORTS_OPTION, "high");
     assertThatThrownBy(() -> CollectiveSetup.listenOn(words, () -> "127.0.0.1"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("spark.stoker.collective.ports: 'high' (expected: first-last, e.g. "
-            + "41000-41015, one port, or 0 for any free port)");
+        .hasMessage(
+            "spark.stoker.collective.ports: 'high' (expected: first-last, e.g. "
+                + "41000-41015, one port, or 0 for any free port)");
   }
 }

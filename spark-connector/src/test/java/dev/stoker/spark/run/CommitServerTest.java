@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The driver's commit server and log without Spark: the last state every rank committed wins,
- * commits of an attempt older than the newest are ignored, and a stranger without the run's
- * secret can neither commit nor learn a state.
+ * commits of an attempt older than the newest are ignored, and a stranger without the run's secret
+ * can neither commit nor learn a state.
  */
 class CommitServerTest {
   private static final InputFingerprint FILES = InputFingerprint.ofRows(1000);
@@ -40,10 +40,14 @@ class CommitServerTest {
 
   @BeforeEach
   void start() throws IOException {
-    log = new CommitLog(2, null, state -> {
-      plans.incrementAndGet();
-      return new ReadPlan(1000, 1, 10, 1, 0, 0, List.of(List.of(), List.of()));
-    });
+    log =
+        new CommitLog(
+            2,
+            null,
+            state -> {
+              plans.incrementAndGet();
+              return new ReadPlan(1000, 1, 10, 1, 0, 0, List.of(List.of(), List.of()));
+            });
     server = new CommitServer(log, "127.0.0.1");
     endpoint = server.endpoint("127.0.0.1", 0, 16, FILES);
   }
@@ -80,13 +84,12 @@ class CommitServerTest {
 
   @Test
   void shouldDropAStrangerWithoutTheSecret() throws IOException {
-    CommitEndpoint stranger = new CommitEndpoint("127.0.0.1", endpoint.port(), new byte[32], 0,
-        16, FILES);
+    CommitEndpoint stranger =
+        new CommitEndpoint("127.0.0.1", endpoint.port(), new byte[32], 0, 16, FILES);
 
     assertThatThrownBy(() -> CommitClient.commit(stranger, 0, 0, at(40)))
         .isInstanceOf(IOException.class);
-    assertThatThrownBy(() -> CommitClient.start(stranger, 0, 0))
-        .isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> CommitClient.start(stranger, 0, 0)).isInstanceOf(IOException.class);
     try (Socket socket = new Socket("127.0.0.1", endpoint.port())) {
       DataOutputStream out = new DataOutputStream(socket.getOutputStream());
       out.writeInt(Integer.MAX_VALUE); // a frame larger than any commit
@@ -103,45 +106,47 @@ class CommitServerTest {
   void shouldAcceptTheNextConnectionWhenOneCannotBeHandled() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
     AtomicInteger asked = new AtomicInteger();
-    ExecutorService failing = new AbstractExecutorService() {
-      @Override
-      public void execute(Runnable command) {
-        switch (asked.incrementAndGet()) {
-          case 1 -> throw new RejectedExecutionException("the handlers are saturated");
-          case 2 -> throw new OutOfMemoryError("unable to create native thread");
-          default -> pool.execute(command);
-        }
-      }
+    ExecutorService failing =
+        new AbstractExecutorService() {
+          @Override
+          public void execute(Runnable command) {
+            switch (asked.incrementAndGet()) {
+              case 1 -> throw new RejectedExecutionException("the handlers are saturated");
+              case 2 -> throw new OutOfMemoryError("unable to create native thread");
+              default -> pool.execute(command);
+            }
+          }
 
-      @Override
-      public void shutdown() {
-        pool.shutdown();
-      }
+          @Override
+          public void shutdown() {
+            pool.shutdown();
+          }
 
-      @Override
-      public List<Runnable> shutdownNow() {
-        return pool.shutdownNow();
-      }
+          @Override
+          public List<Runnable> shutdownNow() {
+            return pool.shutdownNow();
+          }
 
-      @Override
-      public boolean isShutdown() {
-        return pool.isShutdown();
-      }
+          @Override
+          public boolean isShutdown() {
+            return pool.isShutdown();
+          }
 
-      @Override
-      public boolean isTerminated() {
-        return pool.isTerminated();
-      }
+          @Override
+          public boolean isTerminated() {
+            return pool.isTerminated();
+          }
 
-      @Override
-      public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return pool.awaitTermination(timeout, unit);
-      }
-    };
+          @Override
+          public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return pool.awaitTermination(timeout, unit);
+          }
+        };
     try (CommitServer flaky = new CommitServer(log, "127.0.0.1", failing)) {
       CommitEndpoint at = flaky.endpoint("127.0.0.1", 0, 16, FILES);
       assertThatThrownBy(() -> CommitClient.commit(at, 0, 0, at(40)))
-          .as("dropped at once, not left to time out").isInstanceOf(IOException.class);
+          .as("dropped at once, not left to time out")
+          .isInstanceOf(IOException.class);
       assertThatThrownBy(() -> CommitClient.commit(at, 1, 0, at(40)))
           .isInstanceOf(IOException.class);
 

@@ -53,13 +53,13 @@ class RankCacheTest {
   private static final int WINDOW = 700;
   private static final MessageType SCHEMA =
       MessageTypeParser.parseMessageType("message m { required int64 id; }");
-  private static final List<ColumnSpec> COLUMNS = List.of(new ColumnSpec("id",
-      SourceColumn.Kind.SCALAR, DType.INT64, new int[0], "the footers"));
+  private static final List<ColumnSpec> COLUMNS =
+      List.of(
+          new ColumnSpec("id", SourceColumn.Kind.SCALAR, DType.INT64, new int[0], "the footers"));
   private static final ShardLayout LAYOUT =
       new ShardLayout(Schema.of(List.of(Field.scalar("id", DType.INT64))));
 
-  @TempDir
-  Path folder;
+  @TempDir Path folder;
   private ReadConfig config;
   private RankRuns runs;
   private DirectAllocator windows;
@@ -69,9 +69,11 @@ class RankCacheTest {
   void writeFile() throws IOException {
     Path file = folder.resolve("ids.parquet");
     SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
-    try (ParquetWriter<Group> writer = ExampleParquetWriter
-        .builder(new org.apache.hadoop.fs.Path(file.toUri())).withType(SCHEMA)
-        .withConf(new Configuration()).build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new org.apache.hadoop.fs.Path(file.toUri()))
+            .withType(SCHEMA)
+            .withConf(new Configuration())
+            .build()) {
       for (long id = 0; id < ROWS; id++) {
         writer.write(groups.newGroup().append("id", id));
       }
@@ -79,14 +81,15 @@ class RankCacheTest {
     String path = file.toUri().toString();
     long length = Files.size(file);
     config = config(WINDOW);
-    runs = new RankRuns(0, ROWS, List.of(new ReadRun(path, 0, length, 0, 1, 0, ROWS, 0, ROWS,
-        length, true)));
+    runs =
+        new RankRuns(
+            0, ROWS, List.of(new ReadRun(path, 0, length, 0, 1, 0, ROWS, 0, ROWS, length, true)));
     windows = new DirectAllocator("windows", 2 * 8L * ROWS);
   }
 
   private static ReadConfig config(int windowRows) {
-    return new ReadConfig(null, 0, null, COLUMNS, windowRows, windowRows,
-        new HadoopConf(new Configuration()), true);
+    return new ReadConfig(
+        null, 0, null, COLUMNS, windowRows, windowRows, new HadoopConf(new Configuration()), true);
   }
 
   @AfterEach
@@ -103,15 +106,29 @@ class RankCacheTest {
   }
 
   private RankCache cache(CacheMode mode, int epochs, long budget) {
-    return new RankCache(mode, epochs, ROWS, config.windowRows(), LAYOUT, budget, "rank 0",
-        () -> ShardFiles.create(folder.resolve("shards"), ShardFiles.PREFIX + "test-"
-            + folders.incrementAndGet()));
+    return new RankCache(
+        mode,
+        epochs,
+        ROWS,
+        config.windowRows(),
+        LAYOUT,
+        budget,
+        "rank 0",
+        () ->
+            ShardFiles.create(
+                folder.resolve("shards"), ShardFiles.PREFIX + "test-" + folders.incrementAndGet()));
   }
 
   /** Streams one epoch, {@code chunks} chunks of it (-1: all), through the cache's sink. */
   private void stream(RankCache cache, int epoch, int chunks) throws Exception {
-    try (ChunkStream stream = new RankStream(config, runs, new StreamRequest(epoch, true, 7, 0,
-        1), windows, new SourceCounters(), cache.openEpoch())) {
+    try (ChunkStream stream =
+        new RankStream(
+            config,
+            runs,
+            new StreamRequest(epoch, true, 7, 0, 1),
+            windows,
+            new SourceCounters(),
+            cache.openEpoch())) {
       for (int n = 0; n != chunks; n++) {
         ColumnChunk chunk = stream.next();
         if (chunk == null) {
@@ -128,8 +145,7 @@ class RankCacheTest {
       return 0;
     }
     try (Stream<Path> listed = Files.list(shards)) {
-      return listed.filter(p -> p.getFileName().toString().startsWith(ShardFiles.PREFIX))
-          .count();
+      return listed.filter(p -> p.getFileName().toString().startsWith(ShardFiles.PREFIX)).count();
     }
   }
 
@@ -147,8 +163,8 @@ class RankCacheTest {
 
       assertThat(shard.rows()).isEqualTo(ROWS);
       for (long row = 0; row < ROWS; row++) {
-        long id = shard.segment(0, row).order(ByteOrder.nativeOrder())
-            .getLong(shard.offset(0, row));
+        long id =
+            shard.segment(0, row).order(ByteOrder.nativeOrder()).getLong(shard.offset(0, row));
         assertThat(id).as("row %d in reading order", row).isEqualTo(row);
       }
       assertThat(cache.bytes()).isEqualTo(ROWS * 8L);

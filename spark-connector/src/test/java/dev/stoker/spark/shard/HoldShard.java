@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * A process of its own that creates shard folders, says {@code held} and keeps the folders (and
- * their locks) until its standard input ends or it is killed: a live or dead owner for the tests.
- * A name starting {@code .staging-} is a staging folder holding only its locked lock file: a
- * process stopped inside {@code ShardFiles.create}.
+ * their locks) until its standard input ends or it is killed: a live or dead owner for the tests. A
+ * name starting {@code .staging-} is a staging folder holding only its locked lock file: a process
+ * stopped inside {@code ShardFiles.create}.
  */
 public final class HoldShard {
   private HoldShard() {}
@@ -21,8 +21,11 @@ public final class HoldShard {
     for (int i = 1; i < args.length; i++) {
       if (args[i].startsWith(".staging-")) {
         Path staging = Files.createDirectory(Path.of(args[0]).resolve(args[i]));
-        FileChannel lock = FileChannel.open(staging.resolve(ShardFiles.LOCK_FILE),
-            StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileChannel lock =
+            FileChannel.open(
+                staging.resolve(ShardFiles.LOCK_FILE),
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE);
         lock.lock();
         held.add(lock);
       } else {

@@ -22,17 +22,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Normalization applied while the loader writes samples from a raw shard. */
 class NormalizationTest {
-  private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("img", DType.UINT8, 3, 2, 2), Field.of("f", DType.FLOAT32, 2, 3),
-      Field.of("d", DType.FLOAT64, 2, 2), Field.scalar("id", DType.INT64)));
+  private static final ShardLayout LAYOUT =
+      new ShardLayout(
+          Schema.of(
+              Field.of("img", DType.UINT8, 3, 2, 2), Field.of("f", DType.FLOAT32, 2, 3),
+              Field.of("d", DType.FLOAT64, 2, 2), Field.scalar("id", DType.INT64)));
   private static final int ROWS = 7;
-  private static final List<Normalization> NORMALIZE = List.of(
-      Normalization.of("img", new double[] {0.5, 0.25, 0.125}, new double[] {0.5, 0.25, 2}),
-      Normalization.of("f", new double[] {1}, new double[] {2}),
-      Normalization.of("d", new double[] {0.5, -1}, new double[] {0.25, 3}));
+  private static final List<Normalization> NORMALIZE =
+      List.of(
+          Normalization.of("img", new double[] {0.5, 0.25, 0.125}, new double[] {0.5, 0.25, 2}),
+          Normalization.of("f", new double[] {1}, new double[] {2}),
+          Normalization.of("d", new double[] {0.5, -1}, new double[] {0.25, 3}));
 
-  @TempDir
-  Path temp;
+  @TempDir Path temp;
   private ShardFiles files;
   private MappedShard shard;
 
@@ -76,12 +78,15 @@ class NormalizationTest {
   @Test
   void shouldDeliverFloat32ComputedAsTorchvisionDoesWhileTheShardStaysRaw() throws Exception {
     ShardDataset dataset = new ShardDataset(shard, ROWS, NORMALIZE);
-    assertThat(dataset.schema().fields()).extracting(Field::toString).containsExactly(
-        Field.of("img", DType.FLOAT32, 3, 2, 2).toString(),
-        Field.of("f", DType.FLOAT32, 2, 3).toString(), Field.of("d", DType.FLOAT32, 2, 2)
-            .toString(), Field.scalar("id", DType.INT64).toString());
-    try (DataLoader loader = new DataLoader(dataset,
-        LoaderOptions.builder().batchSize(3).numWorkers(2).build())) {
+    assertThat(dataset.schema().fields())
+        .extracting(Field::toString)
+        .containsExactly(
+            Field.of("img", DType.FLOAT32, 3, 2, 2).toString(),
+            Field.of("f", DType.FLOAT32, 2, 3).toString(),
+            Field.of("d", DType.FLOAT32, 2, 2).toString(),
+            Field.scalar("id", DType.INT64).toString());
+    try (DataLoader loader =
+        new DataLoader(dataset, LoaderOptions.builder().batchSize(3).numWorkers(2).build())) {
       assertThat(loader.layout().schema().field(0).dtype()).isEqualTo(DType.FLOAT32);
       int seen = 0;
       for (Batch batch : loader.epoch(0)) {
@@ -91,7 +96,8 @@ class NormalizationTest {
           float[] std = {0.5f, 0.25f, 2f};
           for (int e = 0; e < 12; e++) {
             int c = e / 4;
-            assertThat(batch.getFloat(0, i, e)).as("img row %d element %d", r, e)
+            assertThat(batch.getFloat(0, i, e))
+                .as("img row %d element %d", r, e)
                 .isEqualTo(((float) pixel(r, e) / 255f - mean[c]) / std[c]);
           }
           for (int e = 0; e < 6; e++) {
@@ -104,9 +110,16 @@ class NormalizationTest {
                 .isEqualTo((float) ((r * 1.5 + e - dm[e / 2]) / ds[e / 2]));
           }
           if (r == 0) { // by hand: (0 - 0.5) / 0.5, (1 - 0.5) / 0.5, (1 - 0.25) / 0.25, ...
-            assertThat(new float[] {batch.getFloat(0, i, 0), batch.getFloat(0, i, 1),
-                batch.getFloat(0, i, 5), batch.getFloat(0, i, 8), batch.getFloat(1, i, 0),
-                batch.getFloat(2, i, 2)}).containsExactly(-1f, 1f, 3f, -0.0625f, -0.5f, 1f);
+            assertThat(
+                    new float[] {
+                      batch.getFloat(0, i, 0),
+                      batch.getFloat(0, i, 1),
+                      batch.getFloat(0, i, 5),
+                      batch.getFloat(0, i, 8),
+                      batch.getFloat(1, i, 0),
+                      batch.getFloat(2, i, 2)
+                    })
+                .containsExactly(-1f, 1f, 3f, -0.0625f, -0.5f, 1f);
           }
         }
         batch.close();
@@ -130,16 +143,17 @@ class NormalizationTest {
   @Test
   void shouldRefuseValuesThatCannotNormalize() {
     assertThatThrownBy(() -> Normalization.of("img", new double[] {0.5}, new double[] {0.2, 0}))
-        .hasMessage("normalize 'img': std [0.2, 0.0] (expected: finite values > 0; a channel of "
-            + "one value everywhere has std 0: leave it out of normalize, or give it std 1)");
-    assertThatThrownBy(() -> Normalization.of("img", new double[] {Double.NaN},
-        new double[] {1})).hasMessage("normalize 'img': mean [NaN] (expected: finite values)");
+        .hasMessage(
+            "normalize 'img': std [0.2, 0.0] (expected: finite values > 0; a channel of "
+                + "one value everywhere has std 0: leave it out of normalize, or give it std 1)");
+    assertThatThrownBy(() -> Normalization.of("img", new double[] {Double.NaN}, new double[] {1}))
+        .hasMessage("normalize 'img': mean [NaN] (expected: finite values)");
     assertThatThrownBy(() -> Normalization.of("img", new double[0], new double[] {1}))
-        .hasMessage("normalize 'img': mean [] (expected: one value per channel, or one for "
-            + "all)");
+        .hasMessage(
+            "normalize 'img': mean [] (expected: one value per channel, or one for " + "all)");
     assertThatThrownBy(() -> Normalization.of("img", new double[] {1}, null))
-        .hasMessage("normalize 'img': std null (expected: one value per channel, or one for "
-            + "all)");
+        .hasMessage(
+            "normalize 'img': std null (expected: one value per channel, or one for " + "all)");
     assertThatThrownBy(() -> Normalization.of(" ", new double[] {1}, new double[] {1}))
         .hasMessage("normalize: column ' ' (expected: the name of a tensor column)");
   }
@@ -148,17 +162,24 @@ class NormalizationTest {
   void shouldRefuseColumnsItCannotApplyTo() {
     Normalization two = Normalization.of("x", new double[] {0, 0}, new double[] {1});
     assertThatThrownBy(() -> two.check(Field.of("x", DType.UINT8, 3, 4)))
-        .hasMessage("normalize 'x': mean of 2 values [0.0, 0.0] for 3 channels (shape [3,4]) "
-            + "(expected: 3 values, one per channel of the first dimension, or 1 for every "
-            + "channel)");
+        .hasMessage(
+            "normalize 'x': mean of 2 values [0.0, 0.0] for 3 channels (shape [3,4]) "
+                + "(expected: 3 values, one per channel of the first dimension, or 1 for every "
+                + "channel)");
     assertThatThrownBy(() -> two.check(Field.scalar("x", DType.FLOAT32)))
-        .hasMessage("normalize 'x': a scalar column of float32 (expected: a tensor column whose "
-            + "first dimension is its channels)");
+        .hasMessage(
+            "normalize 'x': a scalar column of float32 (expected: a tensor column whose "
+                + "first dimension is its channels)");
     assertThatThrownBy(() -> two.check(Field.of("x", DType.INT32, 2, 4)))
         .hasMessage("normalize 'x': int32[2,4] (expected: a uint8, float32 or float64 tensor)");
-    assertThatThrownBy(() -> new ShardDataset(shard, ROWS,
-        List.of(Normalization.of("nope", new double[] {1}, new double[] {1}))))
-        .hasMessage("normalize 'nope': no such column in the shard (expected: a declared tensor "
-            + "column)");
+    assertThatThrownBy(
+            () ->
+                new ShardDataset(
+                    shard,
+                    ROWS,
+                    List.of(Normalization.of("nope", new double[] {1}, new double[] {1}))))
+        .hasMessage(
+            "normalize 'nope': no such column in the shard (expected: a declared tensor "
+                + "column)");
   }
 }

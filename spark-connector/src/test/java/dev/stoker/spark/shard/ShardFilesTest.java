@@ -30,11 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class ShardFilesTest {
-  private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("x", DType.FLOAT32, 3), Field.scalar("id", DType.INT64)));
+  private static final ShardLayout LAYOUT =
+      new ShardLayout(Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("id", DType.INT64)));
 
-  @TempDir
-  Path temp;
+  @TempDir Path temp;
 
   private static String permissions(Path path) throws Exception {
     return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
@@ -47,7 +46,8 @@ class ShardFilesTest {
       assertThat(permissions(files.folder())).isEqualTo("rwx------");
       try (var list = Files.list(files.folder())) {
         List<Path> all = list.sorted().toList();
-        assertThat(all).extracting(p -> p.getFileName().toString())
+        assertThat(all)
+            .extracting(p -> p.getFileName().toString())
             .containsExactly(".stoker-shard.lock", "0-x.col", "1-id.col");
         for (Path file : all) {
           assertThat(permissions(file)).as(file.toString()).isEqualTo("rw-------");
@@ -63,17 +63,24 @@ class ShardFilesTest {
   void shouldRefuseToMapAShardFileThatShrankAfterItWasWritten() throws Exception {
     ShardFiles files = ShardFiles.create(temp, "shard-b");
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 20, "rank 0")) {
-      writer.write(0, 4, new java.nio.ByteBuffer[] {java.nio.ByteBuffer.allocate(48),
-          java.nio.ByteBuffer.allocate(32)});
+      writer.write(
+          0,
+          4,
+          new java.nio.ByteBuffer[] {
+            java.nio.ByteBuffer.allocate(48), java.nio.ByteBuffer.allocate(32)
+          });
       Path x = files.folder().resolve("0-x.col");
       try (FileChannel channel = FileChannel.open(x, StandardOpenOption.WRITE)) {
         channel.truncate(20);
       }
       assertThatThrownBy(() -> writer.map(4))
-          .hasMessage("shard file " + x + " changed before it was mapped: 20 bytes, 48 expected "
-              + "for 4 rows (expected: the shard's files left alone while its rank runs; keep "
-              + "other processes and cleanup jobs out of shardDir, or set shardDir to a folder of "
-              + "its own)");
+          .hasMessage(
+              "shard file "
+                  + x
+                  + " changed before it was mapped: 20 bytes, 48 expected "
+                  + "for 4 rows (expected: the shard's files left alone while its rank runs; keep "
+                  + "other processes and cleanup jobs out of shardDir, or set shardDir to a folder of "
+                  + "its own)");
     } finally {
       files.delete();
     }
@@ -85,15 +92,24 @@ class ShardFilesTest {
     int rows = 1 << 16;
     MappedShard shard;
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 24, "rank 0")) {
-      writer.write(0, rows, new java.nio.ByteBuffer[] {java.nio.ByteBuffer.allocate(rows * 12),
-          java.nio.ByteBuffer.allocate(rows * 8)});
+      writer.write(
+          0,
+          rows,
+          new java.nio.ByteBuffer[] {
+            java.nio.ByteBuffer.allocate(rows * 12), java.nio.ByteBuffer.allocate(rows * 8)
+          });
       shard = writer.map(rows);
     }
     Path x = files.folder().resolve("0-x.col");
     Throwable failure = null;
-    dev.stoker.loader.DataLoader loader = new dev.stoker.loader.DataLoader(
-        new ShardDataset(shard, rows), dev.stoker.loader.LoaderOptions.builder().batchSize(64)
-        .shuffle(true).numWorkers(2).build());
+    dev.stoker.loader.DataLoader loader =
+        new dev.stoker.loader.DataLoader(
+            new ShardDataset(shard, rows),
+            dev.stoker.loader.LoaderOptions.builder()
+                .batchSize(64)
+                .shuffle(true)
+                .numWorkers(2)
+                .build());
     try {
       for (int epoch = 0; epoch < 50 && failure == null; epoch++) {
         try {
@@ -127,22 +143,36 @@ class ShardFilesTest {
     if (!(last instanceof ShardChangedException)) {
       assertThat(MappedShard.isMappedFault(last)).as(String.valueOf(last)).isTrue();
     }
-    assertThat(reported).hasNoCause().hasMessage("shard file " + x + " changed while mapped: 0 "
-        + "bytes, " + rows * 12 + " bytes expected (expected: the shard's files left alone while "
-        + "its rank runs; keep other processes and cleanup jobs out of shardDir, or set shardDir "
-        + "to a folder of its own)");
+    assertThat(reported)
+        .hasNoCause()
+        .hasMessage(
+            "shard file "
+                + x
+                + " changed while mapped: 0 "
+                + "bytes, "
+                + rows * 12
+                + " bytes expected (expected: the shard's files left alone while "
+                + "its rank runs; keep other processes and cleanup jobs out of shardDir, or set shardDir "
+                + "to a folder of its own)");
     files.delete();
   }
 
   @Test
   void shouldRemoveTheShardsOfDeadProcessesOnly() throws Exception {
-    Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", SparkClusters.testClassPath(), HoldShard.class.getName(),
-        temp.toString(), "shard-dead", "shard-dead-with-a-stranger").redirectErrorStream(true)
-        .start();
+    Process owner =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                SparkClusters.testClassPath(),
+                HoldShard.class.getName(),
+                temp.toString(),
+                "shard-dead",
+                "shard-dead-with-a-stranger")
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(owner.getInputStream(),
-          StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(owner.getInputStream(), StandardCharsets.UTF_8));
       assertThat(out.readLine()).isEqualTo("held");
       Path dead = temp.resolve("shard-dead");
       Files.writeString(dead.resolve("0-x.col"), "a column");
@@ -150,7 +180,8 @@ class ShardFilesTest {
       Files.writeString(foreign.resolve("0-x.col"), "a column");
       Files.writeString(foreign.resolve("notes.txt"), "someone else's file");
       ShardFiles mine = ShardFiles.create(temp, "shard-this-process");
-      Files.writeString(Files.createDirectory(temp.resolve("shard-no-lock")).resolve("0-x.col"),
+      Files.writeString(
+          Files.createDirectory(temp.resolve("shard-no-lock")).resolve("0-x.col"),
           "not Stoker's: no lock file");
       Path unrelated = Files.createDirectory(temp.resolve("results"));
       Files.writeString(unrelated.resolve(".stoker-shard.lock"), "");
@@ -177,12 +208,19 @@ class ShardFilesTest {
 
   @Test
   void shouldRemoveTheStagingFoldersOfDeadProcessesOnceTheyAreOld() throws Exception {
-    Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", SparkClusters.testClassPath(), HoldShard.class.getName(),
-        temp.toString(), ".staging-shard-killed").redirectErrorStream(true).start();
+    Process owner =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                SparkClusters.testClassPath(),
+                HoldShard.class.getName(),
+                temp.toString(),
+                ".staging-shard-killed")
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(owner.getInputStream(),
-          StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(owner.getInputStream(), StandardCharsets.UTF_8));
       assertThat(out.readLine()).isEqualTo("held");
       Path killed = temp.resolve(".staging-shard-killed");
       Path dead = staging(".staging-shard-dead", true);
@@ -202,7 +240,8 @@ class ShardFilesTest {
 
       assertThat(ShardFiles.sweep(temp)).containsExactly(killed);
       assertThat(killed).doesNotExist();
-      assertThat(fresh.resolve(ShardFiles.LOCK_FILE)).as("a create of a live process, maybe")
+      assertThat(fresh.resolve(ShardFiles.LOCK_FILE))
+          .as("a create of a live process, maybe")
           .exists();
       assertThat(foreign.resolve("notes.txt")).exists();
       assertThat(foreign.resolve(ShardFiles.LOCK_FILE)).doesNotExist();
@@ -232,9 +271,15 @@ class ShardFilesTest {
     ShardFiles mine = ShardFiles.create(real, "shard-live");
     try {
       assertThat(ShardFiles.sweep(link)).isEmpty();
-      Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-          .toString(), "-cp", SparkClusters.testClassPath(), SweepShards.class.getName(),
-          real.toString()).redirectErrorStream(true).start();
+      Process other =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  SparkClusters.testClassPath(),
+                  SweepShards.class.getName(),
+                  real.toString())
+              .redirectErrorStream(true)
+              .start();
       String said = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(other.waitFor(20, TimeUnit.SECONDS)).isTrue();
       assertThat(said).as("another process's sweep").isEqualTo("removed 0\n");

@@ -23,24 +23,27 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A shard file truncated while worker threads read it (raw copies or normalized values, workers or
- * the consumer's thread), again and again at random moments: every
- * time the loader's epoch ends with the {@link ShardChangedException} naming the file, and closing
- * the loader leaves no thread and no slot. The JVM reports the fault of a compiled read late, at
- * some later point of the thread; the shard's per-batch check makes that point its own. A longer
- * run: {@code -Dstoker.shardTruncations=300}.
+ * the consumer's thread), again and again at random moments: every time the loader's epoch ends
+ * with the {@link ShardChangedException} naming the file, and closing the loader leaves no thread
+ * and no slot. The JVM reports the fault of a compiled read late, at some later point of the
+ * thread; the shard's per-batch check makes that point its own. A longer run: {@code
+ * -Dstoker.shardTruncations=300}.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ShardTruncationTest {
-  private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("x", DType.UINT8, 4, 256), Field.scalar("id", DType.INT64)));
-  private static final Normalization NORMALIZE_X = Normalization.of("x",
-      new double[] {0.5, 0.5, 0.5, 0.5}, new double[] {0.25, 0.25, 0.25, 0.25});
+  private static final ShardLayout LAYOUT =
+      new ShardLayout(
+          Schema.of(Field.of("x", DType.UINT8, 4, 256), Field.scalar("id", DType.INT64)));
+  private static final Normalization NORMALIZE_X =
+      Normalization.of(
+          "x", new double[] {0.5, 0.5, 0.5, 0.5}, new double[] {0.25, 0.25, 0.25, 0.25});
+
   /** Each run's worker count: the consumer's own thread too. */
   private static final int[] WORKERS = {2, 0, 2, 1};
+
   private static final int ROWS = 1 << 14;
 
-  @TempDir
-  Path temp;
+  @TempDir Path temp;
 
   @Test
   void shouldEndEveryTruncationWithTheShardChangedAndNothingLeft() throws Exception {
@@ -56,8 +59,8 @@ class ShardTruncationTest {
     ShardFiles files = ShardFiles.create(temp, "shard-between");
     MappedShard shard;
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 25, "rank 0")) {
-      writer.write(0, 64, new ByteBuffer[] {ByteBuffer.allocate(64 * 1024),
-          ByteBuffer.allocate(64 * 8)});
+      writer.write(
+          0, 64, new ByteBuffer[] {ByteBuffer.allocate(64 * 1024), ByteBuffer.allocate(64 * 8)});
       shard = writer.map(64);
     }
     Path x = files.folder().resolve("0-x.col");
@@ -66,12 +69,14 @@ class ShardTruncationTest {
     }
     ShardDataset dataset = new ShardDataset(shard, 64);
     // what the JVM raises when it reports a fault at a transition of the loader's own code
-    InternalError fault = new InternalError(
-        "a fault occurred in a recent unsafe memory access operation in compiled Java code");
+    InternalError fault =
+        new InternalError(
+            "a fault occurred in a recent unsafe memory access operation in compiled Java code");
     assertThatThrownBy(() -> dataset.checkBatch(new IllegalStateException("batch 3", fault)))
-        .isInstanceOf(ShardChangedException.class).hasNoCause()
-        .hasMessageStartingWith("shard file " + x + " changed while mapped: 0 bytes, "
-            + 64 * 1024 + " bytes expected");
+        .isInstanceOf(ShardChangedException.class)
+        .hasNoCause()
+        .hasMessageStartingWith(
+            "shard file " + x + " changed while mapped: 0 bytes, " + 64 * 1024 + " bytes expected");
     assertThat(shard.changed()).isNotNull();
     files.delete();
   }
@@ -80,27 +85,37 @@ class ShardTruncationTest {
     ShardFiles files = ShardFiles.create(temp, "shard-" + run);
     MappedShard shard;
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 1 << 25, "rank 0")) {
-      writer.write(0, ROWS, new ByteBuffer[] {ByteBuffer.allocate(ROWS * 1024),
-          ByteBuffer.allocate(ROWS * 8)});
+      writer.write(
+          0,
+          ROWS,
+          new ByteBuffer[] {ByteBuffer.allocate(ROWS * 1024), ByteBuffer.allocate(ROWS * 8)});
       shard = writer.map(ROWS);
     }
     Path x = files.folder().resolve("0-x.col");
-    ShardDataset dataset = new ShardDataset(shard, ROWS,
-        run % 3 == 1 ? List.of(NORMALIZE_X) : List.of());
-    DataLoader loader = new DataLoader(dataset, LoaderOptions.builder().batchSize(32)
-        .shuffle(true).numWorkers(WORKERS[run % WORKERS.length]).name("truncated-" + run)
-        .build());
+    ShardDataset dataset =
+        new ShardDataset(shard, ROWS, run % 3 == 1 ? List.of(NORMALIZE_X) : List.of());
+    DataLoader loader =
+        new DataLoader(
+            dataset,
+            LoaderOptions.builder()
+                .batchSize(32)
+                .shuffle(true)
+                .numWorkers(WORKERS[run % WORKERS.length])
+                .name("truncated-" + run)
+                .build());
     Throwable failure = null;
-    Thread truncator = new Thread(() -> {
-      try {
-        TimeUnit.MICROSECONDS.sleep(delayMicros);
-        try (FileChannel channel = FileChannel.open(x, StandardOpenOption.WRITE)) {
-          channel.truncate(run % 2 == 0 ? 0 : 4096);
-        }
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    Thread truncator =
+        new Thread(
+            () -> {
+              try {
+                TimeUnit.MICROSECONDS.sleep(delayMicros);
+                try (FileChannel channel = FileChannel.open(x, StandardOpenOption.WRITE)) {
+                  channel.truncate(run % 2 == 0 ? 0 : 4096);
+                }
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            });
     try {
       for (Batch batch : loader.epoch(0)) {
         batch.close(); // the first epoch warms the copies up: compiled reads fault late
@@ -120,9 +135,18 @@ class ShardTruncationTest {
       loader.close();
     }
     assertThat(failure).as("run %d", run).isNotNull();
-    assertThat(shardChanged(failure)).as("run %d: %s", run, failure).isNotNull().hasNoCause()
-        .hasMessageStartingWith("shard file " + x + " changed while mapped: "
-            + (run % 2 == 0 ? 0 : 4096) + " bytes, " + ROWS * 1024 + " bytes expected");
+    assertThat(shardChanged(failure))
+        .as("run %d: %s", run, failure)
+        .isNotNull()
+        .hasNoCause()
+        .hasMessageStartingWith(
+            "shard file "
+                + x
+                + " changed while mapped: "
+                + (run % 2 == 0 ? 0 : 4096)
+                + " bytes, "
+                + ROWS * 1024
+                + " bytes expected");
     assertThat(loader.threadsRunning()).as("run %d: threads", run).isZero();
     assertThat(loader.slotsOut()).as("run %d: slots", run).isZero();
     assertThat(liveThreads("truncated-" + run + "-")).as("run %d", run).isEmpty();

@@ -21,11 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ShardWriterTest {
-  private static final ShardLayout LAYOUT = new ShardLayout(Schema.of(
-      Field.of("x", DType.FLOAT32, 3), Field.scalar("id", DType.INT64)));
+  private static final ShardLayout LAYOUT =
+      new ShardLayout(Schema.of(Field.of("x", DType.FLOAT32, 3), Field.scalar("id", DType.INT64)));
 
-  @TempDir
-  Path temp;
+  @TempDir Path temp;
   private ShardFiles files;
 
   @BeforeEach
@@ -65,8 +64,8 @@ class ShardWriterTest {
       shard = writer.map(10);
     }
     ShardDataset dataset = new ShardDataset(shard, 10);
-    try (DataLoader loader = new DataLoader(dataset,
-        LoaderOptions.builder().batchSize(4).build())) {
+    try (DataLoader loader =
+        new DataLoader(dataset, LoaderOptions.builder().batchSize(4).build())) {
       List<Long> ids = new ArrayList<>();
       for (Batch batch : loader.epoch(0)) {
         for (int r = 0; r < batch.size(); r++) {
@@ -87,8 +86,8 @@ class ShardWriterTest {
       writer.write(block(0, 3));
       shard = writer.map(3);
     }
-    try (DataLoader loader = new DataLoader(new ShardDataset(shard, 5),
-        LoaderOptions.builder().batchSize(5).build())) {
+    try (DataLoader loader =
+        new DataLoader(new ShardDataset(shard, 5), LoaderOptions.builder().batchSize(5).build())) {
       Batch batch = loader.epoch(0).iterator().next();
       long[] ids = new long[5];
       for (int r = 0; r < 5; r++) {
@@ -106,9 +105,10 @@ class ShardWriterTest {
       writer.write(block(0, 4));
       assertThatThrownBy(() -> writer.write(block(4, 1)))
           .isInstanceOf(ShardBudgetException.class)
-          .hasMessage("shard of rank 1: 5 rows x 20 bytes = 100 bytes (expected: at most "
-              + "maxShardBytes = 90 bytes; raise maxShardBytes, use more ranks or fewer "
-              + "columns)");
+          .hasMessage(
+              "shard of rank 1: 5 rows x 20 bytes = 100 bytes (expected: at most "
+                  + "maxShardBytes = 90 bytes; raise maxShardBytes, use more ranks or fewer "
+                  + "columns)");
     }
   }
 
@@ -116,9 +116,10 @@ class ShardWriterTest {
   void shouldCheckTheBudgetOfAKnownSizeBeforeWritingAnything() throws Exception {
     try (ShardWriter writer = new ShardWriter(files, LAYOUT, 3 << 20, "rank 0")) {
       assertThatThrownBy(() -> writer.reserve(1 << 20))
-          .hasMessage("shard of rank 0: 1048576 rows x 20 bytes = 20.0 MiB (20971520 bytes) "
-              + "(expected: at most maxShardBytes = 3.0 MiB (3145728 bytes); raise "
-              + "maxShardBytes, use more ranks or fewer columns)");
+          .hasMessage(
+              "shard of rank 0: 1048576 rows x 20 bytes = 20.0 MiB (20971520 bytes) "
+                  + "(expected: at most maxShardBytes = 3.0 MiB (3145728 bytes); raise "
+                  + "maxShardBytes, use more ranks or fewer columns)");
     }
   }
 

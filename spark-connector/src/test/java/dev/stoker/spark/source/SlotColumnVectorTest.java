@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class SlotColumnVectorTest {
   /** A read-only direct buffer with 64 bytes of padding, then {@code values}. */
   private static ByteBuffer memory(float... values) {
-    ByteBuffer buffer = ByteBuffer.allocateDirect(64 + values.length * 4)
-        .order(ByteOrder.nativeOrder());
+    ByteBuffer buffer =
+        ByteBuffer.allocateDirect(64 + values.length * 4).order(ByteOrder.nativeOrder());
     for (int i = 0; i < values.length; i++) {
       buffer.putFloat(64 + i * 4, values[i]);
     }
@@ -23,8 +23,9 @@ class SlotColumnVectorTest {
 
   @Test
   void shouldReadAListColumnAsArraysOverItsValues() {
-    SlotColumnVector vector = new SlotColumnVector(
-        DataTypes.createArrayType(DataTypes.FloatType, false), DType.FLOAT32, 3);
+    SlotColumnVector vector =
+        new SlotColumnVector(
+            DataTypes.createArrayType(DataTypes.FloatType, false), DType.FLOAT32, 3);
     vector.bind(memory(0, 1, 2, 10, 11, 12), 64);
 
     ColumnarArray second = vector.getArray(1);

@@ -18,18 +18,25 @@ final class SourceLeaks {
       Thread.sleep(20);
     }
     assertThat(OpenCounts.open(OpenCounts.Kind.RANK_READERS)).as("rank readers open").isZero();
-    assertThat(OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS)).as("Spark's Parquet readers open").isZero();
-    assertThat(OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS)).as("Parquet file readers open").isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS))
+        .as("Spark's Parquet readers open")
+        .isZero();
+    assertThat(OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS))
+        .as("Parquet file readers open")
+        .isZero();
     assertThat(threads()).as("source threads alive").isEmpty();
   }
 
   private static boolean nothingOpen() {
-    return OpenCounts.open(OpenCounts.Kind.RANK_READERS) == 0 && OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS) == 0
-        && OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS) == 0 && threads().isEmpty();
+    return OpenCounts.open(OpenCounts.Kind.RANK_READERS) == 0
+        && OpenCounts.open(OpenCounts.Kind.SPARK_PARQUET_READERS) == 0
+        && OpenCounts.open(OpenCounts.Kind.PARQUET_FILE_READERS) == 0
+        && threads().isEmpty();
   }
 
   private static List<String> threads() {
-    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
         .map(Thread::getName)
         .filter(name -> name.startsWith("stoker-source") || name.startsWith("stoker-footers"))
         .collect(Collectors.toList());

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** format("stoker") with its ranks read in two executor JVMs of a local cluster. */
 class StokerSourceClusterTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static SparkSession spark;
   private static String images;
 
@@ -36,9 +35,17 @@ class StokerSourceClusterTest {
 
   /** 2 ranks of 32-row batches, read with a loader worker each. */
   private static Dataset<Row> read() {
-    return spark.read().format("stoker").option("batchSize", 32).option("worldSize", 2)
-        .option("shuffle", true).option("seed", 3).option("dropLast", true)
-        .option("numWorkers", 1).load(images).select("id", "image", "pixels");
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 32)
+        .option("worldSize", 2)
+        .option("shuffle", true)
+        .option("seed", 3)
+        .option("dropLast", true)
+        .option("numWorkers", 1)
+        .load(images)
+        .select("id", "image", "pixels");
   }
 
   @Test
@@ -48,13 +55,13 @@ class StokerSourceClusterTest {
     Dataset<Row> df = read();
     List<Row> rows = df.collectAsList();
 
-    assertThat(sizes).hasSize(2).allSatisfy(rank -> assertThat(rank).hasSize(9)
-        .containsOnly(32));
+    assertThat(sizes).hasSize(2).allSatisfy(rank -> assertThat(rank).hasSize(9).containsOnly(32));
     Set<Long> all = new HashSet<>();
     ranks.forEach(all::addAll);
     assertThat(all).hasSize(576);
-    assertThat(rows).allSatisfy(row -> assertThat(row.<Float>getList(1).get(5))
-        .isEqualTo(row.getLong(0) * 8 + 5f));
+    assertThat(rows)
+        .allSatisfy(
+            row -> assertThat(row.<Float>getList(1).get(5)).isEqualTo(row.getLong(0) * 8 + 5f));
     BatchScanExec scan = Tables.scanNode(df);
     assertThat(scan.metrics().apply(SourceMetrics.ROWS_READ).value()).isEqualTo(576);
     assertThat(scan.metrics().apply(SourceMetrics.BATCHES).value()).isEqualTo(18);

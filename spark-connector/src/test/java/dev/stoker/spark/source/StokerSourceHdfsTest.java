@@ -22,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** format("stoker") reading Parquet from a real HDFS, started in this JVM. */
 class StokerSourceHdfsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static MiniDFSCluster hdfs;
   private static SparkSession spark;
   private static String data;
@@ -55,21 +54,29 @@ class StokerSourceHdfsTest {
 
   @Test
   void shouldReadEqualBatchesFromHdfs() throws InterruptedException {
-    Dataset<Row> df = spark.read().format("stoker").option("batchSize", 20)
-        .option("worldSize", 2).option("shuffle", true).option("seed", 7).option("dropLast", true)
-        .load(data).select("id", "image");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", 20)
+            .option("worldSize", 2)
+            .option("shuffle", true)
+            .option("seed", 7)
+            .option("dropLast", true)
+            .load(data)
+            .select("id", "image");
 
     List<List<Long>> ranks = Tables.idsByRank(df, "id");
     List<List<Integer>> sizes = Tables.batchSizes(df);
 
     assertThat(Tables.scan(df).description()).contains("hdfs://", "500 rows");
-    assertThat(sizes).hasSize(2).allSatisfy(rank -> assertThat(rank).hasSize(12)
-        .containsOnly(20));
+    assertThat(sizes).hasSize(2).allSatisfy(rank -> assertThat(rank).hasSize(12).containsOnly(20));
     Set<Long> all = new HashSet<>();
     ranks.forEach(all::addAll);
     assertThat(all).hasSize(480);
-    assertThat(df.collectAsList()).allSatisfy(row -> assertThat(row.<Float>getList(1).get(3))
-        .isEqualTo(row.getLong(0) * 8 + 3f));
+    assertThat(df.collectAsList())
+        .allSatisfy(
+            row -> assertThat(row.<Float>getList(1).get(3)).isEqualTo(row.getLong(0) * 8 + 3f));
     SourceLeaks.assertNothingOpen();
   }
 

@@ -27,16 +27,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * format("stoker") resumed mid-epoch with option resumeFrom: on as many ranks the same rows in
- * the same order; on another number of ranks the rows not yet read, each once; skipped row
- * groups never read; changed files refused. 1000 rows in 3 files of small row groups, a shuffle
- * buffer of 50 rows.
+ * format("stoker") resumed mid-epoch with option resumeFrom: on as many ranks the same rows in the
+ * same order; on another number of ranks the rows not yet read, each once; skipped row groups never
+ * read; changed files refused. 1000 rows in 3 files of small row groups, a shuffle buffer of 50
+ * rows.
  */
 class StokerSourceResumeTest {
   private static final int ROWS = 1000;
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static SparkSession spark;
   private static String images;
 
@@ -57,8 +56,14 @@ class StokerSourceResumeTest {
   }
 
   private static DataFrameReader reader(int worldSize, boolean dropLast) {
-    return spark.read().format("stoker").option("batchSize", 16).option("worldSize", worldSize)
-        .option("shuffle", true).option("seed", 42).option("dropLast", dropLast)
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 16)
+        .option("worldSize", worldSize)
+        .option("shuffle", true)
+        .option("seed", 42)
+        .option("dropLast", dropLast)
         .option("shuffleBuffer", 50);
   }
 
@@ -89,7 +94,8 @@ class StokerSourceResumeTest {
     List<List<Long>> rest = ids(resumed, 4);
     for (int rank = 0; rank < 4; rank++) {
       List<Long> all = uninterrupted.get(rank);
-      assertThat(rest.get(rank)).as("rank %d", rank)
+      assertThat(rest.get(rank))
+          .as("rank %d", rank)
           .containsExactlyElementsOf(all.subList(5 * 16, all.size()));
     }
   }
@@ -100,13 +106,12 @@ class StokerSourceResumeTest {
     List<List<Long>> first = ids(whole, 4);
     LoaderState afterFour = Tables.scan(whole).stateAfter(4);
 
-    Dataset<Row> onThree = load(reader(3, true).option("resumeFrom", afterFour.toString()),
-        images);
+    Dataset<Row> onThree = load(reader(3, true).option("resumeFrom", afterFour.toString()), images);
     List<List<Long>> second = ids(onThree, 3);
     StokerScan three = Tables.scan(onThree);
     LoaderState afterTwoMore = three.stateAfter(2);
-    Dataset<Row> onTwo = load(reader(2, true).option("resumeFrom", afterTwoMore.toString()),
-        images);
+    Dataset<Row> onTwo =
+        load(reader(2, true).option("resumeFrom", afterTwoMore.toString()), images);
     List<List<Long>> third = ids(onTwo, 2);
     StokerScan two = Tables.scan(onTwo);
 
@@ -119,7 +124,8 @@ class StokerSourceResumeTest {
     assertThat(new HashSet<>(read)).as("no row twice").hasSize(read.size());
     assertThat((long) read.size() + two.droppedRows()).isEqualTo(ROWS);
     assertThat(two.droppedRows()).isLessThan(4 * 16);
-    assertThat(afterTwoMore.segments()).extracting(s -> s.worldSize() + "x" + s.rows())
+    assertThat(afterTwoMore.segments())
+        .extracting(s -> s.worldSize() + "x" + s.rows())
         .containsExactly("4x64", "3x32");
   }
 
@@ -162,10 +168,9 @@ class StokerSourceResumeTest {
       physical += run.rows();
     }
     // Each rank reads at most the one shuffle window it resumes inside, beyond its own rows.
-    assertThat(physical).isLessThanOrEqualTo(2 * (scan.rowsPerRank() + 50))
-        .isLessThan(ROWS / 4);
-    assertThat(ids(resumed, 2)).allSatisfy(rank -> assertThat(rank)
-        .hasSize(scan.batchesPerRank() * 16));
+    assertThat(physical).isLessThanOrEqualTo(2 * (scan.rowsPerRank() + 50)).isLessThan(ROWS / 4);
+    assertThat(ids(resumed, 2))
+        .allSatisfy(rank -> assertThat(rank).hasSize(scan.batchesPerRank() * 16));
   }
 
   private static List<ReadRun> scanRuns(Dataset<Row> df) {
@@ -187,34 +192,44 @@ class StokerSourceResumeTest {
     assertThat(parts[0].setLastModified(parts[0].lastModified() + 60_000)).isTrue();
     Files.copy(parts[1].toPath(), copy.resolve("part-99999.parquet"));
 
-    assertThatThrownBy(() -> Tables.scan(load(reader(2, true)
-        .option("resumeFrom", state.toString()), path)))
+    assertThatThrownBy(
+            () -> Tables.scan(load(reader(2, true).option("resumeFrom", state.toString()), path)))
         .isInstanceOf(InputChangedException.class)
         .hasMessageContaining("the input changed since the state was taken: '")
         .hasMessageContaining(parts[0].getName() + "' rewritten (modified ")
         .hasMessageContaining("part-99999.parquet' added")
         .hasMessageContaining("set acceptChangedInput=true)");
-    StokerScan accepted = Tables.scan(load(reader(2, true).option("resumeFrom",
-        state.toString()).option("acceptChangedInput", true), path));
+    StokerScan accepted =
+        Tables.scan(
+            load(
+                reader(2, true)
+                    .option("resumeFrom", state.toString())
+                    .option("acceptChangedInput", true),
+                path));
     assertThat(accepted.rows()).isGreaterThan(300);
   }
 
   @Test
   void shouldRefuseABadStateOrAnotherOrder() {
     String state = Tables.scan(load(reader(2, true), images)).stateAfter(1).toString();
-    String corrupted = state.substring(0, 12) + (state.charAt(12) == 'A' ? 'B' : 'A')
-        + state.substring(13);
+    String corrupted =
+        state.substring(0, 12) + (state.charAt(12) == 'A' ? 'B' : 'A') + state.substring(13);
 
-    assertThatThrownBy(() -> Tables.scan(load(reader(2, true).option("resumeFrom", corrupted),
-        images)))
+    assertThatThrownBy(
+            () -> Tables.scan(load(reader(2, true).option("resumeFrom", corrupted), images)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("resumeFrom: state is corrupted: ");
-    assertThatThrownBy(() -> Tables.scan(load(reader(2, true).option("seed", 7)
-        .option("resumeFrom", state), images)))
-        .hasMessage("resumeFrom: the state was taken with seed=42, this read has seed=7 "
-            + "(expected: the same order; set seed=42)");
-    assertThatThrownBy(() -> Tables.scan(load(reader(2, true).option("epoch", 5)
-        .option("resumeFrom", state), images)))
+    assertThatThrownBy(
+            () ->
+                Tables.scan(
+                    load(reader(2, true).option("seed", 7).option("resumeFrom", state), images)))
+        .hasMessage(
+            "resumeFrom: the state was taken with seed=42, this read has seed=7 "
+                + "(expected: the same order; set seed=42)");
+    assertThatThrownBy(
+            () ->
+                Tables.scan(
+                    load(reader(2, true).option("epoch", 5).option("resumeFrom", state), images)))
         .hasMessage("epoch: '5' (expected: no epoch, or 0, the epoch of resumeFrom)");
   }
 }

@@ -20,10 +20,10 @@ final class Tables {
 
   /**
    * {@code rows} rows in {@code files} files, ids in file order: {@code id} (long), {@code label}
-   * (int, id % 10), {@code image} (8 floats, id * 8 + i), {@code pixels} (4 bytes, id + i),
-   * {@code weight} (double, id / 2), {@code levels} (3 doubles, (id + i) % 3), {@code mask} (2
-   * bytes, 0,1 for even ids and 1,0 for odd ones) and {@code name} (a string), in row groups of a
-   * few dozen rows. label, levels and mask are dictionary-encoded.
+   * (int, id % 10), {@code image} (8 floats, id * 8 + i), {@code pixels} (4 bytes, id + i), {@code
+   * weight} (double, id / 2), {@code levels} (3 doubles, (id + i) % 3), {@code mask} (2 bytes, 0,1
+   * for even ids and 1,0 for odd ones) and {@code name} (a string), in row groups of a few dozen
+   * rows. label, levels and mask are dictionary-encoded.
    */
   static Path images(SparkSession spark, Path dir, long rows, int files) {
     images(spark, dir.toString(), rows, files);
@@ -37,15 +37,18 @@ final class Tables {
 
   /** The rows of {@link #images(SparkSession, Path, long, int)}. */
   static Dataset<Row> imageRows(SparkSession spark, long rows, int files) {
-    return spark.range(0, rows, 1, files).selectExpr("id",
-        "cast(id % 10 as int) as label",
-        "transform(sequence(0, 7), i -> cast(id * 8 + i as float)) as image",
-        "unhex(concat_ws('', transform(sequence(0, 3), i -> lpad(hex((id + i) % 256), 2, '0'))))"
-            + " as pixels",
-        "cast(id as double) / 2 as weight",
-        "transform(sequence(0, 2), i -> cast((id + i) % 3 as double)) as levels",
-        "unhex(if(id % 2 = 0, '0001', '0100')) as mask",
-        "concat('row', id) as name");
+    return spark
+        .range(0, rows, 1, files)
+        .selectExpr(
+            "id",
+            "cast(id % 10 as int) as label",
+            "transform(sequence(0, 7), i -> cast(id * 8 + i as float)) as image",
+            "unhex(concat_ws('', transform(sequence(0, 3), i -> lpad(hex((id + i) % 256), 2, '0'))))"
+                + " as pixels",
+            "cast(id as double) / 2 as weight",
+            "transform(sequence(0, 2), i -> cast((id + i) % 3 as double)) as levels",
+            "unhex(if(id % 2 = 0, '0001', '0100')) as mask",
+            "concat('row', id) as name");
   }
 
   /** Writes {@code data} as Parquet in small row groups, one file per partition. */
@@ -60,8 +63,11 @@ final class Tables {
   }
 
   private static void write(Dataset<Row> data, String path, String rowGroupBytes) {
-    data.write().mode("overwrite").option("parquet.block.size", rowGroupBytes)
-        .option("parquet.page.size.row.check.min", "10").parquet(path);
+    data.write()
+        .mode("overwrite")
+        .option("parquet.block.size", rowGroupBytes)
+        .option("parquet.page.size.row.check.min", "10")
+        .parquet(path);
   }
 
   /** The scan node of a read that ran (or is planned). */
@@ -98,13 +104,18 @@ final class Tables {
     for (int p = 0; p < batches.getNumPartitions(); p++) {
       sizes.add(new ArrayList<>());
     }
-    for (int[] pair : batches.mapPartitionsWithIndex((index, it) -> {
-      List<int[]> out = new ArrayList<>();
-      while (it.hasNext()) {
-        out.add(new int[] {index, it.next().numRows()});
-      }
-      return out.iterator();
-    }, true).collect()) {
+    for (int[] pair :
+        batches
+            .mapPartitionsWithIndex(
+                (index, it) -> {
+                  List<int[]> out = new ArrayList<>();
+                  while (it.hasNext()) {
+                    out.add(new int[] {index, it.next().numRows()});
+                  }
+                  return out.iterator();
+                },
+                true)
+            .collect()) {
       sizes.get(pair[0]).add(pair[1]);
     }
     return sizes;

@@ -9,10 +9,10 @@ import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Embedded Spark for the tests: {@code local[n]} in this JVM, or {@code local-cluster[w,c,m]}
- * with every executor a JVM of its own, started from the jars Maven resolved (a folder with an
- * empty {@code jars/} stands in for SPARK_HOME, and the executors get this JVM's class path).
- * Optionally each worker offers one fake GPU, found by a discovery script.
+ * Embedded Spark for the tests: {@code local[n]} in this JVM, or {@code local-cluster[w,c,m]} with
+ * every executor a JVM of its own, started from the jars Maven resolved (a folder with an empty
+ * {@code jars/} stands in for SPARK_HOME, and the executors get this JVM's class path). Optionally
+ * each worker offers one fake GPU, found by a discovery script.
  */
 public final class SparkClusters {
   private SparkClusters() {}
@@ -37,13 +37,15 @@ public final class SparkClusters {
   /** {@link #cluster(int, boolean)} with {@code conf} on top of the tests' settings. */
   public static SparkSession cluster(int workers, boolean fakeGpus, Map<String, String> conf) {
     sparkHome();
-    SparkSession.Builder builder = base("local-cluster[" + workers + ",1,1024]")
-        .config("spark.executor.extraClassPath", testClassPath())
-        .config("spark.executorEnv.SPARK_SCALA_VERSION", scalaVersion())
-        .config("spark.executor.extraJavaOptions", "-XX:MaxDirectMemorySize=512m");
+    SparkSession.Builder builder =
+        base("local-cluster[" + workers + ",1,1024]")
+            .config("spark.executor.extraClassPath", testClassPath())
+            .config("spark.executorEnv.SPARK_SCALA_VERSION", scalaVersion())
+            .config("spark.executor.extraJavaOptions", "-XX:MaxDirectMemorySize=512m");
     if (fakeGpus) {
       String script = discoveryScript().toString();
-      builder.config("spark.worker.resource.gpu.amount", "1")
+      builder
+          .config("spark.worker.resource.gpu.amount", "1")
           .config("spark.worker.resource.gpu.discoveryScript", script)
           .config("spark.executor.resource.gpu.amount", "1")
           .config("spark.executor.resource.gpu.discoveryScript", script)
@@ -54,7 +56,9 @@ public final class SparkClusters {
   }
 
   private static SparkSession.Builder base(String master) {
-    return SparkSession.builder().master(master).appName("stoker-test")
+    return SparkSession.builder()
+        .master(master)
+        .appName("stoker-test")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.driver.host", "127.0.0.1")
@@ -72,14 +76,15 @@ public final class SparkClusters {
   }
 
   /**
-   * Makes the folder that the build names as SPARK_HOME: workers launch executors from it, with
-   * an empty {@code jars/} (the class path comes from {@code spark.executor.extraClassPath}).
+   * Makes the folder that the build names as SPARK_HOME: workers launch executors from it, with an
+   * empty {@code jars/} (the class path comes from {@code spark.executor.extraClassPath}).
    */
   private static Path sparkHome() {
     String home = System.getenv("SPARK_HOME");
     if (home == null) {
-      throw new IllegalStateException("SPARK_HOME is not set (expected: the build sets it to a "
-          + "folder the tests make, for local-cluster workers)");
+      throw new IllegalStateException(
+          "SPARK_HOME is not set (expected: the build sets it to a "
+              + "folder the tests make, for local-cluster workers)");
     }
     try {
       Path path = Path.of(home);
@@ -95,10 +100,13 @@ public final class SparkClusters {
 
   private static Path discoveryScript() {
     try {
-      Path script = Files.createTempFile("stoker-gpu-discovery", ".sh",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-      Files.writeString(script,
-          "#!/usr/bin/env bash\necho '{\"name\":\"gpu\",\"addresses\":[\"0\"]}'\n");
+      Path script =
+          Files.createTempFile(
+              "stoker-gpu-discovery",
+              ".sh",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+      Files.writeString(
+          script, "#!/usr/bin/env bash\necho '{\"name\":\"gpu\",\"addresses\":[\"0\"]}'\n");
       script.toFile().deleteOnExit();
       return script;
     } catch (IOException e) {

@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Debian's headless Chromium, run once per page: {@code --dump-dom} gives the page as the
- * browser rendered it (after its scripts ran), {@code --screenshot} a picture. No sandbox (tests
- * run as root), no background networking, a profile folder of its own removed afterwards.
+ * Debian's headless Chromium, run once per page: {@code --dump-dom} gives the page as the browser
+ * rendered it (after its scripts ran), {@code --screenshot} a picture. No sandbox (tests run as
+ * root), no background networking, a profile folder of its own removed afterwards.
  */
 final class Chromium {
   private static final String[] CANDIDATES = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
@@ -38,8 +38,12 @@ final class Chromium {
 
   /** A PNG of {@code url} at {@code width} x {@code height} into {@code file}. */
   static void screenshot(String url, Path file, int width, int height) {
-    run(List.of("--hide-scrollbars", "--window-size=" + width + "," + height,
-        "--screenshot=" + file.toAbsolutePath(), url));
+    run(
+        List.of(
+            "--hide-scrollbars",
+            "--window-size=" + width + "," + height,
+            "--screenshot=" + file.toAbsolutePath(),
+            url));
     if (!Files.isRegularFile(file)) {
       throw new IllegalStateException("chromium wrote no screenshot to " + file);
     }
@@ -54,21 +58,37 @@ final class Chromium {
     try {
       profile = Files.createTempDirectory("stoker-chromium");
       Path out = profile.resolve("stdout");
-      List<String> command = new ArrayList<>(List.of(browser.toString(), "--headless",
-          "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-          "--disable-default-apps", "--no-first-run", "--user-data-dir=" + profile.resolve("p")));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  browser.toString(),
+                  "--headless",
+                  "--no-sandbox",
+                  "--disable-gpu",
+                  "--disable-dev-shm-usage",
+                  "--disable-background-networking",
+                  "--disable-component-update",
+                  "--disable-sync",
+                  "--disable-default-apps",
+                  "--no-first-run",
+                  "--user-data-dir=" + profile.resolve("p")));
       command.addAll(what);
-      Process process = new ProcessBuilder(command).redirectOutput(out.toFile())
-          .redirectError(profile.resolve("stderr").toFile()).start();
+      Process process =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(profile.resolve("stderr").toFile())
+              .start();
       if (!process.waitFor(90, TimeUnit.SECONDS)) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly().waitFor();
         throw new IllegalStateException("chromium did not end within 90 s: " + command);
       }
       if (process.exitValue() != 0) {
-        throw new IllegalStateException("chromium exited with " + process.exitValue() + ": "
-            + Files.readString(profile.resolve("stderr")));
+        throw new IllegalStateException(
+            "chromium exited with "
+                + process.exitValue()
+                + ": "
+                + Files.readString(profile.resolve("stderr")));
       }
       return Files.readAllBytes(out);
     } catch (IOException e) {

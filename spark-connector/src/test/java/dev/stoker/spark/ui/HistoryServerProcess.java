@@ -19,13 +19,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A Spark History Server in a JVM of its own ({@code org.apache.spark.deploy.history.HistoryServer},
- * as {@code start-history-server.sh} runs it) over an event-log folder, with this JVM's class
- * path, or that class path less some entries.
+ * A Spark History Server in a JVM of its own ({@code
+ * org.apache.spark.deploy.history.HistoryServer}, as {@code start-history-server.sh} runs it) over
+ * an event-log folder, with this JVM's class path, or that class path less some entries.
  */
 final class HistoryServerProcess implements AutoCloseable {
-  private static final HttpClient HTTP = HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NORMAL).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .followRedirects(HttpClient.Redirect.NORMAL)
+          .build();
 
   private final Process process;
   private final Path log;
@@ -50,21 +53,28 @@ final class HistoryServerProcess implements AutoCloseable {
         classPath.add(entry);
       }
     }
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
     for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (option.startsWith("--add-opens") || option.startsWith("-XX:+IgnoreUnrecognized")
+      if (option.startsWith("--add-opens")
+          || option.startsWith("-XX:+IgnoreUnrecognized")
           || option.startsWith("-Djdk.reflect")) {
         command.add(option);
       }
     }
-    command.addAll(List.of("-cp", String.join(File.pathSeparator, classPath),
-        "-Dspark.history.fs.logDirectory=" + eventLogs.toUri(),
-        "-Dspark.history.ui.port=" + port, "-Dspark.history.fs.update.interval=1s",
-        "-Dspark.ui.showConsoleProgress=false",
-        "org.apache.spark.deploy.history.HistoryServer"));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    command.addAll(
+        List.of(
+            "-cp",
+            String.join(File.pathSeparator, classPath),
+            "-Dspark.history.fs.logDirectory=" + eventLogs.toUri(),
+            "-Dspark.history.ui.port=" + port,
+            "-Dspark.history.fs.update.interval=1s",
+            "-Dspark.ui.showConsoleProgress=false",
+            "org.apache.spark.deploy.history.HistoryServer"));
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new HistoryServerProcess(process, log, port);
   }
 
@@ -81,8 +91,8 @@ final class HistoryServerProcess implements AutoCloseable {
       }
       Thread.sleep(250);
     }
-    throw new IllegalStateException("the History Server did not list " + appId + " in 90 s: "
-        + tail());
+    throw new IllegalStateException(
+        "the History Server did not list " + appId + " in 90 s: " + tail());
   }
 
   HttpResponse<String> get(String path) {
@@ -95,8 +105,11 @@ final class HistoryServerProcess implements AutoCloseable {
 
   private HttpResponse<String> getOrNull(String path) {
     try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create(address + path))
-          .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+      return HTTP.send(
+          HttpRequest.newBuilder(URI.create(address + path))
+              .timeout(Duration.ofSeconds(60))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Stoker page of a {@code local[2]} session: without the page's classes, or with classes that
- * no longer fit Spark (every call a {@code NoSuchMethodError}, as a changed internal API gives),
- * a run still trains and reports, there is just no page; a {@code format("stoker")} read is
- * listed on the page with a link to its query in the SQL tab.
+ * no longer fit Spark (every call a {@code NoSuchMethodError}, as a changed internal API gives), a
+ * run still trains and reports, there is just no page; a {@code format("stoker")} read is listed on
+ * the page with a link to its query in the SQL tab.
  */
 @Timeout(120)
 class StokerUiLocalTest {
@@ -42,10 +42,12 @@ class StokerUiLocalTest {
   }
 
   private static TrainingResult<RankIds> train() {
-    return StokerSpark.on(TestFrames.frame(spark, 4, 10, 10)).tensor("x", DType.FLOAT32, 4)
+    return StokerSpark.on(TestFrames.frame(spark, 4, 10, 10))
+        .tensor("x", DType.FLOAT32, 4)
         .scalar("id", DType.INT64)
         .options(LoaderOptions.builder().batchSize(3).dropLast(true).build())
-        .worldSize(2).run(RankIds.reading(2));
+        .worldSize(2)
+        .run(RankIds.reading(2));
   }
 
   @Test
@@ -88,14 +90,26 @@ class StokerUiLocalTest {
     String path = dir.resolve("t.parquet").toString();
     spark.range(100).selectExpr("id", "cast(id as float) as y").write().parquet(path);
 
-    long rows = spark.read().format("stoker").option("batchSize", 8).option("worldSize", 2)
-        .option("dropLast", true).load(path).collectAsList().size();
+    long rows =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", 8)
+            .option("worldSize", 2)
+            .option("dropLast", true)
+            .load(path)
+            .collectAsList()
+            .size();
 
     assertThat(rows).isEqualTo(96);
     String page = StokerPage.content(new SparkUiHooks().liveStore(spark.sparkContext()), true);
-    assertThat(page).containsPattern("<a href=\"../SQL/execution/\\?id=\\d+\">SQL query \\d+</a>"
-        + "</td><td>&#39;" + java.util.regex.Pattern.quote(path) + "&#39;</td><td>2</td><td>6 of 8 rows</td>"
-        + "<td>100</td><td>4</td></tr>");
+    assertThat(page)
+        .containsPattern(
+            "<a href=\"../SQL/execution/\\?id=\\d+\">SQL query \\d+</a>"
+                + "</td><td>&#39;"
+                + java.util.regex.Pattern.quote(path)
+                + "&#39;</td><td>2</td><td>6 of 8 rows</td>"
+                + "<td>100</td><td>4</td></tr>");
   }
 
   /** Hooks whose calls into Spark fail as against a Spark whose internals changed. */
@@ -110,14 +124,15 @@ class StokerUiLocalTest {
     @Override
     public void post(SparkContext context, SparkListenerEvent event) {
       posts++;
-      throw new NoSuchMethodError("'org.apache.spark.scheduler.LiveListenerBus "
-          + "org.apache.spark.SparkContext.listenerBus()'");
+      throw new NoSuchMethodError(
+          "'org.apache.spark.scheduler.LiveListenerBus "
+              + "org.apache.spark.SparkContext.listenerBus()'");
     }
 
     @Override
     public boolean attachLive(SparkContext context, KVStore store) {
-      throw new NoSuchMethodError("'void org.apache.spark.ui.SparkUI.attachTab("
-          + "org.apache.spark.ui.WebUITab)'");
+      throw new NoSuchMethodError(
+          "'void org.apache.spark.ui.SparkUI.attachTab(" + "org.apache.spark.ui.WebUITab)'");
     }
   }
 }

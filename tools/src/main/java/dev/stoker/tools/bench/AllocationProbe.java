@@ -9,10 +9,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Heap allocation and garbage collections over a window: bytes allocated by every live thread
- * (HotSpot's {@code com.sun.management.ThreadMXBean}) and collections from the
- * {@link GarbageCollectorMXBean}s. Where the JVM lacks either, the figure is -1 (unknown) and a
- * note is logged once. Threads that end inside the window take their bytes with them; the probe's
- * own bookkeeping on the calling thread is measured once and subtracted.
+ * (HotSpot's {@code com.sun.management.ThreadMXBean}) and collections from the {@link
+ * GarbageCollectorMXBean}s. Where the JVM lacks either, the figure is -1 (unknown) and a note is
+ * logged once. Threads that end inside the window take their bytes with them; the probe's own
+ * bookkeeping on the calling thread is measured once and subtracted.
  */
 public final class AllocationProbe {
   private static final Logger LOG = LoggerFactory.getLogger(AllocationProbe.class);
@@ -86,7 +86,8 @@ public final class AllocationProbe {
       bytes = Math.max(0, allocatedSince(start, ids, now) - overhead);
     }
     long[] gc = gc();
-    return new Usage(bytes,
+    return new Usage(
+        bytes,
         gc[0] < 0 || start.gcCollections < 0 ? -1 : gc[0] - start.gcCollections,
         gc[1] < 0 || start.gcMillis < 0 ? -1 : gc[1] - start.gcMillis);
   }

@@ -49,8 +49,8 @@ public record BenchmarkResult(
   }
 
   /**
-   * Heap bytes allocated per batch by all threads in the window, the ends and starts of epochs
-   * left out: the steady state of the hot path. NaN if unknown.
+   * Heap bytes allocated per batch by all threads in the window, the ends and starts of epochs left
+   * out: the steady state of the hot path. NaN if unknown.
    */
   public double allocatedBytesPerBatch() {
     if (usage.allocatedBytes() < 0 || epochBoundaryBytes < 0 || batches <= 0) {
@@ -59,17 +59,26 @@ public record BenchmarkResult(
     return Math.max(0, usage.allocatedBytes() - epochBoundaryBytes) / (double) batches;
   }
 
-  /** Heap bytes allocated per epoch boundary (metrics, index arrays, pipeline); NaN if none or unknown. */
+  /**
+   * Heap bytes allocated per epoch boundary (metrics, index arrays, pipeline); NaN if none or
+   * unknown.
+   */
   public double allocatedBytesPerEpochBoundary() {
-    return epochStarts == 0 || epochBoundaryBytes < 0 ? Double.NaN
+    return epochStarts == 0 || epochBoundaryBytes < 0
+        ? Double.NaN
         : epochBoundaryBytes / (double) epochStarts;
   }
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%,.0f samples/s, %,.0f MB/s, %s, %.0f B/batch allocated, %d GC (workers=%d)",
-        samplesPerSecond(), mbPerSecond(), verdict().label(), allocatedBytesPerBatch(),
-        usage.gcCollections(), options.numWorkers());
+        samplesPerSecond(),
+        mbPerSecond(),
+        verdict().label(),
+        allocatedBytesPerBatch(),
+        usage.gcCollections(),
+        options.numWorkers());
   }
 }

@@ -13,14 +13,14 @@ import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.sampler.Permutations;
 
 /**
- * The {@code stream} workload: the {@code copy} workload's data (the same images and labels for
- * the same seed), held off-heap as two columns and streamed in chunks of {@code chunkRows} rows
- * (the last one shorter), each chunk a {@link ColumnChunk#ofBuffers} over views of the data, so
- * the loader's copy into the batch is the only one. Chunks, and their views, are made once.
+ * The {@code stream} workload: the {@code copy} workload's data (the same images and labels for the
+ * same seed), held off-heap as two columns and streamed in chunks of {@code chunkRows} rows (the
+ * last one shorter), each chunk a {@link ColumnChunk#ofBuffers} over views of the data, so the
+ * loader's copy into the batch is the only one. Chunks, and their views, are made once.
  *
  * <p>An epoch streams every sample once: chunk after chunk in order, or with {@code shuffle} the
- * chunks in the order {@code Permutations.permutation(chunks, seed, epoch)}, rows in order within
- * a chunk. It serves one rank ({@code worldSize = 1}).
+ * chunks in the order {@code Permutations.permutation(chunks, seed, epoch)}, rows in order within a
+ * chunk. It serves one rank ({@code worldSize = 1}).
  */
 final class CopyStream implements Workload, StreamedDataset {
   private final DirectSamples images;
@@ -31,8 +31,12 @@ final class CopyStream implements Workload, StreamedDataset {
   CopyStream(int samples, long seed, int chunkRows) {
     ReferenceWorkloads.checkSamples(samples);
     if (chunkRows <= 0 || chunkRows > MAX_CHUNK_ROWS) {
-      throw new IllegalArgumentException("chunkRows: " + chunkRows + " (expected: 1.."
-          + MAX_CHUNK_ROWS + ", so that a chunk's images fit in 1 GiB)");
+      throw new IllegalArgumentException(
+          "chunkRows: "
+              + chunkRows
+              + " (expected: 1.."
+              + MAX_CHUNK_ROWS
+              + ", so that a chunk's images fit in 1 GiB)");
     }
     this.chunkRows = chunkRows;
     this.images = new DirectSamples(samples, IMAGE_BYTES, chunkRows);
@@ -45,8 +49,7 @@ final class CopyStream implements Workload, StreamedDataset {
     for (int c = 0; c < chunks.length; c++) {
       int first = c * chunkRows;
       int rows = Math.min(chunkRows, samples - first);
-      chunks[c] = ColumnChunk.ofBuffers(rows, images.slice(first, rows),
-          labels.slice(first, rows));
+      chunks[c] = ColumnChunk.ofBuffers(rows, images.slice(first, rows), labels.slice(first, rows));
     }
   }
 
@@ -87,8 +90,10 @@ final class CopyStream implements Workload, StreamedDataset {
   @Override
   public ChunkStream open(StreamRequest request) {
     if (request.worldSize() != 1) {
-      throw new IllegalArgumentException("worldSize: " + request.worldSize()
-          + " (expected: 1; the stream workload serves one rank)");
+      throw new IllegalArgumentException(
+          "worldSize: "
+              + request.worldSize()
+              + " (expected: 1; the stream workload serves one rank)");
     }
     int[] order = chunkOrder(request);
     return new ChunkStream() {

@@ -6,8 +6,9 @@ import dev.stoker.loader.Schema;
 import java.util.function.Function;
 
 /** A plain dataset seen as a {@link Workload}: every field of a sample counts for MB/s. */
-record DatasetWorkload(String name, Schema schema, long samples,
-    Function<LoaderOptions, DataLoader> loaders) implements Workload {
+record DatasetWorkload(
+    String name, Schema schema, long samples, Function<LoaderOptions, DataLoader> loaders)
+    implements Workload {
 
   @Override
   public long bytesPerSample() {

@@ -31,9 +31,10 @@ final class DirectSamples implements AutoCloseable {
    */
   DirectSamples(int count, int sampleBytes, int run) {
     if ((long) run * sampleBytes > DirectAllocator.MAX_BLOCK) {
-      throw new IllegalArgumentException(String.format(
-          "run: %d samples of %d bytes (expected: at most %d bytes in all)", run, sampleBytes,
-          DirectAllocator.MAX_BLOCK));
+      throw new IllegalArgumentException(
+          String.format(
+              "run: %d samples of %d bytes (expected: at most %d bytes in all)",
+              run, sampleBytes, DirectAllocator.MAX_BLOCK));
     }
     this.count = count;
     this.sampleBytes = sampleBytes;
@@ -50,10 +51,12 @@ final class DirectSamples implements AutoCloseable {
       }
     } catch (OutOfMemoryError e) {
       close();
-      OutOfMemoryError clear = new OutOfMemoryError(String.format(
-          "%d samples of %d bytes need %.0f MB of direct memory: %s; raise "
-              + "-XX:MaxDirectMemorySize or use fewer samples",
-          count, sampleBytes, (double) count * sampleBytes / 1e6, e.getMessage()));
+      OutOfMemoryError clear =
+          new OutOfMemoryError(
+              String.format(
+                  "%d samples of %d bytes need %.0f MB of direct memory: %s; raise "
+                      + "-XX:MaxDirectMemorySize or use fewer samples",
+                  count, sampleBytes, (double) count * sampleBytes / 1e6, e.getMessage()));
       clear.initCause(e);
       throw clear;
     }
@@ -78,16 +81,16 @@ final class DirectSamples implements AutoCloseable {
   }
 
   /**
-   * A view of samples {@code [first, first + samples)}, native order, which must lie in one
-   * block: the run of a constructor's {@code run} that starts at {@code first}, or a part of it.
+   * A view of samples {@code [first, first + samples)}, native order, which must lie in one block:
+   * the run of a constructor's {@code run} that starts at {@code first}, or a part of it.
    */
   ByteBuffer slice(int first, int samples) {
     if (first / perBlock != (first + samples - 1) / perBlock) {
-      throw new IllegalArgumentException(String.format(
-          "samples %d..%d cross a block of %d samples", first, first + samples - 1, perBlock));
+      throw new IllegalArgumentException(
+          String.format(
+              "samples %d..%d cross a block of %d samples", first, first + samples - 1, perBlock));
     }
-    return buffer(first).slice(offset(first), samples * sampleBytes)
-        .order(ByteOrder.nativeOrder());
+    return buffer(first).slice(offset(first), samples * sampleBytes).order(ByteOrder.nativeOrder());
   }
 
   @Override

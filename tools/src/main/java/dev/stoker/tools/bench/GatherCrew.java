@@ -7,11 +7,11 @@ import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 
 /**
- * The threads of {@link MemcpyBaseline}'s all-cores gather, one per core, named
- * {@code stoker-memcpy-<i>}. They run a fixed number of rounds, each started by the caller
- * ({@link #runRound}): all threads leave one barrier together, each copies every sample of the
- * shared source in its own random order into its own batch buffer, and the round lasts until the
- * last one is done. Closing stops and joins them.
+ * The threads of {@link MemcpyBaseline}'s all-cores gather, one per core, named {@code
+ * stoker-memcpy-<i>}. They run a fixed number of rounds, each started by the caller ({@link
+ * #runRound}): all threads leave one barrier together, each copies every sample of the shared
+ * source in its own random order into its own batch buffer, and the round lasts until the last one
+ * is done. Closing stops and joins them.
  */
 final class GatherCrew implements AutoCloseable {
   private final DirectSamples source;
@@ -19,8 +19,10 @@ final class GatherCrew implements AutoCloseable {
   private final Thread[] threads;
   private final CyclicBarrier go;
   private final CyclicBarrier done;
+
   /** Per thread and round: when it started and ended copying. */
   private final long[][] starts;
+
   private final long[][] ends;
   private volatile Throwable failure;
 
@@ -47,8 +49,7 @@ final class GatherCrew implements AutoCloseable {
     await(done);
     Throwable failed = failure;
     if (failed != null) {
-      throw new IllegalStateException("a thread of the all-cores memcpy failed: " + failed,
-          failed);
+      throw new IllegalStateException("a thread of the all-cores memcpy failed: " + failed, failed);
     }
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
@@ -65,8 +66,10 @@ final class GatherCrew implements AutoCloseable {
       for (int r = 0; r < rounds; r++) {
         int[] order = null;
         try {
-          batch = batch != null ? batch
-              : DirectAllocator.INSTANCE.allocate(batchSize * source.sampleBytes());
+          batch =
+              batch != null
+                  ? batch
+                  : DirectAllocator.INSTANCE.allocate(batchSize * source.sampleBytes());
           order = MemcpyBaseline.permutation(source.count(), random);
         } catch (Throwable t) {
           fail(t);

@@ -11,15 +11,16 @@ import dev.stoker.loader.metrics.BottleneckReport;
 /**
  * Measures one loader configuration as a training loop would see it: epochs run back to back, the
  * consumer reads one value of each batch and closes it at once, so the figure is what the loader
- * can deliver. Warm-up batches are not measured; the last one is held until the workers have
- * filled the prefetch window, so that the loader has allocated all the slots it will use and the
- * measured window sees its steady state. A garbage collection is asked for before the warm-up, so
- * that what the measured window allocates, not the garbage of earlier runs, decides whether a
- * collection falls into it.
+ * can deliver. Warm-up batches are not measured; the last one is held until the workers have filled
+ * the prefetch window, so that the loader has allocated all the slots it will use and the measured
+ * window sees its steady state. A garbage collection is asked for before the warm-up, so that what
+ * the measured window allocates, not the garbage of earlier runs, decides whether a collection
+ * falls into it.
  */
 public final class LoaderBenchmark {
   /** Longest wait for the workers to fill the prefetch window after the warm-up. */
   private static final long PRIME_LIMIT_NANOS = 2_000_000_000L;
+
   /** The window counts as full when no slot was taken for this long. */
   private static final long PRIME_STALL_NANOS = 100_000_000L;
 
@@ -30,19 +31,19 @@ public final class LoaderBenchmark {
 
   /**
    * Builds a loader on {@code dataset} with {@code options}, consumes {@code warmupBatches}, then
-   * measures {@code measuredBatches}, and closes the loader. MB/s counts every field (or a
-   * {@link Workload}'s own bytes per sample, if the dataset is one).
+   * measures {@code measuredBatches}, and closes the loader. MB/s counts every field (or a {@link
+   * Workload}'s own bytes per sample, if the dataset is one).
    *
    * @throws IllegalArgumentException if a batch count is out of range or an epoch has no batch
    */
-  public static BenchmarkResult run(MapDataset dataset, LoaderOptions options, int warmupBatches,
-      int measuredBatches) {
+  public static BenchmarkResult run(
+      MapDataset dataset, LoaderOptions options, int warmupBatches, int measuredBatches) {
     return run(Workload.of(dataset), options, warmupBatches, measuredBatches);
   }
 
   /** {@link #run(MapDataset, LoaderOptions, int, int)} for a stream. */
-  public static BenchmarkResult run(StreamedDataset dataset, LoaderOptions options,
-      int warmupBatches, int measuredBatches) {
+  public static BenchmarkResult run(
+      StreamedDataset dataset, LoaderOptions options, int warmupBatches, int measuredBatches) {
     return run(Workload.of(dataset), options, warmupBatches, measuredBatches);
   }
 
@@ -50,8 +51,8 @@ public final class LoaderBenchmark {
    * {@link #run(MapDataset, LoaderOptions, int, int)} for a workload of either kind; MB/s counts
    * its {@link Workload#bytesPerSample()}.
    */
-  public static BenchmarkResult run(Workload workload, LoaderOptions options, int warmupBatches,
-      int measuredBatches) {
+  public static BenchmarkResult run(
+      Workload workload, LoaderOptions options, int warmupBatches, int measuredBatches) {
     if (warmupBatches < 0) {
       throw new IllegalArgumentException("warmupBatches: " + warmupBatches + " (expected: >= 0)");
     }
@@ -62,9 +63,11 @@ public final class LoaderBenchmark {
     AllocationProbe probe = new AllocationProbe();
     try (DataLoader loader = workload.newLoader(options)) {
       if (loader.batchesPerEpoch() == 0) {
-        throw new IllegalArgumentException(String.format(
-            "dataset: %d samples give no batch of batchSize=%d per epoch (expected: at least "
-                + "batchSize samples per rank)", workload.samples(), options.batchSize()));
+        throw new IllegalArgumentException(
+            String.format(
+                "dataset: %d samples give no batch of batchSize=%d per epoch (expected: at least "
+                    + "batchSize samples per rank)",
+                workload.samples(), options.batchSize()));
       }
       System.gc();
       BatchIterator epoch = loader.iterator();
@@ -107,8 +110,15 @@ public final class LoaderBenchmark {
       epoch.close();
       sink = seen;
       BottleneckReport report = BottleneckReport.of(window.result(nanos));
-      return new BenchmarkResult(options, workload.bytesPerSample(), measuredBatches, samples,
-          nanos, report, usage, epochStarts,
+      return new BenchmarkResult(
+          options,
+          workload.bytesPerSample(),
+          measuredBatches,
+          samples,
+          nanos,
+          report,
+          usage,
+          epochStarts,
           probe.allocationSupported() ? boundaryBytes : -1);
     }
   }
@@ -141,13 +151,14 @@ public final class LoaderBenchmark {
   private static double touch(Batch batch) {
     double value = 0;
     if (batch.size() > 0) {
-      value = switch (batch.schema().field(0).dtype()) {
-        case FLOAT32 -> batch.getFloat(0, 0, 0);
-        case FLOAT64 -> batch.getDouble(0, 0, 0);
-        case INT32 -> batch.getInt(0, 0, 0);
-        case INT64 -> batch.getLong(0, 0, 0);
-        case UINT8 -> batch.getUInt8(0, 0, 0);
-      };
+      value =
+          switch (batch.schema().field(0).dtype()) {
+            case FLOAT32 -> batch.getFloat(0, 0, 0);
+            case FLOAT64 -> batch.getDouble(0, 0, 0);
+            case INT32 -> batch.getInt(0, 0, 0);
+            case INT64 -> batch.getLong(0, 0, 0);
+            case UINT8 -> batch.getUInt8(0, 0, 0);
+          };
     }
     return value;
   }

@@ -5,11 +5,11 @@ import dev.stoker.loader.memory.HostMemory;
 import java.util.SplittableRandom;
 
 /**
- * Measures {@link MemcpyLimits} on a source it keeps until closed: at least
- * {@link MemcpyBaseline#SOURCE_BYTES} of samples, and a batch buffer for the one-thread gather.
- * Each {@link #measure} runs its rounds as {@link MemcpyBaseline#measureLimits} describes; the
- * all-cores threads live for one measurement. One thread measures at a time; measuring after
- * {@link #close()} is an {@link IllegalStateException}.
+ * Measures {@link MemcpyLimits} on a source it keeps until closed: at least {@link
+ * MemcpyBaseline#SOURCE_BYTES} of samples, and a batch buffer for the one-thread gather. Each
+ * {@link #measure} runs its rounds as {@link MemcpyBaseline#measureLimits} describes; the all-cores
+ * threads live for one measurement. One thread measures at a time; measuring after {@link #close()}
+ * is an {@link IllegalStateException}.
  */
 public final class MemcpyMeter implements AutoCloseable {
   private final int batchSize;
@@ -25,8 +25,8 @@ public final class MemcpyMeter implements AutoCloseable {
     }
     this.batchSize = batchSize;
     this.threads = threads;
-    int samples = (int) Math.max(batchSize,
-        (MemcpyBaseline.SOURCE_BYTES + sampleBytes - 1) / sampleBytes);
+    int samples =
+        (int) Math.max(batchSize, (MemcpyBaseline.SOURCE_BYTES + sampleBytes - 1) / sampleBytes);
     samples -= samples % batchSize;
     this.source = new DirectSamples(samples, sampleBytes);
     try {
@@ -44,8 +44,8 @@ public final class MemcpyMeter implements AutoCloseable {
 
   /**
    * Both figures, median over {@code rounds} timed rounds after a warm-up; each round runs the
-   * one-thread gather, then the all-cores gather (with one thread, only the first; both figures
-   * are then the same).
+   * one-thread gather, then the all-cores gather (with one thread, only the first; both figures are
+   * then the same).
    */
   public synchronized MemcpyLimits measure(int rounds) {
     MemcpyBaseline.checkRounds(source.sampleBytes(), batchSize, rounds);
@@ -54,8 +54,8 @@ public final class MemcpyMeter implements AutoCloseable {
     }
     int total = MemcpyBaseline.WARMUP_ROUNDS + rounds;
     double roundBytes = (double) source.count() * source.sampleBytes();
-    try (GatherCrew crew = threads > 1
-        ? new GatherCrew(source, batchSize, threads, total, random) : null) {
+    try (GatherCrew crew =
+        threads > 1 ? new GatherCrew(source, batchSize, threads, total, random) : null) {
       double[] one = new double[rounds];
       double[] all = new double[rounds];
       for (int r = 0; r < total; r++) {

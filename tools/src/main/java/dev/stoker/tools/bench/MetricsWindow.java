@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * A loader's metrics over a window that may span epochs: the running epoch's snapshot at the start
  * is subtracted, and added are the last snapshot of every epoch the window touched. The result is
- * one {@link EpochMetrics} whose wall time is the window's, so a
- * {@link dev.stoker.loader.metrics.BottleneckReport} reads it as it reads an epoch.
+ * one {@link EpochMetrics} whose wall time is the window's, so a {@link
+ * dev.stoker.loader.metrics.BottleneckReport} reads it as it reads an epoch.
  */
 final class MetricsWindow {
   private final EpochMetrics first;
@@ -65,9 +65,23 @@ final class MetricsWindow {
     for (int i = 0; i < fillNanos.length; i++) {
       workers.add(new WorkerMetrics(i, workerBatches[i], fillNanos[i], windowWaitNanos[i]));
     }
-    return new EpochMetrics(first.epoch(), first.batchSize(), first.numWorkers(),
-        first.prefetchWindow(), first.slotLimit(), batches, samples, wallNanos,
-        consumerWaitNanos, consumerHoldNanos, slotWaitNanos, batches == 0 ? 0 : readySum / batches,
-        transferNanos, transferBatches, List.copyOf(workers), skipped, List.of());
+    return new EpochMetrics(
+        first.epoch(),
+        first.batchSize(),
+        first.numWorkers(),
+        first.prefetchWindow(),
+        first.slotLimit(),
+        batches,
+        samples,
+        wallNanos,
+        consumerWaitNanos,
+        consumerHoldNanos,
+        slotWaitNanos,
+        batches == 0 ? 0 : readySum / batches,
+        transferNanos,
+        transferBatches,
+        List.copyOf(workers),
+        skipped,
+        List.of());
   }
 }

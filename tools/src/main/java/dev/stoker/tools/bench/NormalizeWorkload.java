@@ -16,8 +16,8 @@ import java.util.SplittableRandom;
 
 /**
  * The {@code normalize} workload: uint8 images on the heap, written into the float32 batch with
- * torchvision's {@code (x / 255 - mean[c]) / std[c]} through the loader's fused
- * {@link SampleWriter#putNormalized}, one call per sample; allocates nothing per sample.
+ * torchvision's {@code (x / 255 - mean[c]) / std[c]} through the loader's fused {@link
+ * SampleWriter#putNormalized}, one call per sample; allocates nothing per sample.
  */
 final class NormalizeWorkload implements Workload, MapDataset {
   private static final int SAMPLE_BYTES = CHANNELS * PLANE;

@@ -8,19 +8,21 @@ import java.util.List;
 /**
  * The reference workloads, on images of [3,64,64] with an int64 label (0..9) per sample; the first
  * two are the PyTorch peer's:
+ *
  * <ul>
  *   <li>{@code copy}: float32 images held off-heap; writing a sample is one bulk copy.
- *   <li>{@code normalize}: uint8 images held on the heap; writing a sample converts them to
- *       float32 as {@code (x/255 - mean[c]) / std[c]} with the ImageNet constants.
- *   <li>{@code stream}: the {@code copy} workload's data as a
- *       {@link dev.stoker.loader.StreamedDataset} of column chunks ({@value #DEFAULT_CHUNK_ROWS}
- *       rows by default) over the off-heap data, the chunks shuffled by {@code (seed, epoch)}
- *       when the loader shuffles.
+ *   <li>{@code normalize}: uint8 images held on the heap; writing a sample converts them to float32
+ *       as {@code (x/255 - mean[c]) / std[c]} with the ImageNet constants.
+ *   <li>{@code stream}: the {@code copy} workload's data as a {@link
+ *       dev.stoker.loader.StreamedDataset} of column chunks ({@value #DEFAULT_CHUNK_ROWS} rows by
+ *       default) over the off-heap data, the chunks shuffled by {@code (seed, epoch)} when the
+ *       loader shuffles.
  *   <li>{@code typed}: one field of every dtype (float32, float64, int32, int64, uint8), 2 KiB per
  *       sample each, held on the heap; writing a sample is one typed bulk put per field.
  *   <li>{@code typed-stream}: the {@code typed} workload's data streamed in column chunks, each
  *       copied with one typed bulk put per field and run of rows.
  * </ul>
+ *
  * The first three write the same schema: {@code image: float32[3,64,64]} and {@code label: int64}.
  * The typed ones measure what the image workloads leave out: every typed put, for A/B runs.
  */
@@ -28,22 +30,31 @@ public final class ReferenceWorkloads {
   public static final int CHANNELS = 3;
   public static final int HEIGHT = 64;
   public static final int WIDTH = 64;
+
   /** Values per channel plane. */
   public static final int PLANE = HEIGHT * WIDTH;
+
   /** Bytes of one float32 output image. */
   public static final int IMAGE_BYTES = CHANNELS * PLANE * Float.BYTES;
+
   /** Field index of the image. */
   public static final int IMAGE = 0;
+
   /** Field index of the label. */
   public static final int LABEL = 1;
-  public static final Schema SCHEMA = Schema.of(
-      Field.of("image", DType.FLOAT32, CHANNELS, HEIGHT, WIDTH),
-      Field.scalar("label", DType.INT64));
+
+  public static final Schema SCHEMA =
+      Schema.of(
+          Field.of("image", DType.FLOAT32, CHANNELS, HEIGHT, WIDTH),
+          Field.scalar("label", DType.INT64));
+
   /** The workload names {@link #of} knows. */
-  public static final List<String> NAMES = List.of("copy", "normalize", "stream", "typed",
-      "typed-stream");
+  public static final List<String> NAMES =
+      List.of("copy", "normalize", "stream", "typed", "typed-stream");
+
   /** Rows per chunk of the {@code stream} workload unless told otherwise. */
   public static final int DEFAULT_CHUNK_ROWS = 4096;
+
   /** Most rows per chunk of the {@code stream} workload: a chunk's images fit in 1 GiB. */
   public static final int MAX_CHUNK_ROWS = (1 << 30) / IMAGE_BYTES;
 
@@ -94,8 +105,9 @@ public final class ReferenceWorkloads {
       case "stream" -> stream(samples, seed, chunkRows);
       case "typed" -> typed(samples, seed);
       case "typed-stream" -> typedStream(samples, seed, chunkRows);
-      default -> throw new IllegalArgumentException(
-          "workload: '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
+      default ->
+          throw new IllegalArgumentException(
+              "workload: '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
     };
   }
 

@@ -11,11 +11,11 @@ import java.util.function.Supplier;
 
 /**
  * Runs a {@link LoaderBenchmark} for every point of the grid workers x prefetch factor x pinned
- * memory (a prefetch factor only with workers; workers = 0 is one point per pinning), each
- * {@code repeats} times, and keeps the median. Repeats go round the whole grid, so a slow moment
- * of the machine spreads over all points instead of sinking one; given a way to measure the
- * memcpy limits, the sweep measures them before every round too, so that the limits the rows are
- * compared with (the medians) were measured side by side with them.
+ * memory (a prefetch factor only with workers; workers = 0 is one point per pinning), each {@code
+ * repeats} times, and keeps the median. Repeats go round the whole grid, so a slow moment of the
+ * machine spreads over all points instead of sinking one; given a way to measure the memcpy limits,
+ * the sweep measures them before every round too, so that the limits the rows are compared with
+ * (the medians) were measured side by side with them.
  */
 public final class Sweep {
   /** Called after every run, e.g. to show progress. */
@@ -47,8 +47,8 @@ public final class Sweep {
     return new Builder();
   }
 
-  private static List<SweepConfig> grid(List<Integer> workers, List<Integer> prefetch,
-      List<Boolean> pins) {
+  private static List<SweepConfig> grid(
+      List<Integer> workers, List<Integer> prefetch, List<Boolean> pins) {
     List<SweepConfig> grid = new ArrayList<>();
     for (int w : new LinkedHashSet<>(workers)) {
       for (boolean pin : new LinkedHashSet<>(pins)) {
@@ -86,7 +86,7 @@ public final class Sweep {
   }
 
   public SweepResult run(MapDataset dataset, double memcpyMbPerSecond) {
-    return run(dataset, memcpyMbPerSecond, (config, run, runs, result) -> { });
+    return run(dataset, memcpyMbPerSecond, (config, run, runs, result) -> {});
   }
 
   /** Runs the grid on {@code dataset}; ratios are to {@code memcpyMbPerSecond} (one thread). */
@@ -105,7 +105,7 @@ public final class Sweep {
   }
 
   public SweepResult run(Workload workload, MemcpyLimits limits) {
-    return run(workload, limits, (config, run, runs, result) -> { });
+    return run(workload, limits, (config, run, runs, result) -> {});
   }
 
   /** Runs the grid on {@code workload}; ratios are to both {@code limits}. */
@@ -115,15 +115,15 @@ public final class Sweep {
   }
 
   /**
-   * Runs the grid on {@code workload}, measuring the memcpy limits with {@code memcpy} before
-   * every round of the grid; ratios are to the medians of those measurements.
+   * Runs the grid on {@code workload}, measuring the memcpy limits with {@code memcpy} before every
+   * round of the grid; ratios are to the medians of those measurements.
    */
   public SweepResult run(Workload workload, Supplier<MemcpyLimits> memcpy, Listener listener) {
     return run(workload, memcpy, true, listener);
   }
 
-  private SweepResult run(Workload workload, Supplier<MemcpyLimits> memcpy, boolean measured,
-      Listener listener) {
+  private SweepResult run(
+      Workload workload, Supplier<MemcpyLimits> memcpy, boolean measured, Listener listener) {
     List<List<BenchmarkResult>> results = new ArrayList<>();
     configs.forEach(c -> results.add(new ArrayList<>()));
     List<MemcpyLimits> measurements = new ArrayList<>();
@@ -139,8 +139,9 @@ public final class Sweep {
       }
       for (int c = 0; c < configs.size(); c++) {
         SweepConfig config = configs.get(c);
-        BenchmarkResult result = LoaderBenchmark.run(workload, config.options(batchSize, seed),
-            warmupBatches, measuredBatches);
+        BenchmarkResult result =
+            LoaderBenchmark.run(
+                workload, config.options(batchSize, seed), warmupBatches, measuredBatches);
         results.get(c).add(result);
         listener.onRun(config, ++done, total, result);
       }
@@ -159,23 +160,20 @@ public final class Sweep {
       return measurements.get(0);
     }
     return new MemcpyLimits(
-        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::oneThreadMbPerSecond)
-            .toArray()),
-        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::allCoresMbPerSecond)
-            .toArray()),
+        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::oneThreadMbPerSecond).toArray()),
+        Medians.of(measurements.stream().mapToDouble(MemcpyLimits::allCoresMbPerSecond).toArray()),
         measurements.get(0).threads());
   }
 
-  private static SweepRow row(SweepConfig config, List<BenchmarkResult> runs,
-      MemcpyLimits limits) {
+  private static SweepRow row(SweepConfig config, List<BenchmarkResult> runs, MemcpyLimits limits) {
     double[] rates = runs.stream().mapToDouble(BenchmarkResult::samplesPerSecond).toArray();
     double median = Medians.of(rates);
     List<BenchmarkResult> sorted = new ArrayList<>(runs);
     sorted.sort(Comparator.comparingDouble(BenchmarkResult::samplesPerSecond));
     BenchmarkResult middle = sorted.get((sorted.size() - 1) / 2);
     double mb = median * middle.bytesPerSample() / 1e6;
-    return new SweepRow(config, median, mb, limits.ratioToOneThread(mb),
-        limits.ratioToAllCores(mb), middle, runs);
+    return new SweepRow(
+        config, median, mb, limits.ratioToOneThread(mb), limits.ratioToAllCores(mb), middle, runs);
   }
 
   /** Builds a {@link Sweep}; the defaults are those of the PyTorch peer's runs. */

@@ -16,8 +16,12 @@ public record SweepConfig(int workers, Integer prefetch, boolean pinMemory) {
       throw new IllegalArgumentException("workers: " + workers + " (expected: >= 0)");
     }
     if ((workers == 0) != (prefetch == null)) {
-      throw new IllegalArgumentException("prefetch: " + prefetch + " with workers: " + workers
-          + " (expected: a prefetch factor exactly when workers > 0)");
+      throw new IllegalArgumentException(
+          "prefetch: "
+              + prefetch
+              + " with workers: "
+              + workers
+              + " (expected: a prefetch factor exactly when workers > 0)");
     }
     if (prefetch != null && prefetch <= 0) {
       throw new IllegalArgumentException("prefetch: " + prefetch + " (expected: > 0)");
@@ -25,14 +29,24 @@ public record SweepConfig(int workers, Integer prefetch, boolean pinMemory) {
   }
 
   /**
-   * The loader options of this point, as the PyTorch peer sets them: shuffled, short tail
-   * dropped, and persistent workers when there are workers.
+   * The loader options of this point, as the PyTorch peer sets them: shuffled, short tail dropped,
+   * and persistent workers when there are workers.
    */
   public LoaderOptions options(int batchSize, long seed) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(batchSize).shuffle(true)
-        .seed(seed).dropLast(true).numWorkers(workers).pinMemory(pinMemory).timeout(TIMEOUT)
-        .name("bench-w" + workers + (prefetch == null ? "" : "-p" + prefetch)
-            + (pinMemory ? "-pin" : ""));
+    LoaderOptions.Builder b =
+        LoaderOptions.builder()
+            .batchSize(batchSize)
+            .shuffle(true)
+            .seed(seed)
+            .dropLast(true)
+            .numWorkers(workers)
+            .pinMemory(pinMemory)
+            .timeout(TIMEOUT)
+            .name(
+                "bench-w"
+                    + workers
+                    + (prefetch == null ? "" : "-p" + prefetch)
+                    + (pinMemory ? "-pin" : ""));
     if (workers > 0) {
       b.prefetchFactor(prefetch).persistentWorkers(true);
     }
@@ -41,7 +55,11 @@ public record SweepConfig(int workers, Integer prefetch, boolean pinMemory) {
 
   /** E.g. {@code workers=2 prefetch=4 pin=false}. */
   public String label() {
-    return "workers=" + workers + " prefetch=" + (prefetch == null ? "-" : prefetch) + " pin="
+    return "workers="
+        + workers
+        + " prefetch="
+        + (prefetch == null ? "-" : prefetch)
+        + " pin="
         + pinMemory;
   }
 

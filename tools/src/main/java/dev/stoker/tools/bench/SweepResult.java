@@ -27,7 +27,8 @@ public record SweepResult(long samples, int batchSize, MemcpyLimits memcpy, List
 
   /** The row with the most samples/s (the first of equals). */
   public SweepRow best() {
-    return rows.stream().max(Comparator.comparingDouble(SweepRow::samplesPerSecond))
+    return rows.stream()
+        .max(Comparator.comparingDouble(SweepRow::samplesPerSecond))
         .orElseThrow(() -> new IllegalStateException("sweep has no rows"));
   }
 }

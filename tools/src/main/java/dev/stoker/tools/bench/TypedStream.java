@@ -18,11 +18,11 @@ import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.sampler.Permutations;
 
 /**
- * The {@code typed-stream} workload: the {@code typed} workload's data streamed in chunks of
- * {@code chunkRows} rows, each chunk copying a run of rows of a field with one typed bulk put of
- * {@link ColumnTarget} ({@code putFloats}, {@code putDoubles}, {@code putInts}, {@code putLongs},
- * {@code putBytes}). Chunks are shuffled by {@code (seed, epoch)} when the loader shuffles, as the
- * {@code stream} workload's are; one rank.
+ * The {@code typed-stream} workload: the {@code typed} workload's data streamed in chunks of {@code
+ * chunkRows} rows, each chunk copying a run of rows of a field with one typed bulk put of {@link
+ * ColumnTarget} ({@code putFloats}, {@code putDoubles}, {@code putInts}, {@code putLongs}, {@code
+ * putBytes}). Chunks are shuffled by {@code (seed, epoch)} when the loader shuffles, as the {@code
+ * stream} workload's are; one rank.
  */
 final class TypedStream implements Workload, StreamedDataset {
   private final TypedColumns data;
@@ -71,12 +71,15 @@ final class TypedStream implements Workload, StreamedDataset {
   @Override
   public ChunkStream open(StreamRequest request) {
     if (request.worldSize() != 1) {
-      throw new IllegalArgumentException("worldSize: " + request.worldSize()
-          + " (expected: 1; the typed-stream workload serves one rank)");
+      throw new IllegalArgumentException(
+          "worldSize: "
+              + request.worldSize()
+              + " (expected: 1; the typed-stream workload serves one rank)");
     }
-    int[] order = request.shuffle()
-        ? Permutations.permutation(chunkCount, request.seed(), request.epoch())
-        : identity(chunkCount);
+    int[] order =
+        request.shuffle()
+            ? Permutations.permutation(chunkCount, request.seed(), request.epoch())
+            : identity(chunkCount);
     return new ChunkStream() {
       private int next;
 

@@ -7,10 +7,10 @@ import dev.stoker.loader.Schema;
 import dev.stoker.loader.StreamedDataset;
 
 /**
- * What a benchmark loads, whichever kind of source it is: a {@link MapDataset} or a
- * {@link StreamedDataset}, with its name and what one sample yields. The reference workloads are
- * both the dataset and its workload; any other dataset is measured through {@link #of(MapDataset)}
- * or {@link #of(StreamedDataset)}.
+ * What a benchmark loads, whichever kind of source it is: a {@link MapDataset} or a {@link
+ * StreamedDataset}, with its name and what one sample yields. The reference workloads are both the
+ * dataset and its workload; any other dataset is measured through {@link #of(MapDataset)} or {@link
+ * #of(StreamedDataset)}.
  */
 public interface Workload {
   /** The workload's name, e.g. {@code copy}. */
@@ -33,8 +33,8 @@ public interface Workload {
     if (dataset instanceof Workload workload) {
       return workload;
     }
-    return new DatasetWorkload("dataset", dataset.schema(), dataset.size(),
-        options -> new DataLoader(dataset, options));
+    return new DatasetWorkload(
+        "dataset", dataset.schema(), dataset.size(), options -> new DataLoader(dataset, options));
   }
 
   /** {@code dataset} as a workload named {@code stream}, whose every field counts for MB/s. */
@@ -42,7 +42,10 @@ public interface Workload {
     if (dataset instanceof Workload workload) {
       return workload;
     }
-    return new DatasetWorkload("stream", dataset.schema(), dataset.rowCount(),
+    return new DatasetWorkload(
+        "stream",
+        dataset.schema(),
+        dataset.rowCount(),
         options -> new DataLoader(dataset, options));
   }
 }

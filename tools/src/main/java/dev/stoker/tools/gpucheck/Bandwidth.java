@@ -7,21 +7,25 @@ import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Schema;
 import dev.stoker.loader.device.CudaDevice;
-import dev.stoker.tools.gpucheck.device.RawCopies;
 import dev.stoker.loader.metrics.EpochMetrics;
+import dev.stoker.tools.gpucheck.device.RawCopies;
 
 /**
  * Part 2: host-to-device GB/s through the loader (16 MiB batches of float32[16,64,64] samples,
- * pinned slots), in two readings: end to end (batches delivered per second, filling included)
- * and the transfer stage alone (bytes over the time the transfer thread spent copying and
- * waiting for each copy); and, in the same run, raw {@code cudaMemcpyAsync} of the same size
- * from pinned memory (back to back, and waiting after each copy as the loader does) and from
- * pageable memory.
+ * pinned slots), in two readings: end to end (batches delivered per second, filling included) and
+ * the transfer stage alone (bytes over the time the transfer thread spent copying and waiting for
+ * each copy); and, in the same run, raw {@code cudaMemcpyAsync} of the same size from pinned memory
+ * (back to back, and waiting after each copy as the loader does) and from pageable memory.
  */
 public final class Bandwidth {
   /** GB/s are 10^9 bytes per second. */
-  public record Result(int batchBytes, long batches, int numWorkers, double loaderGbps,
-      double transferStageGbps, RawCopies.Result raw) {
+  public record Result(
+      int batchBytes,
+      long batches,
+      int numWorkers,
+      double loaderGbps,
+      double transferStageGbps,
+      RawCopies.Result raw) {
     /** The transfer stage against back-to-back pinned copies: the target is 0.9. */
     public double transferRatio() {
       return raw.pinnedGbps() <= 0 ? 0 : transferStageGbps / raw.pinnedGbps();
@@ -44,9 +48,17 @@ public final class Bandwidth {
   public static Result run(CudaDevice device, Gpu gpu, int epochs, int batchesPerEpoch) {
     int workers = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() - 2));
     CheckDataset data = new CheckDataset(SCHEMA, BATCH * batchesPerEpoch, 5);
-    LoaderOptions options = LoaderOptions.builder().batchSize(BATCH).numWorkers(workers)
-        .prefetchFactor(2).persistentWorkers(true).pinMemory(true).transferDepth(3)
-        .dropLast(true).name("gpu-check-bandwidth").build();
+    LoaderOptions options =
+        LoaderOptions.builder()
+            .batchSize(BATCH)
+            .numWorkers(workers)
+            .prefetchFactor(2)
+            .persistentWorkers(true)
+            .pinMemory(true)
+            .transferDepth(3)
+            .dropLast(true)
+            .name("gpu-check-bandwidth")
+            .build();
     int slotBytes;
     long batches = 0;
     long wallNanos = 0;
@@ -64,8 +76,13 @@ public final class Bandwidth {
     }
     double bytes = (double) batches * slotBytes;
     RawCopies.Result raw = gpu.rawCopies(slotBytes, Math.toIntExact(Math.max(16, batches)));
-    return new Result(slotBytes, batches, workers, bytes / wallNanos,
-        transferNanos <= 0 ? 0 : bytes / transferNanos, raw);
+    return new Result(
+        slotBytes,
+        batches,
+        workers,
+        bytes / wallNanos,
+        transferNanos <= 0 ? 0 : bytes / transferNanos,
+        raw);
   }
 
   private static long drain(DataLoader loader, int epoch) {

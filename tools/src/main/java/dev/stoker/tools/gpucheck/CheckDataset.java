@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 
 /**
- * Random samples of any schema, drawn once from a seed and kept on the heap by field, so that
- * every row that reaches a device can be compared with the sample it came from.
+ * Random samples of any schema, drawn once from a seed and kept on the heap by field, so that every
+ * row that reaches a device can be compared with the sample it came from.
  */
 public final class CheckDataset implements MapDataset {
   private final Schema schema;
@@ -76,8 +76,8 @@ public final class CheckDataset implements MapDataset {
   }
 
   /**
-   * The first element of field {@code f} of sample {@code index} that differs from the row at
-   * byte {@code base} of {@code column} (the field's column of a batch, native order), or -1.
+   * The first element of field {@code f} of sample {@code index} that differs from the row at byte
+   * {@code base} of {@code column} (the field's column of a batch, native order), or -1.
    */
   public int firstDifference(int f, long index, ByteBuffer column, int base) {
     Field field = schema.field(f);
@@ -85,15 +85,18 @@ public final class CheckDataset implements MapDataset {
     int from = Math.toIntExact(index) * n;
     for (int e = 0; e < n; e++) {
       int at = base + e * field.dtype().byteSize();
-      boolean same = switch (field.dtype()) {
-        case UINT8 -> column.get(at) == ((byte[]) values[f])[from + e];
-        case INT32 -> column.getInt(at) == ((int[]) values[f])[from + e];
-        case INT64 -> column.getLong(at) == ((long[]) values[f])[from + e];
-        case FLOAT32 -> Float.floatToRawIntBits(column.getFloat(at))
-            == Float.floatToRawIntBits(((float[]) values[f])[from + e]);
-        case FLOAT64 -> Double.doubleToRawLongBits(column.getDouble(at))
-            == Double.doubleToRawLongBits(((double[]) values[f])[from + e]);
-      };
+      boolean same =
+          switch (field.dtype()) {
+            case UINT8 -> column.get(at) == ((byte[]) values[f])[from + e];
+            case INT32 -> column.getInt(at) == ((int[]) values[f])[from + e];
+            case INT64 -> column.getLong(at) == ((long[]) values[f])[from + e];
+            case FLOAT32 ->
+                Float.floatToRawIntBits(column.getFloat(at))
+                    == Float.floatToRawIntBits(((float[]) values[f])[from + e]);
+            case FLOAT64 ->
+                Double.doubleToRawLongBits(column.getDouble(at))
+                    == Double.doubleToRawLongBits(((double[]) values[f])[from + e]);
+          };
       if (!same) {
         return e;
       }

@@ -3,8 +3,8 @@ package dev.stoker.tools.gpucheck;
 import dev.stoker.tools.gpucheck.device.RawCopies;
 
 /**
- * What the check needs of the GPU besides a loader's device: facts, reading its memory, the
- * step, and raw copies. {@link JCudaGpu} is the real one; tests fake it.
+ * What the check needs of the GPU besides a loader's device: facts, reading its memory, the step,
+ * and raw copies. {@link JCudaGpu} is the real one; tests fake it.
  */
 public interface Gpu {
   /** e.g. {@code NVIDIA H200 (sm_90)}. */

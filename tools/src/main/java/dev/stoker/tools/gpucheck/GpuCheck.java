@@ -1,9 +1,9 @@
 package dev.stoker.tools.gpucheck;
 
 import dev.stoker.loader.MapDataset;
-import dev.stoker.tools.bench.ReferenceWorkloads;
 import dev.stoker.loader.device.CudaAvailability;
 import dev.stoker.loader.device.CudaDevice;
+import dev.stoker.tools.bench.ReferenceWorkloads;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,10 +16,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The GPU check: {@code GpuCheck OUT [--device N] [--torch-script FILE] [--python PYTHON]}.
- * Runs the four parts on CUDA device N (default 0) and writes {@code gpu-check.json} and
- * {@code gpu-check.txt} into OUT. Exit status: 0 all correct, 1 a check failed, 2 bad
- * arguments, 3 no GPU (said on the first line, and in the JSON).
+ * The GPU check: {@code GpuCheck OUT [--device N] [--torch-script FILE] [--python PYTHON]}. Runs
+ * the four parts on CUDA device N (default 0) and writes {@code gpu-check.json} and {@code
+ * gpu-check.txt} into OUT. Exit status: 0 all correct, 1 a check failed, 2 bad arguments, 3 no GPU
+ * (said on the first line, and in the JSON).
  */
 public final class GpuCheck {
   public static final int PASSED = 0;
@@ -67,8 +67,11 @@ public final class GpuCheck {
         }
         options.put(arg, args[++i]);
       } else if (arg.startsWith("--") || dir != null) {
-        throw new IllegalArgumentException("argument '" + arg + "' (expected: OUT once, and "
-            + "--device, --torch-script, --python)");
+        throw new IllegalArgumentException(
+            "argument '"
+                + arg
+                + "' (expected: OUT once, and "
+                + "--device, --torch-script, --python)");
       } else {
         dir = Path.of(arg);
       }
@@ -103,51 +106,66 @@ public final class GpuCheck {
   }
 
   /**
-   * The four parts on {@code device} (the calling thread bound to it), through {@code gpu};
-   * writes the JSON and the table into {@code dir}. Returns the exit status.
+   * The four parts on {@code device} (the calling thread bound to it), through {@code gpu}; writes
+   * the JSON and the table into {@code dir}. Returns the exit status.
    */
-  public static int check(CudaDevice device, Gpu gpu, Plan plan, Map<String, String> options,
-      Path dir, PrintStream out) throws IOException {
+  public static int check(
+      CudaDevice device, Gpu gpu, Plan plan, Map<String, String> options, Path dir, PrintStream out)
+      throws IOException {
     long start = System.nanoTime();
-    Report report = new Report(gpu.name(), device.ordinal(), gpu.driverVersion(),
-        gpu.totalBytes());
+    Report report = new Report(gpu.name(), device.ordinal(), gpu.driverVersion(), gpu.totalBytes());
     out.println("gpu-check: " + gpu.name() + "; 1/4 correctness");
     try {
-      report.correctness(Correctness.run(device, gpu.access(), plan.cases(),
-          plan.toleranceBytes()));
+      report.correctness(
+          Correctness.run(device, gpu.access(), plan.cases(), plan.toleranceBytes()));
     } catch (Throwable t) {
       report.error("correctness", t);
     }
     out.println("gpu-check: 2/4 bandwidth");
     try {
-      report.bandwidth(Bandwidth.run(device, gpu, plan.bandwidthEpochs(),
-          plan.bandwidthBatches()));
+      report.bandwidth(Bandwidth.run(device, gpu, plan.bandwidthEpochs(), plan.bandwidthBatches()));
     } catch (Throwable t) {
       report.error("bandwidth", t);
     }
     overlapAndPeer(device, gpu, plan, options, dir, out, report, start);
     report.finish((System.nanoTime() - start) / 1e9);
-    Files.writeString(dir.resolve("gpu-check.json"), Json.write(report.json),
-        StandardCharsets.UTF_8);
+    Files.writeString(
+        dir.resolve("gpu-check.json"), Json.write(report.json), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("gpu-check.txt"), report.table(), StandardCharsets.UTF_8);
     out.print(report.table());
     return report.correctnessPassed() && !report.hasErrors() ? PASSED : FAILED;
   }
 
-  private static void overlapAndPeer(CudaDevice device, Gpu gpu, Plan plan,
-      Map<String, String> options, Path dir, PrintStream out, Report report, long start) {
+  private static void overlapAndPeer(
+      CudaDevice device,
+      Gpu gpu,
+      Plan plan,
+      Map<String, String> options,
+      Path dir,
+      PrintStream out,
+      Report report,
+      long start) {
     out.println("gpu-check: 3/4 overlap");
     List<Overlap.Row> loadOnly = new ArrayList<>();
     List<Overlap.Row> rows = new ArrayList<>();
     try {
       MapDataset data = (MapDataset) ReferenceWorkloads.normalize(plan.overlapSamples(), 7);
       for (Overlap.Config config : plan.configs()) {
-        loadOnly.add(Overlap.loadOnly(device, data, plan.batchSize(), config, plan.warmup(),
-            plan.measured()));
+        loadOnly.add(
+            Overlap.loadOnly(
+                device, data, plan.batchSize(), config, plan.warmup(), plan.measured()));
       }
-      rows = Overlap.sweep(device, gpu, data, plan.batchSize(), plan.configs(), plan.stepsMs(),
-          plan.warmup(), plan.measured(),
-          start + TimeUnit.SECONDS.toNanos(plan.javaBudgetSeconds()));
+      rows =
+          Overlap.sweep(
+              device,
+              gpu,
+              data,
+              plan.batchSize(),
+              plan.configs(),
+              plan.stepsMs(),
+              plan.warmup(),
+              plan.measured(),
+              start + TimeUnit.SECONDS.toNanos(plan.javaBudgetSeconds()));
     } catch (Throwable t) {
       report.error("overlap", t);
     }
@@ -157,12 +175,21 @@ public final class GpuCheck {
     if (script == null || !Files.isRegularFile(Path.of(script))) {
       peer = new TorchPeer.Result(false, "no script (--torch-script)", null, List.of());
     } else {
-      long left = plan.totalBudgetSeconds()
-          - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-      peer = TorchPeer.run(options.getOrDefault("--python", "python3"), Path.of(script),
-          dir.resolve("torch-peer.log"), device.ordinal(), plan.overlapSamples(),
-          plan.batchSize(), plan.stepsMs(), plan.configs(), plan.warmup(), plan.measured(),
-          Math.max(30, left));
+      long left =
+          plan.totalBudgetSeconds() - TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+      peer =
+          TorchPeer.run(
+              options.getOrDefault("--python", "python3"),
+              Path.of(script),
+              dir.resolve("torch-peer.log"),
+              device.ordinal(),
+              plan.overlapSamples(),
+              plan.batchSize(),
+              plan.stepsMs(),
+              plan.configs(),
+              plan.warmup(),
+              plan.measured(),
+              Math.max(30, left));
     }
     report.overlap("normalize", plan.overlapSamples(), plan.batchSize(), loadOnly, rows, peer);
   }

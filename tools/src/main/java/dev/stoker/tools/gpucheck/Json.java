@@ -23,8 +23,10 @@ final class Json {
       quote(out, s);
     } else if (value instanceof Double || value instanceof Float) {
       double d = ((Number) value).doubleValue();
-      out.append(Double.isFinite(d) ? new BigDecimal(d).round(new MathContext(6))
-          .stripTrailingZeros().toPlainString() : "null");
+      out.append(
+          Double.isFinite(d)
+              ? new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString()
+              : "null");
     } else if (value instanceof Number || value instanceof Boolean) {
       out.append(value);
     } else if (value instanceof Map<?, ?> map) {

@@ -21,8 +21,13 @@ final class Report {
     json.put("memory_total_bytes", memoryBytes);
     json.put("java", System.getProperty("java.version"));
     json.put("cores", Runtime.getRuntime().availableProcessors());
-    line("Stoker GPU check: %s (cuda:%d), driver for CUDA %s, %d cores, Java %s", device, ordinal,
-        driver, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    line(
+        "Stoker GPU check: %s (cuda:%d), driver for CUDA %s, %d cores, Java %s",
+        device,
+        ordinal,
+        driver,
+        Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"));
   }
 
   void error(String part, Throwable t) {
@@ -39,8 +44,9 @@ final class Report {
     boolean passed = true;
     long rows = 0;
     line("");
-    line("1. correctness: batches read back from the device equal their samples; memory back "
-        + "after close");
+    line(
+        "1. correctness: batches read back from the device equal their samples; memory back "
+            + "after close");
     for (Correctness.Result r : results) {
       passed &= r.passed();
       rows += r.rowsChecked();
@@ -57,9 +63,17 @@ final class Report {
       c.put("tolerance_bytes", r.tolerance());
       c.put("passed", r.passed());
       cases.add(c);
-      line("   %-4s %-7s %-62s %6d rows, %d mismatches; after close: pinned %d B, device %d B, "
-          + "in use %+d B", r.passed() ? "PASS" : "FAIL", r.name(), r.config(), r.rowsChecked(),
-          r.mismatches(), r.pinnedAfter(), r.deviceAfter(), r.usedDelta());
+      line(
+          "   %-4s %-7s %-62s %6d rows, %d mismatches; after close: pinned %d B, device %d B, "
+              + "in use %+d B",
+          r.passed() ? "PASS" : "FAIL",
+          r.name(),
+          r.config(),
+          r.rowsChecked(),
+          r.mismatches(),
+          r.pinnedAfter(),
+          r.deviceAfter(),
+          r.usedDelta());
       if (r.firstMismatch() != null) {
         line("        first mismatch: %s", r.firstMismatch());
       }
@@ -90,15 +104,23 @@ final class Report {
     json.put("bandwidth", m);
     line("");
     line("2. bandwidth, host to device, %d MiB batches (GB/s = 1e9 B/s)", b.batchBytes() >> 20);
-    line("   loader: transfer stage %.1f GB/s = %.2f x raw pinned (target 0.9); end to end %.1f "
-        + "GB/s with %d workers filling", b.transferStageGbps(), b.transferRatio(),
-        b.loaderGbps(), b.numWorkers());
-    line("   raw cudaMemcpyAsync: pinned %.1f GB/s back to back, %.1f waiting after each; "
-        + "pageable %.1f", raw.pinnedGbps(), raw.pinnedWaitEachGbps(), raw.pageableGbps());
+    line(
+        "   loader: transfer stage %.1f GB/s = %.2f x raw pinned (target 0.9); end to end %.1f "
+            + "GB/s with %d workers filling",
+        b.transferStageGbps(), b.transferRatio(), b.loaderGbps(), b.numWorkers());
+    line(
+        "   raw cudaMemcpyAsync: pinned %.1f GB/s back to back, %.1f waiting after each; "
+            + "pageable %.1f",
+        raw.pinnedGbps(), raw.pinnedWaitEachGbps(), raw.pageableGbps());
   }
 
-  void overlap(String workload, int samples, int batchSize, List<Overlap.Row> loadOnly,
-      List<Overlap.Row> rows, TorchPeer.Result peer) {
+  void overlap(
+      String workload,
+      int samples,
+      int batchSize,
+      List<Overlap.Row> loadOnly,
+      List<Overlap.Row> rows,
+      TorchPeer.Result peer) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("workload", workload);
     m.put("samples", samples);
@@ -113,10 +135,13 @@ final class Report {
     p.put("rows", peer.rows().stream().map(Report::row).toList());
     json.put("peer", p);
     line("");
-    line("3. overlap: %s workload, batch %d, a step of a set time per batch on the GPU; busy "
-        + "below 0.80: the pipeline is the bottleneck", workload, batchSize);
-    line("   %-7s %7s %7s %8s %5s %10s %6s  %s", "feeder", "step_ms", "workers", "prefetch",
-        "depth", "samples/s", "busy", "note");
+    line(
+        "3. overlap: %s workload, batch %d, a step of a set time per batch on the GPU; busy "
+            + "below 0.80: the pipeline is the bottleneck",
+        workload, batchSize);
+    line(
+        "   %-7s %7s %7s %8s %5s %10s %6s  %s",
+        "feeder", "step_ms", "workers", "prefetch", "depth", "samples/s", "busy", "note");
     for (Overlap.Row r : loadOnly) {
       tableRow(r, "loading alone (" + r.verdict() + ")");
     }
@@ -124,25 +149,31 @@ final class Report {
       tableRow(r, r.pipelineBound() ? "pipeline-bound" : "");
     }
     line("");
-    line("4. peer: PyTorch DataLoader (pin_memory=True, non_blocking=True), same workload and "
-        + "step: %s", peer.ran() ? "torch " + peer.torchVersion()
-        : "skipped (" + peer.reason() + ")");
+    line(
+        "4. peer: PyTorch DataLoader (pin_memory=True, non_blocking=True), same workload and "
+            + "step: %s",
+        peer.ran() ? "torch " + peer.torchVersion() : "skipped (" + peer.reason() + ")");
     for (Overlap.Row r : peer.rows()) {
       tableRow(r, r.pipelineBound() ? "pipeline-bound" : "");
     }
     targets(loadOnly, rows, peer.rows());
   }
 
-  private void targets(List<Overlap.Row> loadOnly, List<Overlap.Row> rows,
-      List<Overlap.Row> torch) {
+  private void targets(
+      List<Overlap.Row> loadOnly, List<Overlap.Row> rows, List<Overlap.Row> torch) {
     Map<String, Object> t = new LinkedHashMap<>();
     Object bandwidth = json.get("bandwidth");
-    t.put("bandwidth_ratio_at_least_0_9", bandwidth instanceof Map<?, ?> b
-        ? b.get("meets_target") : null);
+    t.put(
+        "bandwidth_ratio_at_least_0_9",
+        bandwidth instanceof Map<?, ?> b ? b.get("meets_target") : null);
     Boolean busy = null;
     for (Overlap.Row r : rows) {
-      double loadSamples = loadOnly.stream().filter(l -> l.config().equals(r.config()))
-          .mapToDouble(Overlap.Row::samplesPerSecond).findFirst().orElse(0);
+      double loadSamples =
+          loadOnly.stream()
+              .filter(l -> l.config().equals(r.config()))
+              .mapToDouble(Overlap.Row::samplesPerSecond)
+              .findFirst()
+              .orElse(0);
       double stepSamples = r.stepMs() <= 0 ? 0 : 1e3 / r.stepMs();
       if (loadSamples > 0 && stepSamples * batchOf(r) < loadSamples) {
         busy = (busy == null || busy) && r.busy() >= 0.95;
@@ -151,13 +182,29 @@ final class Report {
     t.put("busy_at_least_0_95_when_the_step_is_longer_than_loading", busy);
     List<Object> versusTorch = new ArrayList<>();
     for (double step : rows.stream().mapToDouble(Overlap.Row::stepMs).distinct().toArray()) {
-      double best = rows.stream().filter(r -> r.stepMs() == step)
-          .mapToDouble(Overlap.Row::samplesPerSecond).max().orElse(0);
-      double bestTorch = torch.stream().filter(r -> r.stepMs() == step)
-          .mapToDouble(Overlap.Row::samplesPerSecond).max().orElse(0);
+      double best =
+          rows.stream()
+              .filter(r -> r.stepMs() == step)
+              .mapToDouble(Overlap.Row::samplesPerSecond)
+              .max()
+              .orElse(0);
+      double bestTorch =
+          torch.stream()
+              .filter(r -> r.stepMs() == step)
+              .mapToDouble(Overlap.Row::samplesPerSecond)
+              .max()
+              .orElse(0);
       if (bestTorch > 0) {
-        versusTorch.add(Map.of("step_ms", step, "stoker_samples_per_s", best,
-            "torch_samples_per_s", bestTorch, "at_least_torch", best >= bestTorch));
+        versusTorch.add(
+            Map.of(
+                "step_ms",
+                step,
+                "stoker_samples_per_s",
+                best,
+                "torch_samples_per_s",
+                bestTorch,
+                "at_least_torch",
+                best >= bestTorch));
       }
     }
     t.put("samples_per_s_at_least_torch", versusTorch);
@@ -170,11 +217,16 @@ final class Report {
   }
 
   private void tableRow(Overlap.Row r, String note) {
-    line("   %-7s %7s %7d %8d %5s %10.0f %6s  %s", r.feeder(), r.stepMs() == 0 ? "-"
-        : String.format(Locale.ROOT, "%.2f", r.stepMs()), r.config().numWorkers(),
-        r.config().prefetchFactor(), r.config().transferDepth() == 0 ? "-"
-            : String.valueOf(r.config().transferDepth()), r.samplesPerSecond(),
-        r.stepMs() == 0 ? "-" : String.format(Locale.ROOT, "%.3f", r.busy()), note);
+    line(
+        "   %-7s %7s %7d %8d %5s %10.0f %6s  %s",
+        r.feeder(),
+        r.stepMs() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", r.stepMs()),
+        r.config().numWorkers(),
+        r.config().prefetchFactor(),
+        r.config().transferDepth() == 0 ? "-" : String.valueOf(r.config().transferDepth()),
+        r.samplesPerSecond(),
+        r.stepMs() == 0 ? "-" : String.format(Locale.ROOT, "%.3f", r.busy()),
+        note);
   }
 
   private static Map<String, Object> row(Overlap.Row r) {
@@ -196,8 +248,11 @@ final class Report {
     json.put("errors", errors);
     json.put("seconds", seconds);
     line("");
-    line("%s in %.0f s%s", correctnessPassed() && errors.isEmpty() ? "PASSED" : "FAILED",
-        seconds, errors.isEmpty() ? "" : "; errors: " + String.join("; ", errors));
+    line(
+        "%s in %.0f s%s",
+        correctnessPassed() && errors.isEmpty() ? "PASSED" : "FAILED",
+        seconds,
+        errors.isEmpty() ? "" : "; errors: " + String.join("; ", errors));
   }
 
   String table() {

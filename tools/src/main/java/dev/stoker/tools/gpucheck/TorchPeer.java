@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
 
 /**
  * Part 4: the same workload and step fed by PyTorch's DataLoader (pin_memory=True,
- * non_blocking=True), run by {@code gpu_check_torch.py} with the machine's {@code python3}, when
- * it has PyTorch with CUDA; skipped, with the reason, otherwise. The script prints one line per
+ * non_blocking=True), run by {@code gpu_check_torch.py} with the machine's {@code python3}, when it
+ * has PyTorch with CUDA; skipped, with the reason, otherwise. The script prints one line per
  * measurement, {@code torch key=value ...}.
  */
 public final class TorchPeer {
@@ -26,37 +26,65 @@ public final class TorchPeer {
   private TorchPeer() {}
 
   /** Runs the script; gives up after {@code timeoutSeconds}, keeping the rows it printed. */
-  public static Result run(String python, Path script, Path log, int ordinal, int samples,
-      int batchSize, double[] stepsMs, List<Overlap.Config> configs, int warmup, int measured,
+  public static Result run(
+      String python,
+      Path script,
+      Path log,
+      int ordinal,
+      int samples,
+      int batchSize,
+      double[] stepsMs,
+      List<Overlap.Config> configs,
+      int warmup,
+      int measured,
       long timeoutSeconds) {
-    List<String> command = List.of(python, script.toString(), "--device", String.valueOf(ordinal),
-        "--samples", String.valueOf(samples), "--batch-size", String.valueOf(batchSize),
-        "--steps-ms", join(stepsMs), "--configs", configs.stream()
-            .map(c -> c.numWorkers() + ":" + c.prefetchFactor()).collect(Collectors.joining(",")),
-        "--warmup", String.valueOf(warmup), "--batches", String.valueOf(measured));
+    List<String> command =
+        List.of(
+            python,
+            script.toString(),
+            "--device",
+            String.valueOf(ordinal),
+            "--samples",
+            String.valueOf(samples),
+            "--batch-size",
+            String.valueOf(batchSize),
+            "--steps-ms",
+            join(stepsMs),
+            "--configs",
+            configs.stream()
+                .map(c -> c.numWorkers() + ":" + c.prefetchFactor())
+                .collect(Collectors.joining(",")),
+            "--warmup",
+            String.valueOf(warmup),
+            "--batches",
+            String.valueOf(measured));
     Process process;
     try {
       process = new ProcessBuilder(command).redirectError(log.toFile()).start();
     } catch (IOException e) {
-      return new Result(false, python + " could not be started: " + e.getMessage(), null,
-          List.of());
+      return new Result(
+          false, python + " could not be started: " + e.getMessage(), null, List.of());
     }
     List<Overlap.Row> rows = new ArrayList<>();
     String version = null;
     String skipped = null;
-    Thread killer = new Thread(() -> {
-      try {
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-      }
-    }, "gpu-check-torch-timeout");
+    Thread killer =
+        new Thread(
+            () -> {
+              try {
+                if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                  process.destroyForcibly();
+                }
+              } catch (InterruptedException e) {
+                process.destroyForcibly();
+              }
+            },
+            "gpu-check-torch-timeout");
     killer.setDaemon(true);
     killer.start();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(
-        process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         if (!line.startsWith("torch ")) {
@@ -68,11 +96,16 @@ public final class TorchPeer {
         } else if (kv.containsKey("version")) {
           version = kv.get("version");
         } else if (kv.containsKey("samples_per_s")) {
-          rows.add(new Overlap.Row("torch", Double.parseDouble(kv.get("step_ms")),
-              new Overlap.Config(Integer.parseInt(kv.get("workers")),
-                  Integer.parseInt(kv.get("prefetch")), 0),
-              Long.parseLong(kv.get("batches")), Double.parseDouble(kv.get("samples_per_s")),
-              Double.parseDouble(kv.get("busy")), ""));
+          rows.add(
+              new Overlap.Row(
+                  "torch",
+                  Double.parseDouble(kv.get("step_ms")),
+                  new Overlap.Config(
+                      Integer.parseInt(kv.get("workers")), Integer.parseInt(kv.get("prefetch")), 0),
+                  Long.parseLong(kv.get("batches")),
+                  Double.parseDouble(kv.get("samples_per_s")),
+                  Double.parseDouble(kv.get("busy")),
+                  ""));
         }
       }
       int exit = process.waitFor();
@@ -80,11 +113,25 @@ public final class TorchPeer {
         return new Result(false, skipped, version, rows);
       }
       if (exit != 0 && rows.isEmpty()) {
-        return new Result(false, "the script exited with " + exit + " (see " + log.getFileName()
-            + ")", version, rows);
+        return new Result(
+            false,
+            "the script exited with " + exit + " (see " + log.getFileName() + ")",
+            version,
+            rows);
       }
-      return new Result(true, exit == 0 ? null : "exited with " + exit + " after "
-          + rows.size() + " rows (see " + log.getFileName() + ")", version, rows);
+      return new Result(
+          true,
+          exit == 0
+              ? null
+              : "exited with "
+                  + exit
+                  + " after "
+                  + rows.size()
+                  + " rows (see "
+                  + log.getFileName()
+                  + ")",
+          version,
+          rows);
     } catch (IOException | RuntimeException e) {
       process.destroyForcibly();
       return new Result(false, "reading the script's output failed: " + e, version, rows);

@@ -20,14 +20,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The {@code allreduce} benchmark: for every world size and array length, the time of one
- * {@code allReduceSum(float[])} by the star and by the ring, ranks as threads of this JVM on the
- * loopback (every frame sealed, as always). The two algorithms alternate call by call in one
- * meeting, so that both see the same machine; rank 0's median counts.
+ * The {@code allreduce} benchmark: for every world size and array length, the time of one {@code
+ * allReduceSum(float[])} by the star and by the ring, ranks as threads of this JVM on the loopback
+ * (every frame sealed, as always). The two algorithms alternate call by call in one meeting, so
+ * that both see the same machine; rank 0's median counts.
  */
 public final class AllReduceBench {
   /** The workload's name on the command line. */
   public static final String WORKLOAD = "allreduce";
+
   /** What the ranks' links are when they are threads of one JVM. */
   static final String LOOPBACK = "loopback (threads of one JVM)";
 
@@ -37,14 +38,22 @@ public final class AllReduceBench {
       ranks = List.copyOf(ranks);
       floats = List.copyOf(floats);
       if (ranks.isEmpty() || floats.isEmpty() || repeats <= 0 || warmup < 0) {
-        throw new IllegalArgumentException("ranks " + ranks + ", floats " + floats + ", repeats "
-            + repeats + ", warmup " + warmup + " (expected: some ranks and floats, repeats > 0, "
-            + "warmup >= 0)");
+        throw new IllegalArgumentException(
+            "ranks "
+                + ranks
+                + ", floats "
+                + floats
+                + ", repeats "
+                + repeats
+                + ", warmup "
+                + warmup
+                + " (expected: some ranks and floats, repeats > 0, "
+                + "warmup >= 0)");
       }
       for (int r : ranks) {
         if (r < 2) {
-          throw new IllegalArgumentException("ranks: " + r + " (expected: >= 2; one rank "
-              + "reduces nothing)");
+          throw new IllegalArgumentException(
+              "ranks: " + r + " (expected: >= 2; one rank " + "reduces nothing)");
         }
       }
     }
@@ -61,8 +70,7 @@ public final class AllReduceBench {
     return new AllReduceResult(config, rows);
   }
 
-  private static List<AllReduceResult.Row> threads(int ranks, Config config,
-      PrintWriter progress) {
+  private static List<AllReduceResult.Row> threads(int ranks, Config config, PrintWriter progress) {
     CyclicBarrier in = new CyclicBarrier(ranks);
     CyclicBarrier out = new CyclicBarrier(ranks);
     String[] messages = new String[ranks];
@@ -71,26 +79,35 @@ public final class AllReduceBench {
       List<Future<List<AllReduceResult.Row>>> futures = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
         int rank = r;
-        Rendezvous rendezvous = message -> {
-          try {
-            messages[rank] = message;
-            in.await(60, TimeUnit.SECONDS);
-            String[] all = messages.clone();
-            out.await(60, TimeUnit.SECONDS);
-            return all;
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("rank " + rank + ": interrupted in the meeting", e);
-          } catch (BrokenBarrierException | TimeoutException e) {
-            throw new IllegalStateException("rank " + rank + ": the meeting failed: " + e, e);
-          }
-        };
-        futures.add(threads.submit(() -> {
-          try (Collective collective = Collective.connect(rank, ranks, 0, "127.0.0.1",
-              rendezvous, Waits.of(Duration.ofMinutes(2)))) {
-            return measure(collective, config, LOOPBACK, null, progress);
-          }
-        }));
+        Rendezvous rendezvous =
+            message -> {
+              try {
+                messages[rank] = message;
+                in.await(60, TimeUnit.SECONDS);
+                String[] all = messages.clone();
+                out.await(60, TimeUnit.SECONDS);
+                return all;
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("rank " + rank + ": interrupted in the meeting", e);
+              } catch (BrokenBarrierException | TimeoutException e) {
+                throw new IllegalStateException("rank " + rank + ": the meeting failed: " + e, e);
+              }
+            };
+        futures.add(
+            threads.submit(
+                () -> {
+                  try (Collective collective =
+                      Collective.connect(
+                          rank,
+                          ranks,
+                          0,
+                          "127.0.0.1",
+                          rendezvous,
+                          Waits.of(Duration.ofMinutes(2)))) {
+                    return measure(collective, config, LOOPBACK, null, progress);
+                  }
+                }));
       }
       List<AllReduceResult.Row> rows = null;
       for (Future<List<AllReduceResult.Row>> future : futures) {
@@ -102,17 +119,17 @@ public final class AllReduceBench {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("the allreduce benchmark was interrupted", e);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("the allreduce benchmark failed on " + ranks + " ranks: "
-          + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "the allreduce benchmark failed on " + ranks + " ranks: " + e.getCause(), e.getCause());
     } finally {
       threads.shutdownNow();
     }
   }
 
   /**
-   * A one-float all-reduce by the star: returns once every rank is done with what came before.
-   * Rank 0's last write of a star call leaves while the other ranks still read it; without this,
-   * that tail would count in the next call's time instead of this one's.
+   * A one-float all-reduce by the star: returns once every rank is done with what came before. Rank
+   * 0's last write of a star call leaves while the other ranks still read it; without this, that
+   * tail would count in the next call's time instead of this one's.
    */
   private static void inStep(Collective collective, float[] one) {
     collective.algorithm(AllReduceAlgorithm.STAR);
@@ -120,16 +137,16 @@ public final class AllReduceBench {
   }
 
   /**
-   * One rank's part: every length, the star and the ring alternating call by call, each timed
-   * from the moment every rank is done with the call before to the moment every rank holds the
-   * result ({@link #inStep}). Returns rank
-   * 0's figures (medians of its calls); other ranks return an empty list.
+   * One rank's part: every length, the star and the ring alternating call by call, each timed from
+   * the moment every rank is done with the call before to the moment every rank holds the result
+   * ({@link #inStep}). Returns rank 0's figures (medians of its calls); other ranks return an empty
+   * list.
    *
    * @param links what connects the ranks, for the figures
    * @param linkLimit the bandwidth of a rank's link in GB/s, or null where none is set
    */
-  public static List<AllReduceResult.Row> measure(Collective collective, Config config,
-      String links, Double linkLimit, PrintWriter progress) {
+  public static List<AllReduceResult.Row> measure(
+      Collective collective, Config config, String links, Double linkLimit, PrintWriter progress) {
     List<AllReduceResult.Row> rows = new ArrayList<>();
     AllReduceAlgorithm[] algorithms = {AllReduceAlgorithm.STAR, AllReduceAlgorithm.RING};
     for (int floats : config.floats()) {
@@ -154,12 +171,23 @@ public final class AllReduceBench {
       }
       for (int a = 0; a < algorithms.length; a++) {
         Arrays.sort(nanos[a]);
-        AllReduceResult.Row row = new AllReduceResult.Row(collective.worldSize(), floats,
-            algorithms[a], links, nanos[a][config.repeats() / 2] / 1e9, linkLimit);
+        AllReduceResult.Row row =
+            new AllReduceResult.Row(
+                collective.worldSize(),
+                floats,
+                algorithms[a],
+                links,
+                nanos[a][config.repeats() / 2] / 1e9,
+                linkLimit);
         rows.add(row);
         if (progress != null) {
-          progress.printf(Locale.ROOT, "stoker: %d ranks, %,d floats, %s: %.4f s, busbw %.3f "
-              + "GB/s%n", row.ranks(), row.floats(), row.algorithm(), row.seconds(),
+          progress.printf(
+              Locale.ROOT,
+              "stoker: %d ranks, %,d floats, %s: %.4f s, busbw %.3f " + "GB/s%n",
+              row.ranks(),
+              row.floats(),
+              row.algorithm(),
+              row.seconds(),
               row.busbwGbPerSecond());
           progress.flush();
         }

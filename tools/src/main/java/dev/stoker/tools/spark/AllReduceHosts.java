@@ -21,13 +21,13 @@ import java.util.List;
 
 /**
  * One rank of the {@code allreduce} benchmark as a process of its own, so that ranks can run on
- * separate hosts (machines, or network namespaces with shaped links:
- * {@code scripts/allreduce-netns.sh}): {@code java -cp ... dev.stoker.tools.spark.AllReduceHosts
- * RANK WORLD RENDEZVOUS_HOST:PORT LISTEN_HOST FLOATS[,FLOATS...] REPEATS LINKS LINK_GB_S [JSON]}.
- * The ranks meet through a plain TCP rendezvous at rank 0's address (standing in for Spark's
- * barrier channel, which a benchmark has no stage for: it carries the meeting's secret in clear,
- * so run it only on a network of your own), then connect and reduce exactly as in a Spark stage.
- * Rank 0 prints the figures, and writes their JSON to {@code JSON} if given.
+ * separate hosts (machines, or network namespaces with shaped links: {@code
+ * scripts/allreduce-netns.sh}): {@code java -cp ... dev.stoker.tools.spark.AllReduceHosts RANK
+ * WORLD RENDEZVOUS_HOST:PORT LISTEN_HOST FLOATS[,FLOATS...] REPEATS LINKS LINK_GB_S [JSON]}. The
+ * ranks meet through a plain TCP rendezvous at rank 0's address (standing in for Spark's barrier
+ * channel, which a benchmark has no stage for: it carries the meeting's secret in clear, so run it
+ * only on a network of your own), then connect and reduce exactly as in a Spark stage. Rank 0
+ * prints the figures, and writes their JSON to {@code JSON} if given.
  */
 public final class AllReduceHosts {
   private static final Duration WAIT = Duration.ofMinutes(2);
@@ -36,8 +36,9 @@ public final class AllReduceHosts {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 8) {
-      System.err.println("usage: AllReduceHosts RANK WORLD RENDEZVOUS_HOST:PORT LISTEN_HOST "
-          + "FLOATS[,FLOATS...] REPEATS LINKS LINK_GB_S [JSON]");
+      System.err.println(
+          "usage: AllReduceHosts RANK WORLD RENDEZVOUS_HOST:PORT LISTEN_HOST "
+              + "FLOATS[,FLOATS...] REPEATS LINKS LINK_GB_S [JSON]");
       System.exit(2);
     }
     int rank = Integer.parseInt(args[0]);
@@ -50,10 +51,15 @@ public final class AllReduceHosts {
     Double limit = args[7].equals("-") ? null : Double.valueOf(args[7]);
     AllReduceBench.Config config = new AllReduceBench.Config(List.of(world), floats, repeats, 2);
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
-    try (Collective collective = Collective.connect(rank, world, 0, listen,
-        tcp(rank, world, rendezvous), Waits.of(WAIT))) {
-      List<AllReduceResult.Row> rows = AllReduceBench.measure(collective, config, links, limit,
-          rank == 0 ? new PrintWriter(System.err, true, StandardCharsets.UTF_8) : null);
+    try (Collective collective =
+        Collective.connect(rank, world, 0, listen, tcp(rank, world, rendezvous), Waits.of(WAIT))) {
+      List<AllReduceResult.Row> rows =
+          AllReduceBench.measure(
+              collective,
+              config,
+              links,
+              limit,
+              rank == 0 ? new PrintWriter(System.err, true, StandardCharsets.UTF_8) : null);
       if (rank == 0) {
         AllReduceResult result = new AllReduceResult(config, rows);
         result.print(out);
@@ -69,14 +75,15 @@ public final class AllReduceHosts {
   /** An allGather through rank 0's socket at {@code address}: once, for the meeting. */
   static Rendezvous tcp(int rank, int world, String address) {
     int portAt = address.lastIndexOf(':');
-    InetSocketAddress at = new InetSocketAddress(address.substring(0, portAt),
-        Integer.parseInt(address.substring(portAt + 1)));
+    InetSocketAddress at =
+        new InetSocketAddress(
+            address.substring(0, portAt), Integer.parseInt(address.substring(portAt + 1)));
     return message -> {
       try {
         return rank == 0 ? gather(world, at, message) : send(rank, world, at, message);
       } catch (IOException e) {
-        throw new UncheckedIOException("rank " + rank + ": the rendezvous at " + address
-            + " failed: " + e, e);
+        throw new UncheckedIOException(
+            "rank " + rank + ": the rendezvous at " + address + " failed: " + e, e);
       }
     };
   }
@@ -90,8 +97,9 @@ public final class AllReduceHosts {
       server.setSoTimeout((int) WAIT.toMillis());
       for (int i = 1; i < world; i++) {
         Socket peer = server.accept();
-        BufferedReader in = new BufferedReader(new InputStreamReader(peer.getInputStream(),
-            StandardCharsets.UTF_8));
+        BufferedReader in =
+            new BufferedReader(
+                new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
         String line = in.readLine();
         int tab = line.indexOf('\t');
         int rank = Integer.parseInt(line.substring(0, tab));
@@ -120,11 +128,13 @@ public final class AllReduceHosts {
     while (true) {
       try (Socket socket = new Socket()) {
         socket.connect(at, 2000);
-        socket.getOutputStream().write((rank + "\t" + message + "\n")
-            .getBytes(StandardCharsets.UTF_8));
+        socket
+            .getOutputStream()
+            .write((rank + "\t" + message + "\n").getBytes(StandardCharsets.UTF_8));
         socket.getOutputStream().flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-            StandardCharsets.UTF_8));
+        BufferedReader in =
+            new BufferedReader(
+                new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
         String[] all = new String[world];
         for (int r = 0; r < world; r++) {
           all[r] = in.readLine();

@@ -11,9 +11,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
 /**
  * What a user writes without Stoker to get equal, full batches per rank: count the rows, {@code
  * spark.read.parquet(...).repartition(worldSize)}, and in each partition copy rows into fixed-size
- * arrays (labels, images), stopping at the same number of batches on every rank. Rows are read
- * as Spark's internal rows, the fastest way a Spark user has; the batches are touched as the
- * Stoker read touches its own.
+ * arrays (labels, images), stopping at the same number of batches on every rank. Rows are read as
+ * Spark's internal rows, the fastest way a Spark user has; the batches are touched as the Stoker
+ * read touches its own.
  */
 final class BaselineRead {
   private BaselineRead() {}
@@ -24,14 +24,19 @@ final class BaselineRead {
     long perRank = rows / ((long) config.ranks() * config.batchSize()) * config.batchSize();
     int batchSize = config.batchSize();
     int elements = config.elements();
-    List<long[]> ranks = df.repartition(config.ranks()).select("label", "image")
-        .queryExecution().toRdd().toJavaRDD()
-        .mapPartitions(it -> batch(it, perRank, batchSize, elements)).collect();
+    List<long[]> ranks =
+        df.repartition(config.ranks())
+            .select("label", "image")
+            .queryExecution()
+            .toRdd()
+            .toJavaRDD()
+            .mapPartitions(it -> batch(it, perRank, batchSize, elements))
+            .collect();
     return BatchCount.sum(ranks);
   }
 
-  private static Iterator<long[]> batch(Iterator<InternalRow> rows, long perRank, int batchSize,
-      int elements) {
+  private static Iterator<long[]> batch(
+      Iterator<InternalRow> rows, long perRank, int batchSize, int elements) {
     int[] labels = new int[batchSize];
     float[] images = new float[batchSize * elements];
     int filled = 0;

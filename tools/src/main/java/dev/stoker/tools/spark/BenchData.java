@@ -15,36 +15,43 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
 /**
- * The benchmark's data, in the layout Spark writes: an int {@code label} and an {@code image}
- * list of floats that look random (so Parquet stores them plain, as it stores real float
- * features), snappy-compressed, in files of 25,000 rows and row groups of 16 MiB. Written with
- * Parquet's own writer, a few seconds where Spark's SQL functions take minutes.
+ * The benchmark's data, in the layout Spark writes: an int {@code label} and an {@code image} list
+ * of floats that look random (so Parquet stores them plain, as it stores real float features),
+ * snappy-compressed, in files of 25,000 rows and row groups of 16 MiB. Written with Parquet's own
+ * writer, a few seconds where Spark's SQL functions take minutes.
  */
 final class BenchData {
   static final long ROWS_PER_FILE = 25_000;
   static final long ROW_GROUP_BYTES = 16L << 20;
-  private static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
-      "message spark_schema { optional int32 label; optional group image (LIST) { "
-          + "repeated group list { optional float element; } } }");
+  private static final MessageType SCHEMA =
+      MessageTypeParser.parseMessageType(
+          "message spark_schema { optional int32 label; optional group image (LIST) { "
+              + "repeated group list { optional float element; } } }");
 
   private BenchData() {}
 
   static void write(String dir, long rows, int elements) {
     int files = (int) Math.max(1, (rows + ROWS_PER_FILE - 1) / ROWS_PER_FILE);
-    IntStream.range(0, files).parallel().forEach(file -> {
-      long first = file * ROWS_PER_FILE;
-      long last = Math.min(rows, first + ROWS_PER_FILE);
-      Path path = new Path(dir, String.format("part-%05d.snappy.parquet", file));
-      try (ParquetWriter<Long> writer = new Builder(path, elements)
-          .withCompressionCodec(CompressionCodecName.SNAPPY).withRowGroupSize(ROW_GROUP_BYTES)
-          .withConf(new Configuration()).build()) {
-        for (long id = first; id < last; id++) {
-          writer.write(id);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("writing " + path + ": " + e.getMessage(), e);
-      }
-    });
+    IntStream.range(0, files)
+        .parallel()
+        .forEach(
+            file -> {
+              long first = file * ROWS_PER_FILE;
+              long last = Math.min(rows, first + ROWS_PER_FILE);
+              Path path = new Path(dir, String.format("part-%05d.snappy.parquet", file));
+              try (ParquetWriter<Long> writer =
+                  new Builder(path, elements)
+                      .withCompressionCodec(CompressionCodecName.SNAPPY)
+                      .withRowGroupSize(ROW_GROUP_BYTES)
+                      .withConf(new Configuration())
+                      .build()) {
+                for (long id = first; id < last; id++) {
+                  writer.write(id);
+                }
+              } catch (IOException e) {
+                throw new UncheckedIOException("writing " + path + ": " + e.getMessage(), e);
+              }
+            });
   }
 
   private static final class Builder extends ParquetWriter.Builder<Long, Builder> {

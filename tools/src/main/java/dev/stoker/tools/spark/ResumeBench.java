@@ -29,38 +29,50 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Runs the {@code resume} benchmark: the time to the first batch when a loader resumes at 0 %,
- * 50 % and 90 % of an epoch, for an indexed source (a map dataset of {@code rows} samples,
- * generated as they are read) and for {@code format("stoker")} over Parquet ({@code resumeFrom},
- * every rank's first batch through a Spark job on {@code local[ranks]}). The cuts alternate
- * within each of {@code repeats} rounds after one warm-up round; the median counts. Skipped rows
- * are never read, so a late cut should cost no more than an early one.
+ * Runs the {@code resume} benchmark: the time to the first batch when a loader resumes at 0 %, 50 %
+ * and 90 % of an epoch, for an indexed source (a map dataset of {@code rows} samples, generated as
+ * they are read) and for {@code format("stoker")} over Parquet ({@code resumeFrom}, every rank's
+ * first batch through a Spark job on {@code local[ranks]}). The cuts alternate within each of
+ * {@code repeats} rounds after one warm-up round; the median counts. Skipped rows are never read,
+ * so a late cut should cost no more than an early one.
  */
 public final class ResumeBench {
   /** The workload's name on the command line. */
   public static final String WORKLOAD = "resume";
+
   /** Where in the epoch the loaders resume, in percent. */
   static final int[] CUTS = {0, 50, 90};
 
   /** What to run. */
-  public record Config(long rows, int elements, int ranks, int batchSize, int repeats,
-      int workers) {
+  public record Config(
+      long rows, int elements, int ranks, int batchSize, int repeats, int workers) {
     public Config {
       if (elements <= 0 || ranks <= 0 || batchSize <= 0 || repeats <= 0 || workers < 0) {
-        throw new IllegalArgumentException(String.format("elements %d, ranks %d, batchSize %d, "
-            + "repeats %d, workers %d (expected: each > 0, workers >= 0)", elements, ranks,
-            batchSize, repeats, workers));
+        throw new IllegalArgumentException(
+            String.format(
+                "elements %d, ranks %d, batchSize %d, "
+                    + "repeats %d, workers %d (expected: each > 0, workers >= 0)",
+                elements, ranks, batchSize, repeats, workers));
       }
       if (rows < 2L * ranks * batchSize || rows > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException("rows: " + rows + " (expected: at least 2 x ranks x "
-            + "batchSize = " + 2L * ranks * batchSize + ", at most " + Integer.MAX_VALUE + ")");
+        throw new IllegalArgumentException(
+            "rows: "
+                + rows
+                + " (expected: at least 2 x ranks x "
+                + "batchSize = "
+                + 2L * ranks * batchSize
+                + ", at most "
+                + Integer.MAX_VALUE
+                + ")");
       }
     }
   }
 
   private ResumeBench() {}
 
-  /** Runs the benchmark, telling each round on {@code progress}; the data lives in a temp folder. */
+  /**
+   * Runs the benchmark, telling each round on {@code progress}; the data lives in a temp folder.
+   */
   public static ResumeBenchResult run(Config config, PrintWriter progress) {
     Path dir = SourceBench.tempFolder("stoker-resume-");
     SparkSession spark = SourceBench.session(config.ranks(), WORKLOAD);
@@ -79,11 +91,19 @@ public final class ResumeBench {
             seconds.get("indexed").get(c).add(indexed);
             seconds.get("parquet").get(c).add(parquet);
           }
-          line.append(String.format(Locale.ROOT, "  %d%%: indexed %.3f s, parquet %.3f s",
-              CUTS[c], indexed, parquet));
+          line.append(
+              String.format(
+                  Locale.ROOT,
+                  "  %d%%: indexed %.3f s, parquet %.3f s",
+                  CUTS[c],
+                  indexed,
+                  parquet));
         }
-        progress.printf(Locale.ROOT, "stoker: %-9s%s%n",
-            round == 0 ? "warm-up" : "run " + round + "/" + config.repeats(), line);
+        progress.printf(
+            Locale.ROOT,
+            "stoker: %-9s%s%n",
+            round == 0 ? "warm-up" : "run " + round + "/" + config.repeats(),
+            line);
         progress.flush();
       }
       return new ResumeBenchResult(config, seconds);
@@ -102,8 +122,13 @@ public final class ResumeBench {
   }
 
   private static LoaderOptions options(Config config) {
-    LoaderOptions.Builder options = LoaderOptions.builder().batchSize(config.batchSize())
-        .shuffle(true).seed(1).dropLast(true).numWorkers(config.workers());
+    LoaderOptions.Builder options =
+        LoaderOptions.builder()
+            .batchSize(config.batchSize())
+            .shuffle(true)
+            .seed(1)
+            .dropLast(true)
+            .numWorkers(config.workers());
     return config.workers() > 0 ? options.prefetchFactor(2).build() : options.build();
   }
 
@@ -111,11 +136,24 @@ public final class ResumeBench {
   static double indexed(Config config, int percent) {
     Generated dataset = new Generated((int) config.rows(), config.elements());
     long batches = config.rows() / ((long) config.ranks() * config.batchSize());
-    LoaderState state = LoaderState.startOf(1, true, 1, config.ranks(), config.batchSize(), true,
-        0, InputFingerprint.ofRows(config.rows())).plusBatches(batches * percent / 100);
+    LoaderState state =
+        LoaderState.startOf(
+                1,
+                true,
+                1,
+                config.ranks(),
+                config.batchSize(),
+                true,
+                0,
+                InputFingerprint.ofRows(config.rows()))
+            .plusBatches(batches * percent / 100);
     long started = System.nanoTime();
-    try (DataLoader loader = DataLoader.builder(dataset).options(options(config))
-        .placement(Placement.of(0, config.ranks())).resumeFrom(state).build()) {
+    try (DataLoader loader =
+        DataLoader.builder(dataset)
+            .options(options(config))
+            .placement(Placement.of(0, config.ranks()))
+            .resumeFrom(state)
+            .build()) {
       Iterator<Batch> epoch = loader.iterator();
       epoch.next().close();
       return (System.nanoTime() - started) / 1e9;
@@ -132,12 +170,19 @@ public final class ResumeBench {
     long started = System.nanoTime();
     Dataset<Row> df = reader(spark, config).option("resumeFrom", state).load(data);
     BatchScanExec scan = scanNode(df.queryExecution().executedPlan());
-    List<Integer> first = scan.executeColumnar().toJavaRDD()
-        .mapPartitions(ResumeBench::firstBatch).collect();
+    List<Integer> first =
+        scan.executeColumnar().toJavaRDD().mapPartitions(ResumeBench::firstBatch).collect();
     double seconds = (System.nanoTime() - started) / 1e9;
     if (first.size() != config.ranks() || first.contains(0)) {
-      throw new IllegalStateException("ranks' first batches: " + first + " (expected: a batch "
-          + "of " + config.batchSize() + " rows on each of " + config.ranks() + " ranks)");
+      throw new IllegalStateException(
+          "ranks' first batches: "
+              + first
+              + " (expected: a batch "
+              + "of "
+              + config.batchSize()
+              + " rows on each of "
+              + config.ranks()
+              + " ranks)");
     }
     return seconds;
   }
@@ -147,9 +192,15 @@ public final class ResumeBench {
   }
 
   private static DataFrameReader reader(SparkSession spark, Config config) {
-    return spark.read().format("stoker").option("batchSize", config.batchSize())
-        .option("worldSize", config.ranks()).option("shuffle", true).option("seed", 1)
-        .option("dropLast", true).option("numWorkers", config.workers());
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", config.batchSize())
+        .option("worldSize", config.ranks())
+        .option("shuffle", true)
+        .option("seed", 1)
+        .option("dropLast", true)
+        .option("numWorkers", config.workers());
   }
 
   private static StokerScan scan(Dataset<Row> df) {
@@ -177,8 +228,8 @@ public final class ResumeBench {
 
     Generated(int size, int elements) {
       this.size = size;
-      this.schema = Schema.of(Field.of("image", DType.FLOAT32, elements),
-          Field.scalar("label", DType.INT32));
+      this.schema =
+          Schema.of(Field.of("image", DType.FLOAT32, elements), Field.scalar("label", DType.INT32));
     }
 
     @Override

@@ -28,13 +28,20 @@ public final class SourceBench {
   public record Config(long rows, int elements, int ranks, int batchSize, int repeats) {
     public Config {
       if (elements <= 0 || ranks <= 0 || batchSize <= 0 || repeats <= 0) {
-        throw new IllegalArgumentException(String.format("elements %d, ranks %d, batchSize %d, "
-            + "repeats %d (expected: each > 0)", elements, ranks, batchSize, repeats));
+        throw new IllegalArgumentException(
+            String.format(
+                "elements %d, ranks %d, batchSize %d, " + "repeats %d (expected: each > 0)",
+                elements, ranks, batchSize, repeats));
       }
       if (rows < (long) ranks * batchSize) {
-        throw new IllegalArgumentException("rows: " + rows + " (expected: at least ranks x "
-            + "batchSize = " + (long) ranks * batchSize + ", for a full batch on every rank; "
-            + "give more rows, or fewer ranks or a smaller batch)");
+        throw new IllegalArgumentException(
+            "rows: "
+                + rows
+                + " (expected: at least ranks x "
+                + "batchSize = "
+                + (long) ranks * batchSize
+                + ", for a full batch on every rank; "
+                + "give more rows, or fewer ranks or a smaller batch)");
       }
     }
 
@@ -64,16 +71,20 @@ public final class SourceBench {
         Timed<BatchCount> b = time(() -> BaselineRead.read(spark, data, config));
         check(config, s.value(), b.value());
         expected = s.value();
-        progress.printf(Locale.ROOT, "stoker: %-9s format(\"stoker\") %6.2f s, baseline %6.2f s%n",
-            label, s.seconds(), b.seconds());
+        progress.printf(
+            Locale.ROOT,
+            "stoker: %-9s format(\"stoker\") %6.2f s, baseline %6.2f s%n",
+            label,
+            s.seconds(),
+            b.seconds());
         progress.flush();
         if (run > 0) {
           stoker.add(s.seconds());
           baseline.add(b.seconds());
         }
       }
-      return new SourceBenchResult(config, expected.rows(), expected.batches(), writeSeconds,
-          stoker, baseline);
+      return new SourceBenchResult(
+          config, expected.rows(), expected.batches(), writeSeconds, stoker, baseline);
     } finally {
       spark.stop();
       delete(dir);
@@ -84,18 +95,27 @@ public final class SourceBench {
     try {
       return Files.createTempDirectory(prefix);
     } catch (IOException e) {
-      throw new UncheckedIOException("could not make a temporary folder " + prefix + "*: "
-          + e.getMessage() + " (set java.io.tmpdir to a writable folder)", e);
+      throw new UncheckedIOException(
+          "could not make a temporary folder "
+              + prefix
+              + "*: "
+              + e.getMessage()
+              + " (set java.io.tmpdir to a writable folder)",
+          e);
     }
   }
 
   /** An embedded Spark of {@code ranks} threads, quiet, on the loopback address. */
   static SparkSession session(int ranks, String workload) {
-    SparkSession spark = SparkSession.builder().master("local[" + ranks + "]")
-        .appName("stoker-bench-" + workload).config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", Integer.toString(ranks))
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate();
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[" + ranks + "]")
+            .appName("stoker-bench-" + workload)
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", Integer.toString(ranks))
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     return spark;
   }
@@ -105,8 +125,12 @@ public final class SourceBench {
     long started = System.nanoTime();
     BenchData.write(data, rows, elements);
     double seconds = (System.nanoTime() - started) / 1e9;
-    progress.printf(Locale.ROOT, "stoker: wrote %,d rows of %d floats + label in %.1f s%n",
-        rows, elements, seconds);
+    progress.printf(
+        Locale.ROOT,
+        "stoker: wrote %,d rows of %d floats + label in %.1f s%n",
+        rows,
+        elements,
+        seconds);
     progress.flush();
     return seconds;
   }
@@ -115,8 +139,14 @@ public final class SourceBench {
   private static void check(Config config, BatchCount stoker, BatchCount baseline) {
     BatchCount want = config.expected();
     if (!stoker.equals(want) || !baseline.equals(want)) {
-      throw new IllegalStateException("the reads disagree: format(\"stoker\") gave " + stoker
-          + ", the baseline " + baseline + " (expected: " + want + ")");
+      throw new IllegalStateException(
+          "the reads disagree: format(\"stoker\") gave "
+              + stoker
+              + ", the baseline "
+              + baseline
+              + " (expected: "
+              + want
+              + ")");
     }
   }
 

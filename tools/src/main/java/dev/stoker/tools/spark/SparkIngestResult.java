@@ -6,16 +6,25 @@ import java.util.Locale;
  * The figures of one {@link SparkIngestBench} run: rows/s per repeat, and their medians. See the
  * bench for what the work and wall clocks time, and how the first batch is timed.
  *
- * @param firstBatchSeconds per repeat, from the start of the ranks' stage to the first batch on
- *     the slowest rank
+ * @param firstBatchSeconds per repeat, from the start of the ranks' stage to the first batch on the
+ *     slowest rank
  * @param firstBatchFromCallSeconds per repeat, from the driver's call to the same first batch
- * @param stokerRunSeconds per repeat, the driver's call to the runner from start to end (the
- *     epochs and the one from the shard cache)
+ * @param stokerRunSeconds per repeat, the driver's call to the runner from start to end (the epochs
+ *     and the one from the shard cache)
  */
-public record SparkIngestResult(SparkIngestBench.Config config, String sparkVersion,
-    int inputPartitions, long parquetBytes, double[] stokerWork, double[] stokerWall,
-    double[] baselineWork, double[] baselineWall, double[] stokerShuffledWork,
-    double[] stokerCachedEpoch, double[] firstBatchSeconds, double[] firstBatchFromCallSeconds,
+public record SparkIngestResult(
+    SparkIngestBench.Config config,
+    String sparkVersion,
+    int inputPartitions,
+    long parquetBytes,
+    double[] stokerWork,
+    double[] stokerWall,
+    double[] baselineWork,
+    double[] baselineWall,
+    double[] stokerShuffledWork,
+    double[] stokerCachedEpoch,
+    double[] firstBatchSeconds,
+    double[] firstBatchFromCallSeconds,
     double[] stokerRunSeconds) {
 
   public double stokerRowsPerSecond() {
@@ -42,7 +51,9 @@ public record SparkIngestResult(SparkIngestBench.Config config, String sparkVers
 
   /** A few lines for people. */
   public String text() {
-    return String.format(Locale.ROOT, "workload spark: %,d rows of float32[%d] + int label, "
+    return String.format(
+        Locale.ROOT,
+        "workload spark: %,d rows of float32[%d] + int label, "
             + "%d epoch(s), batch %d, %d ranks on local[%d], numWorkers %d, Spark %s, %d input "
             + "partitions, Parquet %,d bytes, median of %d%n"
             + "  stoker   %,12.0f rows/s work  %,12.0f rows/s wall%n"
@@ -52,18 +63,34 @@ public record SparkIngestResult(SparkIngestBench.Config config, String sparkVers
             + "%,12.0f rows/s%n"
             + "  first batch %.3f s after the ranks' stage started (%.3f s after the call), "
             + "slowest rank%n",
-        config.rows(), config.width(), config.epochs(), config.batchSize(), config.ranks(),
-        config.ranks(), config.numWorkers(), sparkVersion, inputPartitions, parquetBytes,
-        config.repeats(), stokerRowsPerSecond(),
-        SparkIngestBench.median(stokerWall), baselineRowsPerSecond(),
-        SparkIngestBench.median(baselineWall), ratio(), wallRatio(),
-        SparkIngestBench.median(stokerShuffledWork), SparkIngestBench.median(stokerCachedEpoch),
-        firstBatchSecondsMedian(), SparkIngestBench.median(firstBatchFromCallSeconds));
+        config.rows(),
+        config.width(),
+        config.epochs(),
+        config.batchSize(),
+        config.ranks(),
+        config.ranks(),
+        config.numWorkers(),
+        sparkVersion,
+        inputPartitions,
+        parquetBytes,
+        config.repeats(),
+        stokerRowsPerSecond(),
+        SparkIngestBench.median(stokerWall),
+        baselineRowsPerSecond(),
+        SparkIngestBench.median(baselineWall),
+        ratio(),
+        wallRatio(),
+        SparkIngestBench.median(stokerShuffledWork),
+        SparkIngestBench.median(stokerCachedEpoch),
+        firstBatchSecondsMedian(),
+        SparkIngestBench.median(firstBatchFromCallSeconds));
   }
 
   /** The figures as JSON. */
   public String json() {
-    return String.format(Locale.ROOT, "{%n"
+    return String.format(
+        Locale.ROOT,
+        "{%n"
             + "  \"workload\": \"spark\",%n"
             + "  \"rows\": %d,%n  \"ranks\": %d,%n  \"epochs\": %d,%n  \"batch_size\": %d,%n"
             + "  \"width\": %d,%n"
@@ -78,14 +105,29 @@ public record SparkIngestResult(SparkIngestBench.Config config, String sparkVers
             + "  \"first_batch_s\": %.3f,%n  \"first_batch_from_call_s\": %.3f,%n"
             + "  \"stoker_runs\": %s,%n  \"baseline_runs\": %s,%n"
             + "  \"first_batch_runs\": %s,%n  \"stoker_run_seconds\": %s%n}%n",
-        config.rows(), config.ranks(), config.epochs(), config.batchSize(), config.width(),
+        config.rows(),
+        config.ranks(),
+        config.epochs(),
+        config.batchSize(),
+        config.width(),
         config.repeats(),
-        config.numWorkers(), sparkVersion, inputPartitions, parquetBytes, stokerRowsPerSecond(),
-        baselineRowsPerSecond(), ratio(), SparkIngestBench.median(stokerWall),
-        SparkIngestBench.median(baselineWall), wallRatio(),
-        SparkIngestBench.median(stokerShuffledWork), SparkIngestBench.median(stokerCachedEpoch),
-        firstBatchSecondsMedian(), SparkIngestBench.median(firstBatchFromCallSeconds),
-        array(stokerWork), array(baselineWork), array(firstBatchSeconds, "%.3f"),
+        config.numWorkers(),
+        sparkVersion,
+        inputPartitions,
+        parquetBytes,
+        stokerRowsPerSecond(),
+        baselineRowsPerSecond(),
+        ratio(),
+        SparkIngestBench.median(stokerWall),
+        SparkIngestBench.median(baselineWall),
+        wallRatio(),
+        SparkIngestBench.median(stokerShuffledWork),
+        SparkIngestBench.median(stokerCachedEpoch),
+        firstBatchSecondsMedian(),
+        SparkIngestBench.median(firstBatchFromCallSeconds),
+        array(stokerWork),
+        array(baselineWork),
+        array(firstBatchSeconds, "%.3f"),
         array(stokerRunSeconds, "%.3f"));
   }
 

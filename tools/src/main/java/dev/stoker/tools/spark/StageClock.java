@@ -16,8 +16,8 @@ import org.apache.spark.storage.RDDInfo;
  *
  * <p>Spark's stage times are the driver's wall clock ({@code System.currentTimeMillis()}, in the
  * scheduler). A rank that reports when it got its first batch must use the same clock; the
- * benchmarks run on {@code local[N]}, where the ranks are threads of the driver's JVM, so the
- * two readings are of one clock. Across machines they would carry the clocks' skew.
+ * benchmarks run on {@code local[N]}, where the ranks are threads of the driver's JVM, so the two
+ * readings are of one clock. Across machines they would carry the clocks' skew.
  */
 final class StageClock extends SparkListener {
   static final String RANKS = "stoker ranks";
@@ -53,20 +53,19 @@ final class StageClock extends SparkListener {
   }
 
   /**
-   * The stage's RDDs. Its Scala type is {@code scala.collection.Seq} on Scala 2.12 and
-   * {@code scala.collection.immutable.Seq} on 2.13; read through reflection and the
-   * {@code scala.collection.Iterable} both extend, one build runs on both.
+   * The stage's RDDs. Its Scala type is {@code scala.collection.Seq} on Scala 2.12 and {@code
+   * scala.collection.immutable.Seq} on 2.13; read through reflection and the {@code
+   * scala.collection.Iterable} both extend, one build runs on both.
    */
   private static Iterable<Object> rddInfos(StageInfo stage) {
     Object seq;
     try {
       seq = StageInfo.class.getMethod("rddInfos").invoke(stage);
     } catch (InvocationTargetException e) {
-      throw new IllegalStateException("StageInfo.rddInfos() failed: " + e.getCause(),
-          e.getCause());
+      throw new IllegalStateException("StageInfo.rddInfos() failed: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("StageInfo.rddInfos() is not there: " + e
-          + " (expected: a Spark 3.5 or 4 StageInfo)", e);
+      throw new IllegalStateException(
+          "StageInfo.rddInfos() is not there: " + e + " (expected: a Spark 3.5 or 4 StageInfo)", e);
     }
     scala.collection.Iterator<?> it = ((scala.collection.Iterable<?>) seq).iterator();
     List<Object> list = new ArrayList<>();
@@ -82,16 +81,19 @@ final class StageClock extends SparkListener {
   }
 
   /**
-   * Seconds from the submission of the ranks' stage to {@code firstBatchMillis}, the latest of
-   * the ranks' first batches ({@code System.currentTimeMillis()} on each rank).
+   * Seconds from the submission of the ranks' stage to {@code firstBatchMillis}, the latest of the
+   * ranks' first batches ({@code System.currentTimeMillis()} on each rank).
    *
    * @throws IllegalStateException if no stage of the ranks completed while this clock listened
    */
   synchronized double secondsToFirstBatch(long firstBatchMillis) {
     if (ranksSubmitted < 0) {
-      throw new IllegalStateException("no stage of the ranks was seen (expected: a completed "
-          + "stage with the RDD '" + RANKS + "' or a barrier RDD; add this listener before the "
-          + "run and wait for Spark's listener bus after it)");
+      throw new IllegalStateException(
+          "no stage of the ranks was seen (expected: a completed "
+              + "stage with the RDD '"
+              + RANKS
+              + "' or a barrier RDD; add this listener before the "
+              + "run and wait for Spark's listener bus after it)");
     }
     return (firstBatchMillis - ranksSubmitted) / 1e3;
   }

@@ -25,16 +25,27 @@ final class StokerRead {
   private StokerRead() {}
 
   static BatchCount read(SparkSession spark, String data, Config config, int epoch) {
-    Dataset<Row> df = spark.read().format("stoker").option("batchSize", config.batchSize())
-        .option("worldSize", config.ranks()).option("shuffle", true).option("seed", 1)
-        .option("epoch", epoch).option("dropLast", true)
-        .option("verifyChecksums", System.getProperty(VERIFY_CHECKSUMS, "true")).load(data);
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", config.batchSize())
+            .option("worldSize", config.ranks())
+            .option("shuffle", true)
+            .option("seed", 1)
+            .option("epoch", epoch)
+            .option("dropLast", true)
+            .option("verifyChecksums", System.getProperty(VERIFY_CHECKSUMS, "true"))
+            .load(data);
     BatchScanExec scan = scan(df.queryExecution().executedPlan());
     StructType schema = scan.scan().readSchema();
     int label = schema.fieldIndex("label");
     int image = schema.fieldIndex("image");
-    List<long[]> ranks = scan.executeColumnar().toJavaRDD()
-        .mapPartitions(batches -> consume(batches, label, image)).collect();
+    List<long[]> ranks =
+        scan.executeColumnar()
+            .toJavaRDD()
+            .mapPartitions(batches -> consume(batches, label, image))
+            .collect();
     return BatchCount.sum(ranks);
   }
 

@@ -1,9 +1,9 @@
 package dev.stoker.loader.device;
 
-import dev.stoker.tools.gpucheck.device.RawCopies;
 import dev.stoker.tools.gpucheck.DeviceAccess;
 import dev.stoker.tools.gpucheck.Gpu;
 import dev.stoker.tools.gpucheck.Step;
+import dev.stoker.tools.gpucheck.device.RawCopies;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -66,14 +66,16 @@ final class FakeGpu implements Gpu {
       @Override
       public long run(long copyEvent, long src, long nanos) {
         runtime.streamWaitEvent(stream, copyEvent);
-        runtime.enqueue(stream, () -> {
-          long start = System.nanoTime();
-          runtime.read(src, 4); // the step reads its batch
-          while (System.nanoTime() - start < nanos) {
-            Thread.onSpinWait();
-          }
-          spun.addAndGet(System.nanoTime() - start);
-        });
+        runtime.enqueue(
+            stream,
+            () -> {
+              long start = System.nanoTime();
+              runtime.read(src, 4); // the step reads its batch
+              while (System.nanoTime() - start < nanos) {
+                Thread.onSpinWait();
+              }
+              spun.addAndGet(System.nanoTime() - start);
+            });
         long event = events[launches++ % events.length];
         runtime.eventRecord(event, stream);
         return event;

@@ -18,12 +18,16 @@ class GpuCheckCorrectnessTest {
   @Test
   void shouldPassEveryStandardCaseOnAFaithfulDevice() {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1).copyDelay(20);
-    List<Correctness.Result> results = Correctness.run(CudaDevice.using(runtime, 0),
-        access(runtime, false), Correctness.standardCases(), 0);
-    assertThat(results).hasSize(4).allSatisfy(r -> {
-      assertThat(r.passed()).as(r.toString()).isTrue();
-      assertThat(r.rowsChecked()).isPositive();
-    });
+    List<Correctness.Result> results =
+        Correctness.run(
+            CudaDevice.using(runtime, 0), access(runtime, false), Correctness.standardCases(), 0);
+    assertThat(results)
+        .hasSize(4)
+        .allSatisfy(
+            r -> {
+              assertThat(r.passed()).as(r.toString()).isTrue();
+              assertThat(r.rowsChecked()).isPositive();
+            });
     assertThat(results.get(1).config())
         .isEqualTo("uint8[1,28,28] + int32, batch 7, 0 workers, pinned, depth 1");
     assertThat(runtime.deviceBytes()).isZero();
@@ -33,14 +37,21 @@ class GpuCheckCorrectnessTest {
   @Test
   void shouldFindARowThatDiffersFromItsSample() {
     FakeCudaRuntime runtime = new FakeCudaRuntime(1);
-    List<Correctness.Result> results = Correctness.run(CudaDevice.using(runtime, 0),
-        access(runtime, true), Correctness.standardCases().subList(1, 2), 0);
-    assertThat(results).singleElement().satisfies(r -> {
-      assertThat(r.passed()).isFalse();
-      assertThat(r.mismatches()).isPositive();
-      assertThat(r.firstMismatch()).matches("epoch 0 batch 0 row 0 \\(sample \\d+\\) field "
-          + "'pixels' element 3");
-    });
+    List<Correctness.Result> results =
+        Correctness.run(
+            CudaDevice.using(runtime, 0),
+            access(runtime, true),
+            Correctness.standardCases().subList(1, 2),
+            0);
+    assertThat(results)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.passed()).isFalse();
+              assertThat(r.mismatches()).isPositive();
+              assertThat(r.firstMismatch())
+                  .matches("epoch 0 batch 0 row 0 \\(sample \\d+\\) field " + "'pixels' element 3");
+            });
   }
 
   /** Reads the fake's device memory; {@code corrupt} flips the fourth byte of each read. */

@@ -22,11 +22,13 @@ import org.junit.jupiter.api.Test;
 class CopyStreamTest {
   private static final int SAMPLES = 200;
   private static final int BATCH = 16;
+
   /** Not a multiple of the batch size, so chunks straddle batches; the last chunk has 8 rows. */
   private static final int CHUNK_ROWS = 48;
 
   private static final CopyStream STREAM =
       (CopyStream) ReferenceWorkloads.stream(SAMPLES, 1, CHUNK_ROWS);
+
   /** Sample index by its first two values, to tell which sample a row holds from its content. */
   private static final Map<Long, Integer> BY_CONTENT = new HashMap<>();
 
@@ -37,13 +39,18 @@ class CopyStreamTest {
   }
 
   private static long key(float first, float second) {
-    return (long) Float.floatToRawIntBits(first) << 32 | Float.floatToRawIntBits(second)
-        & 0xFFFF_FFFFL;
+    return (long) Float.floatToRawIntBits(first) << 32
+        | Float.floatToRawIntBits(second) & 0xFFFF_FFFFL;
   }
 
   private static LoaderOptions options(boolean shuffle, int workers) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(BATCH).shuffle(shuffle).seed(7)
-        .dropLast(false).numWorkers(workers);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder()
+            .batchSize(BATCH)
+            .shuffle(shuffle)
+            .seed(7)
+            .dropLast(false)
+            .numWorkers(workers);
     if (workers > 0) {
       b.prefetchFactor(2).persistentWorkers(true);
     }
@@ -71,8 +78,8 @@ class CopyStreamTest {
       while (epoch.hasNext()) {
         try (Batch batch = epoch.next()) {
           for (int r = 0; r < batch.size(); r++) {
-            Integer sample = BY_CONTENT.get(key(batch.getFloat(IMAGE, r, 0),
-                batch.getFloat(IMAGE, r, 1)));
+            Integer sample =
+                BY_CONTENT.get(key(batch.getFloat(IMAGE, r, 0), batch.getFloat(IMAGE, r, 1)));
             assertThat(sample).as("batch %d row %d", batch.index(), r).isNotNull();
             assertThat(batch.sampleIndex(r)).isEqualTo(seen.size());
             assertThat(batch.getLong(LABEL, r, 0)).isEqualTo(STREAM.label(sample));
@@ -82,7 +89,8 @@ class CopyStreamTest {
               if (position == seen.size()) {
                 batch.copyFloats(IMAGE, r, row, 0);
                 for (int e = 0; e < row.length; e++) {
-                  assertThat(row[e]).as("sample %d element %d", sample, e)
+                  assertThat(row[e])
+                      .as("sample %d element %d", sample, e)
                       .isEqualTo(STREAM.value(sample, e));
                 }
               }

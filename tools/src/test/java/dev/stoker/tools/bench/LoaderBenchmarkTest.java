@@ -46,8 +46,8 @@ class LoaderBenchmarkTest {
 
   @Test
   void reportsAllocationWhereTheJvmCanTell() {
-    BenchmarkResult result = LoaderBenchmark.run(COPY, new SweepConfig(0, null, false)
-        .options(16, 0), 2, 10);
+    BenchmarkResult result =
+        LoaderBenchmark.run(COPY, new SweepConfig(0, null, false).options(16, 0), 2, 10);
 
     if (new AllocationProbe().allocationSupported()) {
       assertThat(result.usage().allocatedBytes()).isNotNegative();

@@ -42,7 +42,8 @@ class MemcpyBaselineTest {
     assertThat(first.oneThreadMbPerSecond()).isPositive();
     assertThat(second.allCoresMbPerSecond()).isPositive();
     assertThat(second.threads()).isEqualTo(meter.threads());
-    assertThatThrownBy(() -> meter.measure(1)).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> meter.measure(1))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("the memcpy meter is closed");
   }
 

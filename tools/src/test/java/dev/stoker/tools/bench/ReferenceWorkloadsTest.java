@@ -21,8 +21,13 @@ class ReferenceWorkloadsTest {
   private static final int BATCH = 16;
 
   private static LoaderOptions shuffled(int workers) {
-    LoaderOptions.Builder b = LoaderOptions.builder().batchSize(BATCH).shuffle(true).seed(7)
-        .dropLast(true).numWorkers(workers);
+    LoaderOptions.Builder b =
+        LoaderOptions.builder()
+            .batchSize(BATCH)
+            .shuffle(true)
+            .seed(7)
+            .dropLast(true)
+            .numWorkers(workers);
     if (workers > 0) {
       b.prefetchFactor(2).persistentWorkers(true);
     }
@@ -41,7 +46,8 @@ class ReferenceWorkloadsTest {
           seen.add(sample);
           batch.copyFloats(IMAGE, r, row, 0);
           for (int e = 0; e < row.length; e++) {
-            assertThat(row[e]).as("sample %d element %d", sample, e)
+            assertThat(row[e])
+                .as("sample %d element %d", sample, e)
                 .isEqualTo(copy.value(sample, e));
           }
           assertThat(batch.getLong(LABEL, r, 0)).isEqualTo(copy.label(sample));
@@ -83,7 +89,8 @@ class ReferenceWorkloadsTest {
               int c = e / PLANE;
               double expected = (normalize.pixel(sample, e) / 255.0 - mean[c]) / std[c];
               assertThat((double) batch.getFloat(IMAGE, r, e))
-                  .as("sample %d element %d", sample, e).isCloseTo(expected, within(1e-5));
+                  .as("sample %d element %d", sample, e)
+                  .isCloseTo(expected, within(1e-5));
             }
             assertThat(batch.getLong(LABEL, r, 0)).isEqualTo(normalize.label(sample));
           }
@@ -118,15 +125,17 @@ class ReferenceWorkloadsTest {
       assertThat(workload.samples()).isEqualTo(3);
     }
     assertThat(((CopyStream) ReferenceWorkloads.of("stream", 3, 0)).chunkRows())
-        .isEqualTo(ReferenceWorkloads.DEFAULT_CHUNK_ROWS).isEqualTo(4096);
+        .isEqualTo(ReferenceWorkloads.DEFAULT_CHUNK_ROWS)
+        .isEqualTo(4096);
   }
 
   @Test
   void badNamesAndCountsAreRejectedNamingTheValue() {
     assertThatThrownBy(() -> ReferenceWorkloads.of("resize", 10, 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("workload: 'resize' (expected one of: copy, normalize, stream, typed, "
-            + "typed-stream)");
+        .hasMessage(
+            "workload: 'resize' (expected one of: copy, normalize, stream, typed, "
+                + "typed-stream)");
     assertThatThrownBy(() -> ReferenceWorkloads.copy(0, 0))
         .hasMessage("samples: 0 (expected: > 0)");
     assertThatThrownBy(() -> ReferenceWorkloads.normalize(-1, 0))

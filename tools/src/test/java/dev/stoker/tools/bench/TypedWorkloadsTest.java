@@ -23,8 +23,13 @@ class TypedWorkloadsTest {
     TypedColumns data = new TypedColumns(SAMPLES, 11);
     // A stream's rows are known by their position in it: in order, that is the sample.
     boolean shuffle = name.equals("typed");
-    LoaderOptions.Builder options = LoaderOptions.builder().batchSize(BATCH).shuffle(shuffle)
-        .seed(3).dropLast(true).numWorkers(workers);
+    LoaderOptions.Builder options =
+        LoaderOptions.builder()
+            .batchSize(BATCH)
+            .shuffle(shuffle)
+            .seed(3)
+            .dropLast(true)
+            .numWorkers(workers);
     if (workers > 0) {
       options.prefetchFactor(2);
     }
@@ -48,19 +53,24 @@ class TypedWorkloadsTest {
     int doubles = TypedColumns.elements(TypedColumns.DOUBLES);
     int bytes = TypedColumns.elements(TypedColumns.BYTES);
     for (int e = 0; e < floats; e += 37) {
-      assertThat(batch.getFloat(TypedColumns.FLOATS, row, e)).as("f32 sample %d", sample)
+      assertThat(batch.getFloat(TypedColumns.FLOATS, row, e))
+          .as("f32 sample %d", sample)
           .isEqualTo(data.floats[sample * floats + e]);
-      assertThat(batch.getInt(TypedColumns.INTS, row, e)).as("i32 sample %d", sample)
+      assertThat(batch.getInt(TypedColumns.INTS, row, e))
+          .as("i32 sample %d", sample)
           .isEqualTo(data.ints[sample * floats + e]);
     }
     for (int e = 0; e < doubles; e += 19) {
-      assertThat(batch.getDouble(TypedColumns.DOUBLES, row, e)).as("f64 sample %d", sample)
+      assertThat(batch.getDouble(TypedColumns.DOUBLES, row, e))
+          .as("f64 sample %d", sample)
           .isEqualTo(data.doubles[sample * doubles + e]);
-      assertThat(batch.getLong(TypedColumns.LONGS, row, e)).as("i64 sample %d", sample)
+      assertThat(batch.getLong(TypedColumns.LONGS, row, e))
+          .as("i64 sample %d", sample)
           .isEqualTo(data.longs[sample * doubles + e]);
     }
     for (int e = 0; e < bytes; e += 101) {
-      assertThat(batch.getUInt8(TypedColumns.BYTES, row, e)).as("u8 sample %d", sample)
+      assertThat(batch.getUInt8(TypedColumns.BYTES, row, e))
+          .as("u8 sample %d", sample)
           .isEqualTo(data.bytes[sample * bytes + e] & 0xff);
     }
   }

@@ -17,21 +17,26 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The GPU check's main without a GPU, its arguments, the peer's protocol and the JSON. */
 class GpuCheckTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void shouldSayThereIsNoGpuAndExitWithThree() throws IOException {
     assumeFalse(CudaDevice.availability().available());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int status = GpuCheck.run(new String[] {dir.resolve("out").toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8));
+    int status =
+        GpuCheck.run(
+            new String[] {dir.resolve("out").toString()},
+            new PrintStream(out, true, StandardCharsets.UTF_8));
     assertThat(status).isEqualTo(GpuCheck.NO_GPU);
     String problem = CudaDevice.availability().problem();
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("gpu-check: no GPU: " + problem
-        + System.lineSeparator());
-    assertThat(Files.readString(dir.resolve("out/gpu-check.json"))).startsWith("{\n"
-        + "  \"gpu\": false,\n  \"problem\": \"" + problem.replace("\"", "\\\"") + "\",\n");
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .isEqualTo("gpu-check: no GPU: " + problem + System.lineSeparator());
+    assertThat(Files.readString(dir.resolve("out/gpu-check.json")))
+        .startsWith(
+            "{\n"
+                + "  \"gpu\": false,\n  \"problem\": \""
+                + problem.replace("\"", "\\\"")
+                + "\",\n");
   }
 
   @Test
@@ -39,8 +44,7 @@ class GpuCheckTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
     assertThat(GpuCheck.run(new String[0], print)).isEqualTo(GpuCheck.USAGE);
-    assertThat(GpuCheck.run(new String[] {"a", "--device", "x"}, print))
-        .isEqualTo(GpuCheck.USAGE);
+    assertThat(GpuCheck.run(new String[] {"a", "--device", "x"}, print)).isEqualTo(GpuCheck.USAGE);
     assertThat(GpuCheck.run(new String[] {"a", "--device"}, print)).isEqualTo(GpuCheck.USAGE);
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("gpu-check: the output folder OUT is missing")
@@ -51,38 +55,77 @@ class GpuCheckTest {
   @Test
   void shouldReadThePeersLinesAndItsReasonToSkip() throws IOException {
     Path script = dir.resolve("peer.py");
-    Files.writeString(script, String.join("\n",
-        "import sys",
-        "print('noise')",
-        "print('torch version=2.3.0+cu121')",
-        "print('torch step_ms=2.0 workers=4 prefetch=2 batches=200 samples_per_s=30000.5 "
-            + "busy=0.9712')",
-        "print('torch step_ms=0.5 workers=1 prefetch=2 batches=180 samples_per_s=9000 "
-            + "busy=0.41')",
-        "sys.stderr.write('to the log\\n')", ""));
-    TorchPeer.Result ran = TorchPeer.run("python3", script, dir.resolve("peer.log"), 0, 100, 64,
-        new double[] {2.0, 0.5}, Overlap.standardConfigs(), 1, 2, 30);
+    Files.writeString(
+        script,
+        String.join(
+            "\n",
+            "import sys",
+            "print('noise')",
+            "print('torch version=2.3.0+cu121')",
+            "print('torch step_ms=2.0 workers=4 prefetch=2 batches=200 samples_per_s=30000.5 "
+                + "busy=0.9712')",
+            "print('torch step_ms=0.5 workers=1 prefetch=2 batches=180 samples_per_s=9000 "
+                + "busy=0.41')",
+            "sys.stderr.write('to the log\\n')",
+            ""));
+    TorchPeer.Result ran =
+        TorchPeer.run(
+            "python3",
+            script,
+            dir.resolve("peer.log"),
+            0,
+            100,
+            64,
+            new double[] {2.0, 0.5},
+            Overlap.standardConfigs(),
+            1,
+            2,
+            30);
     assertThat(ran.ran()).isTrue();
     assertThat(ran.torchVersion()).isEqualTo("2.3.0+cu121");
     assertThat(ran.rows()).hasSize(2);
-    assertThat(ran.rows().get(0)).satisfies(r -> {
-      assertThat(r.feeder()).isEqualTo("torch");
-      assertThat(r.stepMs()).isEqualTo(2.0);
-      assertThat(r.config()).isEqualTo(new Overlap.Config(4, 2, 0));
-      assertThat(r.samplesPerSecond()).isEqualTo(30000.5);
-      assertThat(r.pipelineBound()).isFalse();
-    });
+    assertThat(ran.rows().get(0))
+        .satisfies(
+            r -> {
+              assertThat(r.feeder()).isEqualTo("torch");
+              assertThat(r.stepMs()).isEqualTo(2.0);
+              assertThat(r.config()).isEqualTo(new Overlap.Config(4, 2, 0));
+              assertThat(r.samplesPerSecond()).isEqualTo(30000.5);
+              assertThat(r.pipelineBound()).isFalse();
+            });
     assertThat(ran.rows().get(1).pipelineBound()).isTrue();
     assertThat(Files.readString(dir.resolve("peer.log"))).isEqualTo("to the log\n");
 
     Files.writeString(script, "print('torch skipped=PyTorch_sees_no_CUDA_device')\n");
-    TorchPeer.Result skipped = TorchPeer.run("python3", script, dir.resolve("peer.log"), 0, 100,
-        64, new double[] {2.0}, Overlap.standardConfigs(), 1, 2, 30);
+    TorchPeer.Result skipped =
+        TorchPeer.run(
+            "python3",
+            script,
+            dir.resolve("peer.log"),
+            0,
+            100,
+            64,
+            new double[] {2.0},
+            Overlap.standardConfigs(),
+            1,
+            2,
+            30);
     assertThat(skipped.ran()).isFalse();
     assertThat(skipped.reason()).isEqualTo("PyTorch sees no CUDA device");
 
-    TorchPeer.Result missing = TorchPeer.run("no-such-python-here", script,
-        dir.resolve("peer.log"), 0, 100, 64, new double[] {2.0}, List.of(), 1, 2, 30);
+    TorchPeer.Result missing =
+        TorchPeer.run(
+            "no-such-python-here",
+            script,
+            dir.resolve("peer.log"),
+            0,
+            100,
+            64,
+            new double[] {2.0},
+            List.of(),
+            1,
+            2,
+            30);
     assertThat(missing.ran()).isFalse();
     assertThat(missing.reason()).startsWith("no-such-python-here could not be started");
   }
@@ -91,17 +134,29 @@ class GpuCheckTest {
   void shouldSkipTheRealPeerCleanlyWhereItCannotRun() {
     Path script = Path.of("..", "scripts", "gpu_check_torch.py");
     assumeFalse(CudaDevice.availability().available());
-    TorchPeer.Result peer = TorchPeer.run("python3", script, dir.resolve("peer.log"), 0, 100, 64,
-        new double[] {2.0}, Overlap.standardConfigs(), 1, 2, 60);
+    TorchPeer.Result peer =
+        TorchPeer.run(
+            "python3",
+            script,
+            dir.resolve("peer.log"),
+            0,
+            100,
+            64,
+            new double[] {2.0},
+            Overlap.standardConfigs(),
+            1,
+            2,
+            60);
     assertThat(peer.ran()).isFalse();
-    assertThat(peer.reason()).isIn("PyTorch cannot be imported (ModuleNotFoundError)",
-        "PyTorch sees no CUDA device");
+    assertThat(peer.reason())
+        .isIn("PyTorch cannot be imported (ModuleNotFoundError)", "PyTorch sees no CUDA device");
   }
 
   @Test
   void shouldWriteJson() {
     assertThat(Json.write(Map.of("a", List.of(1, 2.5, true), "b", "x\"y\n")))
-        .isIn("{\n  \"a\": [\n    1,\n    2.5,\n    true\n  ],\n  \"b\": \"x\\\"y\\n\"\n}\n",
+        .isIn(
+            "{\n  \"a\": [\n    1,\n    2.5,\n    true\n  ],\n  \"b\": \"x\\\"y\\n\"\n}\n",
             "{\n  \"b\": \"x\\\"y\\n\",\n  \"a\": [\n    1,\n    2.5,\n    true\n  ]\n}\n");
     assertThat(Json.write(List.of(0.1234567891, 1e-3, Double.NaN, 30000.0)))
         .isEqualTo("[\n  0.123457,\n  0.001,\n  null,\n  30000\n]\n");

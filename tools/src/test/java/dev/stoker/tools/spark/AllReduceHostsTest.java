@@ -31,14 +31,22 @@ class AllReduceHostsTest {
       List<Future<List<AllReduceResult.Row>>> futures = new ArrayList<>();
       for (int r = 2; r >= 0; r--) { // rank 0 comes last: the others wait for its socket
         int rank = r;
-        futures.add(ranks.submit(() -> {
-          try (Collective collective = Collective.connect(rank, 3, 0, "127.0.0.1",
-              AllReduceHosts.tcp(rank, 3, rendezvous), Waits.of(Duration.ofSeconds(30)))) {
-            float[] sum = collective.allReduceSum(new float[] {rank, 1});
-            assertThat(sum).containsExactly(3f, 3f);
-            return AllReduceBench.measure(collective, config, "loopback", null, null);
-          }
-        }));
+        futures.add(
+            ranks.submit(
+                () -> {
+                  try (Collective collective =
+                      Collective.connect(
+                          rank,
+                          3,
+                          0,
+                          "127.0.0.1",
+                          AllReduceHosts.tcp(rank, 3, rendezvous),
+                          Waits.of(Duration.ofSeconds(30)))) {
+                    float[] sum = collective.allReduceSum(new float[] {rank, 1});
+                    assertThat(sum).containsExactly(3f, 3f);
+                    return AllReduceBench.measure(collective, config, "loopback", null, null);
+                  }
+                }));
       }
       List<String> rows = new ArrayList<>();
       for (Future<List<AllReduceResult.Row>> future : futures) {

@@ -16,8 +16,11 @@ class DeviceBenchTest {
   @Test
   void shouldRunTheDevicePathAndTheReadAloneToTheSameBatchesAndTimeTheFirstBatch() {
     StringWriter progress = new StringWriter();
-    DeviceBenchResult result = DeviceBench.run(new DeviceBench.Config(3000, 16, 2, 64, 1, 1),
-        DeviceFactory.CPU, new PrintWriter(progress, true));
+    DeviceBenchResult result =
+        DeviceBench.run(
+            new DeviceBench.Config(3000, 16, 2, 64, 1, 1),
+            DeviceFactory.CPU,
+            new PrintWriter(progress, true));
     StringWriter report = new StringWriter();
     result.print(new PrintWriter(report, true));
 
@@ -29,19 +32,33 @@ class DeviceBenchTest {
     double run = result.stokerSeconds().get(0);
     double firstBatch = result.firstBatchSeconds().get(0);
     assertThat(firstBatch).isPositive().isLessThan(run);
-    assertThat(result.firstBatchFromCallSeconds().get(0)).isGreaterThanOrEqualTo(firstBatch)
+    assertThat(result.firstBatchFromCallSeconds().get(0))
+        .isGreaterThanOrEqualTo(firstBatch)
         .isLessThan(run);
-    assertThat(progress.toString()).contains("wrote 3,000 rows of 16 floats", "warm-up",
-        "run 1/1", "device path", "read alone");
-    assertThat(report.toString()).contains("workload spark-device",
-        "format(\"stoker\") -> StokerSpark -> loader on cpu", "format(\"stoker\") read alone",
-        "device path / read alone: ");
+    assertThat(progress.toString())
+        .contains(
+            "wrote 3,000 rows of 16 floats", "warm-up", "run 1/1", "device path", "read alone");
+    assertThat(report.toString())
+        .contains(
+            "workload spark-device",
+            "format(\"stoker\") -> StokerSpark -> loader on cpu",
+            "format(\"stoker\") read alone",
+            "device path / read alone: ");
     Map<String, String> json = SparkIngestBenchTest.fields(result.json());
-    assertThat(json).containsEntry("workload", "\"spark-device\"").containsEntry("rows", "3000")
-        .containsEntry("ranks", "2").containsEntry("device", "\"cpu\"")
+    assertThat(json)
+        .containsEntry("workload", "\"spark-device\"")
+        .containsEntry("rows", "3000")
+        .containsEntry("ranks", "2")
+        .containsEntry("device", "\"cpu\"")
         .containsEntry("first_batch_s", String.format(Locale.ROOT, "%.3f", firstBatch))
-        .containsKeys("stoker_rows_per_s", "read_rows_per_s", "ratio", "stoker_seconds",
-            "read_seconds", "first_batch_runs", "first_batch_from_call_s");
+        .containsKeys(
+            "stoker_rows_per_s",
+            "read_rows_per_s",
+            "ratio",
+            "stoker_seconds",
+            "read_seconds",
+            "first_batch_runs",
+            "first_batch_from_call_s");
     assertThat(Double.parseDouble(json.get("stoker_rows_per_s"))).isPositive();
     assertThat(Double.parseDouble(json.get("read_rows_per_s"))).isPositive();
   }
@@ -49,8 +66,9 @@ class DeviceBenchTest {
   @Test
   void shouldRefuseFewerRowsThanOneStepAndNegativeWorkers() {
     assertThatThrownBy(() -> new DeviceBench.Config(100, 16, 2, 64, 1, 0))
-        .hasMessage("rows: 100 (expected: at least ranks x batchSize = 128, for a full batch on "
-            + "every rank; give more rows, or fewer ranks or a smaller batch)");
+        .hasMessage(
+            "rows: 100 (expected: at least ranks x batchSize = 128, for a full batch on "
+                + "every rank; give more rows, or fewer ranks or a smaller batch)");
     assertThatThrownBy(() -> new DeviceBench.Config(1000, 16, 2, 64, 1, -1))
         .hasMessage("numWorkers: -1 (expected: >= 0)");
   }

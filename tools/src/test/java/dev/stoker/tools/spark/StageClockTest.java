@@ -21,12 +21,15 @@ class StageClockTest {
     SparkSession spark = SparkClusters.local(1);
     try {
       List<StageInfo> stages = new CopyOnWriteArrayList<>();
-      spark.sparkContext().addSparkListener(new SparkListener() {
-        @Override
-        public void onStageCompleted(SparkListenerStageCompleted completed) {
-          stages.add(completed.stageInfo());
-        }
-      });
+      spark
+          .sparkContext()
+          .addSparkListener(
+              new SparkListener() {
+                @Override
+                public void onStageCompleted(SparkListenerStageCompleted completed) {
+                  stages.add(completed.stageInfo());
+                }
+              });
       JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
       context.parallelize(List.of(1, 2, 3)).setName(StageClock.RANKS).count();
       context.parallelize(List.of(1, 2, 3)).setName("input").count();

@@ -5,8 +5,8 @@ import org.apache.spark.rdd.RDD;
 
 /**
  * Whether an input can be the barrier stage's input as it is: it has one partition per rank, and
- * every RDD computed in the same stage (its narrow ancestors) has as many partitions, which is
- * what Spark requires of a barrier stage (no union, coalesce or partition pruning inside it).
+ * every RDD computed in the same stage (its narrow ancestors) has as many partitions, which is what
+ * Spark requires of a barrier stage (no union, coalesce or partition pruning inside it).
  */
 public final class BarrierChain {
   private BarrierChain() {}

@@ -12,11 +12,11 @@ import scala.Tuple2;
 
 /**
  * The map side of the one balancing shuffle: numbers each row of an input partition (internal rows
- * or columnar batches) globally
- * (the partition's offset plus its position), sends row {@code i} to rank {@code i % worldSize}
- * at shard row {@code i / worldSize}, and emits the rows of each rank as blocks of consecutive
- * shard rows keyed by rank. Where a row lands depends on the numbering only, never on the order
- * in which blocks arrive, so a retried rank builds the same shard. Holds one open block per rank.
+ * or columnar batches) globally (the partition's offset plus its position), sends row {@code i} to
+ * rank {@code i % worldSize} at shard row {@code i / worldSize}, and emits the rows of each rank as
+ * blocks of consecutive shard rows keyed by rank. Where a row lands depends on the numbering only,
+ * never on the order in which blocks arrive, so a retried rank builds the same shard. Holds one
+ * open block per rank.
  */
 public final class BlockMapper
     implements Function2<Integer, Iterator<Object>, Iterator<Tuple2<Integer, ShardBlock>>> {
@@ -116,10 +116,13 @@ public final class BlockMapper
     }
 
     private InputChangedException changed(String read) {
-      return new InputChangedException(String.format("input partition %d: %s rows read after "
-          + "%d were counted (expected: the same rows every time the DataFrame is computed; "
-          + "cache() or checkpoint() a DataFrame that is not deterministic, e.g. one that "
-          + "samples or reads changing files)", partition, read, counts[partition]));
+      return new InputChangedException(
+          String.format(
+              "input partition %d: %s rows read after "
+                  + "%d were counted (expected: the same rows every time the DataFrame is computed; "
+                  + "cache() or checkpoint() a DataFrame that is not deterministic, e.g. one that "
+                  + "samples or reads changing files)",
+              partition, read, counts[partition]));
     }
   }
 }

@@ -6,10 +6,10 @@ import java.util.Arrays;
 /**
  * How many samples every rank serves so that all yield the same batches per epoch, given the rows
  * each rank holds (which differ by at most one after balancing). With {@code dropLast} every rank
- * serves as many samples as the smallest holds, so all stop at the same multiple of
- * {@code batchSize}; the rest of each rank's rows are dropped. Without it every rank serves as
- * many as the largest holds, a smaller one wrapping around to its first rows (padding), as
- * PyTorch's DistributedSampler does; every rank then ends with the same short batch.
+ * serves as many samples as the smallest holds, so all stop at the same multiple of {@code
+ * batchSize}; the rest of each rank's rows are dropped. Without it every rank serves as many as the
+ * largest holds, a smaller one wrapping around to its first rows (padding), as PyTorch's
+ * DistributedSampler does; every rank then ends with the same short batch.
  */
 public final class RankSizing implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -46,21 +46,26 @@ public final class RankSizing implements Serializable {
     int worldSize = copy.length;
     long least = copy[smallest];
     if (dropLast && least < batchSize) {
-      throw new IllegalArgumentException(String.format("rows: %d over worldSize %d leave rank %d "
-          + "with %d, fewer than batchSize %d (expected: at least worldSize x batchSize = %d rows "
-          + "with dropLast, so that every rank gets a full batch; lower batchSize or worldSize)",
-          total, worldSize, smallest, least, batchSize, (long) worldSize * batchSize));
+      throw new IllegalArgumentException(
+          String.format(
+              "rows: %d over worldSize %d leave rank %d "
+                  + "with %d, fewer than batchSize %d (expected: at least worldSize x batchSize = %d rows "
+                  + "with dropLast, so that every rank gets a full batch; lower batchSize or worldSize)",
+              total, worldSize, smallest, least, batchSize, (long) worldSize * batchSize));
     }
     if (!dropLast && least == 0) {
-      throw new IllegalArgumentException(String.format("rows: %d over worldSize %d leave rank %d "
-          + "with none (expected: at least one row on every rank, %d in all; lower worldSize)",
-          total, worldSize, smallest, worldSize));
+      throw new IllegalArgumentException(
+          String.format(
+              "rows: %d over worldSize %d leave rank %d "
+                  + "with none (expected: at least one row on every rank, %d in all; lower worldSize)",
+              total, worldSize, smallest, worldSize));
     }
     long served = dropLast ? least : copy[largest];
     if (served > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(String.format("rows: %d on rank %d (expected: at most "
-          + "%d per rank; raise worldSize)", served, dropLast ? smallest : largest,
-          Integer.MAX_VALUE));
+      throw new IllegalArgumentException(
+          String.format(
+              "rows: %d on rank %d (expected: at most " + "%d per rank; raise worldSize)",
+              served, dropLast ? smallest : largest, Integer.MAX_VALUE));
     }
     int samples = (int) served;
     int batches = dropLast ? samples / batchSize : (samples + batchSize - 1) / batchSize;

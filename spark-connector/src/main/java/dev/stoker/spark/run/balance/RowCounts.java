@@ -31,8 +31,10 @@ public final class RowCounts {
   @SuppressWarnings("unchecked")
   public static long[] count(RDD<?> input) {
     long[] counts = new long[input.getNumPartitions()];
-    List<long[]> found = JavaRDD.fromRDD((RDD<Object>) input, ClassTag$.MODULE$.AnyRef())
-        .mapPartitionsWithIndex(COUNT, false).collect();
+    List<long[]> found =
+        JavaRDD.fromRDD((RDD<Object>) input, ClassTag$.MODULE$.AnyRef())
+            .mapPartitionsWithIndex(COUNT, false)
+            .collect();
     for (long[] partition : found) {
       counts[(int) partition[0]] = partition[1];
     }

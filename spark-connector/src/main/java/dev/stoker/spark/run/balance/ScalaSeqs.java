@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * Reads the few Scala sequences Stoker needs from Spark (an RDD's dependencies, accumulator
  * updates) without naming their type, which is {@code scala.collection.Seq} on Scala 2.12 and
- * {@code scala.collection.immutable.Seq} on 2.13: through reflection and the
- * {@code scala.collection.Iterable} both extend, so that one build runs on both.
+ * {@code scala.collection.immutable.Seq} on 2.13: through reflection and the {@code
+ * scala.collection.Iterable} both extend, so that one build runs on both.
  */
 public final class ScalaSeqs {
   private ScalaSeqs() {}
@@ -20,11 +20,18 @@ public final class ScalaSeqs {
       Method getter = owner.getClass().getMethod(method);
       return elements(getter.invoke(owner));
     } catch (InvocationTargetException e) {
-      throw new IllegalStateException(owner.getClass().getName() + "." + method + "() failed: "
-          + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          owner.getClass().getName() + "." + method + "() failed: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(owner.getClass().getName() + "." + method + "() is not "
-          + "there: " + e + " (expected: a Spark 3.5 or 4 class)", e);
+      throw new IllegalStateException(
+          owner.getClass().getName()
+              + "."
+              + method
+              + "() is not "
+              + "there: "
+              + e
+              + " (expected: a Spark 3.5 or 4 class)",
+          e);
     }
   }
 

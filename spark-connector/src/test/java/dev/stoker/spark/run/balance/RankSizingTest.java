@@ -32,16 +32,18 @@ class RankSizingTest {
   void shouldRefuseFewerRowsThanWorldSizeTimesBatchSizeWithDropLast() {
     assertThatThrownBy(() -> RankSizing.of(new long[] {4, 3}, 4, true))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("rows: 7 over worldSize 2 leave rank 1 with 3, fewer than batchSize 4 "
-            + "(expected: at least worldSize x batchSize = 8 rows with dropLast, so that every "
-            + "rank gets a full batch; lower batchSize or worldSize)");
+        .hasMessage(
+            "rows: 7 over worldSize 2 leave rank 1 with 3, fewer than batchSize 4 "
+                + "(expected: at least worldSize x batchSize = 8 rows with dropLast, so that every "
+                + "rank gets a full batch; lower batchSize or worldSize)");
   }
 
   @Test
   void shouldRefuseARankWithoutRowsWithoutDropLast() {
     assertThatThrownBy(() -> RankSizing.of(new long[] {1, 0}, 4, false))
-        .hasMessage("rows: 1 over worldSize 2 leave rank 1 with none (expected: at least one "
-            + "row on every rank, 2 in all; lower worldSize)");
+        .hasMessage(
+            "rows: 1 over worldSize 2 leave rank 1 with none (expected: at least one "
+                + "row on every rank, 2 in all; lower worldSize)");
   }
 
   @Test

@@ -6,8 +6,8 @@ import jcuda.runtime.cudaDeviceProp;
 import jcuda.runtime.cudaMemcpyKind;
 
 /**
- * Facts about a CUDA device, its memory in use, and synchronous reads of device memory; each
- * call binds the calling thread to the device first.
+ * Facts about a CUDA device, its memory in use, and synchronous reads of device memory; each call
+ * binds the calling thread to the device first.
  */
 public final class GpuInfo {
   private final int ordinal;
@@ -56,7 +56,12 @@ public final class GpuInfo {
 
   /** Copies {@code target.length} bytes from device address {@code address}, synchronously. */
   public void copyToHost(long address, byte[] target) {
-    Calls.check(JCuda.cudaMemcpy(Pointer.to(target), Handles.pointer(address), target.length,
-        cudaMemcpyKind.cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+    Calls.check(
+        JCuda.cudaMemcpy(
+            Pointer.to(target),
+            Handles.pointer(address),
+            target.length,
+            cudaMemcpyKind.cudaMemcpyDeviceToHost),
+        "cudaMemcpy(device to host)");
   }
 }

@@ -33,8 +33,8 @@ final class Handles {
       return MethodHandles.privateLookupIn(NativePointerObject.class, MethodHandles.lookup())
           .findVarHandle(NativePointerObject.class, "nativePointer", long.class);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("JCuda: NativePointerObject.nativePointer not found "
-          + "(expected JCuda 12.0.0)", e);
+      throw new IllegalStateException(
+          "JCuda: NativePointerObject.nativePointer not found " + "(expected JCuda 12.0.0)", e);
     }
   }
 }

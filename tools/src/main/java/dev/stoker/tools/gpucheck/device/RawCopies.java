@@ -9,14 +9,14 @@ import jcuda.runtime.cudaStream_t;
 
 /**
  * Host-to-device bandwidth of plain {@code cudaMemcpyAsync}, the limits a loader is measured
- * against: from page-locked memory back to back on one non-blocking stream, from page-locked
- * memory waiting on the host after each copy (as a loader's transfer thread does), and from
- * pageable (direct) memory. Run on a thread bound to the device ({@link GpuInfo#bind()}).
+ * against: from page-locked memory back to back on one non-blocking stream, from page-locked memory
+ * waiting on the host after each copy (as a loader's transfer thread does), and from pageable
+ * (direct) memory. Run on a thread bound to the device ({@link GpuInfo#bind()}).
  */
 public final class RawCopies {
   /** Bandwidths in GB/s (10^9 bytes per second). */
-  public record Result(long bytes, int copies, double pinnedGbps, double pinnedWaitEachGbps,
-      double pageableGbps) {}
+  public record Result(
+      long bytes, int copies, double pinnedGbps, double pinnedWaitEachGbps, double pageableGbps) {}
 
   private RawCopies() {}
 
@@ -31,19 +31,20 @@ public final class RawCopies {
     Calls.check(JCuda.cudaHostAlloc(pinned, bytes, JCuda.cudaHostAllocPortable), "cudaHostAlloc");
     try {
       Calls.check(JCuda.cudaMalloc(device, bytes), "cudaMalloc");
-      Calls.check(JCuda.cudaStreamCreateWithFlags(stream, JCuda.cudaStreamNonBlocking),
+      Calls.check(
+          JCuda.cudaStreamCreateWithFlags(stream, JCuda.cudaStreamNonBlocking),
           "cudaStreamCreateWithFlags");
       Calls.check(JCuda.cudaEventCreate(start), "cudaEventCreate");
       Calls.check(JCuda.cudaEventCreate(stop), "cudaEventCreate");
       Pointer fromPageable = Pointer.to(pageable);
       backToBack(pinned, device, bytes, 4, stream, start, stop);
-      double pinnedGbps = gbps(bytes, copies, backToBack(pinned, device, bytes, copies, stream,
-          start, stop));
-      double waitEachGbps = gbps(bytes, copies, waitEach(pinned, device, bytes, copies, stream,
-          stop));
+      double pinnedGbps =
+          gbps(bytes, copies, backToBack(pinned, device, bytes, copies, stream, start, stop));
+      double waitEachGbps =
+          gbps(bytes, copies, waitEach(pinned, device, bytes, copies, stream, stop));
       backToBack(fromPageable, device, bytes, 4, stream, start, stop);
-      double pageableGbps = gbps(bytes, copies, backToBack(fromPageable, device, bytes, copies,
-          stream, start, stop));
+      double pageableGbps =
+          gbps(bytes, copies, backToBack(fromPageable, device, bytes, copies, stream, start, stop));
       return new Result(bytes, copies, pinnedGbps, waitEachGbps, pageableGbps);
     } finally {
       JCuda.cudaStreamSynchronize(stream);
@@ -56,12 +57,19 @@ public final class RawCopies {
   }
 
   /** Seconds for {@code copies} copies issued back to back, timed with events. */
-  private static double backToBack(Pointer host, Pointer device, int bytes, int copies,
-      cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+  private static double backToBack(
+      Pointer host,
+      Pointer device,
+      int bytes,
+      int copies,
+      cudaStream_t stream,
+      cudaEvent_t start,
+      cudaEvent_t stop) {
     Calls.check(JCuda.cudaEventRecord(start, stream), "cudaEventRecord");
     for (int i = 0; i < copies; i++) {
-      Calls.check(JCuda.cudaMemcpyAsync(device, host, bytes,
-          cudaMemcpyKind.cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+      Calls.check(
+          JCuda.cudaMemcpyAsync(device, host, bytes, cudaMemcpyKind.cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync");
     }
     Calls.check(JCuda.cudaEventRecord(stop, stream), "cudaEventRecord");
     Calls.check(JCuda.cudaEventSynchronize(stop), "cudaEventSynchronize");
@@ -71,12 +79,13 @@ public final class RawCopies {
   }
 
   /** Seconds on the host for copies each waited for before the next is issued. */
-  private static double waitEach(Pointer host, Pointer device, int bytes, int copies,
-      cudaStream_t stream, cudaEvent_t done) {
+  private static double waitEach(
+      Pointer host, Pointer device, int bytes, int copies, cudaStream_t stream, cudaEvent_t done) {
     long start = System.nanoTime();
     for (int i = 0; i < copies; i++) {
-      Calls.check(JCuda.cudaMemcpyAsync(device, host, bytes,
-          cudaMemcpyKind.cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+      Calls.check(
+          JCuda.cudaMemcpyAsync(device, host, bytes, cudaMemcpyKind.cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync");
       Calls.check(JCuda.cudaEventRecord(done, stream), "cudaEventRecord");
       Calls.check(JCuda.cudaEventSynchronize(done), "cudaEventSynchronize");
     }

@@ -20,9 +20,9 @@ import jcuda.runtime.cudaStream_t;
  * for sm_52 and up, loaded with {@code cuModuleLoadData}, so any driver for CUDA 11 or later
  * JIT-compiles it for its GPU), one thread spinning on {@code %globaltimer} for a set time, then
  * reading the batch's first word. Each {@link #run} makes a stream of its own wait on the batch's
- * copy event, launches the kernel there and records an event after it (one of a ring, for
- * {@code DeviceBuffer.reuseAfter}); {@link #finish} waits and says how long the kernels spun.
- * Use from one thread, bound to the device ({@link GpuInfo#bind()}).
+ * copy event, launches the kernel there and records an event after it (one of a ring, for {@code
+ * DeviceBuffer.reuseAfter}); {@link #finish} waits and says how long the kernels spun. Use from one
+ * thread, bound to the device ({@link GpuInfo#bind()}).
  */
 public final class SpinStep implements AutoCloseable {
   private final CUmodule module = new CUmodule();
@@ -35,8 +35,8 @@ public final class SpinStep implements AutoCloseable {
   private boolean closed;
 
   /**
-   * Loads the kernel into the current context and makes a stream, {@code ring} events and room
-   * for {@code maxLaunches} results; frees what it made if one of them fails.
+   * Loads the kernel into the current context and makes a stream, {@code ring} events and room for
+   * {@code maxLaunches} results; frees what it made if one of them fails.
    */
   public SpinStep(int ring, int maxLaunches) {
     this.maxLaunches = maxLaunches;
@@ -52,13 +52,15 @@ public final class SpinStep implements AutoCloseable {
   private void create() {
     Calls.checkDriver(JCudaDriver.cuInit(0), "cuInit");
     Calls.checkDriver(JCudaDriver.cuModuleLoadData(module, ptx()), "cuModuleLoadData(spin.ptx)");
-    Calls.checkDriver(JCudaDriver.cuModuleGetFunction(spin, module, "spin"),
-        "cuModuleGetFunction(spin)");
-    Calls.check(JCuda.cudaStreamCreateWithFlags(stream, JCuda.cudaStreamNonBlocking),
+    Calls.checkDriver(
+        JCudaDriver.cuModuleGetFunction(spin, module, "spin"), "cuModuleGetFunction(spin)");
+    Calls.check(
+        JCuda.cudaStreamCreateWithFlags(stream, JCuda.cudaStreamNonBlocking),
         "cudaStreamCreateWithFlags");
     for (int i = 0; i < done.length; i++) {
       done[i] = new cudaEvent_t();
-      Calls.check(JCuda.cudaEventCreateWithFlags(done[i], JCuda.cudaEventDisableTiming),
+      Calls.check(
+          JCuda.cudaEventCreateWithFlags(done[i], JCuda.cudaEventDisableTiming),
           "cudaEventCreateWithFlags");
     }
     Calls.check(JCuda.cudaMalloc(out, 16L * maxLaunches), "cudaMalloc");
@@ -68,8 +70,8 @@ public final class SpinStep implements AutoCloseable {
   public static byte[] ptx() {
     try (InputStream in = SpinStep.class.getResourceAsStream("spin.ptx")) {
       if (in == null) {
-        throw new IllegalStateException("spin.ptx is not on the classpath next to "
-            + SpinStep.class.getName());
+        throw new IllegalStateException(
+            "spin.ptx is not on the classpath next to " + SpinStep.class.getName());
       }
       byte[] source = in.readAllBytes();
       return Arrays.copyOf(source, source.length + 1);
@@ -84,18 +86,27 @@ public final class SpinStep implements AutoCloseable {
    */
   public long run(long copyEvent, long src, long nanos) {
     if (launches == maxLaunches) {
-      throw new IllegalStateException("launches: " + maxLaunches + " already (expected: at most "
-          + maxLaunches + " before reset())");
+      throw new IllegalStateException(
+          "launches: "
+              + maxLaunches
+              + " already (expected: at most "
+              + maxLaunches
+              + " before reset())");
     }
     if (copyEvent != 0) {
-      Calls.check(JCuda.cudaStreamWaitEvent(stream, Handles.event(copyEvent), 0),
-          "cudaStreamWaitEvent");
+      Calls.check(
+          JCuda.cudaStreamWaitEvent(stream, Handles.event(copyEvent), 0), "cudaStreamWaitEvent");
     }
     long slot = Handles.valueOf(out) + 16L * launches;
-    Pointer parameters = Pointer.to(Pointer.to(new long[] {nanos}), Pointer.to(new long[] {src}),
-        Pointer.to(new long[] {slot}));
-    Calls.checkDriver(JCudaDriver.cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, new CUstream(stream),
-        parameters, null), "cuLaunchKernel(spin)");
+    Pointer parameters =
+        Pointer.to(
+            Pointer.to(new long[] {nanos}),
+            Pointer.to(new long[] {src}),
+            Pointer.to(new long[] {slot}));
+    Calls.checkDriver(
+        JCudaDriver.cuLaunchKernel(
+            spin, 1, 1, 1, 1, 1, 1, 0, new CUstream(stream), parameters, null),
+        "cuLaunchKernel(spin)");
     cudaEvent_t event = done[launches % done.length];
     Calls.check(JCuda.cudaEventRecord(event, stream), "cudaEventRecord");
     launches++;
@@ -109,8 +120,10 @@ public final class SpinStep implements AutoCloseable {
       return 0;
     }
     byte[] results = new byte[16 * launches];
-    Calls.check(JCuda.cudaMemcpy(Pointer.to(results), out, results.length,
-        cudaMemcpyKind.cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+    Calls.check(
+        JCuda.cudaMemcpy(
+            Pointer.to(results), out, results.length, cudaMemcpyKind.cudaMemcpyDeviceToHost),
+        "cudaMemcpy(device to host)");
     ByteBuffer read = ByteBuffer.wrap(results).order(ByteOrder.nativeOrder());
     long total = 0;
     for (int i = 0; i < launches; i++) {

@@ -23,9 +23,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * The Python benchmark's yardsticks: a {@code format("stoker")} read consumed in the JVM, each
  * rank's columnar batches taken from the scan as a JVM training loop would take them, the first
- * value of every column of every batch touched ({@link #consume}); and several epochs of it in
- * one task per rank, the rank's loader kept from one to the next, as a training run's epochs in
- * one stage ({@link #consumeInStage}). What Python users get is measured against them.
+ * value of every column of every batch touched ({@link #consume}); and several epochs of it in one
+ * task per rank, the rank's loader kept from one to the next, as a training run's epochs in one
+ * stage ({@link #consumeInStage}). What Python users get is measured against them.
  */
 public final class JvmRead {
   private JvmRead() {}
@@ -53,8 +53,7 @@ public final class JvmRead {
   /**
    * Reads {@code epochs} epochs of {@code read} in one task per rank, from the read's epoch on,
    * over the same rows each epoch as {@code stoker.torch} does; returns {rows, batches} over all
-   * ranks and epochs and the slowest rank's nanoseconds from building its loader to its last
-   * batch.
+   * ranks and epochs and the slowest rank's nanoseconds from building its loader to its last batch.
    */
   public static long[] consumeInStage(Dataset<Row> read, int epochs) {
     if (epochs < 1) {
@@ -66,9 +65,11 @@ public final class JvmRead {
     for (int r = 0; r < plan.ranks().size(); r++) {
       ranks.add(plan.rank(r));
     }
-    return total(JavaSparkContext.fromSparkContext(read.sparkSession().sparkContext())
-        .parallelize(ranks, ranks.size())
-        .mapPartitions(new EpochsOfRank(stoker.config(), epochs)).collect());
+    return total(
+        JavaSparkContext.fromSparkContext(read.sparkSession().sparkContext())
+            .parallelize(ranks, ranks.size())
+            .mapPartitions(new EpochsOfRank(stoker.config(), epochs))
+            .collect());
   }
 
   /** In rank r's task: its loader over its runs, {@code epochs} epochs, each batch touched. */
@@ -91,9 +92,10 @@ public final class JvmRead {
       long count = 0;
       long touched = 0;
       long start = System.nanoTime();
-      try (RankLoader rank = RankLoader.builder(config, runs)
-          .options(options.toBuilder().name("stoker-jvm-read-rank" + runs.rank()).build())
-          .build()) {
+      try (RankLoader rank =
+          RankLoader.builder(config, runs)
+              .options(options.toBuilder().name("stoker-jvm-read-rank" + runs.rank()).build())
+              .build()) {
         for (int e = 0; e < epochs; e++) {
           try (BatchIterator batches = rank.loader().epoch(config.epoch() + e).iterator()) {
             while (batches.hasNext()) {
