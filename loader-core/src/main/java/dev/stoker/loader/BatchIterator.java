@@ -226,9 +226,10 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     Batch previous;
     synchronized (this) {
       previous = held;
-      held = null;
     }
     if (previous != null) {
+      // Ended while still held, so that a close() from another thread finds it there or sees
+      // its return under way, never neither; release() clears held once the slot is back.
       previous.supersede();
     }
     if (!hasPending()) {
