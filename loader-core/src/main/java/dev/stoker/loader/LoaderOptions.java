@@ -54,12 +54,37 @@ public final class LoaderOptions {
   /** Every knob's value (its default where none was given), by option, in the table's order. */
   private final Map<StokerOption<?>, Object> values;
 
+  /*
+   * The values the loader reads on its paths per batch or sample, unboxed once here: a getter is a
+   * field read, not a map lookup.
+   */
+  private final int batchSize;
+  private final boolean shuffle;
+  private final long seed;
+  private final int numWorkers;
+  private final boolean pinMemory;
+  private final int prefetchFactor;
+  private final boolean persistentWorkers;
+  private final boolean dropLast;
+  private final long maxHostBytes;
+  private final int transferDepth;
+
   private LoaderOptions(Builder b) {
     Map<StokerOption<?>, Object> all = new LinkedHashMap<>();
     for (StokerOption<?> option : LoaderOptionTable.KNOBS) {
       all.put(option, b.get(option));
     }
     this.values = Collections.unmodifiableMap(all);
+    this.batchSize = get(LoaderOptionTable.BATCH_SIZE);
+    this.shuffle = get(LoaderOptionTable.SHUFFLE);
+    this.seed = get(LoaderOptionTable.SEED);
+    this.numWorkers = get(LoaderOptionTable.NUM_WORKERS);
+    this.pinMemory = get(LoaderOptionTable.PIN_MEMORY);
+    this.prefetchFactor = get(LoaderOptionTable.PREFETCH_FACTOR);
+    this.persistentWorkers = get(LoaderOptionTable.PERSISTENT_WORKERS);
+    this.dropLast = get(LoaderOptionTable.DROP_LAST);
+    this.maxHostBytes = get(LoaderOptionTable.MAX_HOST_BYTES);
+    this.transferDepth = get(LoaderOptionTable.TRANSFER_DEPTH);
   }
 
   public static Builder builder() {
@@ -113,35 +138,35 @@ public final class LoaderOptions {
   }
 
   public int batchSize() {
-    return get(LoaderOptionTable.BATCH_SIZE);
+    return batchSize;
   }
 
   public boolean shuffle() {
-    return get(LoaderOptionTable.SHUFFLE);
+    return shuffle;
   }
 
   public long seed() {
-    return get(LoaderOptionTable.SEED);
+    return seed;
   }
 
   public int numWorkers() {
-    return get(LoaderOptionTable.NUM_WORKERS);
+    return numWorkers;
   }
 
   public boolean pinMemory() {
-    return get(LoaderOptionTable.PIN_MEMORY);
+    return pinMemory;
   }
 
   public int prefetchFactor() {
-    return get(LoaderOptionTable.PREFETCH_FACTOR);
+    return prefetchFactor;
   }
 
   public boolean persistentWorkers() {
-    return get(LoaderOptionTable.PERSISTENT_WORKERS);
+    return persistentWorkers;
   }
 
   public boolean dropLast() {
-    return get(LoaderOptionTable.DROP_LAST);
+    return dropLast;
   }
 
   /** Longest wait for one batch; zero waits forever. */
@@ -159,11 +184,11 @@ public final class LoaderOptions {
   }
 
   public long maxHostBytes() {
-    return get(LoaderOptionTable.MAX_HOST_BYTES);
+    return maxHostBytes;
   }
 
   public int transferDepth() {
-    return get(LoaderOptionTable.TRANSFER_DEPTH);
+    return transferDepth;
   }
 
   /** The loader's name (thread names, messages), or null for a generated one. */
