@@ -19,6 +19,33 @@ public interface ColumnChunk {
    */
   void copyTo(int field, int fromRow, ColumnTarget target) throws Exception;
 
+  /**
+   * The value of variable-length field {@code field} ({@link Field#variable}) at row {@code row}:
+   * its raw bytes (values of the field's dtype, native order) between position and limit. The
+   * loader copies them before it asks for another value, so the buffer may be reused. A null value
+   * is an exception naming the field and row.
+   *
+   * @throws UnsupportedOperationException by default: a chunk without variable-length fields
+   */
+  default ByteBuffer variableValue(int field, int row) throws Exception {
+    throw new UnsupportedOperationException(
+        "field "
+            + field
+            + ": this chunk ("
+            + getClass().getName()
+            + ") has no variable-length values (expected: a chunk that implements variableValue)");
+  }
+
+  /**
+   * A stable identity of row {@code row} in the dataset (e.g. its ordinal in the input), the same
+   * in every epoch, on any number of ranks and after a resume; or -1 if the chunk has none, and
+   * then the row's position in the epoch's stream stands in. Keys each sample's {@link
+   * SampleRandom}.
+   */
+  default long rowKey(int row) {
+    return -1;
+  }
+
   /** Called once every row of the chunk has been copied; the stream may then reuse its memory. */
   default void close() throws Exception {}
 

@@ -95,8 +95,10 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     this.options = Objects.requireNonNull(b.options, "options");
     this.placement = Objects.requireNonNull(b.placement, "placement");
     this.device = Objects.requireNonNull(b.device, "device");
-    Schema schema = b.map != null ? b.map.schema() : b.stream.schema();
-    Objects.requireNonNull(schema, "dataset.schema()");
+    Schema datasetSchema = b.map != null ? b.map.schema() : b.stream.schema();
+    Objects.requireNonNull(datasetSchema, "dataset.schema()");
+    SampleStage stage = SampleStage.of(b.transform, datasetSchema, options.seed());
+    Schema schema = stage == null ? datasetSchema : stage.output();
     this.name = options.name() != null ? options.name() : "stoker-" + IDS.incrementAndGet();
     this.layout = new BatchLayout(schema, options.batchSize());
     this.input =
@@ -107,8 +109,8 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     }
     this.source =
         b.map != null
-            ? new IndexedSource(name, b.map, options, placement, layout, b.resumeFrom)
-            : new StreamedSource(name, b.stream, options, placement, layout);
+            ? new IndexedSource(name, b.map, options, placement, layout, stage, b.resumeFrom)
+            : new StreamedSource(name, b.stream, options, placement, layout, stage);
     this.budget =
         SlotBudget.of(
             layout.slotBytes(),
@@ -478,6 +480,7 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
     private boolean acceptChangedInput;
     private InputFingerprint input;
     private int keptAhead;
+    private SampleTransform transform;
 
     private Builder(MapDataset map, StreamedDataset stream) {
       this.map = map;
@@ -560,6 +563,17 @@ public final class DataLoader implements Iterable<Batch>, AutoCloseable {
                 + ")");
       }
       keptAhead = value;
+      return this;
+    }
+
+    /**
+     * Runs {@code value} on every sample in the workers, between reading the row and filling the
+     * batch (default: none, the dataset's fields are the batch's). The batch's schema is then the
+     * transform's {@link SampleTransform#outputSchema output}; a dataset with variable-length
+     * fields needs one.
+     */
+    public Builder transform(SampleTransform value) {
+      transform = Objects.requireNonNull(value, "transform");
       return this;
     }
 

@@ -5,19 +5,23 @@ import java.util.Objects;
 
 /**
  * A named column of a batch: every sample holds one fixed-shape array of {@link #dtype()} values (a
- * scalar has the empty shape).
+ * scalar has the empty shape). A {@linkplain #variable variable-length} field (encoded image bytes,
+ * token ids) may appear in a dataset's schema only: a {@link SampleTransform} turns it into fixed
+ * shapes before it reaches a batch.
  */
 public final class Field {
   private final String name;
   private final DType dtype;
   private final int[] shape;
   private final int elements;
+  private final boolean variable;
 
-  private Field(String name, DType dtype, int[] shape) {
+  private Field(String name, DType dtype, int[] shape, boolean variable) {
     this.name = name;
     this.dtype = dtype;
     this.shape = shape;
-    this.elements = elementCount(name, shape);
+    this.variable = variable;
+    this.elements = variable ? 0 : elementCount(name, shape);
   }
 
   /**
@@ -45,7 +49,20 @@ public final class Field {
               + "' shape: null (expected: the "
               + "dimensions of one sample, none for a scalar)");
     }
-    return new Field(name, dtype, shape.clone());
+    return new Field(name, dtype, shape.clone(), false);
+  }
+
+  /**
+   * A field whose samples hold any number of {@code dtype} values, e.g. {@code
+   * Field.variable("jpeg", DType.UINT8)} for encoded images. It has no shape and takes no room in a
+   * batch: a dataset with one needs a {@link SampleTransform} that gives it a fixed shape.
+   *
+   * @throws IllegalArgumentException if the name is blank
+   * @throws NullPointerException if the dtype is null, naming the field
+   */
+  public static Field variable(String name, DType dtype) {
+    Field checked = of(name, dtype);
+    return new Field(checked.name, checked.dtype, new int[0], true);
   }
 
   /** A scalar field, such as a label. */
@@ -88,7 +105,12 @@ public final class Field {
     return shape.clone();
   }
 
-  /** Values per sample: the product of the shape. */
+  /** Whether the field's samples hold any number of values ({@link #variable}). */
+  public boolean isVariable() {
+    return variable;
+  }
+
+  /** Values per sample: the product of the shape; 0 for a variable-length field. */
   public int elements() {
     return elements;
   }
@@ -98,9 +120,9 @@ public final class Field {
     return (long) elements * dtype.byteSize();
   }
 
-  /** The shape as text, e.g. {@code [3,64,64]}. */
+  /** The shape as text, e.g. {@code [3,64,64]}; {@code [*]} for a variable-length field. */
   public String shapeText() {
-    return text(shape);
+    return variable ? "[*]" : text(shape);
   }
 
   private static String text(int[] shape) {
@@ -112,12 +134,13 @@ public final class Field {
     return o instanceof Field other
         && name.equals(other.name)
         && dtype == other.dtype
+        && variable == other.variable
         && Arrays.equals(shape, other.shape);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, dtype, Arrays.hashCode(shape));
+    return Objects.hash(name, dtype, variable, Arrays.hashCode(shape));
   }
 
   @Override

@@ -18,6 +18,7 @@ final class IndexedEpoch implements EpochSource {
   private final String loader;
   private final MapDataset dataset;
   private final BatchLayout layout;
+  private final SampleStage stage;
   private final EpochBatches plan;
   private final OnBadSample onBadSample;
   private final EpochCounters counters;
@@ -28,6 +29,7 @@ final class IndexedEpoch implements EpochSource {
       String loader,
       MapDataset dataset,
       BatchLayout layout,
+      SampleStage stage,
       EpochBatches plan,
       OnBadSample onBadSample,
       EpochCounters counters,
@@ -35,6 +37,7 @@ final class IndexedEpoch implements EpochSource {
     this.loader = loader;
     this.dataset = dataset;
     this.layout = layout;
+    this.stage = stage;
     this.plan = plan;
     this.onBadSample = onBadSample;
     this.counters = counters;
@@ -90,8 +93,16 @@ final class IndexedEpoch implements EpochSource {
   /** True if the sample was written; false if it was skipped. */
   private boolean writeOne(int sample, SampleWriter writer, int batch, int row, int length) {
     try {
-      dataset.write(sample, writer);
-      checkComplete(sample, writer);
+      if (stage == null) {
+        dataset.write(sample, writer);
+      } else {
+        SampleInput in = stage.sampleInput();
+        in.begin(plan.epoch(), sample);
+        dataset.write(sample, in.writer());
+        checkComplete(sample, in.writer(), stage.input());
+        stage.apply(in, writer);
+      }
+      checkComplete(sample, writer, layout.schema());
       return true;
     } catch (Exception e) {
       if (onBadSample == OnBadSample.SKIP) {
@@ -138,10 +149,10 @@ final class IndexedEpoch implements EpochSource {
         t);
   }
 
-  private void checkComplete(int sample, SampleWriter writer) {
+  private void checkComplete(int sample, SampleWriter writer, Schema schema) {
     int missing = writer.firstIncompleteField();
     if (missing >= 0) {
-      Field field = layout.schema().field(missing);
+      Field field = schema.field(missing);
       throw new IllegalStateException(
           String.format(
               "sample %d wrote %d of the %d values of field '%s' %s%s (expected: every value of "

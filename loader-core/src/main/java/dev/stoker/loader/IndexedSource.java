@@ -27,14 +27,19 @@ final class IndexedSource implements LoaderSource {
   /** Each loading thread's writer, reused across epochs. */
   private final ThreadLocal<SampleWriter> writers;
 
+  /** The per-sample transform, or null. */
+  private final SampleStage stage;
+
   IndexedSource(
       String loader,
       MapDataset dataset,
       LoaderOptions options,
       Placement placement,
       BatchLayout layout,
+      SampleStage stage,
       LoaderState resumeFrom) {
     this.loader = loader;
+    this.stage = stage;
     this.dataset = dataset;
     this.layout = layout;
     this.onBadSample = options.onBadSample();
@@ -110,7 +115,14 @@ final class IndexedSource implements LoaderSource {
   @Override
   public EpochSource open(int epoch, EpochCounters counters) {
     return new IndexedEpoch(
-        loader, dataset, layout, samplerOf(epoch).epoch(epoch), onBadSample, counters, writers);
+        loader,
+        dataset,
+        layout,
+        stage,
+        samplerOf(epoch).epoch(epoch),
+        onBadSample,
+        counters,
+        writers);
   }
 
   @Override

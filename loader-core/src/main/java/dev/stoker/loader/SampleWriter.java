@@ -31,12 +31,20 @@ public final class SampleWriter {
   /** Per field, the first dimension of its shape (its channels), 1 for a scalar. */
   private final int[] leadingDims;
 
+  /** Where variable-length values go when this writes a {@link SampleInput}; null for a batch. */
+  private final SampleInput variableSink;
+
   private HostMemory slot;
   private int row;
   private boolean rawAccess;
 
   SampleWriter(BatchLayout layout) {
+    this(layout, null);
+  }
+
+  SampleWriter(BatchLayout layout, SampleInput variableSink) {
     this.layout = layout;
+    this.variableSink = variableSink;
     this.schema = layout.schema();
     this.coverage = new FieldCoverage(schema);
     int fields = schema.size();
@@ -203,6 +211,57 @@ public final class SampleWriter {
             "field '%s' is %s%s: putNormalized with %d channels (expected: a normalizer with one mean "
                 + "and std per entry of the field's first dimension, %d)",
             f.name(), f.dtype().label(), f.shapeText(), normalizer.channels(), leadingDims[field]));
+  }
+
+  /**
+   * Sets variable-length field {@code field} ({@link Field#variable}) to {@code length} raw bytes
+   * of {@code src} (values of the field's dtype in native order): an encoded image, token ids. Only
+   * for a dataset whose loader has a {@link SampleTransform}, which reads the value.
+   *
+   * @throws IllegalArgumentException if the field is not variable-length or the length is not a
+   *     whole number of values
+   */
+  public void putVariable(int field, byte[] src, int offset, int length) {
+    if (offset < 0 || length < 0 || offset > src.length - length) {
+      throw new IndexOutOfBoundsException(
+          String.format(
+              "putVariable: %d bytes from index %d of an array of %d (expected: a range inside "
+                  + "the array)",
+              length, offset, src.length));
+    }
+    checkVariable(field, length);
+    variableSink.setVariable(field, src, offset, length);
+  }
+
+  /** {@link #putVariable(int, byte[], int, int)} with the remaining bytes of {@code src}. */
+  public void putVariable(int field, ByteBuffer src) {
+    checkVariable(field, src.remaining());
+    variableSink.setVariable(field, src);
+  }
+
+  private void checkVariable(int field, int length) {
+    schema.checkIndex(field);
+    Field f = schema.field(field);
+    if (!f.isVariable()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' is %s%s: putVariable is for variable-length fields (expected: the put "
+                  + "method of its dtype)",
+              f.name(), f.dtype().label(), f.shapeText()));
+    }
+    if (variableSink == null) {
+      throw new IllegalStateException(
+          String.format(
+              "field '%s' is variable-length: it reaches no batch (expected: a loader with a "
+                  + "SampleTransform that reads it)",
+              f.name()));
+    }
+    if (length % f.dtype().byteSize() != 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              "field '%s' is %s%s: a value of %d bytes (expected: a multiple of %d)",
+              f.name(), f.dtype().label(), f.shapeText(), length, f.dtype().byteSize()));
+    }
   }
 
   public void putByte(int field, int element, byte value) {

@@ -107,7 +107,17 @@ public final class Schema {
     return names;
   }
 
-  /** Bytes of one sample over all fields. */
+  /** The first variable-length field, or null if every field has a fixed shape. */
+  public Field firstVariable() {
+    for (Field field : fields) {
+      if (field.isVariable()) {
+        return field;
+      }
+    }
+    return null;
+  }
+
+  /** Bytes of one sample over all fields (variable-length ones count 0). */
   public long bytesPerSample() {
     long bytes = 0;
     for (Field field : fields) {

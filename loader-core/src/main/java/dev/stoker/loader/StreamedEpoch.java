@@ -24,6 +24,9 @@ final class StreamedEpoch implements EpochSource {
 
   private final ThreadLocal<ColumnTarget> targets;
 
+  /** The per-sample transform's rows, or null: fields are copied in bulk. */
+  private final TransformedRows transformed;
+
   /**
    * @param rowCount the rows the stream must have, or {@link StreamedDataset#UNKNOWN_ROWS}
    * @param batchCount the batches planned from the row count, or -1
@@ -36,7 +39,8 @@ final class StreamedEpoch implements EpochSource {
       long rowCount,
       int batchCount,
       boolean dropLast,
-      ThreadLocal<ColumnTarget> targets) {
+      ThreadLocal<ColumnTarget> targets,
+      TransformedRows transformed) {
     this.loader = loader;
     this.epoch = epoch;
     this.layout = layout;
@@ -45,6 +49,7 @@ final class StreamedEpoch implements EpochSource {
     this.lastBatch = batchCount - 1;
     this.dropLast = dropLast;
     this.targets = targets;
+    this.transformed = transformed;
   }
 
   @Override
@@ -59,7 +64,8 @@ final class StreamedEpoch implements EpochSource {
     int wanted =
         rowCount < 0 ? batchSize : (int) Math.max(0, Math.min(batchSize, rowCount - first));
     status.filling(batch, wanted);
-    int rows = copyRows(target.host(), batch, first, wanted, status);
+    int[] written = {0};
+    int rows = copyRows(target.host(), batch, first, wanted, status, written);
     if (rowCount >= 0) {
       if (rows < wanted) {
         throw new BatchLoadException(
@@ -79,10 +85,11 @@ final class StreamedEpoch implements EpochSource {
     } else if (rows == 0 || (dropLast && rows < batchSize)) {
       return false;
     }
-    if (rows < batchSize) {
-      layout.zeroRows(target.host(), rows);
+    int valid = transformed == null ? rows : written[0];
+    if (valid < batchSize) {
+      layout.zeroRows(target.host(), valid);
     }
-    target.filled(rows, 0);
+    target.filled(valid, rows - valid);
     return true;
   }
 
@@ -118,9 +125,12 @@ final class StreamedEpoch implements EpochSource {
 
   /**
    * Copies rows {@code [first, first + wanted)} as far as the stream has them; returns how many. If
-   * the copy fails, the rows left are abandoned: no chunk waits for them any more.
+   * the copy fails, the rows left are abandoned: no chunk waits for them any more. With a
+   * transform, {@code written[0]} ends as the rows the batch holds: those whose sample was not
+   * skipped.
    */
-  private int copyRows(HostMemory slot, int batch, long first, int wanted, WorkerStatus status)
+  private int copyRows(
+      HostMemory slot, int batch, long first, int wanted, WorkerStatus status, int[] written)
       throws Exception {
     ColumnTarget target = targets.get();
     int done = 0;
@@ -136,8 +146,13 @@ final class StreamedEpoch implements EpochSource {
         try {
           int from = (int) (row - held.start);
           int count = Math.min(wanted - done, held.rows - from);
-          for (int f = 0; f < layout.schema().size(); f++) {
-            copyField(held.chunk, f, from, count, slot, done, target, batch, row);
+          if (transformed != null) {
+            written[0] =
+                transformed.write(held.chunk, from, count, row, slot, written[0], target, batch);
+          } else {
+            for (int f = 0; f < layout.schema().size(); f++) {
+              copyField(held.chunk, f, from, count, slot, done, target, batch, row);
+            }
           }
           copied = count;
         } finally {

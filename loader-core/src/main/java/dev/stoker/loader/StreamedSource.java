@@ -20,13 +20,21 @@ final class StreamedSource implements LoaderSource {
   /** Each loading thread's target, reused across epochs. */
   private final ThreadLocal<ColumnTarget> targets = ThreadLocal.withInitial(ColumnTarget::new);
 
+  /** The per-sample transform, or null; and each loading thread's writer for it. */
+  private final SampleStage stage;
+
+  private final ThreadLocal<SampleWriter> writers;
+
   StreamedSource(
       String loader,
       StreamedDataset dataset,
       LoaderOptions options,
       Placement placement,
-      BatchLayout layout) {
+      BatchLayout layout,
+      SampleStage stage) {
     this.loader = loader;
+    this.stage = stage;
+    this.writers = ThreadLocal.withInitial(() -> new SampleWriter(layout));
     this.dataset = dataset;
     this.layout = layout;
     this.options = options;
@@ -107,7 +115,11 @@ final class StreamedSource implements LoaderSource {
         rows,
         batches,
         options.dropLast(),
-        targets);
+        targets,
+        stage == null
+            ? null
+            : new TransformedRows(
+                loader, epoch, placement.rank(), stage, options.onBadSample(), counters, writers));
   }
 
   @Override
