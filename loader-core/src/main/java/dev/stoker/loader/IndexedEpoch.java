@@ -100,7 +100,12 @@ final class IndexedEpoch implements EpochSource {
         in.begin(plan.epoch(), sample);
         dataset.write(sample, in.writer());
         checkComplete(sample, in.writer(), stage.input());
-        stage.apply(in, writer);
+        long start = System.nanoTime();
+        try {
+          stage.apply(in, writer);
+        } finally {
+          counters.addTransform(System.nanoTime() - start);
+        }
       }
       checkComplete(sample, writer, layout.schema());
       return true;

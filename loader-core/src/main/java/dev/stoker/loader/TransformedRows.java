@@ -78,8 +78,13 @@ final class TransformedRows {
 
   /** True if the sample was written, false if it was skipped. */
   private boolean transform(SampleInput in, SampleWriter out, int batch, long position) {
+    long start = System.nanoTime();
     try {
-      stage.apply(in, out);
+      try {
+        stage.apply(in, out);
+      } finally {
+        counters.addTransform(System.nanoTime() - start);
+      }
       int missing = out.firstIncompleteField();
       if (missing >= 0) {
         Field field = out.schema().field(missing);

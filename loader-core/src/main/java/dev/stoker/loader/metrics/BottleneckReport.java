@@ -122,6 +122,16 @@ public final class BottleneckReport {
     }
   }
 
+  /** ", of which the transform took N ms" when the epoch has a transform, else nothing. */
+  private static String transformShare(EpochMetrics m) {
+    return m.transformNanos() == 0
+        ? ""
+        : String.format(
+            Locale.ROOT,
+            ", %.2f of them in the per-sample transform (decode, augment)",
+            m.meanTransformMillis());
+  }
+
   private static void consumerWaits(EpochMetrics m, int cores, List<Finding> findings) {
     double wait = m.waitFraction();
     if (wait >= PIPELINE_WAIT) {
@@ -138,9 +148,10 @@ public final class BottleneckReport {
               Verdict.PIPELINE_BOUND,
               String.format(
                   Locale.ROOT,
-                  "the consumer waited %.0f%% of its time for data (%.2f ms per batch to fill); %s",
+                  "the consumer waited %.0f%% of its time for data (%.2f ms per batch to fill%s); %s",
                   wait * 100,
                   m.meanFillMillis(),
+                  transformShare(m),
                   advice)));
     } else if (wait < COMPUTE_WAIT && m.batches() > 0) {
       findings.add(

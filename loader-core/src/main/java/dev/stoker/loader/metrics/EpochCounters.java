@@ -3,6 +3,7 @@ package dev.stoker.loader.metrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,6 +32,7 @@ public final class EpochCounters {
   private volatile long queueDepthSum;
   private volatile long transferNanos;
   private volatile long transferBatches;
+  private final LongAdder transformNanos = new LongAdder();
   private final AtomicLong skippedCount = new AtomicLong();
   private final List<SkippedSample> skipped = new ArrayList<>();
 
@@ -91,6 +93,13 @@ public final class EpochCounters {
     transferBatches++;
   }
 
+  /**
+   * Workers spent {@code nanos} in a per-sample transform (part of their fill time); thread-safe.
+   */
+  public void addTransform(long nanos) {
+    transformNanos.add(nanos);
+  }
+
   /** Records a skipped sample; thread-safe. */
   public void addSkipped(SkippedSample sample) {
     if (skippedCount.incrementAndGet() <= SKIPPED_KEPT) {
@@ -133,6 +142,7 @@ public final class EpochCounters {
         transferBatches,
         List.of(perWorker),
         skippedCount.get(),
-        kept);
+        kept,
+        transformNanos.sum());
   }
 }

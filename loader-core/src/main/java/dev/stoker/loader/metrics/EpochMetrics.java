@@ -15,6 +15,8 @@ import java.util.Locale;
  * @param slotWaitNanos time the next batch in line waited for a free slot (slots are taken in batch
  *     order, so at most one worker waits at a time)
  * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
+ * @param transformNanos time the workers spent in a per-sample transform (decoding, augmenting),
+ *     part of their fill time; 0 without one
  */
 public record EpochMetrics(
     int epoch,
@@ -33,7 +35,48 @@ public record EpochMetrics(
     long transferBatches,
     List<WorkerMetrics> workers,
     long skippedCount,
-    List<SkippedSample> skipped) {
+    List<SkippedSample> skipped,
+    long transformNanos) {
+
+  /** The metrics of an epoch without a per-sample transform. */
+  public EpochMetrics(
+      int epoch,
+      int batchSize,
+      int numWorkers,
+      int prefetchWindow,
+      int slotLimit,
+      long batches,
+      long samples,
+      long wallNanos,
+      long consumerWaitNanos,
+      long consumerHoldNanos,
+      long slotWaitNanos,
+      double meanReadyBatches,
+      long transferNanos,
+      long transferBatches,
+      List<WorkerMetrics> workers,
+      long skippedCount,
+      List<SkippedSample> skipped) {
+    this(
+        epoch,
+        batchSize,
+        numWorkers,
+        prefetchWindow,
+        slotLimit,
+        batches,
+        samples,
+        wallNanos,
+        consumerWaitNanos,
+        consumerHoldNanos,
+        slotWaitNanos,
+        meanReadyBatches,
+        transferNanos,
+        transferBatches,
+        workers,
+        skippedCount,
+        skipped,
+        0);
+  }
 
   public double seconds() {
     return wallNanos / 1e9;
@@ -78,6 +121,15 @@ public record EpochMetrics(
     return count == 0 ? 0 : fill / 1e6 / count;
   }
 
+  /** The per-sample transform's share of a batch's fill, in ms per batch; 0 without one. */
+  public double meanTransformMillis() {
+    long count = 0;
+    for (WorkerMetrics w : workers) {
+      count += w.batches();
+    }
+    return count == 0 ? 0 : transformNanos / 1e6 / count;
+  }
+
   public double meanTransferMillis() {
     return transferBatches == 0 ? 0 : transferNanos / 1e6 / transferBatches;
   }
@@ -92,13 +144,16 @@ public record EpochMetrics(
     return String.format(
         Locale.ROOT,
         "epoch %d: %d batches, %.0f samples/s, consumer waited %.0f%%, workers busy [%s], "
-            + "fill %.2f ms/batch, transfer %.2f ms/batch, %.1f batches ready, %d skipped",
+            + "fill %.2f ms/batch%s, transfer %.2f ms/batch, %.1f batches ready, %d skipped",
         epoch,
         batches,
         samplesPerSecond(),
         waitFraction() * 100,
         busy,
         meanFillMillis(),
+        transformNanos == 0
+            ? ""
+            : String.format(Locale.ROOT, " (transform %.2f)", meanTransformMillis()),
         meanTransferMillis(),
         meanReadyBatches,
         skippedCount);
