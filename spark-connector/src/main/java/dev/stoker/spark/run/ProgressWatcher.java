@@ -122,6 +122,7 @@ public final class ProgressWatcher implements AutoCloseable {
         totals.waitMillis(),
         totals.holdMillis(),
         epoch == null ? 0 : epoch.meanFillMillis(),
+        epoch == null ? 0 : epoch.meanTransformMillis(),
         epoch == null ? 0 : epoch.meanTransferMillis(),
         epoch == null ? 0 : epoch.slotWaitFraction(),
         p.numWorkers(),

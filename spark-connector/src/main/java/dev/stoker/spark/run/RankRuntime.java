@@ -267,6 +267,7 @@ public final class RankRuntime {
                   0,
                   0,
                   0,
+                  0,
                   options.numWorkers(),
                   data.droppedRows(),
                   null,

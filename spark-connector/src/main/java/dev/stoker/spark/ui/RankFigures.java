@@ -22,6 +22,8 @@ import java.util.Locale;
  * @param waitMillis exposed wait: time the rank function spent waiting for its next batch
  * @param stepMillis time the rank function spent with its batches (its training step)
  * @param fillMillis mean time to fill one batch on a worker, this epoch
+ * @param transformMillis the part of the fill spent in the per-sample transform (decoding,
+ *     augmenting), this epoch; 0 without one
  * @param transferMillis mean time to copy one batch to the device, this epoch
  * @param slotWaitShare share of this epoch the next batch waited for a free host slot
  * @param numWorkers loader workers
@@ -45,6 +47,7 @@ public record RankFigures(
     long waitMillis,
     long stepMillis,
     double fillMillis,
+    double transformMillis,
     double transferMillis,
     double slotWaitShare,
     int numWorkers,
@@ -82,6 +85,7 @@ public record RankFigures(
         waitMillis,
         stepMillis,
         fillMillis,
+        transformMillis,
         transferMillis,
         slotWaitShare,
         numWorkers,
@@ -108,6 +112,7 @@ public record RankFigures(
         waitMillis,
         stepMillis,
         fillMillis,
+        transformMillis,
         transferMillis,
         slotWaitShare,
         numWorkers,

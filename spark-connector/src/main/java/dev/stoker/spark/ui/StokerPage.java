@@ -241,6 +241,7 @@ public final class StokerPage {
             + "<th>Rank</th><th>Executor</th><th>Host</th><th>Device</th>"
             + "<th>Batches delivered</th><th>Samples/s</th><th>Exposed wait</th>"
             + "<th title=\"mean time per batch in each loader stage, this epoch\">Fill ms/batch</th>"
+            + "<th title=\"the part of the fill spent decoding and augmenting\">Transform ms/batch</th>"
             + "<th>Transfer ms/batch</th><th>Step ms/batch</th><th>Slot wait</th>"
             + "<th>Rows dropped</th><th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
     for (RankFigures r : figures) {
@@ -267,11 +268,12 @@ public final class StokerPage {
               String.format(
                   Locale.ROOT,
                   "</td><td>%.0f</td><td>%s (%.0f%% of step)</td>"
-                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>",
+                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>",
                   r.samplesPerSecond(),
                   seconds(r.waitMillis()),
                   r.waitShare() * 100,
                   r.fillMillis(),
+                  r.transformMillis(),
                   r.transferMillis(),
                   r.batches() == 0 ? 0.0 : (double) r.stepMillis() / r.batches(),
                   r.slotWaitShare() * 100,

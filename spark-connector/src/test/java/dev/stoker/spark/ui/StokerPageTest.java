@@ -40,6 +40,7 @@ class StokerPageTest {
         waitMs,
         stepMs,
         3.25,
+        1.5,
         0.5,
         0.0,
         4,
@@ -110,9 +111,7 @@ class StokerPageTest {
             "|40 of 80|",
             "|1235|",
             "|0.02 s (1% of step)|",
-            "|3.25|",
-            "|0.50|",
-            "|90.00|",
+            "|3.25||1.50||0.50||90.00|",
             "|7|",
             "|compute-bound|",
             "|none: the training step is the limit|");
