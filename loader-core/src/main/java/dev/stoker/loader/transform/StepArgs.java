@@ -118,7 +118,14 @@ final class StepArgs {
     }
     double[] values = new double[parts.length];
     for (int i = 0; i < parts.length; i++) {
-      values[i] = number(key, parts[i].strip(), min, max);
+      try {
+        values[i] = Double.parseDouble(parts[i].strip());
+      } catch (NumberFormatException e) {
+        values[i] = Double.NaN;
+      }
+      if (!(values[i] >= min && values[i] <= max)) {
+        throw error(key + "=" + text, "numbers from " + min + " to " + max + " separated by ':'");
+      }
     }
     return values;
   }

@@ -87,5 +87,4 @@ class DecodeGoldenTest {
     }
     return (double) sum / a.length;
   }
-
 }
