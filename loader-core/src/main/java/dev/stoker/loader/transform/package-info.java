@@ -17,15 +17,16 @@
  * <p>Decoding: OpenCV (org.bytedeco:opencv, an optional dependency) when it loads, else the JDK's
  * ImageIO. Both give PIL's pixels on the test PNGs and JPEG. OpenCV wins because it is the only
  * candidate that is both deployable from Maven Central to any Spark cluster (its natives ship in
- * the platform jar) and fast: libjpeg-turbo's SIMD decode was about 1.5 times ImageIO's and
- * TwelveMonkeys' (which decodes through the same JDK libjpeg) at full scale on 500x375 q90 photos,
- * and it decodes a JPEG at 1/2, 1/4, 1/8 scale in the DCT, 3 to 5 times faster again. Debian's
- * TurboJPEG binding is as fast but not on Maven Central. With {@code draft=true} (the default) a
- * JPEG whose first step after decode is {@code resize} or {@code randomResizedCrop} is decoded at
- * the largest reduction that keeps the needed region at least the target size, as PIL's {@code
- * draft} chooses; the crop box is chosen on the full-size image first, so the random draws are the
- * same either way. The result differs from torchvision's full-size path by under 2 levels on
- * average (tested); {@code draft=false} gives torchvision's pixels.
+ * the platform jar) and fast: on 16 photos of 500x375 at q90 (DecoderTiming in the tests, on a
+ * shared 2-core machine, so noisy) the median per image was 2.7 ms for OpenCV against 4.6 ms for
+ * ImageIO and 4.3 ms for TwelveMonkeys (which decodes through the same JDK libjpeg), the fastest
+ * rounds 0.8 ms against 2.5 and 2.2; and it decodes a JPEG at 1/2, 1/4, 1/8 scale in the DCT
+ * (median 0.9 ms at 1/2). Debian's TurboJPEG binding is as fast but not on Maven Central. With
+ * {@code draft=true} (the default) a JPEG whose first step after decode is {@code resize} or {@code
+ * randomResizedCrop} is decoded at the largest reduction that keeps the needed region at least the
+ * target size, as PIL's {@code draft} chooses; the crop box is chosen on the full-size image first,
+ * so the random draws are the same either way. The result differs from torchvision's full-size path
+ * by under 2 levels on average (tested); {@code draft=false} gives torchvision's pixels.
  *
  * <p>Bad values (empty, not a JPEG or PNG, truncated, over {@code maxPixels} by their header, or
  * refused by the decoder) throw {@link dev.stoker.loader.transform.BadImageException}, naming the
