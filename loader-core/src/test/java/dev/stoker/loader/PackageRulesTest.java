@@ -55,6 +55,7 @@ class PackageRulesTest {
   private static final String UTIL = STOKER + ".util..";
   private static final String STATE = STOKER + ".state..";
   private static final String OPTION = STOKER + ".option..";
+  private static final String TRANSFORM = STOKER + ".transform..";
 
   private static final JavaClasses CLASSES =
       new ClassFileImporter()
@@ -163,6 +164,19 @@ class PackageRulesTest {
         .because(
             "the typed option and its readers sit below every table of options: the "
                 + "loader's and the Spark connector's")
+        .check(CLASSES);
+  }
+
+  @Test
+  void transformShouldUseOnlyTheLoaderApiAndUtil() {
+    noClasses()
+        .that()
+        .resideInAPackage(TRANSFORM)
+        .should()
+        .dependOnClassesThat(stokerOutside(LOADER, TRANSFORM, UTIL))
+        .because(
+            "the built-in transforms are written against the API a user's SampleTransform sees: "
+                + "never the pipeline, memory or devices")
         .check(CLASSES);
   }
 

@@ -17,6 +17,10 @@ public final class Transforms {
   /**
    * The transform {@code spec} describes.
    *
+   * <p>The built-ins: {@code decode(rgb)|randomResizedCrop(224)|hflip|normalize(imagenet)}, steps
+   * joined by {@code |}, arguments positional or {@code key=value}, lists written {@code a:b:c}.
+   * See the package documentation for the steps and their arguments.
+   *
    * @throws IllegalArgumentException if the spec is blank or malformed, names an unknown step or
    *     class, or a class that is not a {@link SampleTransform}, naming the spec and the remedy
    */
@@ -29,8 +33,7 @@ public final class Transforms {
     if (text.startsWith(CLASS_PREFIX)) {
       return instantiate(text.substring(CLASS_PREFIX.length()).strip());
     }
-    throw new IllegalArgumentException(
-        "transforms: '" + spec + "' (expected: class:NAME of a SampleTransform)");
+    return VisionSpec.parse(text);
   }
 
   private static SampleTransform instantiate(String name) {

@@ -1,0 +1,23 @@
+package dev.stoker.loader.transform;
+
+/**
+ * Decodes one encoded image into an {@link Image} with its own colours: one channel for a grey
+ * source, three (RGB) for any other, alpha dropped. One instance per worker thread; it may keep
+ * scratch memory between calls.
+ */
+interface ImageDecoder {
+  /** The decoder's name in messages and in {@code decode(decoder=...)}. */
+  String name();
+
+  /** Whether it decodes a JPEG at 1/2, 1/4 or 1/8 scale in its DCT (as libjpeg does). */
+  boolean reducesJpeg();
+
+  /**
+   * Decodes {@code length} bytes of {@code data}, whose header is {@code header}, into {@code out};
+   * at {@code 1/scale} of the full size when {@code scale > 1} (a JPEG, and only if {@link
+   * #reducesJpeg}), rounding up as libjpeg does.
+   *
+   * @throws Exception if the decoder refuses the data
+   */
+  void decode(byte[] data, int length, ImageHeader header, int scale, Image out) throws Exception;
+}

@@ -1,0 +1,7 @@
+package dev.stoker.loader.transform;
+
+/** The encodings the vision transforms decode. */
+enum ImageFormat {
+  JPEG,
+  PNG
+}

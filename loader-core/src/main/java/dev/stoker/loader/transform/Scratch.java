@@ -1,0 +1,23 @@
+package dev.stoker.loader.transform;
+
+import java.util.function.Supplier;
+
+/** The memory one worker thread reuses for every sample: its decoder, images and resampler. */
+final class Scratch {
+  final ImageDecoder decoder;
+  final Resampler resampler = new Resampler();
+  Image decoded = new Image();
+  Image spare = new Image();
+  byte[] planar = new byte[0];
+
+  Scratch(Supplier<ImageDecoder> decoders) {
+    this.decoder = decoders.get();
+  }
+
+  byte[] planar(int bytes) {
+    if (planar.length < bytes) {
+      planar = new byte[bytes];
+    }
+    return planar;
+  }
+}
