@@ -3,9 +3,11 @@ package dev.stoker.loader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.state.LoaderState;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
@@ -377,6 +379,60 @@ class SampleTransformTest {
               wrong == 0
                   ? "field 'ids' is int32[*]: a value of 6 bytes (expected: a multiple of 4)"
                   : "field 'label' is int64[]: putVariable is for variable-length fields");
+    }
+  }
+
+  @Test
+  void shouldGiveAResumedEpochTheSameAugmentedBatchesAsAnUninterruptedOne() {
+    LoaderOptions options = options(2).build();
+    Placement placement = Placement.of(1, 2);
+    List<Row> whole;
+    try (DataLoader uninterrupted =
+        DataLoader.builder(new BlobDataset())
+            .options(options)
+            .placement(placement)
+            .transform(new Digest())
+            .build()) {
+      whole = rows(uninterrupted, 3);
+    }
+    String saved;
+    try (DataLoader first =
+        DataLoader.builder(new BlobDataset())
+            .options(options)
+            .placement(placement)
+            .transform(new Digest())
+            .build()) {
+      Iterator<Batch> epoch = first.epoch(3).iterator();
+      for (int b = 0; b < 2; b++) {
+        epoch.next().close();
+      }
+      saved = first.state().toString();
+    }
+    try (DataLoader resumed =
+        DataLoader.builder(new BlobDataset())
+            .options(options)
+            .placement(placement)
+            .transform(new Digest())
+            .resumeFrom(LoaderState.parse(saved))
+            .build()) {
+      List<Row> rest = new ArrayList<>();
+      Iterator<Batch> epoch = resumed.iterator();
+      while (epoch.hasNext()) {
+        try (Batch batch = epoch.next()) {
+          if (batch.epoch() != 3) {
+            break;
+          }
+          for (int r = 0; r < batch.size(); r++) {
+            rest.add(
+                new Row(
+                    batch.getLong(3, r, 0),
+                    batch.getInt(0, r, 0),
+                    batch.getLong(1, r, 0),
+                    batch.getDouble(2, r, 0)));
+          }
+        }
+      }
+      assertThat(rest).isEqualTo(whole.subList(16, whole.size()));
     }
   }
 }

@@ -42,13 +42,23 @@ public record LoadReport(
     return ranks.get(rank);
   }
 
+  /** Samples the ranks left out as bad ({@code onBadSample=skip}), over every epoch. */
+  public long skippedSamples() {
+    long skipped = 0;
+    for (RankReport rank : ranks) {
+      skipped += rank.skippedSamples();
+    }
+    return skipped;
+  }
+
   @Override
   public String toString() {
     StringBuilder text =
         new StringBuilder(
             String.format(
                 "stoker: %d rows from %d %s (%s) %s %d ranks, %d batches of %d per rank and "
-                    + "epoch, %d rows dropped, %d padded; RAPIDS Accelerator %s",
+                    + "epoch, %d rows dropped, %d padded, %d samples skipped as bad; RAPIDS "
+                    + "Accelerator %s",
                 rows,
                 inputPartitions,
                 streamed ? "files" : "partitions",
@@ -61,6 +71,7 @@ public record LoadReport(
                 batchSize,
                 droppedRows,
                 paddedRows,
+                skippedSamples(),
                 rapids.summary()));
     for (RankReport rank : ranks) {
       text.append(System.lineSeparator()).append("  ").append(rank.line());

@@ -10,6 +10,8 @@ import java.util.Locale;
  * @param samples samples of the rank's dataset (the same on every rank)
  * @param droppedRows rows of the shard no batch holds in an epoch (dropLast)
  * @param paddedRows samples that repeat shard rows to reach the others' count (no dropLast)
+ * @param skippedSamples samples left out as bad ({@code onBadSample=skip}: an image that does not
+ *     decode, ...) over every epoch; their batches kept their shape with fewer valid rows
  * @param epochs epochs the rank's function ran, in full or in part
  * @param batches batches delivered over all epochs
  * @param samplesPerSecond samples delivered per second of the epochs' wall time
@@ -30,6 +32,7 @@ public record RankReport(
     int samples,
     long droppedRows,
     long paddedRows,
+    long skippedSamples,
     int batchesPerEpoch,
     int epochs,
     long batches,
@@ -50,13 +53,14 @@ public record RankReport(
   public String line() {
     return String.format(
         Locale.ROOT,
-        "rank %d: %d rows, %d dropped, %d padded, %d batches/epoch, "
+        "rank %d: %d rows, %d dropped, %d padded, %d skipped as bad, %d batches/epoch, "
             + "%d epochs, %.0f samples/s, waited %.0f%%, %s, device %s%s, executor %s, "
             + "shard %.1f s",
         rank,
         rows,
         droppedRows,
         paddedRows,
+        skippedSamples,
         batchesPerEpoch,
         epochs,
         samplesPerSecond,

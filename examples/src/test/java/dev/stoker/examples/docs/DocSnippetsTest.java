@@ -6,22 +6,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.stoker.examples.docs.DocBlocks.Block;
 import dev.stoker.examples.notebook.ScalaCells;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -71,7 +63,7 @@ class DocSnippetsTest {
     compiler = ToolProvider.getSystemJavaCompiler();
     assertThat(compiler).as("javac of the JDK that runs the tests").isNotNull();
     files = compiler.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
-    options = List.of("-classpath", classpath(), "-proc:none", "-Xlint:none", "-nowarn");
+    options = List.of("-classpath", ScalaCells.classpath(), "-proc:none", "-Xlint:none", "-nowarn");
   }
 
   @AfterAll
@@ -249,41 +241,6 @@ class DocSnippetsTest {
       out.append(String.format(Locale.ROOT, "%4d  %s%n", i + 1, lines[i]));
     }
     return out.toString();
-  }
-
-  /**
-   * The test's class path, with the entries of manifest-only jars (as Maven Surefire runs tests
-   * with) listed in place of the jar, since javac reads no manifests.
-   */
-  static String classpath() {
-    Set<String> entries = new LinkedHashSet<>();
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (!entry.isEmpty()) {
-        entries.add(entry);
-        entries.addAll(manifestClassPath(Paths.get(entry)));
-      }
-    }
-    return String.join(File.pathSeparator, entries);
-  }
-
-  private static Set<String> manifestClassPath(Path jar) {
-    Set<String> entries = new LinkedHashSet<>();
-    if (!Files.isRegularFile(jar) || !jar.toString().endsWith(".jar")) {
-      return entries;
-    }
-    try (JarFile file = new JarFile(jar.toFile())) {
-      Manifest manifest = file.getManifest();
-      String listed = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
-      if (listed != null) {
-        URI base = jar.toAbsolutePath().toUri();
-        for (String url : listed.trim().split("\\s+")) {
-          entries.add(Paths.get(base.resolve(url)).toString());
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the manifest of " + jar, e);
-    }
-    return entries;
   }
 
   /** A compilation unit held in memory. */

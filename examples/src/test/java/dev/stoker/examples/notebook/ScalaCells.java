@@ -92,7 +92,7 @@ public final class ScalaCells implements AutoCloseable {
    * The test's classpath, with the entries of manifest-only jars (as Maven Surefire runs tests
    * with) listed in place of the jar, since the compiler reads no manifests.
    */
-  static String classpath() {
+  public static String classpath() {
     Set<String> entries = new LinkedHashSet<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       if (!entry.isEmpty()) {

@@ -21,6 +21,7 @@ public final class LoaderTotals {
   private long waitNanos;
   private long holdNanos;
   private long wallNanos;
+  private long skipped;
   private EpochMetrics last;
 
   /** The last listed epoch while it may still run (not counted yet), else null. */
@@ -52,6 +53,12 @@ public final class LoaderTotals {
     waitNanos += epoch.consumerWaitNanos();
     holdNanos += epoch.consumerHoldNanos();
     wallNanos += epoch.wallNanos();
+    skipped += epoch.skippedCount();
+  }
+
+  /** Samples left out as bad ({@code onBadSample=skip}), over every epoch. */
+  synchronized long skippedSamples() {
+    return skipped + (running == null ? 0 : running.skippedCount());
   }
 
   synchronized int epochs() {

@@ -127,6 +127,7 @@ public final class ProgressWatcher implements AutoCloseable {
         epoch == null ? 0 : epoch.slotWaitFraction(),
         p.numWorkers(),
         p.droppedRows(),
+        totals.skippedSamples(),
         verdict,
         summary,
         ended);

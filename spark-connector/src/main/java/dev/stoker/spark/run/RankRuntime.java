@@ -270,6 +270,7 @@ public final class RankRuntime {
                   0,
                   options.numWorkers(),
                   data.droppedRows(),
+                  0,
                   null,
                   null,
                   false));
@@ -343,6 +344,7 @@ public final class RankRuntime {
         data.samples(),
         data.droppedRows(),
         data.paddedRows(),
+        totals.skippedSamples(),
         data.batchesPerEpoch(),
         totals.epochs(),
         totals.batches(),

@@ -28,6 +28,7 @@ import java.util.Locale;
  * @param slotWaitShare share of this epoch the next batch waited for a free host slot
  * @param numWorkers loader workers
  * @param droppedRows rows of the rank's input no batch holds in an epoch (dropLast)
+ * @param skippedSamples samples left out as bad ({@code onBadSample=skip}), over all epochs
  * @param verdict the bottleneck verdict of this epoch ({@code pipeline-bound}, ...), or null
  * @param verdictSummary the verdict with the numbers behind it and the knob to turn, or null
  * @param finished whether the rank's function has returned
@@ -52,6 +53,7 @@ public record RankFigures(
     double slotWaitShare,
     int numWorkers,
     long droppedRows,
+    long skippedSamples,
     String verdict,
     String verdictSummary,
     boolean finished)
@@ -90,6 +92,7 @@ public record RankFigures(
         slotWaitShare,
         numWorkers,
         droppedRows,
+        skippedSamples,
         verdict,
         verdictSummary,
         finished);
@@ -117,6 +120,7 @@ public record RankFigures(
         slotWaitShare,
         numWorkers,
         droppedRows,
+        skippedSamples,
         verdict,
         verdictSummary,
         true);

@@ -243,7 +243,9 @@ public final class StokerPage {
             + "<th title=\"mean time per batch in each loader stage, this epoch\">Fill ms/batch</th>"
             + "<th title=\"the part of the fill spent decoding and augmenting\">Transform ms/batch</th>"
             + "<th>Transfer ms/batch</th><th>Step ms/batch</th><th>Slot wait</th>"
-            + "<th>Rows dropped</th><th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
+            + "<th>Rows dropped</th>"
+            + "<th title=\"samples left out as bad (onBadSample=skip)\">Skipped</th>"
+            + "<th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
     for (RankFigures r : figures) {
       long expected = r.expectedBatches();
       html.append("<tr id=\"stoker-rank-")
@@ -268,7 +270,8 @@ public final class StokerPage {
               String.format(
                   Locale.ROOT,
                   "</td><td>%.0f</td><td>%s (%.0f%% of step)</td>"
-                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>",
+                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>"
+                      + "<td>%d</td>",
                   r.samplesPerSecond(),
                   seconds(r.waitMillis()),
                   r.waitShare() * 100,
@@ -277,7 +280,8 @@ public final class StokerPage {
                   r.transferMillis(),
                   r.batches() == 0 ? 0.0 : (double) r.stepMillis() / r.batches(),
                   r.slotWaitShare() * 100,
-                  r.droppedRows()))
+                  r.droppedRows(),
+                  r.skippedSamples()))
           .append("<td title=\"")
           .append(esc(r.verdictSummary()))
           .append("\">")

@@ -45,6 +45,7 @@ class StokerPageTest {
         0.0,
         4,
         7 + rank,
+        rank,
         verdict,
         summary,
         finished);
@@ -112,7 +113,7 @@ class StokerPageTest {
             "|1235|",
             "|0.02 s (1% of step)|",
             "|3.25||1.50||0.50||90.00|",
-            "|7|",
+            "|7||0|",
             "|compute-bound|",
             "|none: the training step is the limit|");
     assertThat(row(html, 1))
