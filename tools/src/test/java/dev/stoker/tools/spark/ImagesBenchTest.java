@@ -79,6 +79,8 @@ class ImagesBenchTest {
     String python = ImagesBench.defaultPython();
     String missing = ImagesBench.missingTorch(python);
     assumeTrue(missing == null, "skipped: " + missing);
+    assumeTrue(
+        parses(ImagesBench.SPEC), "skipped: this build's transforms lack " + ImagesBench.SPEC);
     StringWriter progress = new StringWriter();
     ImagesBenchResult result =
         ImagesBench.run(
@@ -97,6 +99,15 @@ class ImagesBenchTest {
     assertThat(json.get("per_worker").get("torch").fieldNames()).toIterable().contains("0", "1");
     assertThat(progress.toString()).contains("wrote 40 JPEG photos", "warm-up", "round 1/1");
     assertThat(report.toString()).contains("best: Stoker", "1 -> 2 workers");
+  }
+
+  private static boolean parses(String spec) {
+    try {
+      dev.stoker.loader.transform.Transforms.parse(spec);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /** Debian's skimage photographs, else a few photo-like pictures drawn into the temp folder. */
