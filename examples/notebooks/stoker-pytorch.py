@@ -229,6 +229,11 @@ print(f"test accuracy: {accuracy:.3f} on {len(test)} images")
 # MAGIC - **Your data**: point `stoker.torch.read` at your Parquet (fixed-length `binary` or
 # MAGIC   `array<float>` columns; `shape.<column>=3,32,32` for images), with your `batchSize` and
 # MAGIC   `worldSize` = the number of ranks.
+# MAGIC - **Encoded images** (JPEG or PNG bytes in a `binary` column of any length): add the
+# MAGIC   `transforms` option, e.g. `st.read(spark, path, columns=["image", "label"], batchSize=64,
+# MAGIC   worldSize=2, transforms="decode(rgb)|randomResizedCrop(224)|hflip|normalize(imagenet)")`;
+# MAGIC   the loader's workers decode and augment every sample, and a rank gets `image` as float32
+# MAGIC   `[64, 3, 224, 224]` beside its labels (`docs/images.md`; `examples/python/train_images.py`).
 # MAGIC - **Tensors outlive a step only as copies**: a batch's tensors are views of a slot that
 # MAGIC   holds the next batches later; `clone()` what you keep.
 # MAGIC - **Failures**: end the barrier stage with a shuffle (e.g. `.repartition(1)` before

@@ -12,6 +12,7 @@ import dev.stoker.tools.bench.Workload;
 import dev.stoker.tools.spark.AllReduceBench;
 import dev.stoker.tools.spark.AllReduceResult;
 import dev.stoker.tools.spark.DeviceBench;
+import dev.stoker.tools.spark.ImagesBench;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.SourceBench;
 import java.io.IOException;
@@ -52,6 +53,9 @@ final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
 
+  /** Rounds of --workload images unless --repeats says otherwise. */
+  private static final int IMAGES_REPEATS = 3;
+
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> SPARK_WORKLOADS = SparkBench.WORKLOADS;
 
@@ -62,7 +66,7 @@ final class BenchCommand implements Callable<Integer> {
       required = true,
       paramLabel =
           "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-              + "resume|python|train|allreduce",
+              + "resume|python|train|images|allreduce",
       converter = Converters.WorkloadName.class,
       description =
           "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
@@ -92,7 +96,16 @@ final class BenchCommand implements Callable<Integer> {
               + "the runner (--rows images, default "
               + TrainBench.DEFAULT_ROWS
               + "; numWorkers the first of --workers if "
-              + "given, else 1) against the same step fed from tensors already in memory; allreduce: the ranks' "
+              + "given, else 1) against the same step fed from tensors already in memory; images: --rows JPEG "
+              + "photos (default "
+              + ImagesBench.DEFAULT_IMAGES
+              + ", about 500x375, cut from the photographs in --photos) through format(\"stoker\") "
+              + "with transforms="
+              + ImagesBench.SPEC
+              + " on --ranks ranks (numWorkers each of --workers, default 1, 2 and the cores) "
+              + "against torchvision's same transforms on PIL in a torch DataLoader over the same "
+              + "JPEG files (num_workers 0 to the cores; $STOKER_PYTHON, else /usr/bin/python3), "
+              + "in alternating rounds; allreduce: the ranks' "
               + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
               + "threads on the loopback, with NCCL's algbw and busbw.")
   String workload;
@@ -231,6 +244,15 @@ final class BenchCommand implements Callable<Integer> {
       description = "Runs per configuration; the median counts (default: ${DEFAULT-VALUE}).")
   int repeats;
 
+  @Option(
+      names = "--photos",
+      paramLabel = "DIR",
+      description =
+          "Photographs (PNG or JPEG) that --workload images cuts its photos from (default: "
+              + ImagesBench.DEFAULT_PHOTOS
+              + ", Debian's python3-skimage).")
+  Path photos;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   Path json;
 
@@ -277,6 +299,16 @@ final class BenchCommand implements Callable<Integer> {
           given("--workers") ? workers.get(0) : null,
           epochs,
           given("--warmup") ? warmup : PythonBench.DEFAULT_WARMUPS);
+    }
+    if (ImagesBench.WORKLOAD.equals(workload)) {
+      return spark.images(
+          rows,
+          batchSize,
+          ranks,
+          given("--repeats") ? repeats : IMAGES_REPEATS,
+          given("--workers") ? workers : ImagesBench.defaultStokerWorkers(),
+          photos != null ? photos : Path.of(ImagesBench.DEFAULT_PHOTOS),
+          ImagesBench.defaultPython());
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks, repeats);
@@ -376,8 +408,27 @@ final class BenchCommand implements Callable<Integer> {
         || DeviceBench.WORKLOAD.equals(workload)
         || ResumeBench.WORKLOAD.equals(workload)
         || PythonBench.WORKLOAD.equals(workload)
-        || TrainBench.WORKLOAD.equals(workload)) {
+        || TrainBench.WORKLOAD.equals(workload)
+        || ImagesBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
+    }
+    if (photos != null && !ImagesBench.WORKLOAD.equals(workload)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--photos with --workload "
+              + workload
+              + " (expected: only with --workload "
+              + ImagesBench.WORKLOAD
+              + ")");
+    }
+    if (ImagesBench.WORKLOAD.equals(workload) && given("--workers") && workers.contains(0)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--workers: "
+              + workers
+              + " with --workload "
+              + workload
+              + " (expected: counts >= 1; the transforms run in the loader's workers)");
     }
     if (!"spark".equals(workload) && !PythonBench.WORKLOAD.equals(workload) && given("--epochs")) {
       throw new ParameterException(
@@ -466,11 +517,13 @@ final class BenchCommand implements Callable<Integer> {
       rows =
           given("--samples")
               ? samples
-              : TrainBench.WORKLOAD.equals(workload)
-                  ? TrainBench.DEFAULT_ROWS
-                  : PythonBench.WORKLOAD.equals(workload)
-                      ? PythonBench.DEFAULT_ROWS
-                      : SparkBench.DEFAULT_ROWS;
+              : ImagesBench.WORKLOAD.equals(workload)
+                  ? ImagesBench.DEFAULT_IMAGES
+                  : TrainBench.WORKLOAD.equals(workload)
+                      ? TrainBench.DEFAULT_ROWS
+                      : PythonBench.WORKLOAD.equals(workload)
+                          ? PythonBench.DEFAULT_ROWS
+                          : SparkBench.DEFAULT_ROWS;
     }
     long least = (long) ranks * batchSize;
     if (rows < least) {

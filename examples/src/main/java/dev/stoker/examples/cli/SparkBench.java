@@ -4,6 +4,8 @@ import dev.stoker.spark.DeviceFactory;
 import dev.stoker.tools.bench.ReferenceWorkloads;
 import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.DeviceBenchResult;
+import dev.stoker.tools.spark.ImagesBench;
+import dev.stoker.tools.spark.ImagesBenchResult;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.ResumeBenchResult;
 import dev.stoker.tools.spark.SourceBench;
@@ -32,7 +34,8 @@ final class SparkBench {
           DeviceBench.WORKLOAD,
           ResumeBench.WORKLOAD,
           PythonBench.WORKLOAD,
-          TrainBench.WORKLOAD);
+          TrainBench.WORKLOAD,
+          ImagesBench.WORKLOAD);
 
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
@@ -145,6 +148,42 @@ final class SparkBench {
   int train(int rows, int batchSize, int workers, int ranks, int repeats) throws IOException {
     TrainBench.Result result = TrainBench.run(rows, batchSize, workers, ranks, repeats, err);
     out.print(result.text());
+    return json(result.json());
+  }
+
+  /**
+   * --workload images: JPEG photos through format("stoker") with the ImageNet training transforms
+   * against torchvision on PIL in a torch DataLoader over the same files, in alternating rounds.
+   */
+  int images(
+      int images,
+      int batchSize,
+      int ranks,
+      int repeats,
+      List<Integer> stokerWorkers,
+      Path photos,
+      String python)
+      throws IOException {
+    ImagesBenchResult result;
+    try {
+      result =
+          ImagesBench.run(
+              new ImagesBench.Config(
+                  images,
+                  ranks,
+                  batchSize,
+                  repeats,
+                  stokerWorkers,
+                  ImagesBench.defaultTorchWorkers(),
+                  photos,
+                  python),
+              err);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("stoker: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    result.print(out);
     return json(result.json());
   }
 

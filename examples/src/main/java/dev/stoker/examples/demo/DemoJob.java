@@ -61,8 +61,9 @@ public final class DemoJob {
     DemoModel model = DemoModel.open(options, out);
     out.printf(
         Locale.ROOT,
-        "stoker demo: Fashion-MNIST, %s, %d ranks x %d rows per batch, %d "
+        "stoker demo: Fashion-MNIST%s, %s, %d ranks x %d rows per batch, %d "
             + "epoch%s, Spark master %s%n",
+        options.images ? " as PNG" : "",
         model.description(),
         ranks,
         options.batchSize,
@@ -91,11 +92,20 @@ public final class DemoJob {
         stats.samplesPerSecond(),
         stats.seconds());
 
+    Path png =
+        options.images ? PngTable.open(spark, data, options.cache.resolve(tables), out) : null;
+    String transforms = options.images ? transforms(stats) : null;
+    if (transforms != null) {
+      out.println("images: PNG bytes read with transforms=" + transforms);
+    }
     TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
     List<DemoSummary.Epoch> epochs = new ArrayList<>();
     for (int epoch = 0; epoch < options.epochs; epoch++) {
       long started = System.nanoTime();
-      TrainingResult<? extends DemoModel.Outcome> run = trainEpoch(data, stats, model, epoch);
+      TrainingResult<? extends DemoModel.Outcome> run =
+          options.images
+              ? trainImagesEpoch(png, transforms, data.trainRows(), model, epoch)
+              : trainEpoch(data, stats, model, epoch);
       model.update(run.results());
       DemoSummary.Epoch line =
           summarize(
@@ -122,7 +132,8 @@ public final class DemoJob {
         epochs.stream().mapToDouble(DemoSummary.Epoch::samplesPerSecond).average().orElse(0));
     if (!options.noSweep) {
       for (int workers : SWEEP_WORKERS) {
-        double rate = readPass(data, workers);
+        double rate =
+            options.images ? imagesReadPass(png, transforms, workers) : readPass(data, workers);
         throughput.put("read (" + workers + "w)", rate);
         out.printf(
             Locale.ROOT,
@@ -185,6 +196,61 @@ public final class DemoJob {
     } finally {
       bar.clear();
     }
+  }
+
+  /**
+   * The augmentation of {@code --images}: decode the PNG, pad by 4, crop 28x28 at random, flip at
+   * random, normalize with the training pixels' statistics (those the raw test images get).
+   */
+  static String transforms(PixelStats.Result stats) {
+    return "decode(gray)|pad(4)|randomCrop(28)|hflip|normalize(mean="
+        + stats.mean()[0]
+        + ",std="
+        + stats.std()[0]
+        + ")";
+  }
+
+  /**
+   * One epoch of {@code --images}: the PNG table through {@code transforms} in the loader's workers
+   * (float32 [1,28,28], already normalized), the same model step as the raw pixels'.
+   */
+  private TrainingResult<? extends DemoModel.Outcome> trainImagesEpoch(
+      Path png, String transforms, long rows, DemoModel model, int epoch) {
+    int ranks = options.ranks;
+    long expected = (rows / ((long) ranks * options.batchSize)) * ranks;
+    ProgressLine bar =
+        new ProgressLine(err, String.format("epoch %d/%d", epoch + 1, options.epochs), expected);
+    try {
+      return StokerSpark.on(
+              DemoReads.reader(spark, options.batchSize, ranks, options.seed, epoch, true)
+                  .option("transforms", transforms)
+                  .load(png.toString())
+                  .select("pixels", "label"))
+          .tensor("pixels", DType.FLOAT32, 1, 28, 28)
+          .scalar("label", DType.INT64)
+          .options(loaderOptions(1, true))
+          .worldSize(ranks)
+          .onProgress(bar)
+          .run(model.epoch(epoch));
+    } finally {
+      bar.clear();
+    }
+  }
+
+  /**
+   * Samples/s of one pass of {@code format("stoker")} over the PNG table through the transforms.
+   */
+  private double imagesReadPass(Path png, String transforms, int workers) {
+    long begin = System.nanoTime();
+    Row floats =
+        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
+            .option("numWorkers", workers)
+            .option("transforms", transforms)
+            .load(png.toString())
+            .agg(functions.sum(functions.size(functions.col("pixels"))))
+            .first();
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    return floats.getLong(0) / 784.0 / seconds;
   }
 
   /**

@@ -85,6 +85,15 @@ public final class DemoOptions {
   public int trainRows;
 
   @Option(
+      names = "--images",
+      description =
+          "Train on the images encoded as PNG (a table written once from the raw one) through "
+              + "format(\"stoker\")'s transforms: decoded, padded by 4, cropped at random back "
+              + "to 28x28, flipped at random and normalized with the training set's mean and std, "
+              + "in the loader's workers; the test images stay raw pixels, normalized alike.")
+  public boolean images;
+
+  @Option(
       names = "--no-sweep",
       description =
           "Skip the passes that time format(\"stoker\") "

@@ -259,7 +259,7 @@ class BenchCommandTest {
     assertBad(
         tiny("copy", "--rows", "1000"),
         "--rows: 1000 with --workload copy (expected: only "
-            + "with --workload spark, spark-source, spark-device, resume, python, train; the in-memory "
+            + "with --workload spark, spark-source, spark-device, resume, python, train, images; the in-memory "
             + "workloads take --samples)");
     assertBad(
         new String[] {"bench", "--workload", "spark-device", "--warmup", "3"},

@@ -37,6 +37,14 @@ final class StokerRead {
             .option("dropLast", true)
             .option("verifyChecksums", System.getProperty(VERIFY_CHECKSUMS, "true"))
             .load(data);
+    return consume(df);
+  }
+
+  /**
+   * Each rank's columnar batches of {@code df}, a {@code format("stoker")} read with columns {@code
+   * image} (an array of floats) and {@code label} (int), touched as a consumer would.
+   */
+  static BatchCount consume(Dataset<Row> df) {
     BatchScanExec scan = scan(df.queryExecution().executedPlan());
     StructType schema = scan.scan().readSchema();
     int label = schema.fieldIndex("label");
