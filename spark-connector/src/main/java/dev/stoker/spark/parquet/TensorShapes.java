@@ -283,7 +283,21 @@ public final class TensorShapes {
                 "column '%s' is null in row %d of file " + "'%s' (expected: %s)",
                 column.name(), group.firstRow(), file.path(), NO_NULLS));
       }
-      return vector.getBinary(0).length;
+      int length = vector.getBinary(0).length;
+      if (length == 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "column '%s' holds 0 bytes in row %d of file '%s', its first row, so its rows "
+                    + "have no length to load as a tensor (expected: the same length > 0 in every "
+                    + "row, given by option %s%s if need be%s)",
+                column.name(),
+                group.firstRow(),
+                file.path(),
+                SourceOptions.SHAPE_PREFIX,
+                column.name(),
+                RowErrors.VARIABLE_REMEDY));
+      }
+      return length;
     } catch (IOException e) {
       throw new UncheckedIOException(
           "reading the first row of column '"
