@@ -115,8 +115,7 @@ public final class SparkOptionTable {
                   "The transform run on every sample in the workers; needed to read a binary "
                       + "column of varying length, e.g. encoded images.")
               .build(),
-          SOURCE,
-          RUN);
+          SOURCE);
 
   public static final StokerOption<Long> MAX_SHARD_BYTES =
       add(
