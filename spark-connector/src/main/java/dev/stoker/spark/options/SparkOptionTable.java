@@ -12,6 +12,7 @@ import dev.stoker.loader.option.StokerOption.Check;
 import dev.stoker.loader.option.ValueType;
 import dev.stoker.loader.state.BadStateException;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.transform.Transforms;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -100,6 +101,19 @@ public final class SparkOptionTable {
               .values("true|false")
               .defaultValue(false)
               .doc("Resume a state taken on other files anyway.")
+              .build(),
+          SOURCE);
+
+  /** A per-sample transform's spec: {@code class:NAME}, or built-ins joined by {@code |}. */
+  public static final StokerOption<String> TRANSFORMS =
+      add(
+          StokerOption.builder("transforms", ValueType.TEXT)
+              .values("a spec (class:NAME, or built-ins joined by |)")
+              .check(SparkOptionTable::transformSpec)
+              .defaultText("(none)")
+              .doc(
+                  "The transform run on every sample in the workers; needed to read a binary "
+                      + "column of varying length, e.g. encoded images.")
               .build(),
           SOURCE);
 
@@ -308,6 +322,24 @@ public final class SparkOptionTable {
           name + ": " + value.toMillis() + " ms (expected: >= 0; 0 waits forever)");
     }
     return value;
+  }
+
+  /**
+   * Null, or a spec that {@link Transforms#parse} makes a transform of (on the driver, so that a
+   * bad spec or a missing class fails the read or run before any task), stripped.
+   */
+  private static String transformSpec(String name, String value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      Transforms.parse(value);
+    } catch (IllegalArgumentException e) {
+      String message = String.valueOf(e.getMessage());
+      throw new IllegalArgumentException(
+          message.startsWith(name + ":") ? message : name + ": " + message, e);
+    }
+    return value.strip();
   }
 
   /** A state as {@code LoaderState.toString()} prints it; empty text is none. */

@@ -41,6 +41,15 @@ public final class ChunkDecoder {
   private final boolean lengthPrefixed;
   private final PageDictionary dictionary;
 
+  /** Whether the column's rows are bytes of any length, decoded into a window's byte area. */
+  private final boolean variable;
+
+  /** Where {@link #readVariable} puts values: a window's column and its next row; else null. */
+  private ShuffleWindow target;
+
+  private int targetColumn;
+  private int targetRow;
+
   /** Index of the next value (level entry) in the column chunk. */
   private long value;
 
@@ -69,6 +78,7 @@ public final class ChunkDecoder {
     this.maxDef = descriptor.getMaxDefinitionLevel();
     this.perRow = column.kind() == Kind.LIST ? column.elements() : 1;
     this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
+    this.variable = column.variable();
     this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed =
         descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
@@ -105,6 +115,21 @@ public final class ChunkDecoder {
       throw e;
     } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
       throw unexpected(e);
+    }
+  }
+
+  /**
+   * Decodes the next {@code rows} rows of a variable-length column into column {@code column} of
+   * {@code window}, from row {@code atRow}; errors as {@link #read}.
+   */
+  void readVariable(int rows, ShuffleWindow window, int column, int atRow) throws IOException {
+    target = window;
+    targetColumn = column;
+    targetRow = atRow;
+    try {
+      read(rows, null, 0);
+    } finally {
+      target = null;
     }
   }
 
@@ -288,7 +313,13 @@ public final class ChunkDecoder {
 
   /** Copies (or skips) the next {@code n} values, all present. */
   private void copyValues(int n, ByteBuffer dst, int index) throws IOException {
-    if (ids != null) {
+    if (variable) {
+      if (ids != null) {
+        copyVariableIds(n);
+      } else {
+        copyVariablePlain(n);
+      }
+    } else if (ids != null) {
       copyIds(n, dst, index);
     } else if (lengthPrefixed) {
       copyLengthPrefixed(n, dst, index);
@@ -325,6 +356,45 @@ public final class ChunkDecoder {
       }
       v += k;
       left -= k;
+    }
+  }
+
+  /** Variable-length values by dictionary id, into the target window (or skipped). */
+  private void copyVariableIds(int n) throws IOException {
+    for (int left = n; left > 0; ) {
+      int k = Math.min(ids.available(), left);
+      if (k == 0) {
+        throw new PageFormatException("the dictionary ids of a page end before its values");
+      }
+      for (int i = 0; i < k; i++) {
+        int id = check(ids.next());
+        if (target != null) {
+          byte[] entry = dictionary.entry(id);
+          target.putVariable(targetColumn, targetRow++, entry, 0, entry.length);
+        }
+      }
+      left -= k;
+    }
+  }
+
+  /** Length-prefixed (PLAIN) variable-length values, into the target window (or skipped). */
+  private void copyVariablePlain(int n) throws IOException {
+    for (int i = 0; i < n; i++) {
+      int length = values.remaining() < 4 ? -1 : values.getInt();
+      if (length < 0 || length > values.remaining()) {
+        throw new PageFormatException(
+            "value "
+                + (value + i)
+                + " of the chunk: a length of "
+                + length
+                + " where the page has "
+                + values.remaining()
+                + " bytes left");
+      }
+      if (target != null) {
+        target.putVariable(targetColumn, targetRow++, values, values.position(), length);
+      }
+      values.position(values.position() + length);
     }
   }
 

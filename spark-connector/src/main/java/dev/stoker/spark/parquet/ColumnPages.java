@@ -87,7 +87,11 @@ public final class ColumnPages implements PageReader {
     this.path = path;
     this.column = spec.name();
     // A value's bytes, a length prefix, dictionary ids and levels never take more than this.
-    this.bytesPerValue = (spec.kind() == Kind.LIST ? spec.dtype().byteSize() : spec.rowBytes()) + 8;
+    // A variable-length value may take any size: the codec's bound alone holds.
+    this.bytesPerValue =
+        spec.variable()
+            ? MAX_ARRAY
+            : (spec.kind() == Kind.LIST ? spec.dtype().byteSize() : spec.rowBytes()) + 8;
     this.verifyChecksums = verifyChecksums;
   }
 

@@ -76,6 +76,11 @@ public final class PageDictionary {
     return entries;
   }
 
+  /** Entry {@code id} of a dictionary of variable-length values; not to be written to. */
+  byte[] entry(int id) {
+    return variable[id];
+  }
+
   /** The length of entry {@code id} in bytes. */
   int length(int id) {
     return fixed != null ? size : variable[id].length;

@@ -44,8 +44,14 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
    * @param nulls null leaf values (nulls and empty lists), or -1 where the footer does not say
    * @param bytes compressed bytes
    * @param decodable whether Stoker's own decoder reads it (see {@link #decodable})
+   * @param uncompressed uncompressed bytes of its pages
    */
-  public record ColumnStats(long values, long nulls, long bytes, boolean decodable) {}
+  public record ColumnStats(
+      long values, long nulls, long bytes, boolean decodable, long uncompressed) {
+    public ColumnStats(long values, long nulls, long bytes, boolean decodable) {
+      this(values, nulls, bytes, decodable, bytes);
+    }
+  }
 
   /**
    * Whether {@link ChunkDecoder} reads a column chunk: it is not encrypted, its footer lists the
@@ -85,13 +91,19 @@ public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGro
         long nulls = stats != null && stats.isNumNullsSet() ? stats.getNumNulls() : -1;
         columns.merge(
             chunk.getPath().toArray()[0],
-            new ColumnStats(chunk.getValueCount(), nulls, chunk.getTotalSize(), decodable(chunk)),
+            new ColumnStats(
+                chunk.getValueCount(),
+                nulls,
+                chunk.getTotalSize(),
+                decodable(chunk),
+                chunk.getTotalUncompressedSize()),
             (a, b) ->
                 new ColumnStats(
                     a.values() + b.values(),
                     a.nulls() < 0 || b.nulls() < 0 ? -1 : a.nulls() + b.nulls(),
                     a.bytes() + b.bytes(),
-                    a.decodable() && b.decodable()));
+                    a.decodable() && b.decodable(),
+                    a.uncompressed() + b.uncompressed()));
       }
       groups.add(
           new RowGroup(

@@ -34,15 +34,40 @@ public final class ParquetRead {
   private final List<SourceColumn> selected;
   private final List<ColumnSpec> columns;
 
+  /** The transform's spec, or null. */
+  private final String transforms;
+
+  /** With a transform, the columns of its output the read yields; else null. */
+  private final StructType delivered;
+
   private ParquetRead(
       SourceDataset dataset, List<SourceColumn> selected, List<ColumnSpec> columns) {
+    this(dataset, selected, columns, null, null);
+  }
+
+  private ParquetRead(
+      SourceDataset dataset,
+      List<SourceColumn> selected,
+      List<ColumnSpec> columns,
+      String transforms,
+      StructType delivered) {
     this.dataset = dataset;
     this.selected = List.copyOf(selected);
     this.columns = List.copyOf(columns);
+    this.transforms = transforms;
+    this.delivered = delivered;
   }
 
-  /** The columns of {@code required}, shaped by the read's {@code shape.*} options. */
+  /**
+   * The columns of {@code required}, shaped by the read's {@code shape.*} options; with the read's
+   * {@code transforms}, every column the source can read is the transform's input (a binary column
+   * of no fixed length as variable-length bytes) and {@code required} is of its output.
+   */
   public static ParquetRead of(SourceDataset dataset, StructType required) {
+    String transforms = dataset.options().transforms();
+    if (transforms != null) {
+      return transformed(dataset, transforms, required);
+    }
     List<SourceColumn> selected = dataset.schema().select(required);
     return new ParquetRead(
         dataset,
@@ -115,6 +140,35 @@ public final class ParquetRead {
               "the declared shape"));
     }
     return new ParquetRead(dataset, selected, columns);
+  }
+
+  /** Every readable column into the transform {@code spec}, {@code required} of its output. */
+  private static ParquetRead transformed(SourceDataset dataset, String spec, StructType required) {
+    List<SourceColumn> selected = TransformedSchema.inputColumns(dataset.schema());
+    List<ColumnSpec> columns =
+        TensorShapes.resolve(
+            selected,
+            dataset.schema(),
+            dataset.files(),
+            dataset.options().shapes(),
+            dataset.hadoop().get(),
+            true);
+    StructType output = TransformedSchema.sparkSchema(spec, columns);
+    for (String name : required.fieldNames()) {
+      if (!Arrays.asList(output.fieldNames()).contains(name)) {
+        throw new IllegalArgumentException(
+            "column '"
+                + name
+                + "' is not among what "
+                + SourceOptions.TRANSFORMS
+                + "='"
+                + spec
+                + "' writes (expected one of: "
+                + String.join(", ", output.fieldNames())
+                + ")");
+      }
+    }
+    return new ParquetRead(dataset, selected, columns, spec, required);
   }
 
   /** Whether stored values of {@code stored} become {@code declared} exactly. */
@@ -197,7 +251,7 @@ public final class ParquetRead {
       int epoch,
       Integer shuffleBuffer,
       boolean verifyChecksums) {
-    long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::rowBytes).sum());
+    long rowBytes = Math.max(1, columns.stream().mapToLong(ColumnSpec::windowRowBytes).sum());
     int windowRows = windowRows(shuffleBuffer, rowBytes);
     int readerRows = (int) Math.max(1, Math.min(dataset.readerRows(), WINDOW_BYTES / rowBytes));
     return new ReadConfig(
@@ -208,12 +262,20 @@ public final class ParquetRead {
         windowRows,
         readerRows,
         dataset.hadoop(),
-        verifyChecksums);
+        verifyChecksums,
+        transforms,
+        delivered);
+  }
+
+  /** The same columns read into {@code spec}'s transform (a run's), or as they are if null. */
+  public ParquetRead withTransforms(String spec) {
+    return spec == null ? this : new ParquetRead(dataset, selected, columns, spec, delivered);
   }
 
   /** Every row group of every file, file by file, with the bytes of the selected columns. */
   private List<RankPlanner.Group> groups() {
     List<RankPlanner.Group> groups = new ArrayList<>();
+    long inputRow = 0;
     for (ParquetFile file : dataset.files()) {
       for (RowGroup group : file.rowGroups()) {
         long bytes = 0;
@@ -223,7 +285,8 @@ public final class ParquetRead {
           bytes += stats == null ? 0 : stats.bytes();
           decodable &= stats != null && stats.decodable();
         }
-        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable));
+        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable, inputRow));
+        inputRow += group.rows();
       }
     }
     return groups;

@@ -28,6 +28,7 @@ public final class ParquetRunReader implements RunReader {
   private final List<ColumnDescriptor> descriptors = new ArrayList<>();
   private final FilePages pages;
   private final ChunkDecoder[] decoders;
+  private final boolean[] variable;
   private long skip;
   private long groupLeft;
   private long groupFirstRow;
@@ -76,6 +77,10 @@ public final class ParquetRunReader implements RunReader {
       throw e;
     }
     this.decoders = new ChunkDecoder[config.columns().size()];
+    this.variable = new boolean[decoders.length];
+    for (int c = 0; c < decoders.length; c++) {
+      variable[c] = config.columns().get(c).variable();
+    }
     this.skip = run.skipRows();
     this.nextGroupFirstRow = run.firstRow();
   }
@@ -107,7 +112,11 @@ public final class ParquetRunReader implements RunReader {
     }
     int n = (int) Math.min(rows, groupLeft);
     for (int c = 0; c < decoders.length; c++) {
-      decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+      if (variable[c]) {
+        decoders[c].readVariable(n, window, c, atRow);
+      } else {
+        decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+      }
     }
     groupLeft -= n;
     return n;

@@ -3,6 +3,7 @@ package dev.stoker.spark.parquet;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
+import dev.stoker.loader.SampleTransform;
 import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.device.Device;
 import dev.stoker.loader.memory.DirectAllocator;
@@ -15,8 +16,8 @@ import java.util.Objects;
  * One rank's loader over its planned Parquet runs, built in one place for every way a rank is read
  * (a {@code format("stoker")} partition, a runner's rank, a Python rank, the JVM yardstick): the
  * shuffle windows sized for the runs (and for the runs of a resumed epoch's rest) and owned here,
- * the dataset over them, and the loader with the rank's placement, device, slot allocator and
- * resume state.
+ * the dataset over them, and the loader with the rank's placement, device, slot allocator, resume
+ * state and the read's transform (made here, on the executor, from its spec).
  *
  * <p>{@link #close()} closes the loader, then frees the windows, but only once the loader has
  * closed cleanly: a worker that did not stop may still be reading them.
@@ -159,6 +160,10 @@ public final class RankLoader implements AutoCloseable {
             DataLoader.builder(source)
                 .options(options.name() != null ? options : options.toBuilder().name(name).build())
                 .placement(Placement.of(runs.rank(), worldSize));
+        SampleTransform transform = config.transform();
+        if (transform != null) {
+          builder.transform(transform);
+        }
         if (device != null) {
           builder.device(device);
         }

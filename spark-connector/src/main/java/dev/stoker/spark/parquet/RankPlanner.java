@@ -20,10 +20,17 @@ import java.util.List;
  */
 public final class RankPlanner {
   /**
-   * A row group of a file, with the compressed bytes of the columns read and whether Stoker's
-   * decoder reads them all.
+   * A row group of a file, with the compressed bytes of the columns read, whether Stoker's decoder
+   * reads them all, and the ordinal of its first row in the input (every file's rows in listing
+   * order; -1 if not known).
    */
-  public record Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {}
+  public record Group(
+      String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow) {
+    /** A group whose first row's ordinal in the input is not known. */
+    public Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {
+      this(path, rowGroup, bytes, decodable, -1);
+    }
+  }
 
   private RankPlanner() {}
 
@@ -241,7 +248,8 @@ public final class RankPlanner {
           skipRows,
           rows,
           bytes,
-          first.decodable());
+          first.decodable(),
+          first.inputRow() < 0 ? -1 : first.inputRow() + skipRows);
     }
   }
 }

@@ -153,7 +153,9 @@ public final class RankStream implements ChunkStream {
       for (int w = 0; w < windows.length; w++) {
         if (!busy[w]) {
           if (windows[w] == null) {
-            windows[w] = new ShuffleWindow(allocator, config.columns(), windowRows);
+            windows[w] =
+                new ShuffleWindow(
+                    allocator, config.columns(), windowRows, config.transforms() != null);
           }
           busy[w] = true;
           return w;
@@ -180,6 +182,10 @@ public final class RankStream implements ChunkStream {
         n = reader.read(window, filled, (int) Math.min(rows - filled, runLeft));
       } catch (IOException e) {
         throw confirmed(window, e);
+      }
+      if (window.keyed()) {
+        ReadRun run = runs.get(nextRun - 1);
+        window.setKeys(filled, n, run.inputRow() < 0 ? -1 : run.inputRow() + run.rows() - runLeft);
       }
       filled += n;
       runLeft -= n;
@@ -278,6 +284,19 @@ public final class RankStream implements ChunkStream {
     @Override
     public void copyTo(int field, int fromRow, ColumnTarget target) {
       window.copyTo(field, order, fromRow, target);
+    }
+
+    @Override
+    public ByteBuffer variableValue(int field, int row) {
+      Objects.checkIndex(row, rows);
+      return window.variableValue(field, order == null ? row : order[row]);
+    }
+
+    /** The row's ordinal in the read's input (file by file, row group by row group), or -1. */
+    @Override
+    public long rowKey(int row) {
+      Objects.checkIndex(row, rows);
+      return window.key(order == null ? row : order[row]);
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.stoker.spark.parquet;
 
 import dev.stoker.loader.LoaderConfig;
+import dev.stoker.loader.SampleTransform;
 import dev.stoker.loader.Schema;
+import dev.stoker.loader.transform.Transforms;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +18,10 @@ import org.apache.spark.sql.types.StructType;
  * @param windowRows rows of the shuffle buffer (or, without shuffle, of the staging buffer)
  * @param readerRows rows per batch of Spark's Parquet reader
  * @param verifyChecksums whether page checksums are verified where the files have them
+ * @param transforms the {@code transforms} spec every rank's loader runs on its samples, or null;
+ *     sent as text and made on each executor
+ * @param delivered with a transform, the columns a {@code format("stoker")} read yields (of the
+ *     transform's output, in Spark's order); else null
  */
 public record ReadConfig(
     LoaderConfig loader,
@@ -25,8 +31,43 @@ public record ReadConfig(
     int windowRows,
     int readerRows,
     HadoopConf hadoop,
-    boolean verifyChecksums)
+    boolean verifyChecksums,
+    String transforms,
+    StructType delivered)
     implements Serializable {
+
+  /** A read without a transform. */
+  public ReadConfig(
+      LoaderConfig loader,
+      int epoch,
+      StructType schema,
+      List<ColumnSpec> columns,
+      int windowRows,
+      int readerRows,
+      HadoopConf hadoop,
+      boolean verifyChecksums) {
+    this(
+        loader,
+        epoch,
+        schema,
+        columns,
+        windowRows,
+        readerRows,
+        hadoop,
+        verifyChecksums,
+        null,
+        null);
+  }
+
+  /** The transform the spec describes, made anew; null without one. */
+  public SampleTransform transform() {
+    return transforms == null ? null : Transforms.parse(transforms);
+  }
+
+  /** The schema of the batches: the transform's output, else {@link #loaderSchema()}. */
+  public Schema batchSchema() {
+    return transforms == null ? loaderSchema() : transform().outputSchema(loaderSchema());
+  }
 
   /** The loader's schema: one field per column. */
   public Schema loaderSchema() {

@@ -12,6 +12,8 @@ import java.io.Serializable;
  * @param groupRows the rows of those row groups, all of them
  * @param bytes the compressed bytes of the columns read, in those row groups
  * @param decodable whether {@link ChunkDecoder} reads every column read (else Spark's reader)
+ * @param inputRow the ordinal in the read's input (every file's rows in listing order) of the run's
+ *     first row read, or -1 where not known
  */
 public record ReadRun(
     String path,
@@ -24,8 +26,37 @@ public record ReadRun(
     long skipRows,
     long rows,
     long bytes,
-    boolean decodable)
+    boolean decodable,
+    long inputRow)
     implements Serializable {
+
+  /** A run whose rows' ordinals in the input are not known. */
+  public ReadRun(
+      String path,
+      long start,
+      long length,
+      int firstRowGroup,
+      int rowGroups,
+      long firstRow,
+      long groupRows,
+      long skipRows,
+      long rows,
+      long bytes,
+      boolean decodable) {
+    this(
+        path,
+        start,
+        length,
+        firstRowGroup,
+        rowGroups,
+        firstRow,
+        groupRows,
+        skipRows,
+        rows,
+        bytes,
+        decodable,
+        -1);
+  }
 
   /** E.g. {@code row groups 2..3 of file 'hdfs://nn/data/part-0.parquet'}. */
   String describe() {

@@ -4,6 +4,11 @@ import dev.stoker.spark.parquet.SourceColumn.Kind;
 
 /** The errors for a bad row of a column, the same whichever reader finds it. */
 public final class RowErrors {
+  /** How to read a binary column whose rows differ in length. */
+  static final String VARIABLE_REMEDY =
+      "; for bytes of varying length (e.g. encoded images), set option transforms to a transform "
+          + "that reads them as variable-length values";
+
   private RowErrors() {}
 
   /** A row the file holds as written but that the column cannot take: a data error. */
@@ -33,7 +38,7 @@ public final class RowErrors {
         String.format(
             "column '%s' has %s %s in row %d of file "
                 + "'%s' (expected: %d = %s, as %s say%s; write every row with %d, or filter out the "
-                + "others before loading)",
+                + "others before loading%s)",
             column.name(),
             actual,
             column.kind() == Kind.LIST ? "values" : "bytes",
@@ -43,6 +48,7 @@ public final class RowErrors {
             column.shapeText(),
             source,
             source.startsWith("the footers") ? "" : "s",
-            length));
+            length,
+            column.kind() == Kind.BINARY ? VARIABLE_REMEDY : ""));
   }
 }

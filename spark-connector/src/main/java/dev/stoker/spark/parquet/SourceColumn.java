@@ -29,6 +29,11 @@ public record SourceColumn(
     LIST,
     /** Bytes, the same length in every row: uint8 values. */
     BINARY,
+    /**
+     * Bytes of any length per row (a {@code binary} column read under a transform): a
+     * variable-length uint8 field of a {@link ColumnSpec}, never a file's column kind.
+     */
+    VARIABLE,
     /** Not readable by this source. */
     UNSUPPORTED
   }

@@ -44,6 +44,7 @@ public final class SourceOptions {
   public static final String VERIFY_CHECKSUMS = SparkOptionTable.VERIFY_CHECKSUMS.name();
   public static final String RESUME_FROM = SparkOptionTable.RESUME_FROM.name();
   public static final String ACCEPT_CHANGED_INPUT = SparkOptionTable.ACCEPT_CHANGED_INPUT.name();
+  public static final String TRANSFORMS = SparkOptionTable.TRANSFORMS.name();
 
   /** Spark's own key for {@code load(path)}. */
   public static final String PATH = "path";
@@ -54,7 +55,14 @@ public final class SourceOptions {
   /** The names a read takes beside the loader's, in the order its errors list them. */
   private static final List<String> OWN =
       List.of(
-          EPOCH, SHUFFLE_BUFFER, VERIFY_CHECKSUMS, PATH, PATHS, RESUME_FROM, ACCEPT_CHANGED_INPUT);
+          EPOCH,
+          SHUFFLE_BUFFER,
+          VERIFY_CHECKSUMS,
+          PATH,
+          PATHS,
+          RESUME_FROM,
+          ACCEPT_CHANGED_INPUT,
+          TRANSFORMS);
 
   /** The layers of the options a read takes. */
   public static final Set<OptionLayer> LAYERS =
@@ -72,6 +80,7 @@ public final class SourceOptions {
   private final Set<String> given;
   private final LoaderState resumeFrom;
   private final boolean acceptChangedInput;
+  private final String transforms;
 
   private SourceOptions(
       LoaderOptions loader,
@@ -84,8 +93,10 @@ public final class SourceOptions {
       List<String> paths,
       Set<String> given,
       LoaderState resumeFrom,
-      boolean acceptChangedInput) {
+      boolean acceptChangedInput,
+      String transforms) {
     this.loader = loader;
+    this.transforms = transforms;
     this.worldSize = worldSize;
     this.epoch = epoch;
     this.shuffleBuffer = shuffleBuffer;
@@ -111,7 +122,8 @@ public final class SourceOptions {
         List.copyOf(paths),
         Set.of(),
         SparkOptionTable.RESUME_FROM.defaultValue(),
-        SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue());
+        SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue(),
+        SparkOptionTable.TRANSFORMS.defaultValue());
   }
 
   /** As {@link #parse(Map, Map)}, without session settings. */
@@ -174,7 +186,8 @@ public final class SourceOptions {
         paths(read),
         givenNames(given.keySet()),
         state,
-        read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT));
+        read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT),
+        read.get(SparkOptionTable.TRANSFORMS));
   }
 
   /** A rank (each partition is its rank) and skipped rows (they would unbalance the ranks). */
@@ -291,6 +304,11 @@ public final class SourceOptions {
   /** The state the read resumes from, or null: a fresh epoch. */
   public LoaderState resumeFrom() {
     return resumeFrom;
+  }
+
+  /** The spec of the transform every sample goes through, or null (checked when parsed). */
+  public String transforms() {
+    return transforms;
   }
 
   /** Whether a state taken on other files is resumed anyway. */

@@ -93,6 +93,11 @@ public final class SourceSchema {
             + "every file; rewrite the odd file, or move it out of the input)");
   }
 
+  /** Column {@code name} of the files, or null. */
+  SourceColumn column(String name) {
+    return columns.get(name);
+  }
+
   /** Every column, as the DataFrame shows it. */
   public StructType sparkSchema() {
     return sparkSchema;

@@ -53,14 +53,20 @@ public final class SparkRunReader implements RunReader {
       }
       int n = Math.min(rows, batchRows - batchRow);
       for (int c = 0; c < config.columns().size(); c++) {
-        VectorCopy.copy(
-            batch.column(c),
-            config.columns().get(c),
-            batchRow,
-            n,
-            window.address(c, atRow, n),
-            run.path(),
-            fileRow);
+        ColumnSpec column = config.columns().get(c);
+        if (column.variable()) {
+          VectorCopy.copyVariable(
+              batch.column(c), column, batchRow, n, window, c, atRow, run.path(), fileRow);
+        } else {
+          VectorCopy.copy(
+              batch.column(c),
+              column,
+              batchRow,
+              n,
+              window.address(c, atRow, n),
+              run.path(),
+              fileRow);
+        }
       }
       batchRow += n;
       fileRow += n;

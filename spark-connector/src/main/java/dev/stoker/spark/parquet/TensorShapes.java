@@ -34,6 +34,20 @@ public final class TensorShapes {
       List<ParquetFile> files,
       Map<String, int[]> shapes,
       Configuration configured) {
+    return resolve(selected, schema, files, shapes, configured, false);
+  }
+
+  /**
+   * The columns' specs; with {@code variableBinary} (a read with a transform), a binary column that
+   * is neither a {@code fixed_len_byte_array} nor given a shape is a variable-length column.
+   */
+  public static List<ColumnSpec> resolve(
+      List<SourceColumn> selected,
+      SourceSchema schema,
+      List<ParquetFile> files,
+      Map<String, int[]> shapes,
+      Configuration configured,
+      boolean variableBinary) {
     for (String name : shapes.keySet()) {
       if (!hasIgnoringCase(schema, name)) {
         throw new IllegalArgumentException(
@@ -59,12 +73,15 @@ public final class TensorShapes {
                     ? tensor(column, shape, column.fixedLength(), "its fixed_len_byte_array length")
                     : shape != null
                         ? tensor(column, shape, -1, null)
-                        : tensor(
-                            column,
-                            null,
-                            firstLength(column, files, configured),
-                            "the first row of file '" + firstFile(files).path() + "'");
-            case UNSUPPORTED -> throw new IllegalStateException("unsupported column selected");
+                        : variableBinary
+                            ? ColumnSpec.variable(column.name(), meanBytes(column, files))
+                            : tensor(
+                                column,
+                                null,
+                                firstLength(column, files, configured),
+                                "the first row of file '" + firstFile(files).path() + "'");
+            case VARIABLE, UNSUPPORTED ->
+                throw new IllegalStateException(column.kind() + " column selected");
           });
     }
     return specs;
@@ -210,6 +227,22 @@ public final class TensorShapes {
     return length;
   }
 
+  /** A column's mean uncompressed bytes per row over every row group, as the footers say. */
+  private static long meanBytes(SourceColumn column, List<ParquetFile> files) {
+    long bytes = 0;
+    long rows = 0;
+    for (ParquetFile file : files) {
+      for (RowGroup group : file.rowGroups()) {
+        ColumnStats stats = group.columns().get(column.name());
+        if (stats != null) {
+          bytes += stats.uncompressed();
+          rows += group.rows();
+        }
+      }
+    }
+    return rows == 0 ? 0 : (bytes + rows - 1) / rows;
+  }
+
   private static ParquetFile firstFile(List<ParquetFile> files) {
     for (ParquetFile file : files) {
       if (file.rows() > 0) {
@@ -250,7 +283,21 @@ public final class TensorShapes {
                 "column '%s' is null in row %d of file " + "'%s' (expected: %s)",
                 column.name(), group.firstRow(), file.path(), NO_NULLS));
       }
-      return vector.getBinary(0).length;
+      int length = vector.getBinary(0).length;
+      if (length == 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "column '%s' holds 0 bytes in row %d of file '%s', its first row, so its rows "
+                    + "have no length to load as a tensor (expected: the same length > 0 in every "
+                    + "row, given by option %s%s if need be%s)",
+                column.name(),
+                group.firstRow(),
+                file.path(),
+                SourceOptions.SHAPE_PREFIX,
+                column.name(),
+                RowErrors.VARIABLE_REMEDY));
+      }
+      return length;
     } catch (IOException e) {
       throw new UncheckedIOException(
           "reading the first row of column '"

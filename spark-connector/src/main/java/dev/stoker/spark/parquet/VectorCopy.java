@@ -71,6 +71,40 @@ public final class VectorCopy {
   }
 
   /**
+   * Copies rows {@code [from, from + rows)} of a binary {@code vector} into variable-length column
+   * {@code c} of {@code window} from row {@code atRow}: each row's bytes, whatever their length.
+   *
+   * @param fileRow the index in file {@code path} of row {@code from}
+   */
+  static void copyVariable(
+      ColumnVector vector,
+      ColumnSpec column,
+      int from,
+      int rows,
+      ShuffleWindow window,
+      int c,
+      int atRow,
+      String path,
+      long fileRow) {
+    OffHeapColumnVector values = offHeap(vector, column);
+    if (values.hasNull()) {
+      checkNoNull(values, column, from, rows, path, fileRow, 1, "is null");
+    }
+    if (values.hasDictionary()) {
+      for (int i = 0; i < rows; i++) {
+        byte[] bytes = values.getBinary(from + i);
+        window.putVariable(c, atRow + i, bytes, 0, bytes.length);
+      }
+      return;
+    }
+    long data = offHeap(values.arrayData(), column).valuesNativeAddress();
+    for (int i = 0; i < rows; i++) {
+      window.putVariable(
+          c, atRow + i, data + values.getArrayOffset(from + i), values.getArrayLength(from + i));
+    }
+  }
+
+  /**
    * Copies values {@code [from, from + count)}: in one block, or one by one through the dictionary
    * when the reader kept a dictionary-encoded chunk's ids.
    */

@@ -74,7 +74,7 @@ final class RankPump implements AutoCloseable {
     this.config = config;
     LoaderOptions given = config.loader().options();
     String name = RankLoader.rankName(given, "stoker-python", rank);
-    this.layout = new BatchLayout(config.loaderSchema(), given.batchSize());
+    this.layout = new BatchLayout(config.batchSchema(), given.batchSize());
     int keptAhead = keptAhead(layout.slotBytes());
     SlotBudget budget =
         SlotBudget.of(

@@ -64,7 +64,16 @@ final class BinaryCopier extends ColumnCopier {
 
   private void checkLength(int size, int partition, long index) {
     if (size != length) {
-      throw bad(partition, index, size + " bytes (expected: " + length + " = " + shape + ")");
+      throw bad(
+          partition,
+          index,
+          size
+              + " bytes (expected: "
+              + length
+              + " = "
+              + shape
+              + "; for bytes of varying length, such as encoded images, write the column to "
+              + "Parquet and read it with format(\"stoker\") and option transforms)");
     }
   }
 }

@@ -45,6 +45,7 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   public static PlannedInput of(Dataset<Row> input, List<Field> fields) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     if (scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker) {
+      refuseTransforms(stoker.read().dataset().options());
       return declared(stoker.read().dataset(), fields, stoker.read().dataset().options());
     }
     if (scan instanceof FileSourceScanExec files) {
@@ -60,9 +61,31 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
    */
   public static SourceOptions stokerRead(Dataset<Row> input) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
-    return scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
-        ? stoker.read().dataset().options()
-        : null;
+    SourceOptions options =
+        scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
+            ? stoker.read().dataset().options()
+            : null;
+    if (options != null) {
+      refuseTransforms(options);
+    }
+    return options;
+  }
+
+  /**
+   * A run does not run a read's transform (its ranks load the declared columns as stored).
+   *
+   * @throws IllegalArgumentException naming the option and the ways that do
+   */
+  private static void refuseTransforms(SourceOptions options) {
+    if (options.transforms() != null) {
+      throw new IllegalArgumentException(
+          SourceOptions.TRANSFORMS
+              + "='"
+              + options.transforms()
+              + "': a run over a format(\"stoker\") read does not run its transform yet "
+              + "(expected: no transforms on a read handed to StokerSpark.on(...); iterate the "
+              + "read itself, or its ranks from Python with stoker.torch, which run it)");
+    }
   }
 
   /** Whether this is a {@code format("stoker")} read (else a plain Parquet scan). */

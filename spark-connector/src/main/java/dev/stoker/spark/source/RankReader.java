@@ -47,7 +47,8 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
     if (closed) {
       return false;
     }
-    if (config.columns().isEmpty()) {
+    if (config.columns().isEmpty()
+        || config.delivered() != null && config.delivered().fields().length == 0) {
       return nextCountOnly();
     }
     if (batches == null) {
@@ -69,7 +70,10 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
             .namedAfter("stoker-source")
             .dataset(windows -> new RankDataset(config, partition.runs(), windows, counters))
             .build();
-    slots = new SlotBatch(config.columns(), config.schema());
+    slots =
+        config.delivered() != null
+            ? SlotBatch.of(loader.loader().layout().schema(), config.delivered())
+            : new SlotBatch(config.columns(), config.schema());
     batches = loader.loader().epoch(config.epoch()).iterator();
   }
 

@@ -79,7 +79,7 @@ public final class StokerScan implements Scan {
 
   @Override
   public StructType readSchema() {
-    return config.schema();
+    return config.delivered() != null ? config.delivered() : config.schema();
   }
 
   @Override

@@ -43,7 +43,7 @@ final class StokerScanBuilder
 
   StokerScanBuilder(SourceDataset dataset) {
     this.dataset = dataset;
-    this.required = dataset.schema().sparkSchema();
+    this.required = StokerTable.schemaOf(dataset);
   }
 
   @Override

@@ -29,7 +29,7 @@ public final class StokerSource implements TableProvider, DataSourceRegister {
 
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    return dataset(options.asCaseSensitiveMap()).schema().sparkSchema();
+    return StokerTable.schemaOf(dataset(options.asCaseSensitiveMap()));
   }
 
   @Override

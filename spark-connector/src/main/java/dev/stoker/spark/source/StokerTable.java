@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.spark.parquet.SourceDataset;
+import dev.stoker.spark.parquet.TransformedSchema;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
@@ -23,7 +24,14 @@ final class StokerTable implements SupportsRead {
   @Override
   @SuppressWarnings("deprecation") // columns() is newer than Spark 3.5; schema() works on both
   public StructType schema() {
-    return dataset.schema().sparkSchema();
+    return schemaOf(dataset);
+  }
+
+  /** The columns a read shows: the files', or with {@code transforms} its transform's output. */
+  static StructType schemaOf(SourceDataset dataset) {
+    return dataset.options().transforms() == null
+        ? dataset.schema().sparkSchema()
+        : TransformedSchema.of(dataset);
   }
 
   @Override

@@ -204,7 +204,9 @@ class ChunkDecoderTest {
         .hasMessage(
             "column 'pixels' has 3 "
                 + "bytes in row 41 of file 'f' (expected: 2 = [2], as shape.pixels says; write every row "
-                + "with 2, or filter out the others before loading)");
+                + "with 2, or filter out the others before loading; for bytes of varying length "
+                + "(e.g. encoded images), set option transforms to a transform that reads them as "
+                + "variable-length values)");
   }
 
   /** A run header of the hybrid encoding: {@code count} and the kind bit, as a varint. */

@@ -3,7 +3,9 @@ package dev.stoker.spark.python;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.BatchLayout;
 import dev.stoker.spark.parquet.OpenCounts;
+import dev.stoker.spark.source.BytesDigest;
 import dev.stoker.spark.source.StokerScan;
 import dev.stoker.spark.testing.SparkClusters;
 import java.io.IOException;
@@ -24,9 +26,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -65,6 +69,14 @@ class RankPumpTest {
         .selectExpr("array(cast(id as float), 1.5f) AS x", "id")
         .write()
         .parquet(data.resolve("t").toString());
+    spark
+        .range(0, ROWS, 1, 2)
+        .selectExpr(
+            "id",
+            "cast(id % 10 as int) as label",
+            "cast(repeat('ab', cast(id % 37 as int)) as binary) as data")
+        .write()
+        .parquet(data.resolve("v").toString());
   }
 
   @AfterAll
@@ -218,6 +230,51 @@ class RankPumpTest {
         .as("the same rows, in the next epoch's order")
         .containsExactlyInAnyOrderElementsOf(epochs.get(0))
         .isNotEqualTo(epochs.get(0));
+  }
+
+  @Test
+  void shouldHandTheTransformsOutputOfVariableLengthBytesThroughTheFile() throws Exception {
+    Dataset<Row> read =
+        spark
+            .read()
+            .format("stoker")
+            .option("transforms", "class:" + BytesDigest.class.getName())
+            .option("batchSize", BATCH)
+            .option("numWorkers", 2)
+            .option("worldSize", 2)
+            .option("shuffle", true)
+            .option("dropLast", true)
+            .load(data.resolve("v").toString());
+    SparkPlan plan = read.queryExecution().executedPlan();
+    while (!(plan instanceof BatchScanExec)) {
+      plan = plan.children().apply(0);
+    }
+    StokerScan scan = (StokerScan) ((BatchScanExec) plan).scan();
+    BatchLayout layout = new BatchLayout(scan.config().batchSchema(), BATCH);
+    Set<Long> ids = new HashSet<>();
+    try (RankPump pump = RankPump.start(scan.plan(), scan.config(), 0, shm)) {
+      assertThat(pump.handle()).contains("{\"name\":\"crc\",\"dtype\":\"int64\",\"shape\":[]");
+      MappedByteBuffer page = map(pump.path());
+      long k = 0;
+      while (awaitPosted(page, k, 1)) {
+        int entry = 4096 + 16 * (int) (k % SlotChannel.RING);
+        int slot = (int) (long) LONGS.get(page, entry);
+        int rows = (int) INTS.get(page, entry + 8);
+        for (int r = 0; r < rows; r++) {
+          long id = page.getLong(slot + layout.columnOffset(0) + r * 8);
+          byte[] bytes = "ab".repeat((int) (id % 37)).getBytes(StandardCharsets.US_ASCII);
+          CRC32 crc = new CRC32();
+          crc.update(bytes);
+          assertThat(ids.add(id)).as("row %d twice", id).isTrue();
+          assertThat(page.getInt(slot + layout.columnOffset(2) + r * 4)).isEqualTo(bytes.length);
+          assertThat(page.getLong(slot + layout.columnOffset(4) + r * 8))
+              .as("crc of row %d", id)
+              .isEqualTo(crc.getValue());
+        }
+        LONGS.setRelease(page, 32, ++k);
+      }
+    }
+    assertThat(ids).hasSize(6 * BATCH);
   }
 
   @Test

@@ -91,7 +91,9 @@ class RowCopierTest {
         "column 'x' row 17 of partition 3: 3 values (expected: 4 = [2,2])");
     assertRefused(
         row(unsafe, new GenericArrayData(new Object[] {1f, 2f, 3f, 4f}), new byte[4], 1, 1, 1),
-        "column 'px' row 17 of partition 3: 4 bytes (expected: 3 = [3])");
+        "column 'px' row 17 of partition 3: 4 bytes (expected: 3 = [3]; for bytes of varying "
+            + "length, such as encoded images, write the column to Parquet and read it with "
+            + "format(\"stoker\") and option transforms)");
   }
 
   @ParameterizedTest(name = "unsafe={0}")
