@@ -5,9 +5,11 @@ import dev.stoker.loader.Field;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.Placement;
+import dev.stoker.loader.Schema;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.transform.Transforms;
 import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
@@ -265,6 +267,21 @@ public final class ParquetRead {
         verifyChecksums,
         transforms,
         delivered);
+  }
+
+  /** The {@code transforms} spec the ranks run on every row, or null. */
+  public String transforms() {
+    return transforms;
+  }
+
+  /** The fields of the batches: the columns' own, or what the transform writes from them. */
+  public Schema batchSchema() {
+    List<Field> fields = new ArrayList<>();
+    for (ColumnSpec column : columns) {
+      fields.add(column.field());
+    }
+    Schema input = Schema.of(fields);
+    return transforms == null ? input : Transforms.parse(transforms).outputSchema(input);
   }
 
   /** The same columns read into {@code spec}'s transform (a run's), or as they are if null. */

@@ -162,6 +162,27 @@ public final class BarrierRun {
    * The ranks stream their planned row ranges of the input's Parquet files into their loaders: the
    * plan comes from the footers (no Spark job), and a barrier stage of one task per rank reads it.
    */
+  /**
+   * What a run over a read with a transform cannot do: normalize columns (the transform writes the
+   * batch) or keep a disk cache (its output differs every epoch; every epoch streams instead).
+   */
+  private void refuseWithTransforms(String transforms) {
+    if (spec.normalizations.length > 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              "transforms='%s': the run also normalizes column '%s' (expected: no normalize(...) "
+                  + "on the run; let the transform normalize, e.g. its normalize step)",
+              transforms, spec.normalizations[0].column()));
+    }
+    if (spec.run.cache() == CacheMode.DISK) {
+      throw new IllegalArgumentException(
+          String.format(
+              "transforms='%s' with cache=disk: a transform's output differs every epoch, so "
+                  + "every epoch streams from the files (expected: cache=auto or none)",
+              transforms));
+    }
+  }
+
   private <R> TrainingResult<R> streamed() {
     ParquetRead read = planned.read();
     SourceOptions given = planned.readOptions();
@@ -183,8 +204,13 @@ public final class BarrierRun {
             epoch,
             given == null ? null : given.shuffleBuffer(),
             verify);
+    if (config.transforms() != null) {
+      refuseWithTransforms(config.transforms());
+    }
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
-    if (spec.run.cache() == CacheMode.DISK && shardBytes > spec.run.maxShardBytes()) {
+    if (config.transforms() == null
+        && spec.run.cache() == CacheMode.DISK
+        && shardBytes > spec.run.maxShardBytes()) {
       throw new ShardBudgetException(
           String.format(
               "shard cache of rank 0: %d rows x %d bytes = "

@@ -43,6 +43,12 @@ final class PlannedDataset implements StreamedDataset {
      * @throws IllegalArgumentException if a normalization names no column, or one it cannot apply
      *     to, or a column is stored as a dtype its declaration cannot take exactly
      */
+    /** The parts of a read with a transform: its input as stored, nothing converted. */
+    static Parts transformed(ReadConfig config) {
+      Schema input = config.loaderSchema();
+      return new Parts(input, new RowConverter[input.size()]);
+    }
+
     static Parts of(List<ColumnSpec> stored, List<Field> declared, Normalization[] normalized) {
       List<Field> fields = new ArrayList<>();
       RowConverter[] converters = new RowConverter[stored.size()];

@@ -1,6 +1,7 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.loader.Field;
+import dev.stoker.loader.Schema;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.SourceDataset;
 import dev.stoker.spark.parquet.SourceOptions;
@@ -22,6 +23,10 @@ import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,8 +50,10 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   public static PlannedInput of(Dataset<Row> input, List<Field> fields) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     if (scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker) {
-      refuseTransforms(stoker.read().dataset().options());
-      return declared(stoker.read().dataset(), fields, stoker.read().dataset().options());
+      SourceDataset dataset = stoker.read().dataset();
+      return dataset.options().transforms() != null
+          ? transformed(dataset, fields)
+          : declared(dataset, fields, dataset.options());
     }
     if (scan instanceof FileSourceScanExec files) {
       SourceDataset dataset = parquetFiles(input, files, fields);
@@ -61,31 +68,33 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
    */
   public static SourceOptions stokerRead(Dataset<Row> input) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
-    SourceOptions options =
-        scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
-            ? stoker.read().dataset().options()
-            : null;
-    if (options != null) {
-      refuseTransforms(options);
-    }
-    return options;
+    return scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker
+        ? stoker.read().dataset().options()
+        : null;
   }
 
   /**
-   * A run does not run a read's transform (its ranks load the declared columns as stored).
+   * A read with a transform: every readable column goes into it, and the run's fields must be its
+   * output, field for field.
    *
-   * @throws IllegalArgumentException naming the option and the ways that do
+   * @throws IllegalArgumentException if they are not, naming both
    */
-  private static void refuseTransforms(SourceOptions options) {
-    if (options.transforms() != null) {
+  private static PlannedInput transformed(SourceDataset dataset, List<Field> fields) {
+    StructType required =
+        new StructType(
+            fields.stream()
+                .map(f -> new StructField(f.name(), DataTypes.BinaryType, false, Metadata.empty()))
+                .toArray(StructField[]::new));
+    ParquetRead read = ParquetRead.of(dataset, required);
+    Schema output = read.batchSchema();
+    if (!output.fields().equals(fields)) {
       throw new IllegalArgumentException(
-          SourceOptions.TRANSFORMS
-              + "='"
-              + options.transforms()
-              + "': a run over a format(\"stoker\") read does not run its transform yet "
-              + "(expected: no transforms on a read handed to StokerSpark.on(...); iterate the "
-              + "read itself, or its ranks from Python with stoker.torch, which run it)");
+          String.format(
+              "%s='%s' writes %s, but the run declares %s (expected: the run's fields exactly as "
+                  + "the transform writes them, in its order)",
+              SourceOptions.TRANSFORMS, dataset.options().transforms(), output.fields(), fields));
     }
+    return new PlannedInput(read, dataset.options());
   }
 
   /** Whether this is a {@code format("stoker")} read (else a plain Parquet scan). */

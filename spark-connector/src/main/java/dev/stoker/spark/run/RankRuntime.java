@@ -7,6 +7,7 @@ import dev.stoker.loader.device.Device;
 import dev.stoker.loader.metrics.BottleneckReport;
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.RankFailedException;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.SparkOptionNames;
@@ -75,21 +76,26 @@ public final class RankRuntime {
               + "of rank "
               + runs.rank());
     }
+    boolean transformed = config.transforms() != null;
     PlannedDataset.Parts parts;
     try {
       parts =
-          PlannedDataset.Parts.of(
-              config.columns(), spec.layout().schema().fields(), spec.normalizations);
+          transformed
+              ? PlannedDataset.Parts.transformed(config)
+              : PlannedDataset.Parts.of(
+                  config.columns(), spec.layout().schema().fields(), spec.normalizations);
     } catch (IllegalArgumentException e) {
       return RankOutcome.refused(rank, e.getMessage());
     }
+    // A transform's output differs every epoch (its random crops): nothing of it is cached, and
+    // every epoch streams the encoded rows from the files.
     RankCache cache =
         new RankCache(
-            spec.run.cache(),
+            transformed ? CacheMode.NONE : spec.run.cache(),
             spec.run.epochs(),
             plan.rowsPerRank(),
             (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
-            new ShardLayout(config.loaderSchema()),
+            new ShardLayout(transformed ? config.batchSchema() : config.loaderSchema()),
             spec.run.maxShardBytes(),
             "rank " + rank,
             () -> createFiles(task, rank));

@@ -3,7 +3,12 @@ package dev.stoker.spark.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -192,7 +197,7 @@ class VariableBinaryReadTest {
   void shouldRefuseABadSpecOrAMissingClassNamingTheOption() {
     String path = TABLES.get("v1-plain");
     assertThatThrownBy(() -> reader(1).option("transforms", "nope(").load(path))
-        .hasMessageContaining("transforms: 'nope('");
+        .hasMessageContaining("transforms: step 'nope('");
     assertThatThrownBy(() -> reader(1).option("transforms", "class:no.such.Transform").load(path))
         .hasMessageContaining("transforms: class 'no.such.Transform' not found");
   }
@@ -209,5 +214,89 @@ class VariableBinaryReadTest {
                     .select("data")
                     .collectAsList())
         .hasMessageContaining("set option transforms");
+  }
+
+  private static StokerSpark run(Dataset<Row> input) {
+    return StokerSpark.on(input)
+        .scalar("id", DType.INT64)
+        .scalar("label", DType.INT32)
+        .scalar("length", DType.INT32)
+        .tensor("head", DType.UINT8, 8)
+        .scalar("crc", DType.INT64)
+        .scalar("key", DType.INT64)
+        .scalar("random", DType.INT64)
+        .options(
+            LoaderOptions.builder()
+                .batchSize(20)
+                .dropLast(true)
+                .shuffle(true)
+                .seed(7)
+                .numWorkers(2)
+                .build())
+        .worldSize(2);
+  }
+
+  @Test
+  void shouldRunTheReadsTransformInARunsRanksEveryEpochAnew() {
+    Dataset<Row> input =
+        spark
+            .read()
+            .format("stoker")
+            .option("transforms", DIGEST)
+            .option("shuffleBuffer", 64)
+            .load(TABLES.get("v1-plain"));
+    TrainingResult<List<String>> result =
+        run(input)
+            .option("epochs", "2")
+            .run(
+                (rank, loader) -> {
+                  List<String> rows = new ArrayList<>();
+                  for (int epoch = 0; epoch < 2; epoch++) {
+                    for (Batch batch : loader.epoch(epoch)) {
+                      try (batch) {
+                        for (int r = 0; r < batch.size(); r++) {
+                          long id = batch.getLong(0, r, 0);
+                          byte[] bytes = blob(id, false);
+                          CRC32 crc = new CRC32();
+                          crc.update(bytes);
+                          if (batch.getInt(2, r, 0) != bytes.length
+                              || batch.getLong(4, r, 0) != crc.getValue()
+                              || batch.getLong(5, r, 0) != id) {
+                            throw new AssertionError("row " + id + " arrived with other bytes");
+                          }
+                          rows.add(epoch + ":" + id + ":" + batch.getLong(6, r, 0));
+                        }
+                      }
+                    }
+                  }
+                  return rows;
+                });
+    List<String> all = new ArrayList<>();
+    result.results().forEach(all::addAll);
+    assertThat(all).hasSize(2 * ROWS);
+    assertThat(all.stream().filter(r -> r.startsWith("0:")).map(r -> r.split(":")[1]).distinct())
+        .hasSize(ROWS);
+    Map<String, String> draws = new HashMap<>();
+    for (String row : all) {
+      String[] parts = row.split(":");
+      draws.merge(parts[1], parts[2], (a, b) -> a.equals(b) ? "same" : "differs");
+    }
+    assertThat(draws.values()).as("each row's draw in epoch 0 and 1").doesNotContain("same");
+  }
+
+  @Test
+  void shouldRefuseARunWhoseFieldsAreNotTheTransformsOutput() {
+    Dataset<Row> input =
+        spark.read().format("stoker").option("transforms", DIGEST).load(TABLES.get("v1-plain"));
+    assertThatThrownBy(
+            () ->
+                StokerSpark.on(input)
+                    .scalar("id", DType.INT64)
+                    .worldSize(2)
+                    .options(LoaderOptions.builder().batchSize(20).build())
+                    .run((rank, loader) -> 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("transforms='" + DIGEST + "' writes [id: int64[], label: int32[]")
+        .hasMessageContaining("but the run declares [id: int64[]]");
   }
 }
