@@ -5,6 +5,7 @@ import dev.stoker.examples.torch.SmallCnn;
 import dev.stoker.examples.torch.TorchBatches;
 import dev.stoker.examples.torch.TorchNatives;
 import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFunction;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
  * One epoch of data-parallel training of the {@link SmallCnn} on a rank, as DDP does it: every rank
@@ -71,6 +73,9 @@ final class CnnEpochStep implements RankFunction<CnnEpochStep.Outcome> {
         try (PointerScope scope = new PointerScope()) {
           Tensor pixels = TorchBatches.hostTensor(batch, "pixels");
           Tensor labels = TorchBatches.hostTensor(batch, "label");
+          if (batch.schema().field("label").dtype() != DType.INT64) {
+            labels = labels.to(ScalarType.Long); // the images' labels pass the transform as int32
+          }
           loss += step.run(pixels, labels);
         }
         stepNanos += System.nanoTime() - begin;

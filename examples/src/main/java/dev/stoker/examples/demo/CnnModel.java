@@ -52,7 +52,7 @@ final class CnnModel implements DemoModel {
 
   @Override
   public RankFunction<CnnEpochStep.Outcome> epoch(int epoch) {
-    return new CnnEpochStep(state, epoch, options.learningRate(), MOMENTUM);
+    return new CnnEpochStep(state, epoch, options.learningRate(epoch), MOMENTUM);
   }
 
   @Override

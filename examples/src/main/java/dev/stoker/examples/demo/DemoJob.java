@@ -227,7 +227,7 @@ public final class DemoJob {
                   .load(png.toString())
                   .select("pixels", "label"))
           .tensor("pixels", DType.FLOAT32, 1, 28, 28)
-          .scalar("label", DType.INT64)
+          .scalar("label", DType.INT32) // as stored: the transform passes it through
           .options(loaderOptions(1, true))
           .worldSize(ranks)
           .onProgress(bar)

@@ -107,6 +107,13 @@ public final class DemoOptions {
   public Path out = Path.of("stoker-demo");
 
   @Option(
+      names = "--lr-schedule",
+      description =
+          "constant: the learning rate every epoch; cosine: it falls from the learning rate to 0 "
+              + "along half a cosine over the epochs (default: ${DEFAULT-VALUE}).")
+  public String lrSchedule = "constant";
+
+  @Option(
       names = "--seed",
       description = "Seed of the weights and the order " + "(default: ${DEFAULT-VALUE}).")
   public long seed = 42;
@@ -114,6 +121,17 @@ public final class DemoOptions {
   /** The learning rate given, or the model's default. */
   public float learningRate() {
     return learningRate != null ? learningRate : model == Model.CNN ? 0.05f : 0.01f;
+  }
+
+  /** The learning rate of epoch {@code epoch} (0-based) under {@code --lr-schedule}. */
+  public float learningRate(int epoch) {
+    return cosine()
+        ? (float) (learningRate() * 0.5 * (1 + Math.cos(Math.PI * epoch / epochs)))
+        : learningRate();
+  }
+
+  private boolean cosine() {
+    return "cosine".equals(lrSchedule);
   }
 
   /** Reads a {@link Model} case-insensitively. */
@@ -144,6 +162,10 @@ public final class DemoOptions {
 
   private void checkValues() {
     positive("--epochs", epochs);
+    if (!"constant".equals(lrSchedule) && !"cosine".equals(lrSchedule)) {
+      throw new IllegalArgumentException(
+          "--lr-schedule: '" + lrSchedule + "' (expected: constant or cosine)");
+    }
     positive("--ranks", ranks);
     positive("--batch-size", batchSize);
     if (hidden < 0) {

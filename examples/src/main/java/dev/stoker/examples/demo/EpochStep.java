@@ -1,6 +1,7 @@
 package dev.stoker.examples.demo;
 
 import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.RankContext;
 import dev.stoker.spark.RankFunction;
@@ -38,6 +39,8 @@ final class EpochStep implements RankFunction<EpochStep.Outcome> {
   @Override
   public Outcome run(RankContext rank, DataLoader loader) {
     int labels = loader.layout().schema().indexOf("label");
+    // int32 as stored when a transform passed it through (the images), else declared int64
+    boolean int64 = loader.layout().schema().field(labels).dtype() == DType.INT64;
     int batchSize = loader.layout().batchSize();
     float[] x = new float[batchSize * 784];
     int[] y = new int[batchSize];
@@ -48,7 +51,7 @@ final class EpochStep implements RankFunction<EpochStep.Outcome> {
       int rows = batch.size();
       batch.column("pixels").asFloatBuffer().get(x, 0, rows * 784);
       for (int r = 0; r < rows; r++) {
-        y[r] = (int) batch.getLong(labels, r, 0);
+        y[r] = int64 ? (int) batch.getLong(labels, r, 0) : batch.getInt(labels, r, 0);
       }
       loss += model.backward(x, y, rows);
       model.step(rank.allReduceMean(model.gradients()), learningRate, momentum);

@@ -22,7 +22,7 @@ final class MlpModel implements DemoModel {
 
   @Override
   public RankFunction<EpochStep.Outcome> epoch(int epoch) {
-    return new EpochStep(model, epoch, options.learningRate(), MOMENTUM);
+    return new EpochStep(model, epoch, options.learningRate(epoch), MOMENTUM);
   }
 
   @Override

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SaveMode;
@@ -101,9 +102,13 @@ public final class ParquetCache {
       byte[] image = Arrays.copyOfRange(pixels.data(), i * 784, (i + 1) * 784);
       list.add(RowFactory.create(image, Byte.toUnsignedInt(classes.data()[i])));
     }
+    // Small tasks carry the rows (not one task with all of them), one shuffle gathers them.
+    int slices = (int) Math.max(1, (long) rows * 784 / (512 << 10));
     spark
-        .createDataFrame(list, SCHEMA)
-        .coalesce(1)
+        .createDataFrame(
+            JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(list, slices),
+            SCHEMA)
+        .repartition(1)
         .write()
         .mode(SaveMode.Overwrite)
         .option("parquet.block.size", ROW_GROUP_BYTES)

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.imageio.ImageIO;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SaveMode;
@@ -35,32 +37,52 @@ final class PngTable {
       return table;
     }
     long begin = System.nanoTime();
-    List<Row> rows = spark.read().parquet(raw.train().toString()).collectAsList();
-    List<Row> encoded = new ArrayList<>(rows.size());
-    long bytes = 0;
-    for (Row row : rows) {
-      byte[] png = encode((byte[]) row.getAs("pixels"));
-      bytes += png.length;
-      encoded.add(RowFactory.create(png, row.<Integer>getAs("label")));
-    }
+    // Encoded in the tasks that read the raw table: no rows through the driver.
     spark
-        .createDataFrame(encoded, ParquetCache.SCHEMA)
+        .read()
+        .parquet(raw.train().toString())
+        .select("pixels", "label")
+        .mapPartitions(
+            (MapPartitionsFunction<Row, Row>)
+                rows -> {
+                  List<Row> encoded = new ArrayList<>();
+                  while (rows.hasNext()) {
+                    Row row = rows.next();
+                    encoded.add(RowFactory.create(encode(row.getAs(0)), row.<Integer>getAs(1)));
+                  }
+                  return encoded.iterator();
+                },
+            Encoders.row(ParquetCache.SCHEMA))
         .coalesce(1)
         .write()
         .mode(SaveMode.Overwrite)
         .option("parquet.block.size", ParquetCache.ROW_GROUP_BYTES / 4)
         .parquet(table.toString());
+    long count = spark.read().parquet(table.toString()).count();
+    long bytes = folderBytes(table);
     log.printf(
         Locale.ROOT,
-        "stoker: wrote %d training images as PNG (%.0f bytes each on average) into %s (%.1f s)%n",
-        encoded.size(),
-        (double) bytes / Math.max(1, encoded.size()),
+        "stoker: wrote %d training images as PNG (%.0f bytes of Parquet each) into %s (%.1f s)%n",
+        count,
+        (double) bytes / Math.max(1, count),
         table,
         (System.nanoTime() - begin) / 1e9);
     return table;
   }
 
   /** 784 grey bytes, row by row, as a PNG of 28x28 8-bit grey. */
+  private static long folderBytes(Path folder) {
+    try (var files = Files.list(folder)) {
+      long bytes = 0;
+      for (Path file : files.toList()) {
+        bytes += Files.size(file);
+      }
+      return bytes;
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing " + folder + ": " + e, e);
+    }
+  }
+
   static byte[] encode(byte[] pixels) {
     if (pixels.length != SIDE * SIDE) {
       throw new IllegalArgumentException(
