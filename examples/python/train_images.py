@@ -22,6 +22,7 @@ import glob
 import io
 import os
 import random
+import sys
 
 TRANSFORMS = "decode(rgb)|randomResizedCrop(224)|hflip|normalize(imagenet)"
 PHOTOS = "/usr/lib/python3/dist-packages/skimage/data"
@@ -68,6 +69,8 @@ def session(ranks: int):
                    if not p.endswith(("-sources.jar", "-tests.jar", "-spark.jar")))[0]
             for m in ("loader-core", "spark-connector"))
         builder = builder.master(f"local[{ranks}]").config("spark.jars", jars)
+        # the local workers run this interpreter, which has PyArrow and stoker, not a "python3"
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return builder.getOrCreate()
 
 
