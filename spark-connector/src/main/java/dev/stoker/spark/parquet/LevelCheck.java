@@ -92,6 +92,33 @@ public final class LevelCheck {
     }
   }
 
+  /**
+   * Checks one entry of a variable-length list, of definition level {@code level}, in row {@code
+   * row} of the file; {@code first} when it starts its row. Returns whether it holds a value: an
+   * empty list (its row's only entry) holds none.
+   *
+   * @throws RowErrors.BadRow for a null list or a null value, naming the row
+   * @throws PageFormatException for a level above the column's highest, or an empty list that is
+   *     not its row's only entry
+   */
+  boolean listEntry(int level, boolean first, long row) throws PageFormatException {
+    if (level == maxDef) {
+      return true;
+    }
+    checkDef(level);
+    if (level < presentDef) {
+      throw RowErrors.nullValue(column, "is null", row, path);
+    }
+    if (level >= elementsDef) {
+      throw RowErrors.nullValue(column, "holds a null value", row, path);
+    }
+    if (!first) {
+      throw new PageFormatException(
+          "an empty list's level inside the list of row " + row + " (expected: at its start)");
+    }
+    return false;
+  }
+
   private int available(HybridDecoder levels, String what) throws IOException {
     int available = levels.available();
     if (available == 0) {
