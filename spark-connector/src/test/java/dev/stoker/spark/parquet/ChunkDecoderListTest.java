@@ -8,9 +8,13 @@ import dev.stoker.loader.memory.DirectAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
@@ -20,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Stoker's page decoder on variable-length lists of int32 made by hand: rows of any length (empty
- * ones too) across pages and across calls, rows passed over, dictionary ids, and a null list or a
- * null value named by its row.
+ * ones too) across pages and across calls, rows passed over, dictionary ids, a null list or a null
+ * value named by its row, and pages with a flipped bit decoded or refused naming the column.
  */
 class ChunkDecoderListTest {
   private static final MessageType SCHEMA =
@@ -130,5 +134,63 @@ class ChunkDecoderListTest {
                     .readVariable(1, window, 0, 0))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("goes on with a row where a row should start");
+  }
+
+  @Test
+  void shouldDecodeOrRefuseEveryBrokenPageWithAnIoExceptionOrABadRow() throws IOException {
+    Random random = new Random(11);
+    for (int c = 0; c < 3000; c++) {
+      List<Integer> reps = new ArrayList<>();
+      List<Integer> defs = new ArrayList<>();
+      List<Integer> values = new ArrayList<>();
+      int rows = 1 + random.nextInt(20);
+      for (int r = 0; r < rows; r++) {
+        int length = random.nextInt(6);
+        if (length == 0) {
+          reps.add(0);
+          defs.add(1);
+        }
+        for (int i = 0; i < length; i++) {
+          reps.add(i == 0 ? 0 : 1);
+          defs.add(3);
+          values.add(random.nextInt());
+        }
+      }
+      DataPageV1 page =
+          Pages.v1(
+              1,
+              reps.stream().mapToInt(Integer::intValue).toArray(),
+              2,
+              defs.stream().mapToInt(Integer::intValue).toArray(),
+              Pages.ints(values.stream().mapToInt(Integer::intValue).toArray()),
+              Encoding.PLAIN);
+      byte[] bytes = page.getBytes().toByteArray();
+      bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+      int count = page.getValueCount() + (random.nextInt(4) == 0 ? random.nextInt(5) - 2 : 0);
+      DataPage broken =
+          new DataPageV1(
+              BytesInput.from(bytes),
+              Math.max(0, count),
+              bytes.length,
+              null,
+              Encoding.RLE,
+              Encoding.RLE,
+              Encoding.PLAIN);
+      String what = "case " + c;
+      try {
+        ChunkDecoder decoder = tokens(null, broken);
+        for (int left = rows; left > 0; ) {
+          int n = Math.min(left, 1 + random.nextInt(8));
+          if (random.nextBoolean()) {
+            decoder.read(n, null, 0);
+          } else {
+            decoder.readVariable(n, window, 0, 0);
+          }
+          left -= n;
+        }
+      } catch (IOException | RowErrors.BadRow e) {
+        assertThat(e.getMessage()).as(what).contains("tokens");
+      }
+    }
   }
 }
