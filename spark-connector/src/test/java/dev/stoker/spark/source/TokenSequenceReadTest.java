@@ -241,6 +241,7 @@ class TokenSequenceReadTest {
             () ->
                 reader(1)
                     .option("batchSize", 5)
+                    .option("worldSize", 1)
                     .load(TABLES.get(version + "-null-value"))
                     .collectAsList())
         .hasMessageContaining("column 'tokens' holds a null value in row 17 of file");
@@ -248,6 +249,7 @@ class TokenSequenceReadTest {
             () ->
                 reader(1)
                     .option("batchSize", 5)
+                    .option("worldSize", 1)
                     .load(TABLES.get(version + "-null-row"))
                     .collectAsList())
         .hasMessageContaining("column 'tokens' is null in row 23 of file");
