@@ -21,7 +21,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
  * page: levels checked run by run by a {@link LevelCheck}, PLAIN values copied in one block per
  * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary encodings,
- * the encodings planning lets through (see {@link ParquetFile#decodable}).
+ * the encodings planning lets through (see {@link ParquetFile#decodable}). A variable-length list
+ * of integers is assembled entry by entry from its levels, each row's values put into the window's
+ * byte area when the entry starting the next row (or the chunk's end) shows where it ends.
  *
  * <p>Every length and run a page declares is checked against the page's bytes before it is used. A
  * page that does not hold what it says is an {@link IOException} naming the file, the column and

@@ -10,7 +10,9 @@ import org.apache.parquet.schema.MessageType;
  * level the highest), and for a list a new row (repetition level 0) exactly every {@code L} values.
  * The first bad value is an error naming its row in the file: null, an empty list, a null value, or
  * a row of another length (with its length). A level above the column's highest or levels that end
- * before the values are a corrupt page ({@link PageFormatException}).
+ * before the values are a corrupt page ({@link PageFormatException}). A variable-length list's
+ * entries are checked one at a time ({@link #listEntry}): there an empty list is a row of no
+ * values.
  */
 public final class LevelCheck {
   private final ColumnSpec column;
