@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -20,7 +21,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * Decodes one column of one row group of a tensor column straight into a shuffle window, page by
  * page: levels checked run by run by a {@link LevelCheck}, PLAIN values copied in one block per
  * page, dictionary ids looked up. Handles data pages v1 and v2 with PLAIN and dictionary encodings,
- * the encodings planning lets through (see {@link ParquetFile#decodable}).
+ * the encodings planning lets through (see {@link ParquetFile#decodable}). A variable-length list
+ * of integers is assembled entry by entry from its levels, each row's values put into the window's
+ * byte area when the entry starting the next row (or the chunk's end) shows where it ends.
  *
  * <p>Every length and run a page declares is checked against the page's bytes before it is used. A
  * page that does not hold what it says is an {@link IOException} naming the file, the column and
@@ -43,6 +46,22 @@ public final class ChunkDecoder {
 
   /** Whether the column's rows are bytes of any length, decoded into a window's byte area. */
   private final boolean variable;
+
+  /** Whether the rows are lists of integers of any length, assembled entry by entry. */
+  private final boolean variableList;
+
+  /** A list row's values as it is assembled, little-endian; its buffer for dictionary copies. */
+  private byte[] rowValues = new byte[256];
+
+  private ByteBuffer rowBuffer = ByteBuffer.wrap(rowValues).order(ByteOrder.LITTLE_ENDIAN);
+
+  /** Whether the entry last read starts a row not yet asked for (its value not yet read). */
+  private boolean pending;
+
+  private int pendingDef;
+
+  /** List rows started so far in the chunk. */
+  private long listRows;
 
   /** Where {@link #readVariable} puts values: a window's column and its next row; else null. */
   private ShuffleWindow target;
@@ -79,7 +98,9 @@ public final class ChunkDecoder {
     this.perRow = column.kind() == Kind.LIST ? column.elements() : 1;
     this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
     this.variable = column.variable();
-    this.valueBytes = column.kind() == Kind.LIST ? column.dtype().byteSize() : column.rowBytes();
+    this.variableList = column.variableList();
+    this.valueBytes =
+        column.kind() == Kind.LIST || variableList ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed =
         descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
     PageDictionary read = null;
@@ -106,7 +127,11 @@ public final class ChunkDecoder {
    */
   void read(int rows, ByteBuffer dst, int index) throws IOException {
     try {
-      decode(rows, dst, index);
+      if (variableList) {
+        decodeList(rows);
+      } else {
+        decode(rows, dst, index);
+      }
     } catch (UncheckedIOException e) {
       throw e.getCause();
     } catch (PageFormatException e) {
@@ -163,11 +188,137 @@ public final class ChunkDecoder {
     }
   }
 
+  /**
+   * Decodes the next {@code rows} rows of a variable-length list: entries read one at a time, each
+   * row ended by the entry that starts the next (kept, its value unread, for the next call) or by
+   * the chunk's end. An empty list is a row of no values.
+   */
+  private void decodeList(int rows) throws IOException {
+    int started = 0;
+    int bytes = 0;
+    while (rows > 0) {
+      int rep = 0;
+      int def;
+      if (pending) {
+        pending = false;
+        def = pendingDef;
+      } else {
+        if (!pageWithValues()) {
+          break;
+        }
+        if (reps != null) {
+          rep = level(reps, "repetition");
+          if (rep > maxRep) {
+            throw new PageFormatException(
+                "a repetition level of " + rep + " (expected: at most " + maxRep + ")");
+          }
+        }
+        def = defs == null ? maxDef : level(defs, "definition");
+        value++;
+        pageLeft--;
+      }
+      if (rep == 0) {
+        if (started > 0) {
+          putRow(bytes);
+          bytes = 0;
+        }
+        if (started == rows) {
+          pending = true;
+          pendingDef = def;
+          return;
+        }
+        started++;
+        listRows++;
+      } else if (started == 0) {
+        throw new PageFormatException(
+            "value " + (value - 1) + " of the chunk goes on with a row where a row should start");
+      }
+      if (levels.listEntry(def, rep == 0, firstRow + listRows - 1)) {
+        bytes = appendValue(bytes);
+      }
+    }
+    if (started > 0) {
+      putRow(bytes);
+    }
+    if (started < rows) {
+      throw new PageFormatException(
+          "the column chunk ended after "
+              + listRows
+              + " rows, before the rows its row group holds");
+    }
+  }
+
+  /**
+   * Whether a page with values is at hand, reading the next ones while needed; false at the end.
+   */
+  private boolean pageWithValues() throws IOException {
+    while (pageLeft == 0) {
+      if (!tryNextPage()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int level(HybridDecoder levels, String what) throws IOException {
+    if (levels.available() == 0) {
+      throw new PageFormatException("the " + what + " levels of a page end before its values");
+    }
+    return levels.next();
+  }
+
+  /** Appends the next value to the row being assembled, {@code bytes} long so far. */
+  private int appendValue(int bytes) throws IOException {
+    if (bytes > rowValues.length - valueBytes) {
+      if (bytes > ShuffleWindow.MAX_AREA_BYTES / 2) {
+        throw new PageFormatException("a list of more than " + bytes + " bytes in one row");
+      }
+      rowValues = Arrays.copyOf(rowValues, 2 * rowValues.length);
+      rowBuffer = ByteBuffer.wrap(rowValues).order(ByteOrder.LITTLE_ENDIAN);
+    }
+    if (ids != null) {
+      if (ids.available() == 0) {
+        throw new PageFormatException("the dictionary ids of a page end before its values");
+      }
+      dictionary.copy(check(ids.next()), rowBuffer, bytes);
+    } else {
+      if (values.remaining() < valueBytes) {
+        throw new PageFormatException(
+            "a page holds "
+                + values.remaining()
+                + " bytes where value "
+                + (value - 1)
+                + " of the chunk should be");
+      }
+      values.get(values.position(), rowValues, bytes, valueBytes);
+      values.position(values.position() + valueBytes);
+    }
+    return bytes + valueBytes;
+  }
+
+  /** Puts the row assembled, {@code bytes} long, into the target window (or skips it). */
+  private void putRow(int bytes) {
+    if (target != null) {
+      target.putVariable(targetColumn, targetRow++, rowValues, 0, bytes);
+    }
+  }
+
   private long row(long valueIndex) {
     return firstRow + valueIndex / perRow;
   }
 
   private void nextPage() throws IOException {
+    if (!tryNextPage()) {
+      throw new PageFormatException(
+          "the column chunk ended after "
+              + value
+              + " values, before "
+              + "the rows its row group holds");
+    }
+  }
+
+  /** Starts the chunk's next data page; false at the chunk's end. */
+  private boolean tryNextPage() throws IOException {
     DataPage page;
     try {
       page = pages.readPage();
@@ -175,11 +326,7 @@ public final class ChunkDecoder {
       throw e.getCause();
     }
     if (page == null) {
-      throw new PageFormatException(
-          "the column chunk ended after "
-              + value
-              + " values, before "
-              + "the rows its row group holds");
+      return false;
     }
     pageLeft = page.getValueCount();
     try {
@@ -208,6 +355,7 @@ public final class ChunkDecoder {
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
+    return true;
   }
 
   private void readPageV1(DataPageV1 page) throws IOException {

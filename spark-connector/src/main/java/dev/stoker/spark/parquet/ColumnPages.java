@@ -89,9 +89,12 @@ public final class ColumnPages implements PageReader {
     // A value's bytes, a length prefix, dictionary ids and levels never take more than this.
     // A variable-length value may take any size: the codec's bound alone holds.
     this.bytesPerValue =
-        spec.variable()
+        spec.variable() && !spec.variableList()
             ? MAX_ARRAY
-            : (spec.kind() == Kind.LIST ? spec.dtype().byteSize() : spec.rowBytes()) + 8;
+            : (spec.kind() == Kind.LIST || spec.variableList()
+                    ? spec.dtype().byteSize()
+                    : spec.rowBytes())
+                + 8;
     this.verifyChecksums = verifyChecksums;
   }
 

@@ -26,8 +26,24 @@ public record ColumnSpec(
 
   /** A variable-length column of bytes, about {@code meanBytes} a row. */
   static ColumnSpec variable(String name, long meanBytes) {
+    return variable(name, DType.UINT8, meanBytes);
+  }
+
+  /**
+   * A variable-length column of {@code dtype} values, about {@code meanBytes} a row: uint8 from a
+   * binary column, int32 or int64 from a list of integers.
+   */
+  static ColumnSpec variable(String name, DType dtype, long meanBytes) {
     return new ColumnSpec(
-        name, Kind.VARIABLE, DType.UINT8, new int[0], "variable length", Math.max(0, meanBytes));
+        name, Kind.VARIABLE, dtype, new int[0], "variable length", Math.max(0, meanBytes));
+  }
+
+  /**
+   * Whether the column's rows are lists of integers of any length (a variable-length int32 or int64
+   * column), stored as their values' bytes back to back.
+   */
+  public boolean variableList() {
+    return variable() && dtype != DType.UINT8;
   }
 
   /** Whether the column's rows are bytes of any length ({@link Kind#VARIABLE}). */

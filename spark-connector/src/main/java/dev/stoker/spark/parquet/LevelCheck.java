@@ -10,7 +10,9 @@ import org.apache.parquet.schema.MessageType;
  * level the highest), and for a list a new row (repetition level 0) exactly every {@code L} values.
  * The first bad value is an error naming its row in the file: null, an empty list, a null value, or
  * a row of another length (with its length). A level above the column's highest or levels that end
- * before the values are a corrupt page ({@link PageFormatException}).
+ * before the values are a corrupt page ({@link PageFormatException}). A variable-length list's
+ * entries are checked one at a time ({@link #listEntry}): there an empty list is a row of no
+ * values.
  */
 public final class LevelCheck {
   private final ColumnSpec column;
@@ -90,6 +92,33 @@ public final class LevelCheck {
     if (rep != null) {
       throw RowErrors.wrongLength(column, rep.length, row(rep.row * (long) perRow), path);
     }
+  }
+
+  /**
+   * Checks one entry of a variable-length list, of definition level {@code level}, in row {@code
+   * row} of the file; {@code first} when it starts its row. Returns whether it holds a value: an
+   * empty list (its row's only entry) holds none.
+   *
+   * @throws RowErrors.BadRow for a null list or a null value, naming the row
+   * @throws PageFormatException for a level above the column's highest, or an empty list that is
+   *     not its row's only entry
+   */
+  boolean listEntry(int level, boolean first, long row) throws PageFormatException {
+    if (level == maxDef) {
+      return true;
+    }
+    checkDef(level);
+    if (level < presentDef) {
+      throw RowErrors.nullValue(column, "is null", row, path);
+    }
+    if (level >= elementsDef) {
+      throw RowErrors.nullValue(column, "holds a null value", row, path);
+    }
+    if (!first) {
+      throw new PageFormatException(
+          "an empty list's level inside the list of row " + row + " (expected: at its start)");
+    }
+    return false;
   }
 
   private int available(HybridDecoder levels, String what) throws IOException {

@@ -63,7 +63,8 @@ public final class ParquetRead {
   /**
    * The columns of {@code required}, shaped by the read's {@code shape.*} options; with the read's
    * {@code transforms}, every column the source can read is the transform's input (a binary column
-   * of no fixed length as variable-length bytes) and {@code required} is of its output.
+   * of no fixed length as variable-length bytes, a list of integers without a shape as
+   * variable-length int32 or int64 values) and {@code required} is of its output.
    */
   public static ParquetRead of(SourceDataset dataset, StructType required) {
     String transforms = dataset.options().transforms();

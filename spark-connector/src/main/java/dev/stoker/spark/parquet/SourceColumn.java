@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.StructField;
 /**
  * One top-level column of the Parquet files and what the source makes of it: a number (one value
  * per row), a list of numbers or a binary value (a tensor of a fixed length per row), or a column
- * it cannot read (selecting it is an error).
+ * it cannot read (selecting it is an error). A list of smallint is a list of int32 values (as
+ * Parquet stores them) that only a read with a transform takes, as a variable-length field.
  *
  * @param dtype the values' type in a batch; null when unsupported
  * @param fixedLength bytes of a {@code fixed_len_byte_array}, else -1
@@ -25,13 +26,18 @@ public record SourceColumn(
   public enum Kind {
     /** One number per row. */
     SCALAR,
-    /** A list of numbers, the same length in every row. */
+    /**
+     * A list of numbers, the same length in every row (or, a list of integers read under a
+     * transform, of any length: a {@link #VARIABLE} column spec).
+     */
     LIST,
     /** Bytes, the same length in every row: uint8 values. */
     BINARY,
     /**
-     * Bytes of any length per row (a {@code binary} column read under a transform): a
-     * variable-length uint8 field of a {@link ColumnSpec}, never a file's column kind.
+     * Bytes of any length per row (a {@code binary} column read under a transform), or integers of
+     * any number per row (a list of int, bigint or smallint read under a transform): a
+     * variable-length uint8, int32 or int64 field of a {@link ColumnSpec}, never a file's column
+     * kind.
      */
     VARIABLE,
     /** Not readable by this source. */
@@ -47,11 +53,13 @@ public record SourceColumn(
     if (scalar != null) {
       return new SourceColumn(field.name(), Kind.SCALAR, scalar, type, -1, text);
     }
-    if (type instanceof ArrayType array && scalar(array.elementType()) != null) {
+    if (type instanceof ArrayType array
+        && (scalar(array.elementType()) != null || isShort(array.elementType()))) {
+      DType element = isShort(array.elementType()) ? DType.INT32 : scalar(array.elementType());
       return new SourceColumn(
           field.name(),
           Kind.LIST,
-          scalar(array.elementType()),
+          element,
           DataTypes.createArrayType(array.elementType(), false),
           -1,
           text);
@@ -66,6 +74,25 @@ public record SourceColumn(
       return new SourceColumn(field.name(), Kind.BINARY, DType.UINT8, type, fixed, text);
     }
     return new SourceColumn(field.name(), Kind.UNSUPPORTED, null, type, -1, text);
+  }
+
+  private static boolean isShort(DataType type) {
+    return type.equals(DataTypes.ShortType);
+  }
+
+  /**
+   * Whether the column is a list of smallint, whose values are read widened to int32 (as Parquet
+   * stores them): only as a variable-length field of a read with a transform.
+   */
+  boolean widened() {
+    return kind == Kind.LIST
+        && sparkType instanceof ArrayType array
+        && isShort(array.elementType());
+  }
+
+  /** Whether the column is a list of integers (int, bigint or smallint). */
+  boolean integerList() {
+    return kind == Kind.LIST && (dtype == DType.INT32 || dtype == DType.INT64);
   }
 
   private static DType scalar(DataType type) {

@@ -39,7 +39,9 @@ public final class TensorShapes {
 
   /**
    * The columns' specs; with {@code variableBinary} (a read with a transform), a binary column that
-   * is neither a {@code fixed_len_byte_array} nor given a shape is a variable-length column.
+   * is neither a {@code fixed_len_byte_array} nor given a shape is a variable-length uint8 column,
+   * and a list of int or bigint not given a shape, or any list of smallint (widened as read), a
+   * variable-length int32 or int64 column.
    */
   public static List<ColumnSpec> resolve(
       List<SourceColumn> selected,
@@ -62,8 +64,17 @@ public final class TensorShapes {
     }
     List<ColumnSpec> specs = new ArrayList<>();
     for (SourceColumn column : selected) {
-      checkNulls(column, files);
       int[] shape = shapes.get(column.name());
+      if (column.widened()) {
+        checkWidened(column, shape, variableBinary);
+      }
+      if (variableBinary && column.integerList() && (shape == null || column.widened())) {
+        // Empty lists are rows of 0 values, which the footers count as nulls: rows are checked
+        // as they are read.
+        specs.add(ColumnSpec.variable(column.name(), column.dtype(), meanBytes(column, files)));
+        continue;
+      }
+      checkNulls(column, files);
       specs.add(
           switch (column.kind()) {
             case SCALAR -> scalar(column, shape);
@@ -85,6 +96,30 @@ public final class TensorShapes {
           });
     }
     return specs;
+  }
+
+  /** A list of smallint: read only under a transform, as a variable-length int32 column. */
+  private static void checkWidened(SourceColumn column, int[] shape, boolean variable) {
+    if (!variable) {
+      throw new IllegalArgumentException(
+          String.format(
+              "column '%s' is %s: format(\"stoker\") reads a list of smallint only with option "
+                  + "%s, as variable-length int32 values (expected: a list of float, double, int "
+                  + "or long; cast it to array<int> when writing the data, or read it through a "
+                  + "transform)",
+              column.name(), column.describe(), SourceOptions.TRANSFORMS));
+    }
+    if (shape != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s%s: %s (expected: no shape for column '%s', a list of smallint, which a read "
+                  + "with %s takes as variable-length int32 values)",
+              SourceOptions.SHAPE_PREFIX,
+              column.name(),
+              Arrays.toString(shape).replace(" ", ""),
+              column.name(),
+              SourceOptions.TRANSFORMS));
+    }
   }
 
   private static boolean hasIgnoringCase(SourceSchema schema, String name) {

@@ -3,6 +3,7 @@ package dev.stoker.spark.parquet;
 import dev.stoker.spark.parquet.SourceColumn.Kind;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 
@@ -90,6 +91,10 @@ public final class VectorCopy {
     if (values.hasNull()) {
       checkNoNull(values, column, from, rows, path, fileRow, 1, "is null");
     }
+    if (column.variableList()) {
+      copyLists(values, column, from, rows, window, c, atRow, path, fileRow);
+      return;
+    }
     if (values.hasDictionary()) {
       for (int i = 0; i < rows; i++) {
         byte[] bytes = values.getBinary(from + i);
@@ -101,6 +106,54 @@ public final class VectorCopy {
     for (int i = 0; i < rows; i++) {
       window.putVariable(
           c, atRow + i, data + values.getArrayOffset(from + i), values.getArrayLength(from + i));
+    }
+  }
+
+  /**
+   * Copies rows of a list vector as variable-length rows of int32 or int64 values: each row's
+   * values in one block, or one by one where the reader kept dictionary ids or read smallint
+   * (widened to int32).
+   */
+  private static void copyLists(
+      OffHeapColumnVector lists,
+      ColumnSpec column,
+      int from,
+      int rows,
+      ShuffleWindow window,
+      int c,
+      int atRow,
+      String path,
+      long fileRow) {
+    OffHeapColumnVector elements = offHeap(lists.getChild(0), column);
+    int size = column.dtype().byteSize();
+    boolean direct = !elements.hasDictionary() && !elements.dataType().equals(DataTypes.ShortType);
+    byte[] scratch = direct ? null : new byte[256];
+    for (int i = 0; i < rows; i++) {
+      int first = lists.getArrayOffset(from + i);
+      int length = lists.getArrayLength(from + i);
+      if (elements.hasNull()) {
+        checkNoNull(
+            elements, column, first, length, path, fileRow + i, length, "holds a null value");
+      }
+      if (direct) {
+        window.putVariable(
+            c, atRow + i, elements.valuesNativeAddress() + (long) first * size, length * size);
+        continue;
+      }
+      if (scratch.length < length * size) {
+        scratch = new byte[Math.max(length * size, 2 * scratch.length)];
+      }
+      for (int k = 0; k < length; k++) {
+        long at = Platform.BYTE_ARRAY_OFFSET + (long) k * size;
+        if (size == Long.BYTES) {
+          Platform.putLong(scratch, at, elements.getLong(first + k));
+        } else if (elements.dataType().equals(DataTypes.ShortType)) {
+          Platform.putInt(scratch, at, elements.getShort(first + k));
+        } else {
+          Platform.putInt(scratch, at, elements.getInt(first + k));
+        }
+      }
+      window.putVariable(c, atRow + i, scratch, 0, length * size);
     }
   }
 

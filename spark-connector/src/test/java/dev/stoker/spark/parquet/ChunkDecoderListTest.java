@@ -1,0 +1,196 @@
+package dev.stoker.spark.parquet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.loader.DType;
+import dev.stoker.loader.memory.DirectAllocator;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Stoker's page decoder on variable-length lists of int32 made by hand: rows of any length (empty
+ * ones too) across pages and across calls, rows passed over, dictionary ids, a null list or a null
+ * value named by its row, and pages with a flipped bit decoded or refused naming the column.
+ */
+class ChunkDecoderListTest {
+  private static final MessageType SCHEMA =
+      MessageTypeParser.parseMessageType(
+          "message m { "
+              + "optional group tokens (LIST) { repeated group list { optional int32 element; } } }");
+  private static final ColumnSpec TOKENS = ColumnSpec.variable("tokens", DType.INT32, 16);
+
+  private DirectAllocator allocator;
+  private ShuffleWindow window;
+
+  @BeforeEach
+  void allocate() {
+    allocator = new DirectAllocator("test", 1 << 20);
+    window = new ShuffleWindow(allocator, List.of(TOKENS), 8);
+  }
+
+  @AfterEach
+  void free() {
+    window.close();
+    allocator.close();
+  }
+
+  private static DataPage page(int[] reps, int[] defs, int... values) {
+    return Pages.v1(1, reps, 2, defs, Pages.ints(values), Encoding.PLAIN);
+  }
+
+  private static ChunkDecoder tokens(DictionaryPage dictionary, DataPage... pages)
+      throws IOException {
+    return new ChunkDecoder(
+        TOKENS,
+        SCHEMA.getColumnDescription(new String[] {"tokens", "list", "element"}),
+        SCHEMA,
+        Pages.reader(dictionary, List.of(pages)),
+        "f",
+        100);
+  }
+
+  private int[] row(int row) {
+    ByteBuffer value = window.variableValue(0, row).slice().order(ByteOrder.nativeOrder());
+    int[] ints = new int[value.remaining() / 4];
+    value.asIntBuffer().get(ints);
+    return ints;
+  }
+
+  @Test
+  void shouldDecodeRowsOfAnyLengthAcrossPagesAndCalls() throws IOException {
+    // Rows [5, 6, 7], [], [8, 9] (split between the pages), [10].
+    ChunkDecoder decoder =
+        tokens(
+            null,
+            page(new int[] {0, 1, 1, 0, 0}, new int[] {3, 3, 3, 1, 3}, 5, 6, 7, 8),
+            page(new int[] {1, 0}, new int[] {3, 3}, 9, 10));
+
+    decoder.read(1, null, 0);
+    decoder.readVariable(2, window, 0, 0);
+    decoder.readVariable(1, window, 0, 2);
+
+    assertThat(row(0)).isEmpty();
+    assertThat(row(1)).containsExactly(8, 9);
+    assertThat(row(2)).containsExactly(10);
+    assertThatThrownBy(() -> decoder.readVariable(1, window, 0, 3))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("the column chunk ended after 4 rows");
+  }
+
+  @Test
+  void shouldLookUpDictionaryIds() throws IOException {
+    DictionaryPage dictionary = Pages.dictionary(Pages.ints(7, 9), 2);
+    ChunkDecoder decoder =
+        tokens(
+            dictionary,
+            Pages.v1(
+                1,
+                new int[] {0, 1, 0, 1, 1},
+                2,
+                new int[] {3, 3, 3, 3, 3},
+                Pages.ids(1, 0, 1, 1, 1, 0),
+                Encoding.RLE_DICTIONARY));
+
+    decoder.readVariable(2, window, 0, 0);
+
+    assertThat(row(0)).containsExactly(7, 9);
+    assertThat(row(1)).containsExactly(9, 9, 7);
+  }
+
+  @Test
+  void shouldNameANullListAndANullValueByTheirRow() {
+    assertThatThrownBy(
+            () ->
+                tokens(null, page(new int[] {0, 1, 0, 0}, new int[] {3, 3, 3, 0}, 1, 2, 3))
+                    .readVariable(3, window, 0, 0))
+        .hasMessageStartingWith("column 'tokens' is null in row 102 of file 'f'");
+    assertThatThrownBy(
+            () ->
+                tokens(null, page(new int[] {0, 0, 1, 1}, new int[] {3, 3, 2, 3}, 1, 2, 3))
+                    .readVariable(2, window, 0, 0))
+        .hasMessageStartingWith("column 'tokens' holds a null value in row 101 of file 'f'");
+  }
+
+  @Test
+  void shouldRefuseAChunkThatStartsInsideARow() {
+    assertThatThrownBy(
+            () ->
+                tokens(null, page(new int[] {1, 0}, new int[] {3, 3}, 1, 2))
+                    .readVariable(1, window, 0, 0))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("goes on with a row where a row should start");
+  }
+
+  @Test
+  void shouldDecodeOrRefuseEveryBrokenPageWithAnIoExceptionOrABadRow() throws IOException {
+    Random random = new Random(11);
+    for (int c = 0; c < 3000; c++) {
+      List<Integer> reps = new ArrayList<>();
+      List<Integer> defs = new ArrayList<>();
+      List<Integer> values = new ArrayList<>();
+      int rows = 1 + random.nextInt(20);
+      for (int r = 0; r < rows; r++) {
+        int length = random.nextInt(6);
+        if (length == 0) {
+          reps.add(0);
+          defs.add(1);
+        }
+        for (int i = 0; i < length; i++) {
+          reps.add(i == 0 ? 0 : 1);
+          defs.add(3);
+          values.add(random.nextInt());
+        }
+      }
+      DataPageV1 page =
+          Pages.v1(
+              1,
+              reps.stream().mapToInt(Integer::intValue).toArray(),
+              2,
+              defs.stream().mapToInt(Integer::intValue).toArray(),
+              Pages.ints(values.stream().mapToInt(Integer::intValue).toArray()),
+              Encoding.PLAIN);
+      byte[] bytes = page.getBytes().toByteArray();
+      bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+      int count = page.getValueCount() + (random.nextInt(4) == 0 ? random.nextInt(5) - 2 : 0);
+      DataPage broken =
+          new DataPageV1(
+              BytesInput.from(bytes),
+              Math.max(0, count),
+              bytes.length,
+              null,
+              Encoding.RLE,
+              Encoding.RLE,
+              Encoding.PLAIN);
+      String what = "case " + c;
+      try {
+        ChunkDecoder decoder = tokens(null, broken);
+        for (int left = rows; left > 0; ) {
+          int n = Math.min(left, 1 + random.nextInt(8));
+          if (random.nextBoolean()) {
+            decoder.read(n, null, 0);
+          } else {
+            decoder.readVariable(n, window, 0, 0);
+          }
+          left -= n;
+        }
+      } catch (IOException | RowErrors.BadRow e) {
+        assertThat(e.getMessage()).as(what).contains("tokens");
+      }
+    }
+  }
+}
