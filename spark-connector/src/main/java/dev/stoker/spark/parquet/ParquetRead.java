@@ -285,11 +285,6 @@ public final class ParquetRead {
     return transforms == null ? input : Transforms.parse(transforms).outputSchema(input);
   }
 
-  /** The same columns read into {@code spec}'s transform (a run's), or as they are if null. */
-  public ParquetRead withTransforms(String spec) {
-    return spec == null ? this : new ParquetRead(dataset, selected, columns, spec, delivered);
-  }
-
   /** Every row group of every file, file by file, with the bytes of the selected columns. */
   private List<RankPlanner.Group> groups() {
     List<RankPlanner.Group> groups = new ArrayList<>();
