@@ -1,0 +1,207 @@
+package dev.stoker.loader.tokens;
+
+import dev.stoker.loader.ColumnChunk;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * Up to {@code capacity} rows of one chunk being written: each column a buffer laid out as a batch
+ * lays it out. A packed row is filled by the documents' shares in turn ({@link #pack}); a padded
+ * row holds one share and padding ({@link #pad}). Rows are complete once {@link #full} or {@link
+ * #chunk} is asked for them.
+ */
+final class RowBuilder {
+  private final TokenLayout layout;
+  private final int length;
+  private final int capacity;
+  private final boolean wide;
+  private final boolean cuSeqlens;
+  private final ByteBuffer[] columns;
+  private final IntBuffer ids32;
+  private final LongBuffer ids64;
+  private final IntBuffer positions;
+  private final IntBuffer marks;
+  private final IntBuffer labels32;
+  private final LongBuffer labels64;
+  private final TokenCounts counts;
+
+  /** Complete rows. */
+  private int rows;
+
+  /** Tokens in the row being packed. */
+  private int fill;
+
+  /** Documents begun in the row being packed. */
+  private int segments;
+
+  RowBuilder(TokenLayout layout, boolean wide, int capacity, TokenCounts counts) {
+    this.layout = layout;
+    this.length = layout.length();
+    this.capacity = capacity;
+    this.wide = wide;
+    this.counts = counts;
+    this.cuSeqlens =
+        layout.mode() == TokenLayout.Mode.PACK
+            && layout.boundaries() == TokenLayout.Boundaries.CU_SEQLENS;
+    int idBytes = wide ? 8 : 4;
+    ByteBuffer ids = column((long) capacity * length * idBytes);
+    ByteBuffer position = column((long) capacity * length * 4);
+    ByteBuffer mark = column((long) capacity * (cuSeqlens ? length + 1 : length) * 4);
+    ByteBuffer label = layout.shiftLabels() ? column((long) capacity * length * idBytes) : null;
+    columns =
+        label == null
+            ? new ByteBuffer[] {ids, position, mark}
+            : new ByteBuffer[] {ids, position, mark, label};
+    ids32 = wide ? null : ids.asIntBuffer();
+    ids64 = wide ? ids.asLongBuffer() : null;
+    positions = position.asIntBuffer();
+    marks = mark.asIntBuffer();
+    labels32 = label == null || wide ? null : label.asIntBuffer();
+    labels64 = label != null && wide ? label.asLongBuffer() : null;
+  }
+
+  private static ByteBuffer column(long bytes) {
+    if (bytes > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          bytes + " bytes for one column of a chunk (expected: fewer rows per chunk)");
+    }
+    return ByteBuffer.allocate((int) bytes).order(ByteOrder.nativeOrder());
+  }
+
+  boolean full() {
+    return rows == capacity;
+  }
+
+  int rows() {
+    return rows;
+  }
+
+  /** Tokens in the row being packed, not yet complete. */
+  int fill() {
+    return fill;
+  }
+
+  /**
+   * Packs up to {@code most} of the document's tokens left into the row being filled (and the rows
+   * after it, as far as there is room); returns how many it took.
+   */
+  int pack(Document doc, long most) {
+    int taken = 0;
+    while (doc.left() > 0 && taken < most && rows < capacity) {
+      int count = (int) Math.min(Math.min(doc.left(), length - fill), most - taken);
+      int at = rows * length + fill;
+      share(doc, at, count);
+      if (!cuSeqlens) {
+        for (int i = 0; i < count; i++) {
+          marks.put(at + i, segments);
+        }
+      }
+      fill += count;
+      taken += count;
+      doc.take(count);
+      if (cuSeqlens) {
+        marks.put(rows * (length + 1) + segments + 1, fill);
+      }
+      segments++;
+      if (fill == length) {
+        endPackedRow();
+      }
+    }
+    return taken;
+  }
+
+  private void endPackedRow() {
+    if (cuSeqlens) {
+      int base = rows * (length + 1);
+      marks.put(base, 0);
+      for (int s = segments + 1; s <= length; s++) {
+        marks.put(base + s, length);
+      }
+    }
+    rows++;
+    fill = 0;
+    segments = 0;
+    counts.addTokens(length);
+    counts.addRow();
+  }
+
+  /**
+   * One row of the document's next {@code min(left, length)} tokens, padded; returns how many it
+   * took.
+   */
+  int pad(Document doc) {
+    int count = Math.min(doc.left(), length);
+    int at = rows * length;
+    share(doc, at, count);
+    for (int i = 0; i < length; i++) {
+      marks.put(at + i, i < count ? 1 : 0);
+    }
+    for (int i = count; i < length; i++) {
+      if (wide) {
+        ids64.put(at + i, layout.padToken());
+      } else {
+        ids32.put(at + i, (int) layout.padToken());
+      }
+      positions.put(at + i, 0);
+      label(at + i, TokenLayout.IGNORE_LABEL);
+    }
+    doc.take(count);
+    rows++;
+    counts.addTokens(count);
+    counts.addPadding(length - count);
+    counts.addRow();
+    return count;
+  }
+
+  /**
+   * Writes the document's next {@code count} tokens at element {@code at}: ids, positions going on
+   * from where the document is, labels shifted by one within the document.
+   */
+  private void share(Document doc, int at, int count) {
+    int from = doc.placed();
+    if (wide) {
+      ids64.put(at, doc.ids64(), from, count);
+    } else {
+      ids32.put(at, doc.ids32(), from, count);
+    }
+    for (int i = 0; i < count; i++) {
+      positions.put(at + i, from + i);
+    }
+    if (!layout.shiftLabels()) {
+      return;
+    }
+    int next = Math.min(count, doc.length() - from - 1);
+    if (next > 0) {
+      if (wide) {
+        labels64.put(at, doc.ids64(), from + 1, next);
+      } else {
+        labels32.put(at, doc.ids32(), from + 1, next);
+      }
+    }
+    for (int i = Math.max(next, 0); i < count; i++) {
+      label(at + i, TokenLayout.IGNORE_LABEL);
+    }
+  }
+
+  private void label(int at, long value) {
+    if (!layout.shiftLabels()) {
+      return;
+    }
+    if (wide) {
+      labels64.put(at, value);
+    } else {
+      labels32.put(at, (int) value);
+    }
+  }
+
+  /** The complete rows as a chunk; a packed row not yet complete is not in it. */
+  ColumnChunk chunk() {
+    ByteBuffer[] out = new ByteBuffer[columns.length];
+    for (int c = 0; c < columns.length; c++) {
+      out[c] = columns[c].duplicate().order(ByteOrder.nativeOrder());
+    }
+    return ColumnChunk.ofBuffers(rows, out);
+  }
+}
