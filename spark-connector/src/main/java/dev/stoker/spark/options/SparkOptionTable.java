@@ -12,6 +12,7 @@ import dev.stoker.loader.option.StokerOption.Check;
 import dev.stoker.loader.option.ValueType;
 import dev.stoker.loader.state.BadStateException;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.tokens.TokenOptions;
 import dev.stoker.loader.transform.Transforms;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,6 +117,83 @@ public final class SparkOptionTable {
                       + "column of varying length, e.g. encoded images.")
               .build(),
           SOURCE);
+
+  /** The column of tokenized documents that {@link #PACK} or {@link #PAD} reads. */
+  public static final StokerOption<String> DOCUMENT_COLUMN =
+      token(
+          "documentColumn",
+          "a column name",
+          "the one list of integers",
+          "The column of documents (array<int>, array<bigint>, array<smallint> of token ids) that "
+              + "pack or pad reads.");
+
+  public static final StokerOption<String> PACK =
+      token(
+          TokenOptions.PACK,
+          "int > 0 (tokens)",
+          "(none)",
+          "Concatenate the epoch's documents and cut them into rows of this many tokens, with "
+              + "position_ids and document_ids; batchSize counts rows.");
+
+  public static final StokerOption<String> PAD =
+      token(
+          TokenOptions.PAD,
+          "int > 0 (tokens)",
+          "(none)",
+          "One document per row of this many tokens, padded, with attention_mask.");
+
+  public static final StokerOption<String> EOD_TOKEN =
+      token(
+          TokenOptions.EOD_TOKEN,
+          "int >= 0 (a token id)",
+          "(none)",
+          "The id appended after every document.");
+
+  public static final StokerOption<String> PAD_TOKEN =
+      token(TokenOptions.PAD_TOKEN, "int (a token id)", "0", "The id of padding (pad).");
+
+  public static final StokerOption<String> SHIFT_LABELS =
+      token(
+          TokenOptions.SHIFT_LABELS,
+          "true|false",
+          "false",
+          "Add labels: each token's successor in its document, -100 where it has none.");
+
+  public static final StokerOption<String> DOCUMENT_BOUNDARIES =
+      token(
+          TokenOptions.DOCUMENT_BOUNDARIES,
+          "documentIds|cuSeqlens",
+          "documentIds",
+          "How packed rows mark documents: document_ids [length], or cu_seqlens [length + 1] "
+              + "for variable-length attention kernels.");
+
+  public static final StokerOption<String> LONG_DOCUMENTS =
+      token(
+          TokenOptions.LONG_DOCUMENTS,
+          "continue|cut (pack), truncate|split (pad)",
+          "continue (pack), truncate (pad)",
+          "What becomes of a document longer than a row.");
+
+  public static final StokerOption<String> VOCAB_SIZE =
+      token(
+          TokenOptions.VOCAB_SIZE,
+          "int > 0",
+          "(no check)",
+          "Token ids must lie in [0, vocabSize); another id is an error naming the document.");
+
+  public static final StokerOption<String> MAX_DOCUMENT_TOKENS =
+      token(
+          TokenOptions.MAX_DOCUMENT_TOKENS,
+          "int > 0",
+          "(no check)",
+          "A longer document is an error naming it.");
+
+  public static final StokerOption<String> TOKENIZER =
+      token(
+          TokenOptions.TOKENIZER,
+          "r50k_base|p50k_base|p50k_edit|cl100k_base|o200k_base",
+          "(none: the column holds ids)",
+          "Tokenize a text column with this byte-pair encoding (the vocabularies ship in the jar).");
 
   public static final StokerOption<Long> MAX_SHARD_BYTES =
       add(
@@ -234,6 +312,18 @@ public final class SparkOptionTable {
   public static final List<OptionSpec> ALL = List.copyOf(DEFINED);
 
   private SparkOptionTable() {}
+
+  /** A token-rows option: read as text here, its value checked with the others it goes with. */
+  private static StokerOption<String> token(
+      String name, String values, String defaultText, String doc) {
+    return add(
+        StokerOption.builder(name, ValueType.TEXT)
+            .values(values)
+            .defaultText(defaultText)
+            .doc(doc)
+            .build(),
+        SOURCE);
+  }
 
   private static <T> StokerOption<T> add(
       StokerOption<T> option, OptionLayer first, OptionLayer... rest) {

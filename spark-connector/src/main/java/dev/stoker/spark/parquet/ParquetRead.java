@@ -9,6 +9,7 @@ import dev.stoker.loader.Schema;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.tokens.TokenLayout;
 import dev.stoker.loader.transform.Transforms;
 import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
@@ -39,8 +40,11 @@ public final class ParquetRead {
   /** The transform's spec, or null. */
   private final String transforms;
 
-  /** With a transform, the columns of its output the read yields; else null. */
+  /** With a transform or token rows, the columns of the output the read yields; else null. */
   private final StructType delivered;
+
+  /** The token rows made of the one column read, or null. */
+  private final TokenLayout tokens;
 
   private ParquetRead(
       SourceDataset dataset, List<SourceColumn> selected, List<ColumnSpec> columns) {
@@ -53,6 +57,17 @@ public final class ParquetRead {
       List<ColumnSpec> columns,
       String transforms,
       StructType delivered) {
+    this(dataset, selected, columns, transforms, delivered, null);
+  }
+
+  private ParquetRead(
+      SourceDataset dataset,
+      List<SourceColumn> selected,
+      List<ColumnSpec> columns,
+      String transforms,
+      StructType delivered,
+      TokenLayout tokens) {
+    this.tokens = tokens;
     this.dataset = dataset;
     this.selected = List.copyOf(selected);
     this.columns = List.copyOf(columns);
@@ -70,6 +85,14 @@ public final class ParquetRead {
     String transforms = dataset.options().transforms();
     if (transforms != null) {
       return transformed(dataset, transforms, required);
+    }
+    TokenLayout layout = dataset.options().tokens();
+    if (layout != null) {
+      ColumnSpec documents = TokenSchema.documents(dataset);
+      SourceColumn column = dataset.schema().column(documents.name());
+      StructType output = TokenSchema.sparkSchema(layout, documents);
+      TransformedSchema.checkRequired(required, output, layout.toString());
+      return new ParquetRead(dataset, List.of(column), List.of(documents), null, required, layout);
     }
     List<SourceColumn> selected = dataset.schema().select(required);
     return new ParquetRead(
@@ -157,20 +180,7 @@ public final class ParquetRead {
             dataset.hadoop().get(),
             true);
     StructType output = TransformedSchema.sparkSchema(spec, columns);
-    for (String name : required.fieldNames()) {
-      if (!Arrays.asList(output.fieldNames()).contains(name)) {
-        throw new IllegalArgumentException(
-            "column '"
-                + name
-                + "' is not among what "
-                + SourceOptions.TRANSFORMS
-                + "='"
-                + spec
-                + "' writes (expected one of: "
-                + String.join(", ", output.fieldNames())
-                + ")");
-      }
-    }
+    TransformedSchema.checkRequired(required, output, SourceOptions.TRANSFORMS + "='" + spec + "'");
     return new ParquetRead(dataset, selected, columns, spec, required);
   }
 
@@ -203,6 +213,19 @@ public final class ParquetRead {
    * epoch}.
    */
   public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
+    if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
+      return TokenPlanner.plan(
+          groups(),
+          TokenSchema.groupTokens(dataset, columns.get(0)),
+          tokens,
+          worldSize,
+          loader.batchSize(),
+          loader.shuffle(),
+          loader.seed(),
+          epoch,
+          config(loader, worldSize, epoch, dataset.options().shuffleBuffer(), false).windowRows(),
+          dataset.input());
+    }
     return RankPlanner.plan(
         groups(),
         worldSize,
@@ -226,6 +249,13 @@ public final class ParquetRead {
   public ReadPlan plan(
       LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
+    if (tokens != null) {
+      throw new IllegalArgumentException(
+          "resuming a read with "
+              + tokens
+              + " from a state (expected: a fresh epoch; resuming packed rows mid-epoch through "
+              + "Spark is not supported yet, TokenRows.span resumes them on the loader)");
+    }
     return RankPlanner.resumed(
         groups(),
         state.resumedOn(worldSize).segments(),
@@ -267,7 +297,8 @@ public final class ParquetRead {
         dataset.hadoop(),
         verifyChecksums,
         transforms,
-        delivered);
+        delivered,
+        tokens);
   }
 
   /** The {@code transforms} spec the ranks run on every row, or null. */
@@ -282,6 +313,9 @@ public final class ParquetRead {
       fields.add(column.field());
     }
     Schema input = Schema.of(fields);
+    if (tokens != null) {
+      return tokens.outputSchema(columns.get(0).dtype());
+    }
     return transforms == null ? input : Transforms.parse(transforms).outputSchema(input);
   }
 

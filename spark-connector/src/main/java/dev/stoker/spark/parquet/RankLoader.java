@@ -9,6 +9,7 @@ import dev.stoker.loader.device.Device;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.tokens.TokenRows;
 import dev.stoker.loader.util.Closer;
 import java.util.Objects;
 
@@ -141,6 +142,19 @@ public final class RankLoader implements AutoCloseable {
       return this;
     }
 
+    /**
+     * With token rows, {@code documents} packed or padded as the read says (packed: the rank's span
+     * of the epoch's tokens); else {@code documents}.
+     */
+    private StreamedDataset tokenRows(StreamedDataset documents) {
+      if (config.tokens() == null) {
+        return documents;
+      }
+      TokenRows rows = TokenRows.of(documents, config.columns().get(0).name(), config.tokens());
+      TokenSpan span = runs.tokens();
+      return span == null ? rows : rows.span(span.skip(), span.take());
+    }
+
     /** The rank's loader; if building it fails, the windows are freed and the failure thrown. */
     public RankLoader build() {
       int windowRows = runs.windowRows(config.windowRows());
@@ -153,9 +167,10 @@ public final class RankLoader implements AutoCloseable {
           new DirectAllocator(name + "-windows", windowBytes(config, windowRows));
       try {
         StreamedDataset source =
-            dataset != null
-                ? dataset.over(windows)
-                : new RankDataset(config, runs, windows, new SourceCounters());
+            tokenRows(
+                dataset != null
+                    ? dataset.over(windows)
+                    : new RankDataset(config, runs, windows, new SourceCounters()));
         DataLoader.Builder builder =
             DataLoader.builder(source)
                 .options(options.name() != null ? options : options.toBuilder().name(name).build())

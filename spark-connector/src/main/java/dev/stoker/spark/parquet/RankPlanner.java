@@ -125,7 +125,7 @@ public final class RankPlanner {
         List.copyOf(parts));
   }
 
-  private static List<Group> nonEmpty(List<Group> fileOrder) {
+  static List<Group> nonEmpty(List<Group> fileOrder) {
     List<Group> groups = new ArrayList<>();
     for (Group group : fileOrder) {
       if (group.rowGroup().rows() > 0) {
@@ -135,7 +135,7 @@ public final class RankPlanner {
     return groups;
   }
 
-  private static long batches(long perRank, int batchSize, boolean dropLast) {
+  static long batches(long perRank, int batchSize, boolean dropLast) {
     long batches = EpochSplit.batches(perRank, batchSize, dropLast);
     if (batches > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
@@ -150,7 +150,7 @@ public final class RankPlanner {
     return batches;
   }
 
-  private static long[] starts(List<Group> order) {
+  static long[] starts(List<Group> order) {
     long[] starts = new long[order.size()];
     for (int i = 1; i < starts.length; i++) {
       starts[i] = starts[i - 1] + order.get(i - 1).rowGroup().rows();
@@ -158,7 +158,7 @@ public final class RankPlanner {
     return starts;
   }
 
-  private static List<Group> ordered(List<Group> groups, boolean shuffle, long seed, int epoch) {
+  static List<Group> ordered(List<Group> groups, boolean shuffle, long seed, int epoch) {
     if (!shuffle) {
       return groups;
     }
@@ -170,8 +170,7 @@ public final class RankPlanner {
   }
 
   /** The runs of positions {@code [from, to)} of the order (positions past the end wrap). */
-  private static List<ReadRun> runs(
-      List<Group> order, long[] starts, long rows, long from, long to) {
+  static List<ReadRun> runs(List<Group> order, long[] starts, long rows, long from, long to) {
     List<ReadRun> runs = new ArrayList<>();
     RunBuilder run = null;
     for (long position = from; position < to; ) {

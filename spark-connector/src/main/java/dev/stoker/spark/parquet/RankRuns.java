@@ -6,13 +6,28 @@ import java.util.List;
 /**
  * What one rank reads in an epoch: exactly {@code rows} rows, as runs of row groups in reading
  * order; for an epoch resumed mid-way, as {@code parts} (each windowed and cut as its slice says),
- * whose runs {@code runs} lists too.
+ * whose runs {@code runs} lists too. With packed tokens, {@code rows} are packed rows, made of the
+ * parts' documents as {@code tokens} says.
  */
-public record RankRuns(int rank, long rows, List<ReadRun> runs, List<StreamPart> parts)
+public record RankRuns(
+    int rank, long rows, List<ReadRun> runs, List<StreamPart> parts, TokenSpan tokens)
     implements Serializable {
   public RankRuns {
     runs = List.copyOf(runs);
     parts = List.copyOf(parts);
+  }
+
+  /** A rank that reads rows (no token span). */
+  public RankRuns(int rank, long rows, List<ReadRun> runs, List<StreamPart> parts) {
+    this(rank, rows, runs, parts, null);
+  }
+
+  /**
+   * The rows its stream delivers: {@code rows}, or with a token span the documents the packed
+   * {@code rows} are made of.
+   */
+  public long streamRows() {
+    return tokens == null ? rows : tokens.documents();
   }
 
   /** A rank of a fresh epoch: its rows as runs, read and windowed from the first. */

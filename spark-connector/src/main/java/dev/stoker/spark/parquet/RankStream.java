@@ -84,7 +84,7 @@ public final class RankStream implements ChunkStream {
     // option decides it here.
     this.conf = new Configuration(config.hadoop().get());
     conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
-    this.left = partition.rows();
+    this.left = partition.streamRows();
   }
 
   @Override

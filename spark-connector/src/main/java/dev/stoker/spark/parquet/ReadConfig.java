@@ -3,6 +3,7 @@ package dev.stoker.spark.parquet;
 import dev.stoker.loader.LoaderConfig;
 import dev.stoker.loader.SampleTransform;
 import dev.stoker.loader.Schema;
+import dev.stoker.loader.tokens.TokenLayout;
 import dev.stoker.loader.transform.Transforms;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import org.apache.spark.sql.types.StructType;
  * @param transforms the {@code transforms} spec every rank's loader runs on its samples, or null;
  *     sent as text and made on each executor
  * @param delivered with a transform, the columns a {@code format("stoker")} read yields (of the
- *     transform's output, in Spark's order); else null
+ *     transform's output, in Spark's order), or with token rows of theirs; else null
+ * @param tokens the token rows every rank makes of its documents (the one column read), or null
  */
 public record ReadConfig(
     LoaderConfig loader,
@@ -33,8 +35,35 @@ public record ReadConfig(
     HadoopConf hadoop,
     boolean verifyChecksums,
     String transforms,
-    StructType delivered)
+    StructType delivered,
+    TokenLayout tokens)
     implements Serializable {
+
+  /** A read with a transform, or without one. */
+  public ReadConfig(
+      LoaderConfig loader,
+      int epoch,
+      StructType schema,
+      List<ColumnSpec> columns,
+      int windowRows,
+      int readerRows,
+      HadoopConf hadoop,
+      boolean verifyChecksums,
+      String transforms,
+      StructType delivered) {
+    this(
+        loader,
+        epoch,
+        schema,
+        columns,
+        windowRows,
+        readerRows,
+        hadoop,
+        verifyChecksums,
+        transforms,
+        delivered,
+        null);
+  }
 
   /** A read without a transform. */
   public ReadConfig(
@@ -64,8 +93,14 @@ public record ReadConfig(
     return transforms == null ? null : Transforms.parse(transforms);
   }
 
-  /** The schema of the batches: the transform's output, else {@link #loaderSchema()}. */
+  /**
+   * The schema of the batches: the transform's output, the token rows', else {@link
+   * #loaderSchema()}.
+   */
   public Schema batchSchema() {
+    if (tokens != null) {
+      return tokens.outputSchema(columns.get(0).dtype());
+    }
     return transforms == null ? loaderSchema() : transform().outputSchema(loaderSchema());
   }
 

@@ -14,7 +14,8 @@ import java.util.List;
  * @param paddedRows rows read twice (without {@code dropLast}: ranks are padded to equal rows from
  *     the start of the epoch's order, as PyTorch's DistributedSampler pads)
  * @param ranks each rank's runs, in reading order
- * @param parts each rank's parts, for an epoch resumed mid-way (else empty)
+ * @param parts each rank's parts, for an epoch resumed mid-way or packed (else empty)
+ * @param packed with packed tokens, each rank's span and the epoch's token counts; else null
  */
 public record ReadPlan(
     long rows,
@@ -24,8 +25,36 @@ public record ReadPlan(
     long droppedRows,
     long paddedRows,
     List<List<ReadRun>> ranks,
-    List<List<StreamPart>> parts)
+    List<List<StreamPart>> parts,
+    PackedTokens packed)
     implements Serializable {
+
+  /**
+   * The tokens of a packed epoch.
+   *
+   * @param spans each rank's span of the epoch's stream of tokens
+   * @param tokens the epoch's tokens (ids and end tokens)
+   * @param droppedTokens the tokens past the last rank's span, which no rank packs
+   */
+  public record PackedTokens(List<TokenSpan> spans, long tokens, long droppedTokens)
+      implements Serializable {
+    public PackedTokens {
+      spans = List.copyOf(spans);
+    }
+  }
+
+  /** A plan of rows, fresh or resumed. */
+  public ReadPlan(
+      long rows,
+      int rowGroups,
+      long rowsPerRank,
+      int batchesPerRank,
+      long droppedRows,
+      long paddedRows,
+      List<List<ReadRun>> ranks,
+      List<List<StreamPart>> parts) {
+    this(rows, rowGroups, rowsPerRank, batchesPerRank, droppedRows, paddedRows, ranks, parts, null);
+  }
 
   /** A fresh epoch's plan. */
   public ReadPlan(
@@ -42,6 +71,10 @@ public record ReadPlan(
   /** What rank {@code rank} reads. */
   public RankRuns rank(int rank) {
     return new RankRuns(
-        rank, rowsPerRank, ranks.get(rank), parts.isEmpty() ? List.of() : parts.get(rank));
+        rank,
+        rowsPerRank,
+        ranks.get(rank),
+        parts.isEmpty() ? List.of() : parts.get(rank),
+        packed == null ? null : packed.spans().get(rank));
   }
 }

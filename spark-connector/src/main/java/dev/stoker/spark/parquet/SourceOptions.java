@@ -7,6 +7,8 @@ import dev.stoker.loader.OnBadSample;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.Placement;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.tokens.TokenLayout;
+import dev.stoker.loader.tokens.TokenOptions;
 import dev.stoker.spark.options.OptionLayer;
 import dev.stoker.spark.options.OptionReader;
 import dev.stoker.spark.options.OptionRegistry;
@@ -62,7 +64,18 @@ public final class SourceOptions {
           PATHS,
           RESUME_FROM,
           ACCEPT_CHANGED_INPUT,
-          TRANSFORMS);
+          TRANSFORMS,
+          SparkOptionTable.DOCUMENT_COLUMN.name(),
+          TokenOptions.PACK,
+          TokenOptions.PAD,
+          TokenOptions.EOD_TOKEN,
+          TokenOptions.PAD_TOKEN,
+          TokenOptions.SHIFT_LABELS,
+          TokenOptions.DOCUMENT_BOUNDARIES,
+          TokenOptions.LONG_DOCUMENTS,
+          TokenOptions.VOCAB_SIZE,
+          TokenOptions.MAX_DOCUMENT_TOKENS,
+          TokenOptions.TOKENIZER);
 
   /** The layers of the options a read takes. */
   public static final Set<OptionLayer> LAYERS =
@@ -82,6 +95,12 @@ public final class SourceOptions {
   private final boolean acceptChangedInput;
   private final String transforms;
 
+  /** The token rows the read makes of its documents, or null. */
+  private final TokenLayout tokens;
+
+  /** The column of documents the read names, or null. */
+  private final String documentColumn;
+
   private SourceOptions(
       LoaderOptions loader,
       int worldSize,
@@ -94,7 +113,11 @@ public final class SourceOptions {
       Set<String> given,
       LoaderState resumeFrom,
       boolean acceptChangedInput,
-      String transforms) {
+      String transforms,
+      TokenLayout tokens,
+      String documentColumn) {
+    this.tokens = tokens;
+    this.documentColumn = documentColumn;
     this.loader = loader;
     this.transforms = transforms;
     this.worldSize = worldSize;
@@ -123,7 +146,9 @@ public final class SourceOptions {
         Set.of(),
         SparkOptionTable.RESUME_FROM.defaultValue(),
         SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue(),
-        SparkOptionTable.TRANSFORMS.defaultValue());
+        SparkOptionTable.TRANSFORMS.defaultValue(),
+        null,
+        null);
   }
 
   /** As {@link #parse(Map, Map)}, without session settings. */
@@ -187,7 +212,9 @@ public final class SourceOptions {
         givenNames(given.keySet()),
         state,
         read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT),
-        read.get(SparkOptionTable.TRANSFORMS));
+        read.get(SparkOptionTable.TRANSFORMS),
+        tokens(read),
+        read.text(SparkOptionTable.DOCUMENT_COLUMN));
   }
 
   /** A rank (each partition is its rank) and skipped rows (they would unbalance the ranks). */
@@ -309,6 +336,43 @@ public final class SourceOptions {
   /** The spec of the transform every sample goes through, or null (checked when parsed). */
   public String transforms() {
     return transforms;
+  }
+
+  /** The token rows the read makes of its documents ({@code pack} or {@code pad}), or null. */
+  public TokenLayout tokens() {
+    return tokens;
+  }
+
+  /** The column of documents named by {@code documentColumn}, or null. */
+  public String documentColumn() {
+    return documentColumn;
+  }
+
+  /** The layout of {@code pack} or {@code pad}, or null; not with {@code transforms}. */
+  private static TokenLayout tokens(OptionReader read) {
+    Map<String, String> given = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    for (String name : TokenOptions.NAMES) {
+      String value = read.text(name);
+      if (value != null) {
+        given.put(name, value);
+      }
+    }
+    TokenLayout layout = TokenOptions.parse(given::get);
+    String column = read.text(SparkOptionTable.DOCUMENT_COLUMN);
+    if (layout == null && column != null) {
+      throw new IllegalArgumentException(
+          SparkOptionTable.DOCUMENT_COLUMN.name()
+              + "='"
+              + column
+              + "' without pack or pad (expected: pack=LENGTH or pad=LENGTH beside it)");
+    }
+    if (layout != null && read.text(SparkOptionTable.TRANSFORMS) != null) {
+      throw new IllegalArgumentException(
+          "transforms with "
+              + layout
+              + " (expected: one of them; the token rows are made of the documents as stored)");
+    }
+    return layout;
   }
 
   /** Whether a state taken on other files is resumed anyway. */

@@ -6,6 +6,7 @@ import dev.stoker.loader.Schema;
 import dev.stoker.loader.transform.Transforms;
 import dev.stoker.spark.parquet.SourceColumn.Kind;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -66,14 +67,37 @@ public final class TransformedSchema {
       throw new IllegalArgumentException(
           SourceOptions.TRANSFORMS + "='" + spec + "': " + e.getMessage(), e);
     }
+    return sparkSchema(output, SourceOptions.TRANSFORMS + "='" + spec + "'");
+  }
+
+  /** The Spark schema of {@code output}, the fields that {@code writer} (for messages) writes. */
+  static StructType sparkSchema(Schema output, String writer) {
     List<StructField> out = new ArrayList<>();
     for (Field field : output.fields()) {
-      out.add(new StructField(field.name(), sparkType(spec, field), false, Metadata.empty()));
+      out.add(new StructField(field.name(), sparkType(writer, field), false, Metadata.empty()));
     }
     return new StructType(out.toArray(StructField[]::new));
   }
 
-  private static DataType sparkType(String spec, Field field) {
+  /**
+   * Checks that {@code required} names only columns of {@code output}, what {@code writer} writes.
+   */
+  static void checkRequired(StructType required, StructType output, String writer) {
+    for (String name : required.fieldNames()) {
+      if (!Arrays.asList(output.fieldNames()).contains(name)) {
+        throw new IllegalArgumentException(
+            "column '"
+                + name
+                + "' is not among what "
+                + writer
+                + " writes (expected one of: "
+                + String.join(", ", output.fieldNames())
+                + ")");
+      }
+    }
+  }
+
+  private static DataType sparkType(String writer, Field field) {
     boolean scalar = field.shape().length == 0;
     if (field.dtype() == DType.UINT8 && !scalar) {
       return DataTypes.BinaryType;
@@ -89,14 +113,10 @@ public final class TransformedSchema {
     if (value == null || field.isVariable()) {
       throw new IllegalArgumentException(
           String.format(
-              "%s='%s' writes field '%s' %s%s, which format(\"stoker\") cannot show Spark "
+              "%s writes field '%s' %s%s, which format(\"stoker\") cannot show Spark "
                   + "(expected: float32, float64, int32 or int64 values of any shape, or a uint8 "
                   + "tensor)",
-              SourceOptions.TRANSFORMS,
-              spec,
-              field.name(),
-              field.dtype().label(),
-              field.shapeText()));
+              writer, field.name(), field.dtype().label(), field.shapeText()));
     }
     return scalar ? value : DataTypes.createArrayType(value, false);
   }

@@ -10,7 +10,6 @@ import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankLoader;
-import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import java.io.IOException;
@@ -99,7 +98,7 @@ final class RankPump implements AutoCloseable {
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
       built =
-          RankLoader.builder(config, new RankRuns(rank, plan.rowsPerRank(), plan.ranks().get(rank)))
+          RankLoader.builder(config, plan.rank(rank))
               .options(given.toBuilder().name(name).build())
               .slots(memory, keptAhead)
               .build();

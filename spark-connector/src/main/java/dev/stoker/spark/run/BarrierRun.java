@@ -166,20 +166,20 @@ public final class BarrierRun {
    * What a run over a read with a transform cannot do: normalize columns (the transform writes the
    * batch) or keep a disk cache (its output differs every epoch; every epoch streams instead).
    */
-  private void refuseWithTransforms(String transforms) {
+  private void refuseWithTransforms(String writer) {
     if (spec.normalizations.length > 0) {
       throw new IllegalArgumentException(
           String.format(
-              "transforms='%s': the run also normalizes column '%s' (expected: no normalize(...) "
-                  + "on the run; let the transform normalize, e.g. its normalize step)",
-              transforms, spec.normalizations[0].column()));
+              "%s: the run also normalizes column '%s' (expected: no normalize(...) "
+                  + "on the run; normalize in the read, e.g. a transform's normalize step)",
+              writer, spec.normalizations[0].column()));
     }
     if (spec.run.cache() == CacheMode.DISK) {
       throw new IllegalArgumentException(
           String.format(
-              "transforms='%s' with cache=disk: a transform's output differs every epoch, so "
-                  + "every epoch streams from the files (expected: cache=auto or none)",
-              transforms));
+              "%s with cache=disk: its rows differ every epoch, so every epoch streams from "
+                  + "the files (expected: cache=auto or none)",
+              writer));
     }
   }
 
@@ -205,10 +205,13 @@ public final class BarrierRun {
             given == null ? null : given.shuffleBuffer(),
             verify);
     if (config.transforms() != null) {
-      refuseWithTransforms(config.transforms());
+      refuseWithTransforms("transforms='" + config.transforms() + "'");
+    } else if (config.tokens() != null) {
+      refuseWithTransforms(config.tokens().toString());
     }
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
     if (config.transforms() == null
+        && config.tokens() == null
         && spec.run.cache() == CacheMode.DISK
         && shardBytes > spec.run.maxShardBytes()) {
       throw new ShardBudgetException(
@@ -227,7 +230,7 @@ public final class BarrierRun {
         plan.rowsPerRank() * spec.worldSize, read.dataset().input(), spec.worldSize);
     List<RankRuns> runs = new ArrayList<>();
     for (int r = 0; r < spec.worldSize; r++) {
-      runs.add(new RankRuns(r, plan.rowsPerRank(), plan.ranks().get(r)));
+      runs.add(plan.rank(r));
     }
     // One element per partition: each task carries its own rank's runs, not the whole plan.
     RDD<RankRuns> ranks = new JavaSparkContext(spark).parallelize(runs, spec.worldSize).rdd();

@@ -51,7 +51,7 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     SparkPlan scan = ScanPlans.scanOf(input.queryExecution().executedPlan());
     if (scan instanceof BatchScanExec batch && batch.scan() instanceof StokerScan stoker) {
       SourceDataset dataset = stoker.read().dataset();
-      return dataset.options().transforms() != null
+      return dataset.options().transforms() != null || dataset.options().tokens() != null
           ? transformed(dataset, fields)
           : declared(dataset, fields, dataset.options());
     }
@@ -74,8 +74,8 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   }
 
   /**
-   * A read with a transform: every readable column goes into it, and the run's fields must be its
-   * output, field for field.
+   * A read with a transform (every readable column goes into it) or token rows (of its column of
+   * documents): the run's fields must be the output, field for field.
    *
    * @throws IllegalArgumentException if they are not, naming both
    */
@@ -88,11 +88,15 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
     ParquetRead read = ParquetRead.of(dataset, required);
     Schema output = read.batchSchema();
     if (!output.fields().equals(fields)) {
+      String writer =
+          dataset.options().tokens() != null
+              ? dataset.options().tokens().toString()
+              : SourceOptions.TRANSFORMS + "='" + dataset.options().transforms() + "'";
       throw new IllegalArgumentException(
           String.format(
-              "%s='%s' writes %s, but the run declares %s (expected: the run's fields exactly as "
-                  + "the transform writes them, in its order)",
-              SourceOptions.TRANSFORMS, dataset.options().transforms(), output.fields(), fields));
+              "%s writes %s, but the run declares %s (expected: the run's fields exactly as "
+                  + "it writes them, in its order)",
+              writer, output.fields(), fields));
     }
     return new PlannedInput(read, dataset.options());
   }

@@ -76,7 +76,8 @@ public final class RankRuntime {
               + "of rank "
               + runs.rank());
     }
-    boolean transformed = config.transforms() != null;
+    // Token rows are made in the loader from the documents as stored, as a transform's samples.
+    boolean transformed = config.transforms() != null || config.tokens() != null;
     PlannedDataset.Parts parts;
     try {
       parts =

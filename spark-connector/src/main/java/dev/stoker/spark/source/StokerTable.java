@@ -1,6 +1,7 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.spark.parquet.SourceDataset;
+import dev.stoker.spark.parquet.TokenSchema;
 import dev.stoker.spark.parquet.TransformedSchema;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -27,8 +28,14 @@ final class StokerTable implements SupportsRead {
     return schemaOf(dataset);
   }
 
-  /** The columns a read shows: the files', or with {@code transforms} its transform's output. */
+  /**
+   * The columns a read shows: the files', with {@code transforms} its transform's output, with
+   * {@code pack} or {@code pad} the token rows'.
+   */
   static StructType schemaOf(SourceDataset dataset) {
+    if (dataset.options().tokens() != null) {
+      return TokenSchema.of(dataset);
+    }
     return dataset.options().transforms() == null
         ? dataset.schema().sparkSchema()
         : TransformedSchema.of(dataset);

@@ -1,0 +1,302 @@
+package dev.stoker.spark.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * format("stoker") with option pack or pad over documents of token ids: 700 documents of 0 to 120
+ * tokens (a few of up to 400), in 3 files of several row groups, each token {@code id * 1000 + i}
+ * so that a row shows which document and place each token is. On any number of ranks every rank
+ * gets the same number of full batches, every token is in one row on one rank or in the tail no
+ * rank packs, positions and document ids are exact, and the ranks' rows in rank order are one
+ * stream, the same whatever the number of ranks.
+ */
+class TokenPackReadTest {
+  private static final int DOCUMENTS = 700;
+  private static final int LENGTH = 32;
+  private static final int BATCH = 4;
+  private static final int EOD = 999_999_999;
+
+  @TempDir static Path dir;
+  private static SparkSession spark;
+  private static String table;
+  private static String twoLists;
+
+  /** Each document's length, by id. */
+  private static final Map<Long, Integer> LENGTHS = new HashMap<>();
+
+  @BeforeAll
+  static void startSpark() {
+    spark = SparkClusters.local(2);
+    table = dir.resolve("documents").toString();
+    String length =
+        "case when id % 50 = 7 then cast(pmod(hash(id), 400) as int)"
+            + " when id % 10 = 0 then 0 else cast(pmod(hash(id, 1), 121) as int) end";
+    spark
+        .range(0, DOCUMENTS, 1, 3)
+        .selectExpr("id", length + " as n")
+        .selectExpr(
+            "id",
+            "transform(filter(sequence(0, n), i -> i < n), i -> cast(id * 1000 + i as int))"
+                + " as tokens")
+        .write()
+        .mode("overwrite")
+        .option("parquet.block.size", "16384")
+        .option("parquet.page.size", "4096")
+        .parquet(table);
+    for (Row row : spark.read().parquet(table).collectAsList()) {
+      LENGTHS.put(row.getLong(0), row.getList(1).size());
+    }
+    twoLists = dir.resolve("two").toString();
+    spark
+        .range(0, 40, 1, 1)
+        .selectExpr("array(cast(id as int)) as a", "array(id) as b")
+        .write()
+        .mode("overwrite")
+        .parquet(twoLists);
+  }
+
+  @AfterAll
+  static void stopSpark() {
+    spark.stop();
+  }
+
+  @AfterEach
+  void leavesNothingOpen() throws InterruptedException {
+    SourceLeaks.assertNothingOpen();
+  }
+
+  private static DataFrameReader packed(int worldSize, boolean eod) {
+    DataFrameReader reader =
+        spark
+            .read()
+            .format("stoker")
+            .option("pack", LENGTH)
+            .option("shiftLabels", true)
+            .option("batchSize", BATCH)
+            .option("worldSize", worldSize)
+            .option("shuffle", true)
+            .option("seed", 7)
+            .option("numWorkers", 2)
+            .option("shuffleBuffer", 50);
+    return eod ? reader.option("eodToken", EOD) : reader;
+  }
+
+  /** One packed row: its rank, tokens, positions, document ids and labels. */
+  private record Packed(int rank, int[] ids, int[] positions, int[] documents, int[] labels) {}
+
+  private static List<Packed> read(DataFrameReader reader) {
+    List<Packed> rows = new ArrayList<>();
+    for (Row row :
+        reader
+            .load(table)
+            .selectExpr(
+                "spark_partition_id() as rank",
+                "input_ids",
+                "position_ids",
+                "document_ids",
+                "labels")
+            .collectAsList()) {
+      rows.add(new Packed(row.getInt(0), ints(row, 1), ints(row, 2), ints(row, 3), ints(row, 4)));
+    }
+    return rows;
+  }
+
+  private static int[] ints(Row row, int column) {
+    return row.<Integer>getList(column).stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private static long streamTokens(boolean eod) {
+    long tokens = 0;
+    for (int n : LENGTHS.values()) {
+      tokens += n + (eod ? 1 : 0);
+    }
+    return tokens;
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3})
+  void shouldPackEveryTokenOnceInEqualBatchesWithExactPositionsAndDocuments(int worldSize) {
+    boolean eod = worldSize != 2;
+    List<Packed> rows = read(packed(worldSize, eod));
+    long total = streamTokens(eod);
+    long step = (long) worldSize * BATCH * LENGTH;
+    long perRank = total / step * BATCH * LENGTH;
+    int[] perRankRows = new int[worldSize];
+    List<Integer> stream = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
+    int lastRank = 0;
+    for (Packed row : rows) {
+      assertThat(row.rank()).isGreaterThanOrEqualTo(lastRank);
+      lastRank = row.rank();
+      perRankRows[row.rank()]++;
+      checkRow(row);
+      for (int i = 0; i < LENGTH; i++) {
+        stream.add(row.ids()[i]);
+        positions.add(row.positions()[i]);
+      }
+    }
+    for (int rank = 0; rank < worldSize; rank++) {
+      assertThat(perRankRows[rank]).as("rank %d", rank).isEqualTo((int) (perRank / LENGTH));
+    }
+    // Every token at most once, each document's tokens in order and together: one stream.
+    Set<Integer> seen = new HashSet<>();
+    for (int t = 0; t < stream.size(); t++) {
+      int id = stream.get(t);
+      if (id == EOD) {
+        if (positions.get(t) > 0) { // else the end token is an empty document's only token
+          int before = stream.get(t - 1);
+          assertThat(before % 1000 + 1)
+              .as("an end token follows its document's last token")
+              .isEqualTo(LENGTHS.get((long) before / 1000))
+              .isEqualTo(positions.get(t));
+        }
+        continue;
+      }
+      assertThat(seen.add(id)).as("token %d once", id).isTrue();
+      if (t > 0 && id % 1000 != 0) {
+        assertThat(stream.get(t - 1)).as("token %d follows its predecessor", id).isEqualTo(id - 1);
+      }
+    }
+    // The tokens no rank packs are fewer than one step: the tail.
+    assertThat(total - stream.size()).isBetween(0L, step - 1);
+  }
+
+  /** Positions, document ids and labels as the row's tokens say. */
+  private static void checkRow(Packed row) {
+    int document = 0;
+    for (int i = 0; i < LENGTH; i++) {
+      int id = row.ids()[i];
+      if (id != EOD) {
+        assertThat(row.positions()[i]).isEqualTo(id % 1000);
+      }
+      if (i > 0 && row.positions()[i] == 0) {
+        document++;
+      }
+      if (i > 0 && row.positions()[i] != 0) {
+        assertThat(row.positions()[i]).isEqualTo(row.positions()[i - 1] + 1);
+      }
+      assertThat(row.documents()[i]).as("document id at %d", i).isEqualTo(document);
+      if (i + 1 < LENGTH && row.positions()[i + 1] != 0) {
+        assertThat(row.labels()[i]).isEqualTo(row.ids()[i + 1]);
+      } else if (i + 1 < LENGTH) {
+        assertThat(row.labels()[i]).isEqualTo(-100);
+      }
+    }
+  }
+
+  @Test
+  void shouldMakeOneStreamOnAnyNumberOfRanks() {
+    List<Integer> one = new ArrayList<>();
+    for (Packed row : read(packed(1, true))) {
+      for (int id : row.ids()) {
+        one.add(id);
+      }
+    }
+    List<Integer> three = new ArrayList<>();
+    for (Packed row : read(packed(3, true))) {
+      for (int id : row.ids()) {
+        three.add(id);
+      }
+    }
+    assertThat(three.size()).isLessThanOrEqualTo(one.size());
+    assertThat(three).isEqualTo(one.subList(0, three.size()));
+  }
+
+  @Test
+  void shouldPadOneDocumentPerRowWithItsMask() {
+    List<Row> rows =
+        spark
+            .read()
+            .format("stoker")
+            .option("pad", 64)
+            .option("padToken", -1)
+            .option("batchSize", 10)
+            .option("worldSize", 2)
+            .load(table)
+            .selectExpr("spark_partition_id() as rank", "input_ids", "attention_mask")
+            .collectAsList();
+    assertThat(rows).hasSize(DOCUMENTS / 20 * 20);
+    Set<Long> documents = new HashSet<>();
+    for (Row row : rows) {
+      int[] ids = ints(row, 1);
+      int[] mask = ints(row, 2);
+      int n = 0;
+      while (n < 64 && mask[n] == 1) {
+        n++;
+      }
+      for (int i = n; i < 64; i++) {
+        assertThat(mask[i]).isZero();
+        assertThat(ids[i]).isEqualTo(-1);
+      }
+      if (n > 0) {
+        long document = ids[0] / 1000;
+        assertThat(documents.add(document)).isTrue();
+        assertThat(n).isEqualTo(Math.min(64, LENGTHS.get(document)));
+      }
+    }
+  }
+
+  @Test
+  void shouldNameTheDocumentColumnsAndTheRemedies() {
+    assertThatThrownBy(
+            () -> spark.read().format("stoker").option("pack", 8).load(twoLists).schema())
+        .hasMessageContaining("2 lists of integers")
+        .hasMessageContaining("documentColumn naming one");
+    assertThat(
+            spark
+                .read()
+                .format("stoker")
+                .option("pad", 8)
+                .option("documentColumn", "b")
+                .load(twoLists)
+                .schema()
+                .simpleString())
+        .isEqualTo(
+            "struct<input_ids:array<bigint>,position_ids:array<int>,attention_mask:array<int>>");
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pack", 4096)
+                    .option("batchSize", 64)
+                    .option("documentColumn", "a")
+                    .load(twoLists)
+                    .collectAsList())
+        .hasMessageContaining("tokens per step, but")
+        .hasMessageContaining("lower pack, batchSize or worldSize");
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pack", 8)
+                    .option("transforms", "decode(rgb)")
+                    .load(table)
+                    .schema())
+        .hasMessageContaining("(expected: one of them");
+    assertThatThrownBy(
+            () -> spark.read().format("stoker").option("eodToken", 1).load(table).schema())
+        .hasMessageContaining("eodToken without pack or pad");
+  }
+}
