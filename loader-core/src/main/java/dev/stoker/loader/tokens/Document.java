@@ -51,7 +51,7 @@ final class Document {
 
   /** The ids' dtype in rows. */
   DType idType() {
-    return wide ? DType.INT64 : DType.INT32;
+    return layout.idType(field.dtype());
   }
 
   /**

@@ -236,6 +236,14 @@ public record TokenLayout(
         encoding);
   }
 
+  /**
+   * The dtype of the rows' ids for documents of {@code documents}: int32 from a tokenizer, else the
+   * documents' own.
+   */
+  public DType idType(DType documents) {
+    return tokenizer != null ? DType.INT32 : documents;
+  }
+
   /** Whether the row count follows from the documents' and tokens' counts alone. */
   public boolean countable() {
     return mode == Mode.PACK

@@ -88,11 +88,11 @@ public final class ParquetRead {
     }
     TokenLayout layout = dataset.options().tokens();
     if (layout != null) {
-      ColumnSpec documents = TokenSchema.documents(dataset);
-      SourceColumn column = dataset.schema().column(documents.name());
-      StructType output = TokenSchema.sparkSchema(layout, documents);
+      TokenSchema.Documents documents = TokenSchema.documents(dataset);
+      StructType output = TokenSchema.sparkSchema(layout, documents.spec());
       TransformedSchema.checkRequired(required, output, layout.toString());
-      return new ParquetRead(dataset, List.of(column), List.of(documents), null, required, layout);
+      return new ParquetRead(
+          dataset, List.of(documents.column()), List.of(documents.spec()), null, required, layout);
     }
     List<SourceColumn> selected = dataset.schema().select(required);
     return new ParquetRead(
@@ -214,6 +214,19 @@ public final class ParquetRead {
    */
   public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
     if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
+      if (!tokens.countable()) {
+        throw new IllegalArgumentException(
+            tokens
+                + ": the ranks' equal spans of tokens are counted from the footers, which do not "
+                + "say how many tokens cut documents keep (expected: longDocuments=continue)");
+      }
+      if (tokens.tokenizer() != null) {
+        throw new IllegalArgumentException(
+            tokens
+                + ": the ranks' equal spans of tokens are counted from the footers, which do not "
+                + "count the tokens of text (expected: documents of token ids, or pad with "
+                + "longDocuments=truncate, one row per document)");
+      }
       return TokenPlanner.plan(
           groups(),
           TokenSchema.groupTokens(dataset, columns.get(0)),
@@ -225,6 +238,13 @@ public final class ParquetRead {
           epoch,
           config(loader, worldSize, epoch, dataset.options().shuffleBuffer(), false).windowRows(),
           dataset.input());
+    }
+    if (tokens != null && !tokens.countable()) {
+      throw new IllegalArgumentException(
+          tokens
+              + ": the ranks' equal batches are counted from the footers, which do not say how "
+              + "many rows split documents fill (expected: longDocuments=truncate, one row per "
+              + "document)");
     }
     return RankPlanner.plan(
         groups(),
@@ -314,7 +334,7 @@ public final class ParquetRead {
     }
     Schema input = Schema.of(fields);
     if (tokens != null) {
-      return tokens.outputSchema(columns.get(0).dtype());
+      return tokens.outputSchema(tokens.idType(columns.get(0).dtype()));
     }
     return transforms == null ? input : Transforms.parse(transforms).outputSchema(input);
   }

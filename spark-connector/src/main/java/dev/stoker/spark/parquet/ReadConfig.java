@@ -99,7 +99,7 @@ public record ReadConfig(
    */
   public Schema batchSchema() {
     if (tokens != null) {
-      return tokens.outputSchema(columns.get(0).dtype());
+      return tokens.outputSchema(tokens.idType(columns.get(0).dtype()));
     }
     return transforms == null ? loaderSchema() : transform().outputSchema(loaderSchema());
   }

@@ -76,6 +76,16 @@ public record SourceColumn(
     return new SourceColumn(field.name(), Kind.UNSUPPORTED, null, type, -1, text);
   }
 
+  /**
+   * A {@code string} column as variable-length bytes, its UTF-8 as stored (what a tokenizer reads);
+   * null if it is no string column.
+   */
+  SourceColumn asText() {
+    return sparkType.equals(DataTypes.StringType)
+        ? new SourceColumn(name, Kind.BINARY, DType.UINT8, sparkType, -1, parquet)
+        : null;
+  }
+
   private static boolean isShort(DataType type) {
     return type.equals(DataTypes.ShortType);
   }

@@ -1,6 +1,7 @@
 package dev.stoker.spark.parquet;
 
 import dev.stoker.loader.tokens.TokenLayout;
+import dev.stoker.spark.parquet.SourceColumn.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.types.StructType;
@@ -13,23 +14,34 @@ import org.apache.spark.sql.types.StructType;
 public final class TokenSchema {
   private TokenSchema() {}
 
+  /** The column of documents as the files hold it, and as the read reads it. */
+  public record Documents(SourceColumn column, ColumnSpec spec) {}
+
   /**
    * The column of documents: the one {@code documentColumn} names, or the files' one list of
-   * integers; as a variable-length int32 or int64 column.
+   * integers (with a tokenizer: one string column); as a variable-length int32 or int64 column (a
+   * string as variable-length bytes).
    *
    * @throws IllegalArgumentException naming the candidates if there is none or more than one, or
-   *     the named column is no list of integers
+   *     the named column is of another type
    */
-  public static ColumnSpec documents(SourceDataset dataset) {
+  public static Documents documents(SourceDataset dataset) {
     String named = dataset.options().documentColumn();
+    boolean text = dataset.options().tokens().tokenizer() != null;
+    String wanted = text ? "string" : "list of integers";
     List<SourceColumn> lists = new ArrayList<>();
-    for (SourceColumn column : TransformedSchema.inputColumns(dataset.schema())) {
-      if (named != null ? column.name().equalsIgnoreCase(named) : column.integerList()) {
-        lists.add(column);
+    for (String name : dataset.schema().sparkSchema().fieldNames()) {
+      SourceColumn column = dataset.schema().column(name);
+      SourceColumn readable = text ? column.asText() : column.integerList() ? column : null;
+      if (named != null ? name.equalsIgnoreCase(named) : readable != null) {
+        lists.add(readable != null ? readable : column);
       }
     }
     String option = dataset.options().tokens().toString();
-    if (lists.size() != 1 || !lists.get(0).integerList()) {
+    boolean fits =
+        lists.size() == 1
+            && (text ? lists.get(0).kind() == Kind.BINARY : lists.get(0).integerList());
+    if (!fits) {
       throw new IllegalArgumentException(
           String.format(
               "%s reads %s (expected: %s; the files' columns are %s)",
@@ -38,11 +50,8 @@ public final class TokenSchema {
                   ? lists.isEmpty()
                       ? "column '" + named + "', which the files do not have"
                       : "column '" + named + "', " + lists.get(0).describe()
-                  : lists.isEmpty() ? "no list of integers" : lists.size() + " lists of integers",
-              named != null
-                  ? "documentColumn naming a column of array<int>, array<bigint> or array<smallint>"
-                  : "one column of array<int>, array<bigint> or array<smallint> token ids, or "
-                      + "documentColumn naming one",
+                  : lists.isEmpty() ? "no " + wanted : lists.size() + " columns of type " + wanted,
+              expected(text, named != null),
               dataset.schema().sparkSchema().simpleString()));
     }
     ColumnSpec spec =
@@ -61,17 +70,30 @@ public final class TokenSchema {
                   + "length)",
               option, spec.name(), spec.lengthSource(), spec.name()));
     }
-    return spec;
+    return new Documents(lists.get(0), spec);
+  }
+
+  private static String expected(boolean text, boolean named) {
+    if (text) {
+      return named
+          ? "documentColumn naming a string column, with tokenizer"
+          : "one string column, or documentColumn naming one";
+    }
+    return named
+        ? "documentColumn naming a column of array<int>, array<bigint> or array<smallint>"
+        : "one column of array<int>, array<bigint> or array<smallint> token ids, or "
+            + "documentColumn naming one";
   }
 
   /** The token rows' columns as Spark shows them. */
   public static StructType sparkSchema(TokenLayout layout, ColumnSpec documents) {
-    return TransformedSchema.sparkSchema(layout.outputSchema(documents.dtype()), layout.toString());
+    return TransformedSchema.sparkSchema(
+        layout.outputSchema(layout.idType(documents.dtype())), layout.toString());
   }
 
   /** The schema of a read with token rows. */
   public static StructType of(SourceDataset dataset) {
-    return sparkSchema(dataset.options().tokens(), documents(dataset));
+    return sparkSchema(dataset.options().tokens(), documents(dataset).spec());
   }
 
   /**

@@ -3,9 +3,12 @@ package dev.stoker.spark.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.tokens.Tokenizers;
+import dev.stoker.spark.Tokenize;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -257,10 +260,74 @@ class TokenPackReadTest {
   }
 
   @Test
+  void shouldTokenizeTextOnTheFlyAsTheSqlFunctionDoes() {
+    Tokenize.register(spark);
+    String texts = dir.resolve("texts").toString();
+    spark
+        .range(0, 60, 1, 2)
+        .selectExpr(
+            "id",
+            "concat('Fortune ', id, ': ', repeat('you will write many tests. ', cast(id % 7 as int)))"
+                + " as text")
+        .write()
+        .mode("overwrite")
+        .parquet(texts);
+    String ids = dir.resolve("text-ids").toString();
+    spark
+        .read()
+        .parquet(texts)
+        .selectExpr("stoker_tokenize(text, 'r50k_base') as tokens")
+        .write()
+        .mode("overwrite")
+        .parquet(ids);
+    assertThat(
+            spark.read().parquet(ids).selectExpr("tokens").collectAsList().stream()
+                .anyMatch(r -> r.getList(0).equals(gpt2("Fortune 0: "))))
+        .as("'Fortune 0: ' as the tokenizer encodes it")
+        .isTrue();
+    List<Row> fromText = padded(texts, "text", true);
+    List<Row> fromIds = padded(ids, "tokens", false);
+    assertThat(fromText).hasSize(60).containsExactlyInAnyOrderElementsOf(fromIds);
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pack", 8)
+                    .option("tokenizer", "r50k_base")
+                    .load(texts)
+                    .collectAsList())
+        .hasMessageContaining("do not count the tokens of text");
+  }
+
+  private static List<Integer> gpt2(String text) {
+    return Arrays.stream(Tokenizers.encode(Tokenizers.encoding("r50k_base"), text))
+        .boxed()
+        .toList();
+  }
+
+  private static List<Row> padded(String path, String column, boolean tokenize) {
+    DataFrameReader reader =
+        spark
+            .read()
+            .format("stoker")
+            .option("pad", 24)
+            .option("eodToken", 50256)
+            .option("shiftLabels", true)
+            .option("batchSize", 10)
+            .option("documentColumn", column)
+            .option("worldSize", 2);
+    if (tokenize) {
+      reader = reader.option("tokenizer", "r50k_base");
+    }
+    return reader.load(path).collectAsList();
+  }
+
+  @Test
   void shouldNameTheDocumentColumnsAndTheRemedies() {
     assertThatThrownBy(
             () -> spark.read().format("stoker").option("pack", 8).load(twoLists).schema())
-        .hasMessageContaining("2 lists of integers")
+        .hasMessageContaining("2 columns of type list of integers")
         .hasMessageContaining("documentColumn naming one");
     assertThat(
             spark
@@ -298,5 +365,25 @@ class TokenPackReadTest {
     assertThatThrownBy(
             () -> spark.read().format("stoker").option("eodToken", 1).load(table).schema())
         .hasMessageContaining("eodToken without pack or pad");
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pack", 8)
+                    .option("longDocuments", "cut")
+                    .load(table)
+                    .collectAsList())
+        .hasMessageContaining("expected: longDocuments=continue");
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pad", 8)
+                    .option("longDocuments", "split")
+                    .load(table)
+                    .collectAsList())
+        .hasMessageContaining("expected: longDocuments=truncate");
   }
 }
