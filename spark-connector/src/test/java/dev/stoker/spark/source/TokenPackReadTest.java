@@ -3,8 +3,13 @@ package dev.stoker.spark.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.tokens.Tokenizers;
+import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.Tokenize;
+import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -223,6 +229,61 @@ class TokenPackReadTest {
     }
     assertThat(three.size()).isLessThanOrEqualTo(one.size());
     assertThat(three).isEqualTo(one.subList(0, three.size()));
+  }
+
+  @Test
+  void shouldFeedARunsRanksTheReadsRowsAndAFreshOrderEveryEpoch() {
+    Dataset<Row> input = packed(2, true).load(table);
+    TrainingResult<List<List<Integer>>> result =
+        StokerSpark.on(input)
+            .tensor("input_ids", DType.INT32, LENGTH)
+            .tensor("position_ids", DType.INT32, LENGTH)
+            .tensor("document_ids", DType.INT32, LENGTH)
+            .tensor("labels", DType.INT32, LENGTH)
+            .options(
+                LoaderOptions.builder()
+                    .batchSize(BATCH)
+                    .shuffle(true)
+                    .seed(7)
+                    .numWorkers(2)
+                    .build())
+            .option("epochs", "2")
+            .worldSize(2)
+            .run(
+                (rank, loader) -> {
+                  List<List<Integer>> epochs = new ArrayList<>();
+                  for (int epoch = 0; epoch < 2; epoch++) {
+                    List<Integer> ids = new ArrayList<>();
+                    for (Batch batch : loader.epoch(epoch)) {
+                      try (batch) {
+                        for (int r = 0; r < batch.size(); r++) {
+                          for (int i = 0; i < LENGTH; i++) {
+                            ids.add(batch.getInt(0, r, i));
+                          }
+                        }
+                      }
+                    }
+                    epochs.add(ids);
+                  }
+                  return epochs;
+                });
+    List<Integer> read = new ArrayList<>();
+    for (Packed row : read(packed(2, true))) {
+      for (int id : row.ids()) {
+        read.add(id);
+      }
+    }
+    List<Integer> epoch0 = new ArrayList<>();
+    List<Integer> epoch1 = new ArrayList<>();
+    for (List<List<Integer>> rank : result.results()) {
+      assertThat(rank.get(0)).hasSameSizeAs(result.results().get(0).get(0));
+      epoch0.addAll(rank.get(0));
+      epoch1.addAll(rank.get(1));
+    }
+    assertThat(epoch0).as("the run's first epoch is the read's").isEqualTo(read);
+    assertThat(epoch1).hasSameSizeAs(epoch0).isNotEqualTo(epoch0);
+    assertThat(epoch1.stream().filter(id -> id != EOD).distinct().count())
+        .isEqualTo(epoch1.stream().filter(id -> id != EOD).count());
   }
 
   @Test
