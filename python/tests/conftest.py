@@ -25,6 +25,8 @@ def stoker_jars():
         if not found:
             pytest.skip(f"no jar in {module}/target: build with mvn package first")
         jars.append(sorted(found)[0])
+    # what loader-core needs beyond Spark (the tokenizer), copied there by mvn package
+    jars.extend(sorted(glob.glob(os.path.join(ROOT, "loader-core", "target", "lib", "*.jar"))))
     return ",".join(jars)
 
 

@@ -9,6 +9,7 @@ import dev.stoker.loader.device.Device;
 import dev.stoker.loader.memory.DirectAllocator;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.tokens.TokenCounts;
 import dev.stoker.loader.tokens.TokenRows;
 import dev.stoker.loader.util.Closer;
 import java.util.Objects;
@@ -32,11 +33,21 @@ public final class RankLoader implements AutoCloseable {
 
   private final DirectAllocator windows;
   private final DataLoader loader;
+
+  /** The token rows the loader reads, or null. */
+  private final TokenRows tokens;
+
   private boolean closed;
 
-  private RankLoader(DirectAllocator windows, DataLoader loader) {
+  private RankLoader(DirectAllocator windows, DataLoader loader, TokenRows tokens) {
     this.windows = windows;
     this.loader = loader;
+    this.tokens = tokens;
+  }
+
+  /** The figures of the token rows of the epoch read last, or null without token rows. */
+  public TokenCounts tokenCounts() {
+    return tokens == null ? null : tokens.counts();
   }
 
   /** A builder of rank {@code runs.rank()}'s loader over {@code runs}, read with {@code config}. */
@@ -188,7 +199,8 @@ public final class RankLoader implements AutoCloseable {
         if (resumeFrom != null) {
           builder.resumeFrom(resumeFrom);
         }
-        return new RankLoader(windows, builder.build());
+        return new RankLoader(
+            windows, builder.build(), source instanceof TokenRows rows ? rows : null);
       } catch (Throwable t) {
         Closer closer = new Closer().add(t);
         closer.run(windows::close);

@@ -99,7 +99,8 @@ final class RankReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return SourceMetrics.taskValues(counters);
+    RankLoader rank = loader;
+    return SourceMetrics.taskValues(counters, rank == null ? null : rank.tokenCounts());
   }
 
   @Override

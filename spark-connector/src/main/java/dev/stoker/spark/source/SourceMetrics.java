@@ -1,5 +1,7 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.loader.tokens.TokenCounts;
+
 import dev.stoker.spark.parquet.SourceCounters;
 import java.util.Locale;
 import org.apache.spark.sql.connector.metric.CustomMetric;
@@ -27,20 +29,39 @@ public final class SourceMetrics {
   /** Batches handed to Spark. */
   public static final String BATCHES = "batches";
 
+  /** Tokens of documents in the rows made (pack or pad), padding not counted. */
+  public static final String TOKENS = "tokens";
+
+  /** Padding tokens in the rows made (pad). */
+  public static final String PADDING_TOKENS = "paddingTokens";
+
+  /** Tokens no rank packs, known when planning (pack). */
+  public static final String TOKENS_DROPPED = "tokensDropped";
+
   private SourceMetrics() {}
 
   static CustomMetric[] supported() {
     return new CustomMetric[] {
-      new RowsRead(), new RowsDropped(), new BytesRead(), new ReadTime(), new Batches()
+      new RowsRead(),
+      new RowsDropped(),
+      new BytesRead(),
+      new ReadTime(),
+      new Batches(),
+      new Tokens(),
+      new PaddingTokens(),
+      new TokensDropped()
     };
   }
 
-  static CustomTaskMetric[] taskValues(SourceCounters counters) {
+  /** The task's figures; {@code tokens} those of its token rows, or null. */
+  static CustomTaskMetric[] taskValues(SourceCounters counters, TokenCounts tokens) {
     return new CustomTaskMetric[] {
       value(ROWS_READ, counters.rowsRead.sum()),
       value(BYTES_READ, counters.bytesRead.sum()),
       value(READ_TIME, counters.readNanos.sum() / 1_000_000),
-      value(BATCHES, counters.batches.sum())
+      value(BATCHES, counters.batches.sum()),
+      value(TOKENS, tokens == null ? 0 : tokens.tokens()),
+      value(PADDING_TOKENS, tokens == null ? 0 : tokens.paddingTokens())
     };
   }
 
@@ -123,6 +144,45 @@ public final class SourceMetrics {
     @Override
     public String description() {
       return "batches";
+    }
+  }
+
+  /** {@link #TOKENS}. */
+  public static final class Tokens extends CustomSumMetric {
+    @Override
+    public String name() {
+      return TOKENS;
+    }
+
+    @Override
+    public String description() {
+      return "tokens in rows (pack, pad)";
+    }
+  }
+
+  /** {@link #PADDING_TOKENS}. */
+  public static final class PaddingTokens extends CustomSumMetric {
+    @Override
+    public String name() {
+      return PADDING_TOKENS;
+    }
+
+    @Override
+    public String description() {
+      return "padding tokens (pad)";
+    }
+  }
+
+  /** {@link #TOKENS_DROPPED}. */
+  public static final class TokensDropped extends CustomSumMetric {
+    @Override
+    public String name() {
+      return TOKENS_DROPPED;
+    }
+
+    @Override
+    public String description() {
+      return "tokens dropped (pack: the tail past the last full step)";
     }
   }
 }

@@ -100,7 +100,9 @@ public final class StokerScan implements Scan {
   @Override
   public CustomTaskMetric[] reportDriverMetrics() {
     return new CustomTaskMetric[] {
-      SourceMetrics.value(SourceMetrics.ROWS_DROPPED, plan.droppedRows())
+      SourceMetrics.value(SourceMetrics.ROWS_DROPPED, plan.droppedRows()),
+      SourceMetrics.value(
+          SourceMetrics.TOKENS_DROPPED, plan.packed() == null ? 0 : plan.packed().droppedTokens())
     };
   }
 
@@ -164,7 +166,24 @@ public final class StokerScan implements Scan {
         resumedFrom == null ? "" : " resumed after " + resumedFrom.consumedRows() + " rows",
         config.windowRows(),
         sparkReaderRuns(),
-        runs);
+        runs) + tokens();
+  }
+
+  /** With token rows, what they are made of. */
+  private String tokens() {
+    if (config.tokens() == null) {
+      return "";
+    }
+    ReadPlan.PackedTokens packed = plan.packed();
+    return packed == null
+        ? String.format(" [%s]", config.tokens())
+        : String.format(
+            Locale.ROOT,
+            " [%s: %d tokens, %d dropped (%.2f %%): the tail past the last full step]",
+            config.tokens(),
+            packed.tokens(),
+            packed.droppedTokens(),
+            packed.tokens() == 0 ? 0.0 : 100.0 * packed.droppedTokens() / packed.tokens());
   }
 
   @Override

@@ -385,6 +385,40 @@ class TokenPackReadTest {
   }
 
   @Test
+  void shouldNameANullDocumentAndAnIdOutsideTheVocabulary() {
+    String nulls = dir.resolve("nulls").toString();
+    spark
+        .range(0, 40, 1, 1)
+        .selectExpr("case when id = 23 then null else array(cast(id as int), 2) end as tokens")
+        .write()
+        .mode("overwrite")
+        .parquet(nulls);
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pad", 4)
+                    .option("batchSize", 2)
+                    .load(nulls)
+                    .collectAsList())
+        .hasStackTraceContaining("'tokens'")
+        .hasStackTraceContaining("null");
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("stoker")
+                    .option("pack", 4)
+                    .option("batchSize", 2)
+                    .option("vocabSize", 30)
+                    .load(table)
+                    .collectAsList())
+        .hasStackTraceContaining("of field 'tokens' holds id")
+        .hasStackTraceContaining("vocabSize = 30");
+  }
+
+  @Test
   void shouldNameTheDocumentColumnsAndTheRemedies() {
     assertThatThrownBy(
             () -> spark.read().format("stoker").option("pack", 8).load(twoLists).schema())
