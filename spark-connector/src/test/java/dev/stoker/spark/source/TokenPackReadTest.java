@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.tokens.Tokenizers;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.Tokenize;
@@ -211,6 +212,51 @@ class TokenPackReadTest {
         assertThat(row.labels()[i]).isEqualTo(-100);
       }
     }
+  }
+
+  @Test
+  void shouldResumeInTheMiddleOfDocumentsOnAsManyRanksOrAnother() {
+    Dataset<Row> whole = packed(2, true).load(table);
+    List<Packed> all = read(packed(2, true));
+    StokerScan scan = Tables.scan(whole);
+    int consumed = 3;
+    LoaderState state = scan.stateAfter(consumed);
+    int perRank = all.size() / 2;
+    // As many ranks: each rank's rows after its first three batches, the same rows.
+    List<Packed> rest = read(packed(2, true).option("resumeFrom", state.toString()));
+    List<Packed> expected = new ArrayList<>();
+    for (int rank = 0; rank < 2; rank++) {
+      expected.addAll(all.subList(rank * perRank + consumed * BATCH, (rank + 1) * perRank));
+    }
+    assertThat(ids(rest)).isEqualTo(ids(expected));
+    assertThat(rest.get(0).positions()).isEqualTo(expected.get(0).positions());
+    // Three ranks: every token the two ranks had not packed yet, once, in equal batches.
+    List<Packed> onThree = read(packed(3, true).option("resumeFrom", state.toString()));
+    int[] rows = new int[3];
+    onThree.forEach(r -> rows[r.rank()]++);
+    assertThat(rows[1]).isEqualTo(rows[0]).isEqualTo(rows[2]).isPositive();
+    List<Integer> before = new ArrayList<>();
+    for (int rank = 0; rank < 2; rank++) {
+      before.addAll(ids(all.subList(rank * perRank, rank * perRank + consumed * BATCH)));
+    }
+    List<Integer> tokens = new ArrayList<>(before);
+    tokens.addAll(ids(onThree));
+    List<Integer> real = tokens.stream().filter(id -> id != EOD).toList();
+    assertThat(real).doesNotHaveDuplicates();
+    for (Packed row : onThree) {
+      checkRow(row);
+    }
+    assertThat(streamTokens(true) - tokens.size()).isBetween(0L, 3L * BATCH * LENGTH - 1);
+  }
+
+  private static List<Integer> ids(List<Packed> rows) {
+    List<Integer> ids = new ArrayList<>();
+    for (Packed row : rows) {
+      for (int id : row.ids()) {
+        ids.add(id);
+      }
+    }
+    return ids;
   }
 
   @Test
