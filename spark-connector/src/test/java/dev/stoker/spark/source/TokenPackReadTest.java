@@ -249,6 +249,76 @@ class TokenPackReadTest {
     assertThat(streamTokens(true) - tokens.size()).isBetween(0L, 3L * BATCH * LENGTH - 1);
   }
 
+  @Test
+  void shouldRestartAStoppedRunMidDocumentOnOneRankEveryTokenOnce() {
+    TrainingResult<List<Integer>> stopped =
+        runner(packed(2, true).load(table))
+            .run(
+                (rank, loader) -> {
+                  List<Integer> ids = new ArrayList<>();
+                  int step = 0;
+                  for (Batch batch : loader.epoch(0)) {
+                    try (batch) {
+                      ids.addAll(batchIds(batch));
+                    }
+                    if (++step == 2) {
+                      rank.commit();
+                      break;
+                    }
+                  }
+                  return ids;
+                });
+    LoaderState state = stopped.lastCommitted().orElseThrow();
+    TrainingResult<List<List<Integer>>> restarted =
+        runner(packed(1, true).option("resumeFrom", state.toString()).load(table))
+            .run(
+                (rank, loader) -> {
+                  int first = rank.resumedFrom().orElseThrow().epoch();
+                  List<List<Integer>> epochs = new ArrayList<>();
+                  for (int epoch = first; epoch < first + 2; epoch++) {
+                    List<Integer> ids = new ArrayList<>();
+                    for (Batch batch : loader.epoch(epoch)) {
+                      try (batch) {
+                        ids.addAll(batchIds(batch));
+                      }
+                    }
+                    epochs.add(ids);
+                  }
+                  return epochs;
+                });
+    List<Integer> epoch0 = new ArrayList<>();
+    stopped.results().forEach(epoch0::addAll);
+    List<Integer> next = new ArrayList<>();
+    for (List<List<Integer>> rank : restarted.results()) {
+      epoch0.addAll(rank.get(0));
+      next.addAll(rank.get(1));
+    }
+    assertThat(epoch0.stream().filter(id -> id != EOD).toList()).doesNotHaveDuplicates();
+    assertThat(streamTokens(true) - epoch0.size()).isBetween(0L, 2L * BATCH * LENGTH - 1);
+    assertThat(next.stream().filter(id -> id != EOD).toList()).doesNotHaveDuplicates();
+    assertThat(streamTokens(true) - next.size()).isBetween(0L, BATCH * LENGTH - 1L);
+  }
+
+  private static StokerSpark runner(Dataset<Row> input) {
+    return StokerSpark.on(input)
+        .tensor("input_ids", DType.INT32, LENGTH)
+        .tensor("position_ids", DType.INT32, LENGTH)
+        .tensor("document_ids", DType.INT32, LENGTH)
+        .tensor("labels", DType.INT32, LENGTH)
+        .options(
+            LoaderOptions.builder().batchSize(BATCH).shuffle(true).seed(7).numWorkers(2).build());
+  }
+
+  private static List<Integer> batchIds(Batch batch) {
+    List<Integer> ids = new ArrayList<>();
+    for (int r = 0; r < batch.size(); r++) {
+      for (int i = 0; i < LENGTH; i++) {
+        ids.add(batch.getInt(0, r, i));
+      }
+    }
+    return ids;
+  }
+
   private static List<Integer> ids(List<Packed> rows) {
     List<Integer> ids = new ArrayList<>();
     for (Packed row : rows) {
