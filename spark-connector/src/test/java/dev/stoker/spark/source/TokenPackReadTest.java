@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
+import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.tokens.Tokenizers;
@@ -274,17 +275,7 @@ class TokenPackReadTest {
             .run(
                 (rank, loader) -> {
                   int first = rank.resumedFrom().orElseThrow().epoch();
-                  List<List<Integer>> epochs = new ArrayList<>();
-                  for (int epoch = first; epoch < first + 2; epoch++) {
-                    List<Integer> ids = new ArrayList<>();
-                    for (Batch batch : loader.epoch(epoch)) {
-                      try (batch) {
-                        ids.addAll(batchIds(batch));
-                      }
-                    }
-                    epochs.add(ids);
-                  }
-                  return epochs;
+                  return List.of(epochIds(loader, first), epochIds(loader, first + 1));
                 });
     List<Integer> epoch0 = new ArrayList<>();
     stopped.results().forEach(epoch0::addAll);
@@ -307,6 +298,17 @@ class TokenPackReadTest {
         .tensor("labels", DType.INT32, LENGTH)
         .options(
             LoaderOptions.builder().batchSize(BATCH).shuffle(true).seed(7).numWorkers(2).build());
+  }
+
+  /** Every token id of epoch {@code epoch}'s batches, in order. */
+  private static List<Integer> epochIds(DataLoader loader, int epoch) {
+    List<Integer> ids = new ArrayList<>();
+    for (Batch batch : loader.epoch(epoch)) {
+      try (batch) {
+        ids.addAll(batchIds(batch));
+      }
+    }
+    return ids;
   }
 
   private static List<Integer> batchIds(Batch batch) {
@@ -365,24 +367,7 @@ class TokenPackReadTest {
                     .build())
             .option("epochs", "2")
             .worldSize(2)
-            .run(
-                (rank, loader) -> {
-                  List<List<Integer>> epochs = new ArrayList<>();
-                  for (int epoch = 0; epoch < 2; epoch++) {
-                    List<Integer> ids = new ArrayList<>();
-                    for (Batch batch : loader.epoch(epoch)) {
-                      try (batch) {
-                        for (int r = 0; r < batch.size(); r++) {
-                          for (int i = 0; i < LENGTH; i++) {
-                            ids.add(batch.getInt(0, r, i));
-                          }
-                        }
-                      }
-                    }
-                    epochs.add(ids);
-                  }
-                  return epochs;
-                });
+            .run((rank, loader) -> List.of(epochIds(loader, 0), epochIds(loader, 1)));
     List<Integer> read = new ArrayList<>();
     for (Packed row : read(packed(2, true))) {
       for (int id : row.ids()) {
