@@ -224,6 +224,49 @@ print(f"test accuracy: {accuracy:.3f} on {len(test)} images")
 # COMMAND ----------
 
 # MAGIC %md
+# MAGIC ## 5. Token sequences, packed
+# MAGIC
+# MAGIC Text becomes documents of token ids once, with the SQL function `stoker_tokenize` (GPT-2's
+# MAGIC byte-pair encoding, whose vocabulary ships in Stoker's jars); the `pack` option then
+# MAGIC concatenates each epoch's documents and cuts them into rows of 64 tokens, every token in one
+# MAGIC row on one rank. A rank gets `input_ids`, `position_ids` (restarting at each document),
+# MAGIC `document_ids` (for attention that does not cross documents) and `labels` as
+# MAGIC `[batch, 64]` tensors (`docs/tokens.md`; `examples/python/train_tokens.py` trains a small
+# MAGIC transformer on them).
+
+# COMMAND ----------
+
+from pyspark.sql.types import ArrayType, IntegerType
+
+spark.udf.registerJavaFunction("stoker_tokenize", "dev.stoker.spark.Tokenize",
+                               ArrayType(IntegerType()))
+tokens_path = data_path + "/tokens"
+if not exists(tokens_path):
+    (spark.range(2000, numPartitions=4)
+     .selectExpr("concat('Fortune ', id, ': ', repeat('you will read many documents. ', "
+                 "cast(id % 9 as int))) as text")
+     .selectExpr("stoker_tokenize(text, 'r50k_base') as tokens")
+     .write.mode("overwrite").parquet(tokens_path))
+
+
+def peek_tokens(handles):
+    with st.batches(handles) as loader:
+        first = next(iter(loader))
+        yield pa.RecordBatch.from_pydict({
+            "rank": [loader.rank], "batches": [len(loader)],
+            "input_ids": [str(tuple(first["input_ids"].shape))],
+            "documents_in_first_row": [int(first["document_ids"][0].max()) + 1]})
+
+
+packed = st.read(spark, tokens_path, columns=["input_ids", "position_ids", "document_ids", "labels"],
+                 pack=64, eodToken=50256, shiftLabels=True, batchSize=8, worldSize=RANKS,
+                 shuffle=True, seed=42)
+display(packed.mapInArrow(peek_tokens, "rank long, batches long, input_ids string, "
+                          "documents_in_first_row long", barrier=True).orderBy("rank"))
+
+# COMMAND ----------
+
+# MAGIC %md
 # MAGIC ## Next
 # MAGIC
 # MAGIC - **Your data**: point `stoker.torch.read` at your Parquet (fixed-length `binary` or
@@ -234,6 +277,8 @@ print(f"test accuracy: {accuracy:.3f} on {len(test)} images")
 # MAGIC   worldSize=2, transforms="decode(rgb)|randomResizedCrop(224)|hflip|normalize(imagenet)")`;
 # MAGIC   the loader's workers decode and augment every sample, and a rank gets `image` as float32
 # MAGIC   `[64, 3, 224, 224]` beside its labels (`docs/images.md`; `examples/python/train_images.py`).
+# MAGIC - **Tokenized text** (`array<int>` token ids of any length): `pack=2048` (or `pad=2048`)
+# MAGIC   with `eodToken` and `shiftLabels` makes fixed `[batch, 2048]` rows (section 5).
 # MAGIC - **Tensors outlive a step only as copies**: a batch's tensors are views of a slot that
 # MAGIC   holds the next batches later; `clone()` what you keep.
 # MAGIC - **Failures**: end the barrier stage with a shuffle (e.g. `.repartition(1)` before

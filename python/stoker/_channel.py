@@ -98,13 +98,18 @@ class SlotChannel:
         self.size = size
         # memoryviews of the words read and written faster than NumPy's scalars, in the
         # machine's order: little-endian, which the JVM side checks too
-        control = memoryview(self._map)[:CONTROL_BYTES]
+        # Tensors are made over this view, never over the map itself: each holds the view, and
+        # the view holds the map's buffer, so the map cannot be unmapped under a tensor (torch
+        # keeps no buffer of its own) and goes once the last tensor and the channel let go.
+        self._view = memoryview(self._map)
+        control = self._view[:CONTROL_BYTES]
         self._longs = control.cast("q")
         self._ints = control.cast("i")
         control.release()
         if sys.byteorder != "little" or self._longs[_MAGIC] != MAGIC or \
                 self._ints[_VERSION] != VERSION:
             self._release_words()
+            self._view = None
             self._map.close()
             raise StokerError(f"{path} is not a Stoker slot file of layout {VERSION}")
         self._jvm_pid = self._longs[_JVM_PID]
@@ -118,8 +123,9 @@ class SlotChannel:
         self._bell = _connect(meta.get("bell"))
 
     @property
-    def buffer(self) -> mmap.mmap:
-        return self._map
+    def buffer(self) -> memoryview:
+        """The whole file, for tensors: they keep it mapped while any of them lives."""
+        return self._view
 
     def start_epoch(self) -> int:
         """Starts the file's next epoch (the JVM runs the first unasked; each next one once
@@ -276,6 +282,7 @@ class SlotChannel:
             self._ints[_PY_STATE] = PY_CLOSED
             self._drop_bell()  # the JVM sees the socket close at once, if it sleeps on it
             self._release_words()
+        self._view = None  # the tensors made over it keep it, and so the map, while they live
         try:
             self._map.close()
         except BufferError:

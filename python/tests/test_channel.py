@@ -4,6 +4,7 @@ the protocol of the control block, the tensors as views of the slots, and every 
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -50,6 +51,28 @@ def test_leaving_early_tells_the_jvm(jvm):
     assert int(jvm._ints[ch._PY_STATE]) == ch.PY_CLOSED
     jvm._thread.join(10)
     assert not jvm._thread.is_alive()
+
+
+KEPT_PAST_CLOSE = """
+import gc, json, sys
+from stoker import torch as st
+from stoker.gpu_check import FakeJvm
+jvm = FakeJvm(sys.argv[1], batch_size=4, batches=6, slots=2)
+jvm.start()
+first = next(iter(st.batches(json.dumps(jvm.meta()))))  # the loader is closed at once
+gc.collect()
+print("sum", int(first["image"].sum()), flush=True)
+jvm._thread.join(10)
+"""
+
+
+def test_a_tensor_kept_past_its_loaders_close_stays_readable(tmp_path):
+    # in a process of its own: were the memory unmapped under the tensor, it would crash
+    done = subprocess.run([sys.executable, "-c", KEPT_PAST_CLOSE, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=os.path.join(os.path.dirname(__file__), ".."))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("sum ")
 
 
 def test_closing_during_a_step_ends_the_iteration(jvm):
