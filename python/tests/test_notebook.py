@@ -74,7 +74,7 @@ def test_the_notebook_runs_top_to_bottom_and_learns(spark, tmp_path):
         if not is_markdown(cell):
             exec(compile(cell, NOTEBOOK, "exec"), namespace)
 
-    labels, peek, history = shown
+    labels, peek, history, tokens = shown
     assert sorted(r["label"] for r in labels) == list(range(10))
     assert sum(r["count"] for r in labels) == 3000
     # 3000 rows on 2 ranks of 64: 23 full batches each, 56 rows dropped
@@ -84,3 +84,8 @@ def test_the_notebook_runs_top_to_bottom_and_learns(spark, tmp_path):
     assert [r["steps_per_rank"] for r in history] == ["[23, 23]", "[23, 23]"]
     assert history[1]["mean_loss"] < history[0]["mean_loss"]
     assert namespace["accuracy"] > 0.9
+    # the packed token rows: both ranks as many batches, rows of 64 tokens, documents marked
+    assert [r["rank"] for r in tokens] == [0, 1]
+    assert tokens[0]["batches"] == tokens[1]["batches"] > 0
+    assert all(r["input_ids"] == "(8, 64)" for r in tokens)
+    assert all(r["documents_in_first_row"] >= 1 for r in tokens)
