@@ -68,29 +68,47 @@ final class Document {
       throw bad("is null", "a document's ids or text; filter out nulls");
     }
     value = value.duplicate().order(ByteOrder.nativeOrder());
-    int ids;
     if (encoding != null) {
       byte[] bytes = new byte[value.remaining()];
       value.get(bytes);
-      int[] tokens = Tokenizers.encode(encoding, new String(bytes, StandardCharsets.UTF_8));
-      ids = tokens.length;
-      ensure(ids + 1);
-      System.arraycopy(tokens, 0, ids32, 0, ids);
-    } else {
-      int size = field.dtype().byteSize();
-      if (value.remaining() % size != 0) {
-        throw bad(
-            "holds " + value.remaining() + " bytes",
-            "a multiple of " + size + " bytes, whole " + field.dtype().label() + " ids");
-      }
-      ids = value.remaining() / size;
-      ensure(ids + 1);
-      if (wide) {
-        value.asLongBuffer().get(ids64, 0, ids);
-      } else {
-        value.asIntBuffer().get(ids32, 0, ids);
-      }
+      return take(Tokenizers.encode(encoding, new String(bytes, StandardCharsets.UTF_8)), key);
     }
+    int size = field.dtype().byteSize();
+    if (value.remaining() % size != 0) {
+      throw bad(
+          "holds " + value.remaining() + " bytes",
+          "a multiple of " + size + " bytes, whole " + field.dtype().label() + " ids");
+    }
+    int ids = value.remaining() / size;
+    ensure(ids + 1);
+    if (wide) {
+      value.asLongBuffer().get(ids64, 0, ids);
+    } else {
+      value.asIntBuffer().get(ids32, 0, ids);
+    }
+    return finish(ids);
+  }
+
+  /**
+   * Takes {@code tokens}, a text's ids (null for a null text), as the document whose key is {@code
+   * key}, as {@link #read} does.
+   *
+   * @return the tokens cut off (0 for none)
+   */
+  long take(int[] tokens, long key) {
+    this.key = key;
+    if (tokens == null) {
+      throw bad("is null", "a document's ids or text; filter out nulls");
+    }
+    ensure(tokens.length + 1);
+    System.arraycopy(tokens, 0, ids32, 0, tokens.length);
+    return finish(tokens.length);
+  }
+
+  /**
+   * Checks the document's {@code ids} ids, appends the end token and cuts it as the layout says.
+   */
+  private long finish(int ids) {
     check(ids);
     length = ids;
     if (layout.eodToken() >= 0) {
@@ -106,6 +124,11 @@ final class Document {
       return cut;
     }
     return 0;
+  }
+
+  /** The encoding of text documents, or null for documents of ids. */
+  Encoding encoding() {
+    return encoding;
   }
 
   private void check(int ids) {

@@ -38,6 +38,9 @@ public final class TokenRows implements StreamedDataset {
 
   private volatile TokenCounts counts = new TokenCounts();
 
+  /** Threads that tokenize text documents at once. */
+  private final int tokenizerThreads;
+
   /**
    * Pieces of a stream of tokens: {@code skips[i]} tokens passed over, then the next {@code
    * takes[i]} placed, in turn.
@@ -58,7 +61,9 @@ public final class TokenRows implements StreamedDataset {
       TokenLayout layout,
       Pieces span,
       int resumedEpoch,
-      Pieces resumed) {
+      Pieces resumed,
+      int tokenizerThreads) {
+    this.tokenizerThreads = tokenizerThreads;
     this.documents = documents;
     this.field = field;
     this.layout = layout;
@@ -78,7 +83,7 @@ public final class TokenRows implements StreamedDataset {
     Schema input = documents.schema();
     for (int f = 0; f < input.size(); f++) {
       if (input.field(f).name().equals(field)) {
-        return new TokenRows(documents, f, layout, null, -1, null);
+        return new TokenRows(documents, f, layout, null, -1, null, 1);
       }
     }
     throw new IllegalArgumentException(
@@ -104,7 +109,8 @@ public final class TokenRows implements StreamedDataset {
    * @throws IllegalArgumentException as {@link #span(long, long)}, or for arrays of two lengths
    */
   public TokenRows span(long[] skips, long[] takes) {
-    return new TokenRows(documents, field, layout, pieces(skips, takes), resumedEpoch, resumed);
+    return new TokenRows(
+        documents, field, layout, pieces(skips, takes), resumedEpoch, resumed, tokenizerThreads);
   }
 
   /**
@@ -115,7 +121,8 @@ public final class TokenRows implements StreamedDataset {
     if (epoch < 0) {
       throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
     }
-    return new TokenRows(documents, field, layout, span, epoch, pieces(skips, takes));
+    return new TokenRows(
+        documents, field, layout, span, epoch, pieces(skips, takes), tokenizerThreads);
   }
 
   private Pieces pieces(long[] skips, long[] takes) {
@@ -150,6 +157,17 @@ public final class TokenRows implements StreamedDataset {
 
   private Field documentField() {
     return documents.schema().field(field);
+  }
+
+  /**
+   * These rows, their text documents tokenized on {@code threads} threads at once (default 1), e.g.
+   * the loader's {@code numWorkers}: byte-pair encoding is the costly part of making rows of text.
+   */
+  public TokenRows tokenizerThreads(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("tokenizerThreads: " + threads + " (expected: >= 1)");
+    }
+    return new TokenRows(documents, field, layout, span, resumedEpoch, resumed, threads);
   }
 
   public TokenLayout layout() {
@@ -202,7 +220,8 @@ public final class TokenRows implements StreamedDataset {
         doc,
         chunkRows(doc.idType()),
         piecesOf(request.epoch()),
-        epochCounts);
+        epochCounts,
+        tokenizerThreads);
   }
 
   private int chunkRows(DType ids) {

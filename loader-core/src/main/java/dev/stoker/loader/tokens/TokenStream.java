@@ -31,6 +31,13 @@ final class TokenStream implements ChunkStream {
 
   private ColumnChunk chunk;
   private int row;
+
+  /** The tokenizer of text documents, or null. */
+  private final ChunkTokenizer tokenizer;
+
+  /** The chunk's texts as ids, by row, with a tokenizer. */
+  private int[][] texts;
+
   private boolean docOpen;
   private boolean ended;
   private long read;
@@ -45,7 +52,10 @@ final class TokenStream implements ChunkStream {
       Document doc,
       int capacity,
       TokenRows.Pieces pieces,
-      TokenCounts counts) {
+      TokenCounts counts,
+      int tokenizerThreads) {
+    this.tokenizer =
+        doc.encoding() == null ? null : new ChunkTokenizer(doc.encoding(), tokenizerThreads);
     this.documents = documents;
     this.field = field;
     this.layout = layout;
@@ -128,9 +138,11 @@ final class TokenStream implements ChunkStream {
         if (chunk == null) {
           return false;
         }
+        texts = tokenizer == null ? null : tokenizer.tokenize(chunk, field);
       }
       long key = chunk.rowKey(row);
-      counts.addCut(doc.read(chunk, field, row, key >= 0 ? key : -1 - read));
+      key = key >= 0 ? key : -1 - read;
+      counts.addCut(texts != null ? doc.take(texts[row], key) : doc.read(chunk, field, row, key));
       row++;
       read++;
       counts.addDocument();
@@ -158,7 +170,13 @@ final class TokenStream implements ChunkStream {
     try {
       closeChunk();
     } finally {
-      documents.close();
+      try {
+        documents.close();
+      } finally {
+        if (tokenizer != null) {
+          tokenizer.close();
+        }
+      }
     }
   }
 }

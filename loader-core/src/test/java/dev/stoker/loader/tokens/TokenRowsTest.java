@@ -292,6 +292,36 @@ class TokenRowsTest {
     assertThat(fromText)
         .isEqualTo(rows(TokenRows.of(DocumentStream.ids(ids, 3), "tokens", layout), 0, 4))
         .isEqualTo(PackingReference.packed(ids, layout, 0, -1));
+    // on three threads at once, the same rows; a null text still names its document
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      many.add(texts.get(i % texts.size()) + " #" + i);
+    }
+    TokenLayout fromTexts = layout.withTokenizer("r50k_base");
+    assertThat(
+            rows(
+                TokenRows.of(new DocumentStream(many, DType.UINT8, 64), "tokens", fromTexts)
+                    .tokenizerThreads(3),
+                2,
+                4))
+        .isEqualTo(
+            rows(
+                TokenRows.of(new DocumentStream(many, DType.UINT8, 64), "tokens", fromTexts),
+                0,
+                4));
+    List<String> withNull = new ArrayList<>(many);
+    withNull.set(150, null);
+    assertThatThrownBy(
+            () ->
+                rows(
+                    TokenRows.of(new DocumentStream(withNull, DType.UINT8, 64), "tokens", fromTexts)
+                        .tokenizerThreads(3),
+                    1,
+                    4))
+        .hasMessageContaining("document 150 of field 'tokens' is null");
+    assertThat(Thread.getAllStackTraces().keySet())
+        .as("the tokenizer's threads end with their stream")
+        .noneMatch(t -> t.isAlive() && t.getName().startsWith("stoker-tokenizer-"));
   }
 
   @Test

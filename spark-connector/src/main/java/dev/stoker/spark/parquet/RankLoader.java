@@ -161,7 +161,9 @@ public final class RankLoader implements AutoCloseable {
       if (config.tokens() == null) {
         return documents;
       }
-      TokenRows rows = TokenRows.of(documents, config.columns().get(0).name(), config.tokens());
+      TokenRows rows =
+          TokenRows.of(documents, config.columns().get(0).name(), config.tokens())
+              .tokenizerThreads(Math.max(1, options.numWorkers()));
       TokenSpan span = runs.tokens();
       if (span != null) {
         rows = rows.span(span.skips(), span.takes());
