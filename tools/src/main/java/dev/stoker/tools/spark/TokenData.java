@@ -59,8 +59,11 @@ final class TokenData {
   /** Parquet's row group size. */
   static final long ROW_GROUP_BYTES = 16L << 20;
 
-  /** The file naming what the folder holds, written last. */
-  static final String MANIFEST = "tokens.properties";
+  /**
+   * The file naming what the folder holds, written last; its leading {@code _} makes readers skip
+   * it.
+   */
+  static final String MANIFEST = "_tokens.properties";
 
   /** Names the generator in the manifest; a change of the data's recipe changes it. */
   static final String GENERATOR =
