@@ -15,6 +15,7 @@ import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.ImagesBench;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.SourceBench;
+import dev.stoker.tools.spark.TokensBench;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -53,8 +55,20 @@ final class BenchCommand implements Callable<Integer> {
   /** Timed rounds of each memcpy measurement; the median counts. */
   private static final int MEMCPY_ROUNDS = 7;
 
-  /** Rounds of --workload images unless --repeats says otherwise. */
+  /** Rounds of --workload images and tokens unless --repeats says otherwise. */
   private static final int IMAGES_REPEATS = 3;
+
+  /** The options --workload tokens takes, itself first. */
+  private static final List<String> TOKENS_OPTIONS =
+      List.of(
+          "--workload",
+          "--documents",
+          "--data",
+          "--ranks",
+          "--batch-size",
+          "--workers",
+          "--repeats",
+          "--json");
 
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> SPARK_WORKLOADS = SparkBench.WORKLOADS;
@@ -66,7 +80,7 @@ final class BenchCommand implements Callable<Integer> {
       required = true,
       paramLabel =
           "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-              + "resume|python|train|images|allreduce",
+              + "resume|python|train|images|tokens|allreduce",
       converter = Converters.WorkloadName.class,
       description =
           "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
@@ -105,7 +119,17 @@ final class BenchCommand implements Callable<Integer> {
               + " on --ranks ranks (numWorkers each of --workers, default 1, 2 and the cores) "
               + "against torchvision's same transforms on PIL in a torch DataLoader over the same "
               + "JPEG files (num_workers 0 to the cores; $STOKER_PYTHON, else /usr/bin/python3), "
-              + "in alternating rounds; allreduce: the ranks' "
+              + "in alternating rounds; tokens: --documents documents of token ids (default "
+              + TokensBench.DEFAULT_DOCUMENTS
+              + ", lognormal lengths of median 200 tokens, kept in --data and reused) packed into "
+              + "rows of "
+              + TokensBench.DEFAULT_LENGTH
+              + " tokens by format(\"stoker\") with pack on --ranks ranks (batch default "
+              + TokensBench.DEFAULT_BATCH_SIZE
+              + ") against a PyTorch IterableDataset packing them with PyArrow and NumPy in a "
+              + "DataLoader per rank (num_workers each of --workers; $STOKER_PYTHON, else "
+              + "/usr/bin/python3, with torch, numpy and pyarrow), in alternating rounds; "
+              + "allreduce: the ranks' "
               + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
               + "threads on the loopback, with NCCL's algbw and busbw.")
   String workload;
@@ -253,6 +277,24 @@ final class BenchCommand implements Callable<Integer> {
               + ", Debian's python3-skimage).")
   Path photos;
 
+  @Option(
+      names = "--documents",
+      paramLabel = "N",
+      converter = Converters.Count.class,
+      description =
+          "Documents of --workload tokens, with k = 1000 and m = 1000000 (default: "
+              + TokensBench.DEFAULT_DOCUMENTS
+              + ").")
+  Integer documents;
+
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description =
+          "Folder where --workload tokens keeps its generated documents, one folder per count, "
+              + "reused while complete (default: the temp folder's stoker-bench-tokens).")
+  Path data;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   Path json;
 
@@ -309,6 +351,19 @@ final class BenchCommand implements Callable<Integer> {
           given("--workers") ? workers : ImagesBench.defaultStokerWorkers(),
           photos != null ? photos : Path.of(ImagesBench.DEFAULT_PHOTOS),
           ImagesBench.defaultPython());
+    }
+    if (TokensBench.WORKLOAD.equals(workload)) {
+      return spark.tokens(
+          new TokensBench.Config(
+              documents != null ? documents : TokensBench.DEFAULT_DOCUMENTS,
+              ranks,
+              given("--batch-size") ? batchSize : TokensBench.DEFAULT_BATCH_SIZE,
+              TokensBench.DEFAULT_LENGTH,
+              given("--repeats") ? repeats : IMAGES_REPEATS,
+              null,
+              workers,
+              data != null ? data : TokensBench.defaultData(),
+              TokensBench.defaultPython()));
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks, repeats);
@@ -379,6 +434,22 @@ final class BenchCommand implements Callable<Integer> {
     if (AllReduceBench.WORKLOAD.equals(workload)) {
       checkAllReduce();
       return;
+    }
+    if (TokensBench.WORKLOAD.equals(workload)) {
+      checkTokens();
+      return;
+    }
+    for (String option : List.of("--documents", "--data")) {
+      if (given(option)) {
+        throw new ParameterException(
+            spec.commandLine(),
+            option
+                + " with --workload "
+                + workload
+                + " (expected: only with --workload "
+                + TokensBench.WORKLOAD
+                + ")");
+      }
     }
     if (PythonBench.WORKLOAD.equals(workload) && !given("--batch-size")) {
       batchSize = PythonBench.DEFAULT_BATCH_SIZE;
@@ -574,6 +645,32 @@ final class BenchCommand implements Callable<Integer> {
                 + workload
                 + " (expected: only --ranks, --floats, --repeats, --warmup and --json)");
       }
+    }
+    checkFolder("--json", json);
+  }
+
+  /** The options --workload tokens takes: {@link #TOKENS_OPTIONS}, one world size. */
+  private void checkTokens() {
+    for (OptionSpec option : spec.commandLine().getParseResult().matchedOptions()) {
+      if (!TOKENS_OPTIONS.contains(option.longestName())) {
+        throw new ParameterException(
+            spec.commandLine(),
+            option.longestName()
+                + " with --workload "
+                + workload
+                + " (expected: only "
+                + String.join(", ", TOKENS_OPTIONS.subList(1, TOKENS_OPTIONS.size()))
+                + "; --documents counts its documents)");
+      }
+    }
+    if (rankCounts.size() > 1) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--ranks: "
+              + rankCounts
+              + " with --workload "
+              + workload
+              + " (expected: one world size)");
     }
     checkFolder("--json", json);
   }

@@ -67,6 +67,7 @@ final class Converters {
       List<String> names = new ArrayList<>(ReferenceWorkloads.NAMES);
       names.addAll(BenchCommand.SPARK_WORKLOADS);
       names.add(dev.stoker.tools.spark.AllReduceBench.WORKLOAD);
+      names.add(dev.stoker.tools.spark.TokensBench.WORKLOAD);
       if (!names.contains(value)) {
         throw new TypeConversionException(
             "'" + value + "' (expected one of: " + String.join(", ", names) + ")");

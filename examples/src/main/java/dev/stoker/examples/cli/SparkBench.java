@@ -12,6 +12,8 @@ import dev.stoker.tools.spark.SourceBench;
 import dev.stoker.tools.spark.SourceBenchResult;
 import dev.stoker.tools.spark.SparkIngestBench;
 import dev.stoker.tools.spark.SparkIngestResult;
+import dev.stoker.tools.spark.TokensBench;
+import dev.stoker.tools.spark.TokensBenchResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -178,6 +180,23 @@ final class SparkBench {
                   photos,
                   python),
               err);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("stoker: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload tokens: documents of token ids packed by format("stoker") with pack against a
+   * PyTorch IterableDataset packing them with PyArrow and NumPy, in alternating rounds.
+   */
+  int tokens(TokensBench.Config config) throws IOException {
+    TokensBenchResult result;
+    try {
+      result = TokensBench.run(config, err);
     } catch (IllegalArgumentException | IllegalStateException e) {
       err.println("stoker: " + e.getMessage());
       err.flush();

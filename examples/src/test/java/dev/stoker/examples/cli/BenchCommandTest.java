@@ -227,6 +227,26 @@ class BenchCommandTest {
   }
 
   @Test
+  void tokensTakesDocumentsAndItsOwnOptionsOnly() {
+    assertBad(
+        new String[] {"bench", "--workload", "tokens", "--rows", "1000"},
+        "--rows with --workload tokens (expected: only --documents, --data, --ranks, "
+            + "--batch-size, --workers, --repeats, --json; --documents counts its documents)");
+    assertBad(
+        new String[] {"bench", "--workload", "tokens", "--ranks", "2,4"},
+        "--ranks: [2, 4] with --workload tokens (expected: one world size)");
+    assertBad(
+        new String[] {"bench", "--workload", "tokens", "--documents", "0"},
+        "'0' (expected: a count >= 1");
+    assertBad(
+        tiny("copy", "--documents", "1k"),
+        "--documents with --workload copy (expected: only with --workload tokens)");
+    assertBad(
+        new String[] {"bench", "--workload", "spark", "--data", "/tmp"},
+        "--data with --workload spark (expected: only with --workload tokens)");
+  }
+
+  @Test
   void sparkWorkloadsTakeRowsOfAtLeastOneFullBatchPerRank() {
     assertBad(
         new String[] {"bench", "--workload", "spark", "--rows", "0"},

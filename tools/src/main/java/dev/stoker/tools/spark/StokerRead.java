@@ -74,7 +74,7 @@ final class StokerRead {
     return List.of(new long[] {rows, count, (long) touched}).iterator();
   }
 
-  private static BatchScanExec scan(SparkPlan plan) {
+  static BatchScanExec scan(SparkPlan plan) {
     if (plan instanceof BatchScanExec scan) {
       return scan;
     }
