@@ -155,6 +155,18 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
                     x = layer(x, src_mask=mask)
                 return self.norm(x) @ self.embed.weight.t()  # logits [batch, L, vocab]
 
+        def rows_consistent(batch):
+            """Within a row: a label is the next token of its document, -100 at the document's
+            end; positions go on by one inside a document and restart at 0 where one starts."""
+            ids, labels = batch["input_ids"], batch["labels"]
+            docs, pos = batch["document_ids"], batch["position_ids"]
+            same = docs[:, 1:] == docs[:, :-1]
+            return bool(torch.equal(labels[:, :-1][same], ids[:, 1:][same])
+                        and (labels[:, :-1][~same] == -100).all()
+                        and torch.equal(pos[:, 1:][same], pos[:, :-1][same] + 1)
+                        and (pos[:, 1:][~same] == 0).all()
+                        and (docs[:, 1:] - docs[:, :-1]).ge(0).all() and (docs[:, 0] == 0).all())
+
         context = BarrierTaskContext.get()
         rank = context.partitionId()
         leader = context.getTaskInfos()[0].address.split(":")[0]
@@ -173,7 +185,7 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
         warmup = 20
         schedule = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda s: min(1.0, (s + 1) / warmup))
-        losses, seconds, shapes = [], [], {}
+        losses, seconds, shapes, consistent = [], [], {}, False
         tokens = padding = document_ends = 0
         try:
             with st.batches(handles) as loader:
@@ -185,6 +197,7 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
                         # {"input_ids", "position_ids", "document_ids", "labels"}: int32 [B, L]
                         if not shapes:
                             shapes = {k: [str(v.dtype), list(v.shape)] for k, v in batch.items()}
+                            consistent = rows_consistent(batch)
                         ids, labels = batch["input_ids"], batch["labels"]
                         logits = model(ids, batch["position_ids"], batch["document_ids"])
                         loss = F.cross_entropy(logits.view(-1, logits.shape[-1]),
@@ -222,13 +235,13 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
         yield pa.RecordBatch.from_pydict({
             "rank": [rank], "batches": [batches], "loss": [losses], "seconds": [seconds],
             "tokens": [tokens], "padding": [padding], "document_ends": [document_ends],
-            "shapes": [json.dumps(shapes)]})
+            "shapes": [json.dumps(shapes)], "consistent": [consistent]})
 
     return train
 
 
 SCHEMA = ("rank long, batches long, loss array<double>, seconds array<double>, tokens long, "
-          "padding long, document_ends long, shapes string")
+          "padding long, document_ends long, shapes string, consistent boolean")
 
 
 def plot(losses, path: str, title: str) -> None:
@@ -312,6 +325,7 @@ def main() -> None:
         "first_loss": losses[0], "last_loss": losses[-1], "first_10_mean": head,
         "last_10_mean": tail, "tokens_per_second": rate, "seconds": wall, "read": report,
         "shapes": json.loads(rows[0]["shapes"]),
+        "rows_consistent": all(r["consistent"] for r in rows),
         "losses": {str(r["rank"]): list(r["loss"]) for r in rows}}
     print(f"{len(losses)} steps of {args.ranks} x {args.batch_size} rows x {args.length} tokens: "
           f"loss {losses[0]:.3f} -> {losses[-1]:.3f} (mean of the first 10 steps {head:.3f}, of "
