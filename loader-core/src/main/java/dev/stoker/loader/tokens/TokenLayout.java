@@ -139,101 +139,115 @@ public record TokenLayout(
   }
 
   public TokenLayout withEodToken(long id) {
-    return new TokenLayout(
-        mode,
-        length,
-        id,
-        padToken,
-        shiftLabels,
-        boundaries,
-        longDocuments,
-        vocabSize,
-        maxDocumentTokens,
-        tokenizer);
+    return toBuilder().eodToken(id).build();
   }
 
   public TokenLayout withPadToken(long id) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        id,
-        shiftLabels,
-        boundaries,
-        longDocuments,
-        vocabSize,
-        maxDocumentTokens,
-        tokenizer);
+    return toBuilder().padToken(id).build();
   }
 
   public TokenLayout withShiftLabels(boolean value) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        padToken,
-        value,
-        boundaries,
-        longDocuments,
-        vocabSize,
-        maxDocumentTokens,
-        tokenizer);
+    return toBuilder().shiftLabels(value).build();
   }
 
   public TokenLayout withBoundaries(Boundaries value) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        padToken,
-        shiftLabels,
-        value,
-        longDocuments,
-        vocabSize,
-        maxDocumentTokens,
-        tokenizer);
+    return toBuilder().boundaries(value).build();
   }
 
   public TokenLayout withLongDocuments(LongDocuments value) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        padToken,
-        shiftLabels,
-        boundaries,
-        value,
-        vocabSize,
-        maxDocumentTokens,
-        tokenizer);
+    return toBuilder().longDocuments(value).build();
   }
 
+  /** With ids checked against {@code vocab} and documents against {@code maxTokens} (-1: none). */
   public TokenLayout withChecks(long vocab, long maxTokens) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        padToken,
-        shiftLabels,
-        boundaries,
-        longDocuments,
-        vocab,
-        maxTokens,
-        tokenizer);
+    return toBuilder().vocabSize(vocab).maxDocumentTokens(maxTokens).build();
   }
 
   public TokenLayout withTokenizer(String encoding) {
-    return new TokenLayout(
-        mode,
-        length,
-        eodToken,
-        padToken,
-        shiftLabels,
-        boundaries,
-        longDocuments,
-        vocabSize,
-        maxDocumentTokens,
-        encoding);
+    return toBuilder().tokenizer(encoding).build();
+  }
+
+  private Builder toBuilder() {
+    Builder b = new Builder();
+    b.mode = mode;
+    b.length = length;
+    b.eodToken = eodToken;
+    b.padToken = padToken;
+    b.shiftLabels = shiftLabels;
+    b.boundaries = boundaries;
+    b.longDocuments = longDocuments;
+    b.vocabSize = vocabSize;
+    b.maxDocumentTokens = maxDocumentTokens;
+    b.tokenizer = tokenizer;
+    return b;
+  }
+
+  /** A copy of a layout with some of its parts changed: what the {@code with} methods use. */
+  private static final class Builder {
+    private Mode mode;
+    private int length;
+    private long eodToken;
+    private long padToken;
+    private boolean shiftLabels;
+    private Boundaries boundaries;
+    private LongDocuments longDocuments;
+    private long vocabSize;
+    private long maxDocumentTokens;
+    private String tokenizer;
+
+    Builder eodToken(long value) {
+      eodToken = value;
+      return this;
+    }
+
+    Builder padToken(long value) {
+      padToken = value;
+      return this;
+    }
+
+    Builder shiftLabels(boolean value) {
+      shiftLabels = value;
+      return this;
+    }
+
+    Builder boundaries(Boundaries value) {
+      boundaries = value;
+      return this;
+    }
+
+    Builder longDocuments(LongDocuments value) {
+      longDocuments = value;
+      return this;
+    }
+
+    Builder vocabSize(long value) {
+      vocabSize = value;
+      return this;
+    }
+
+    Builder maxDocumentTokens(long value) {
+      maxDocumentTokens = value;
+      return this;
+    }
+
+    Builder tokenizer(String value) {
+      tokenizer = value;
+      return this;
+    }
+
+    TokenLayout build() {
+      return new TokenLayout(
+          mode,
+          length,
+          eodToken,
+          padToken,
+          shiftLabels,
+          boundaries,
+          longDocuments,
+          vocabSize,
+          maxDocumentTokens,
+          tokenizer);
+    }
   }
 
   /**

@@ -26,18 +26,46 @@ public final class TokenRows implements StreamedDataset {
   private final int field;
   private final TokenLayout layout;
   private final Schema schema;
-  private final long skip;
-  private final long take;
+
+  /** The pieces of the stream every epoch packs, or null for all of it. */
+  private final Pieces span;
+
+  /** The epoch that resumes, or -1. */
+  private final int resumedEpoch;
+
+  /** The pieces the resumed epoch packs, or null. */
+  private final Pieces resumed;
+
   private volatile TokenCounts counts = new TokenCounts();
 
+  /**
+   * Pieces of a stream of tokens: {@code skips[i]} tokens passed over, then the next {@code
+   * takes[i]} placed, in turn.
+   */
+  record Pieces(long[] skips, long[] takes) {
+    long tokens() {
+      long sum = 0;
+      for (long take : takes) {
+        sum += take;
+      }
+      return sum;
+    }
+  }
+
   private TokenRows(
-      StreamedDataset documents, int field, TokenLayout layout, long skip, long take) {
+      StreamedDataset documents,
+      int field,
+      TokenLayout layout,
+      Pieces span,
+      int resumedEpoch,
+      Pieces resumed) {
     this.documents = documents;
     this.field = field;
     this.layout = layout;
     this.schema = layout.outputSchema(new Document(layout, documentField()).idType());
-    this.skip = skip;
-    this.take = take;
+    this.span = span;
+    this.resumedEpoch = resumedEpoch;
+    this.resumed = resumed;
   }
 
   /**
@@ -50,7 +78,7 @@ public final class TokenRows implements StreamedDataset {
     Schema input = documents.schema();
     for (int f = 0; f < input.size(); f++) {
       if (input.field(f).name().equals(field)) {
-        return new TokenRows(documents, f, layout, 0, -1);
+        return new TokenRows(documents, f, layout, null, -1, null);
       }
     }
     throw new IllegalArgumentException(
@@ -65,6 +93,32 @@ public final class TokenRows implements StreamedDataset {
    *     and {@code take} a multiple of the row length
    */
   public TokenRows span(long skipTokens, long takeTokens) {
+    return span(new long[] {skipTokens}, new long[] {takeTokens});
+  }
+
+  /**
+   * These rows limited to pieces of the stream: {@code skips[i]} tokens passed over (from where the
+   * piece before ended), then {@code takes[i]} packed, in turn; exactly {@code sum(takes) / length}
+   * rows.
+   *
+   * @throws IllegalArgumentException as {@link #span(long, long)}, or for arrays of two lengths
+   */
+  public TokenRows span(long[] skips, long[] takes) {
+    return new TokenRows(documents, field, layout, pieces(skips, takes), resumedEpoch, resumed);
+  }
+
+  /**
+   * These rows, but in epoch {@code epoch} only the pieces {@code skips}, {@code takes} (see {@link
+   * #span(long[], long[])}): the rest of an epoch resumed mid-way.
+   */
+  public TokenRows resuming(int epoch, long[] skips, long[] takes) {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
+    }
+    return new TokenRows(documents, field, layout, span, epoch, pieces(skips, takes));
+  }
+
+  private Pieces pieces(long[] skips, long[] takes) {
     if (layout.mode() != TokenLayout.Mode.PACK
         || layout.longDocuments() != TokenLayout.LongDocuments.CONTINUE) {
       throw new IllegalArgumentException(
@@ -72,14 +126,26 @@ public final class TokenRows implements StreamedDataset {
               + layout
               + " (expected: pack with longDocuments=continue, where rows follow tokens alone)");
     }
-    if (skipTokens < 0 || takeTokens < 0 || takeTokens % layout.length() != 0) {
+    if (skips.length != takes.length) {
       throw new IllegalArgumentException(
           String.format(
-              "span skip %d take %d (expected: skip >= 0, take >= 0 and a multiple of the row "
-                  + "length %d)",
-              skipTokens, takeTokens, layout.length()));
+              "span of %d skips and %d takes (expected: as many of each)",
+              skips.length, takes.length));
     }
-    return new TokenRows(documents, field, layout, skipTokens, takeTokens);
+    for (int i = 0; i < skips.length; i++) {
+      if (skips[i] < 0 || takes[i] < 0 || takes[i] % layout.length() != 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "span skip %d take %d (expected: skip >= 0, take >= 0 and a multiple of the row "
+                    + "length %d)",
+                skips[i], takes[i], layout.length()));
+      }
+    }
+    return new Pieces(skips.clone(), takes.clone());
+  }
+
+  private Pieces piecesOf(int epoch) {
+    return resumed != null && epoch == resumedEpoch ? resumed : span;
   }
 
   private Field documentField() {
@@ -103,16 +169,17 @@ public final class TokenRows implements StreamedDataset {
   /** Rows of a span, one per document of padded rows truncated, else not known before the end. */
   @Override
   public long rowCount() {
-    if (take >= 0) {
-      return take / layout.length();
+    if (span != null) {
+      return span.tokens() / layout.length();
     }
     return truncatedOnePerDocument() ? documents.rowCount() : UNKNOWN_ROWS;
   }
 
   @Override
   public long rowCount(int epoch) {
-    if (take >= 0) {
-      return take / layout.length();
+    Pieces pieces = piecesOf(epoch);
+    if (pieces != null) {
+      return pieces.tokens() / layout.length();
     }
     return truncatedOnePerDocument() ? documents.rowCount(epoch) : UNKNOWN_ROWS;
   }
@@ -129,7 +196,13 @@ public final class TokenRows implements StreamedDataset {
     ChunkStream stream = documents.open(request);
     counts = epochCounts;
     return new TokenStream(
-        stream, field, layout, doc, chunkRows(doc.idType()), skip, take, epochCounts);
+        stream,
+        field,
+        layout,
+        doc,
+        chunkRows(doc.idType()),
+        piecesOf(request.epoch()),
+        epochCounts);
   }
 
   private int chunkRows(DType ids) {

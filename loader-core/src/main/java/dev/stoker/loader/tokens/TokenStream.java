@@ -5,9 +5,9 @@ import dev.stoker.loader.ColumnChunk;
 
 /**
  * One epoch's rows made from one epoch's documents, chunk by chunk: the documents are read in the
- * stream's order, the first {@code skip} of their tokens passed over, and (packed) at most {@code
- * take} tokens placed. Packed rows leave no row short inside the stream; the tokens of a row left
- * short at its end are counted as the tail.
+ * stream's order and, with pieces (packed only), the stream's tokens passed over and placed piece
+ * by piece, else all placed. Packed rows leave no row short inside the stream; the tokens of a row
+ * left short at its end are counted as the tail.
  */
 final class TokenStream implements ChunkStream {
   private final ChunkStream documents;
@@ -16,9 +16,19 @@ final class TokenStream implements ChunkStream {
   private final Document doc;
   private final int capacity;
   private final TokenCounts counts;
+
+  /** The pieces to place, or null for every token. */
+  private final TokenRows.Pieces pieces;
+
+  /** The piece being placed. */
+  private int piece;
+
+  /** Tokens still to pass over before the piece's first. */
   private long skip;
-  private final long take;
+
+  /** Tokens of the piece placed. */
   private long placed;
+
   private ColumnChunk chunk;
   private int row;
   private boolean docOpen;
@@ -26,7 +36,7 @@ final class TokenStream implements ChunkStream {
   private long read;
 
   /**
-   * @param take tokens to place, or -1 for all there are
+   * @param pieces the tokens to pass over and to place, or null to place all there are
    */
   TokenStream(
       ChunkStream documents,
@@ -34,17 +44,39 @@ final class TokenStream implements ChunkStream {
       TokenLayout layout,
       Document doc,
       int capacity,
-      long skip,
-      long take,
+      TokenRows.Pieces pieces,
       TokenCounts counts) {
     this.documents = documents;
     this.field = field;
     this.layout = layout;
     this.doc = doc;
     this.capacity = capacity;
-    this.skip = skip;
-    this.take = take;
+    this.pieces = pieces;
     this.counts = counts;
+    this.skip = pieces == null || pieces.skips().length == 0 ? 0 : pieces.skips()[0];
+    this.ended = pieces != null && pieces.skips().length == 0;
+  }
+
+  /** Tokens the piece being placed still takes, or MAX_VALUE without pieces. */
+  private long room() {
+    return pieces == null ? Long.MAX_VALUE : pieces.takes()[piece] - placed;
+  }
+
+  /** Moves on to the next piece; false after the last. */
+  private boolean nextPiece() {
+    piece++;
+    placed = 0;
+    if (piece == pieces.takes().length) {
+      return false;
+    }
+    skip += pieces.skips()[piece];
+    if (docOpen) { // the rest of the document the last piece ended in comes first
+      int passed = (int) Math.min(skip, doc.left());
+      doc.take(passed);
+      skip -= passed;
+      docOpen = doc.left() > 0;
+    }
+    return true;
   }
 
   @Override
@@ -55,15 +87,18 @@ final class TokenStream implements ChunkStream {
     RowBuilder rows = new RowBuilder(layout, doc.wide(), capacity, counts);
     boolean packing = layout.mode() == TokenLayout.Mode.PACK;
     while (!rows.full()) {
-      if (take >= 0 && placed == take) {
+      if (room() == 0 && !nextPiece()) {
         ended = true;
         break;
+      }
+      if (room() == 0) {
+        continue; // an empty piece
       }
       if (!docOpen && !nextDocument()) {
         end(rows);
         break;
       }
-      placed += packing ? rows.pack(doc, take < 0 ? Long.MAX_VALUE : take - placed) : rows.pad(doc);
+      placed += packing ? rows.pack(doc, room()) : rows.pad(doc);
       docOpen = doc.left() > 0;
     }
     return rows.rows() == 0 ? null : rows.chunk();
@@ -73,12 +108,13 @@ final class TokenStream implements ChunkStream {
   private void end(RowBuilder rows) {
     ended = true;
     counts.addTail(rows.fill());
-    if (take >= 0 && placed < take) {
+    if (pieces != null) {
       throw new IllegalStateException(
           String.format(
-              "the documents ended after %d tokens of the %d this rank's rows take (expected: the "
-                  + "documents the plan counted; did the input change while it was read?)",
-              placed, take));
+              "the documents ended after %d of the %d tokens that piece %d of this rank's rows takes "
+                  + "(expected: the documents the plan counted; did the input change while it was "
+                  + "read?)",
+              placed, pieces.takes()[piece], piece));
     }
   }
 

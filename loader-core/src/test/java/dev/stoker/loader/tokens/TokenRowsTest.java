@@ -182,6 +182,54 @@ class TokenRowsTest {
     }
   }
 
+  @Test
+  void shouldPackPiecesOfTheStreamPassingOverWhatLiesBetween() {
+    SplittableRandom random = new SplittableRandom(13);
+    for (int trial = 0; trial < 40; trial++) {
+      TokenLayout layout =
+          TokenLayout.packed(random.nextInt(1, 20))
+              .withShiftLabels(random.nextBoolean())
+              .withEodToken(random.nextBoolean() ? 1000 : -1);
+      List<long[]> docs = documents(random, 60, layout.length());
+      long total = 0;
+      for (long[] doc : docs) {
+        total += layout.streamTokens(doc.length);
+      }
+      int count = random.nextInt(0, 5);
+      long[] skips = new long[count];
+      long[] takes = new long[count];
+      List<PackingReference.Row> expected = new ArrayList<>();
+      long at = 0;
+      for (int p = 0; p < count; p++) {
+        skips[p] = random.nextLong(0, Math.max(1, (total - at) / 4 + 1));
+        long rows = random.nextLong(0, (total - at - skips[p]) / layout.length() / 2 + 1);
+        takes[p] = rows * layout.length();
+        expected.addAll(PackingReference.packed(docs, layout, at + skips[p], takes[p]));
+        at += skips[p] + takes[p];
+      }
+      TokenRows rows =
+          TokenRows.of(DocumentStream.ids(docs, 3), "tokens", layout).span(skips, takes);
+      assertThat(rows.rowCount()).isEqualTo(expected.size());
+      assertThat(rows(rows, trial % 2, 2))
+          .as("trial %d: skips %s takes %s", trial, Arrays.toString(skips), Arrays.toString(takes))
+          .isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void shouldPackTheResumedPiecesInTheResumedEpochOnly() {
+    List<long[]> docs = documents(new SplittableRandom(2), 30, 8);
+    TokenLayout layout = TokenLayout.packed(8);
+    TokenRows rows =
+        TokenRows.of(DocumentStream.ids(docs, 3), "tokens", layout)
+            .span(0, 16)
+            .resuming(1, new long[] {8}, new long[] {8});
+    assertThat(rows.rowCount(0)).isEqualTo(2);
+    assertThat(rows.rowCount(1)).isEqualTo(1);
+    assertThat(rows.rowCount(2)).isEqualTo(2);
+    assertThat(rows(rows, 0, 1)).isEqualTo(PackingReference.packed(docs, layout, 0, 16));
+  }
+
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
   void shouldPadOneDocumentPerRowTruncatedOrSplit(boolean split) {
@@ -320,7 +368,8 @@ class TokenRowsTest {
                 TokenLayout.packed(2))
             .span(0, 4);
     assertThatThrownBy(() -> rows(rows, 0, 1))
-        .hasMessageContaining("the documents ended after 3 tokens of the 4 this rank's rows take");
+        .hasMessageContaining(
+            "the documents ended after 3 of the 4 tokens that piece 0 of this rank's rows takes");
   }
 
   @Test

@@ -269,12 +269,17 @@ public final class ParquetRead {
   public ReadPlan plan(
       LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
-    if (tokens != null) {
-      throw new IllegalArgumentException(
-          "resuming a read with "
-              + tokens
-              + " from a state (expected: a fresh epoch; resuming packed rows mid-epoch through "
-              + "Spark is not supported yet, TokenRows.span resumes them on the loader)");
+    if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
+      return TokenPlanner.resumed(
+          groups(),
+          TokenSchema.groupTokens(dataset, columns.get(0)),
+          tokens,
+          state.resumedOn(worldSize).segments(),
+          loader.batchSize(),
+          loader.shuffle(),
+          loader.seed(),
+          state.orderEpoch(),
+          state.windowRows());
     }
     return RankPlanner.resumed(
         groups(),

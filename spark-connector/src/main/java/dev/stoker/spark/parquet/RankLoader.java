@@ -163,7 +163,14 @@ public final class RankLoader implements AutoCloseable {
       }
       TokenRows rows = TokenRows.of(documents, config.columns().get(0).name(), config.tokens());
       TokenSpan span = runs.tokens();
-      return span == null ? rows : rows.span(span.skip(), span.take());
+      if (span != null) {
+        rows = rows.span(span.skips(), span.takes());
+      }
+      TokenSpan rest = resumedRuns == null ? null : resumedRuns.tokens();
+      if (rest != null) {
+        rows = rows.resuming(resumeFrom.epoch(), rest.skips(), rest.takes());
+      }
+      return rows;
     }
 
     /** The rank's loader; if building it fails, the windows are freed and the failure thrown. */

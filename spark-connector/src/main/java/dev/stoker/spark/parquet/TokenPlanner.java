@@ -1,5 +1,7 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.loader.sampler.Permutations;
+import dev.stoker.loader.state.Segment;
 import dev.stoker.loader.tokens.TokenLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +12,10 @@ import java.util.List;
  * shuffled in windows keyed by the group's place in that order, never by rank: so the stream of
  * tokens is the same on any number of ranks. A group's tokens are its list column's values less its
  * empty lists (the footer's value and null counts), plus an end token per row where the layout has
- * one. Rank {@code r} packs tokens {@code [r * perRank, (r + 1) * perRank)}, {@code perRank} the
- * most whole batches of rows every rank can have; the tokens past the last rank's span are dropped.
+ * one. Packed rows are cut every {@code length} tokens of that stream; rank {@code r} takes rows
+ * {@code [r * perRank, (r + 1) * perRank)}, {@code perRank} the most whole batches every rank can
+ * have, and the rows past the last rank's are dropped. A resumed epoch is cut as {@link
+ * StreamSplit} cuts rows: what the ranks before left, in equal shares.
  */
 public final class TokenPlanner {
   /** The shuffle key that stands for "no rank": every rank shuffles a group's windows alike. */
@@ -20,7 +24,76 @@ public final class TokenPlanner {
   private TokenPlanner() {}
 
   /**
-   * The plan, {@code tokens.get(i)} the ids of group {@code fileOrder.get(i)}.
+   * The epoch's stream: the groups in order, where each one's rows and tokens start.
+   *
+   * @param tokenStarts one more than the groups: the last is the stream's tokens
+   */
+  private record Stream(
+      List<RankPlanner.Group> groups, long[] rowStarts, long[] tokenStarts, long rows) {
+    long tokens() {
+      return tokenStarts[groups.size()];
+    }
+
+    /** The group holding token {@code token}: the last whose first token is at or before it. */
+    int group(long token) {
+      int lo = 0;
+      int hi = groups.size() - 1;
+      while (lo < hi) {
+        int mid = (lo + hi + 1) >>> 1;
+        if (tokenStarts[mid] <= token) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      return lo;
+    }
+  }
+
+  private static Stream stream(
+      List<RankPlanner.Group> fileOrder,
+      List<Long> tokens,
+      TokenLayout layout,
+      boolean shuffle,
+      long seed,
+      int epoch) {
+    List<RankPlanner.Group> groups = new ArrayList<>();
+    List<Long> groupTokens = new ArrayList<>();
+    for (int i = 0; i < fileOrder.size(); i++) {
+      if (fileOrder.get(i).rowGroup().rows() > 0) {
+        groups.add(fileOrder.get(i));
+        groupTokens.add(tokens.get(i));
+      }
+    }
+    int[] order = identity(groups.size());
+    if (shuffle) {
+      order = Permutations.permutation(groups.size(), seed, epoch);
+    }
+    List<RankPlanner.Group> ordered = new ArrayList<>();
+    long[] tokenStarts = new long[groups.size() + 1];
+    long rows = 0;
+    for (int i = 0; i < order.length; i++) {
+      RankPlanner.Group group = groups.get(order[i]);
+      ordered.add(group);
+      rows += group.rowGroup().rows();
+      tokenStarts[i + 1] =
+          tokenStarts[i]
+              + groupTokens.get(order[i])
+              + (layout.eodToken() >= 0 ? group.rowGroup().rows() : 0);
+    }
+    return new Stream(ordered, RankPlanner.starts(ordered), tokenStarts, rows);
+  }
+
+  private static int[] identity(int n) {
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    return order;
+  }
+
+  /**
+   * The plan of a fresh epoch, {@code tokens.get(i)} the ids of group {@code fileOrder.get(i)}.
    *
    * @throws IllegalArgumentException if the input holds fewer tokens than one row of every rank's
    *     batch
@@ -36,28 +109,8 @@ public final class TokenPlanner {
       int epoch,
       int windowRows,
       String input) {
-    List<RankPlanner.Group> groups = new ArrayList<>();
-    List<Long> groupTokens = new ArrayList<>();
-    for (int i = 0; i < fileOrder.size(); i++) {
-      if (fileOrder.get(i).rowGroup().rows() > 0) {
-        groups.add(fileOrder.get(i));
-        groupTokens.add(tokens.get(i));
-      }
-    }
-    List<Integer> order = orderOf(groups.size(), shuffle, seed, epoch);
-    List<RankPlanner.Group> ordered = new ArrayList<>();
-    long[] tokenStarts = new long[groups.size() + 1];
-    long rows = 0;
-    for (int i = 0; i < order.size(); i++) {
-      RankPlanner.Group group = groups.get(order.get(i));
-      ordered.add(group);
-      rows += group.rowGroup().rows();
-      tokenStarts[i + 1] =
-          tokenStarts[i]
-              + groupTokens.get(order.get(i))
-              + (layout.eodToken() >= 0 ? group.rowGroup().rows() : 0);
-    }
-    long total = tokenStarts[groups.size()];
+    Stream stream = stream(fileOrder, tokens, layout, shuffle, seed, epoch);
+    long total = stream.tokens();
     long step = (long) worldSize * batchSize * layout.length();
     if (step > total) {
       throw new IllegalArgumentException(
@@ -68,77 +121,115 @@ public final class TokenPlanner {
               layout.length(), batchSize, worldSize, step, input, total));
     }
     long perRank = total / step * batchSize * layout.length();
-    long[] rowStarts = RankPlanner.starts(ordered);
+    List<List<long[]>> ranges = new ArrayList<>();
+    for (int rank = 0; rank < worldSize; rank++) {
+      ranges.add(List.of(new long[] {rank * perRank, (rank + 1) * perRank}));
+    }
+    return plan(
+        stream,
+        layout,
+        batchSize,
+        windowRows,
+        ranges,
+        perRank / layout.length(),
+        total - perRank * worldSize);
+  }
+
+  /**
+   * The plan of epoch {@code epoch} resumed after {@code segments} (see {@link StreamSplit}): the
+   * packed rows the ranks before left, cut again into equal shares; each rank starts in the row
+   * group, the document and the token where its share does.
+   */
+  public static ReadPlan resumed(
+      List<RankPlanner.Group> fileOrder,
+      List<Long> tokens,
+      TokenLayout layout,
+      List<Segment> segments,
+      int batchSize,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      int windowRows) {
+    Stream stream = stream(fileOrder, tokens, layout, shuffle, seed, epoch);
+    long total = stream.tokens();
+    int length = layout.length();
+    // Packed rows are never shuffled: each slice delivers positions [from + skip, + take).
+    StreamSplit.Plan split =
+        StreamSplit.replay(total / length, segments, batchSize, true, windowRows);
+    List<List<long[]>> ranges = new ArrayList<>();
+    for (List<OrderSlice> rank : split.ranks()) {
+      List<long[]> mine = new ArrayList<>();
+      for (OrderSlice slice : rank) {
+        long first = slice.from() + slice.skip();
+        mine.add(new long[] {first * length, (first + slice.take()) * length});
+      }
+      ranges.add(mine);
+    }
+    long dropped = total - total / length * length + split.dropped() * length;
+    return plan(stream, layout, batchSize, windowRows, ranges, split.perRank(), dropped);
+  }
+
+  /** Each rank packs its ranges of the stream's tokens, {@code rowsPerRank} rows in all. */
+  private static ReadPlan plan(
+      Stream stream,
+      TokenLayout layout,
+      int batchSize,
+      int windowRows,
+      List<List<long[]>> ranges,
+      long rowsPerRank,
+      long droppedTokens) {
     List<List<ReadRun>> ranks = new ArrayList<>();
     List<List<StreamPart>> parts = new ArrayList<>();
     List<TokenSpan> spans = new ArrayList<>();
-    for (int rank = 0; rank < worldSize; rank++) {
-      long from = rank * perRank;
-      long to = from + perRank;
-      int first = group(tokenStarts, from);
-      int last = group(tokenStarts, to - 1);
+    for (List<long[]> rank : ranges) {
       List<ReadRun> rankRuns = new ArrayList<>();
       List<StreamPart> rankParts = new ArrayList<>();
+      List<Long> skips = new ArrayList<>();
+      List<Long> takes = new ArrayList<>();
       long documents = 0;
-      for (int g = first; g <= last; g++) {
-        long groupRows = ordered.get(g).rowGroup().rows();
-        long start = rowStarts[g];
-        List<ReadRun> runs = RankPlanner.runs(ordered, rowStarts, rows, start, start + groupRows);
-        int window = (int) Math.max(1, Math.min(windowRows, groupRows));
-        rankParts.add(
-            new StreamPart(
-                new OrderSlice(start, start + groupRows, window, ANY_RANK, start, 0, groupRows),
-                runs));
-        rankRuns.addAll(runs);
-        documents += groupRows;
+      long left = 0; // tokens of the last group read past the last range taken
+      for (long[] range : rank) {
+        if (range[1] <= range[0]) {
+          continue;
+        }
+        int first = stream.group(range[0]);
+        int last = stream.group(range[1] - 1);
+        for (int g = first; g <= last; g++) {
+          rankParts.add(part(stream, g, windowRows));
+          rankRuns.addAll(rankParts.get(rankParts.size() - 1).runs());
+          documents += stream.groups().get(g).rowGroup().rows();
+        }
+        skips.add(left + range[0] - stream.tokenStarts()[first]);
+        takes.add(range[1] - range[0]);
+        left = stream.tokenStarts()[last + 1] - range[1];
       }
       ranks.add(List.copyOf(rankRuns));
       parts.add(List.copyOf(rankParts));
-      spans.add(new TokenSpan(documents, from - tokenStarts[first], perRank, layout.length()));
+      spans.add(new TokenSpan(documents, longs(skips), longs(takes), layout.length()));
     }
-    long rowsPerRank = perRank / layout.length();
     return new ReadPlan(
-        rows,
-        groups.size(),
+        stream.rows(),
+        stream.groups().size(),
         rowsPerRank,
         (int) RankPlanner.batches(rowsPerRank, batchSize, true),
         0,
         0,
         List.copyOf(ranks),
         List.copyOf(parts),
-        new ReadPlan.PackedTokens(spans, total, total - perRank * worldSize));
+        new ReadPlan.PackedTokens(spans, stream.tokens(), droppedTokens));
   }
 
-  /** The group holding token {@code token}: the last whose first token is at or before it. */
-  private static int group(long[] tokenStarts, long token) {
-    int lo = 0;
-    int hi = tokenStarts.length - 2;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >>> 1;
-      if (tokenStarts[mid] <= token) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    // Empty groups (no tokens) share their start with the next: take the one that holds tokens.
-    while (lo + 1 < tokenStarts.length - 1 && tokenStarts[lo + 1] <= token) {
-      lo++;
-    }
-    return lo;
+  /** Group {@code g} whole, its rows shuffled in windows keyed by its place in the order. */
+  private static StreamPart part(Stream stream, int g, int windowRows) {
+    long rows = stream.groups().get(g).rowGroup().rows();
+    long start = stream.rowStarts()[g];
+    int window = (int) Math.max(1, Math.min(windowRows, rows));
+    return new StreamPart(
+        new OrderSlice(start, start + rows, window, ANY_RANK, start, 0, rows),
+        RankPlanner.runs(stream.groups(), stream.rowStarts(), stream.rows(), start, start + rows));
   }
 
-  private static List<Integer> orderOf(int groups, boolean shuffle, long seed, int epoch) {
-    List<Integer> order = new ArrayList<>(groups);
-    if (shuffle) {
-      for (int i : dev.stoker.loader.sampler.Permutations.permutation(groups, seed, epoch)) {
-        order.add(i);
-      }
-    } else {
-      for (int i = 0; i < groups; i++) {
-        order.add(i);
-      }
-    }
-    return order;
+  private static long[] longs(List<Long> values) {
+    return values.stream().mapToLong(Long::longValue).toArray();
   }
 }

@@ -1,7 +1,6 @@
 package dev.stoker.spark.source;
 
 import dev.stoker.loader.tokens.TokenCounts;
-
 import dev.stoker.spark.parquet.SourceCounters;
 import java.util.Locale;
 import org.apache.spark.sql.connector.metric.CustomMetric;

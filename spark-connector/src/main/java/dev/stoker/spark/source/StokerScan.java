@@ -147,26 +147,27 @@ public final class StokerScan implements Scan {
     LoaderOptions options = config.loader().options();
     int runs = plan.ranks().stream().mapToInt(List::size).sum();
     return String.format(
-        Locale.ROOT,
-        "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
-            + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d%s, "
-            + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader; the "
-            + "Stoker tab lists this read]",
-        read.dataset().input(),
-        read.dataset().files().size(),
-        plan.rowGroups(),
-        plan.rows(),
-        plan.ranks().size(),
-        plan.batchesPerRank(),
-        options.batchSize(),
-        plan.droppedRows(),
-        plan.paddedRows(),
-        options.shuffle() ? "shuffled, seed " + options.seed() : "in order",
-        config.epoch(),
-        resumedFrom == null ? "" : " resumed after " + resumedFrom.consumedRows() + " rows",
-        config.windowRows(),
-        sparkReaderRuns(),
-        runs) + tokens();
+            Locale.ROOT,
+            "stoker [%s: %d file(s), %d row group(s), %d rows; %d "
+                + "rank(s) x %d batch(es) of %d rows, %d rows dropped, %d padded; %s, epoch %d%s, "
+                + "shuffle buffer %d rows; %d of %d run(s) read by Spark's Parquet reader; the "
+                + "Stoker tab lists this read]",
+            read.dataset().input(),
+            read.dataset().files().size(),
+            plan.rowGroups(),
+            plan.rows(),
+            plan.ranks().size(),
+            plan.batchesPerRank(),
+            options.batchSize(),
+            plan.droppedRows(),
+            plan.paddedRows(),
+            options.shuffle() ? "shuffled, seed " + options.seed() : "in order",
+            config.epoch(),
+            resumedFrom == null ? "" : " resumed after " + resumedFrom.consumedRows() + " rows",
+            config.windowRows(),
+            sparkReaderRuns(),
+            runs)
+        + tokens();
   }
 
   /** With token rows, what they are made of. */

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
+import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.LoaderOptions;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.tokens.Tokenizers;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.Tokenize;
@@ -214,6 +216,122 @@ class TokenPackReadTest {
   }
 
   @Test
+  void shouldResumeInTheMiddleOfDocumentsOnAsManyRanksOrAnother() {
+    Dataset<Row> whole = packed(2, true).load(table);
+    List<Packed> all = read(packed(2, true));
+    StokerScan scan = Tables.scan(whole);
+    int consumed = 3;
+    LoaderState state = scan.stateAfter(consumed);
+    int perRank = all.size() / 2;
+    // As many ranks: each rank's rows after its first three batches, the same rows.
+    List<Packed> rest = read(packed(2, true).option("resumeFrom", state.toString()));
+    List<Packed> expected = new ArrayList<>();
+    for (int rank = 0; rank < 2; rank++) {
+      expected.addAll(all.subList(rank * perRank + consumed * BATCH, (rank + 1) * perRank));
+    }
+    assertThat(ids(rest)).isEqualTo(ids(expected));
+    assertThat(rest.get(0).positions()).isEqualTo(expected.get(0).positions());
+    // Three ranks: every token the two ranks had not packed yet, once, in equal batches.
+    List<Packed> onThree = read(packed(3, true).option("resumeFrom", state.toString()));
+    int[] rows = new int[3];
+    onThree.forEach(r -> rows[r.rank()]++);
+    assertThat(rows[1]).isEqualTo(rows[0]).isEqualTo(rows[2]).isPositive();
+    List<Integer> before = new ArrayList<>();
+    for (int rank = 0; rank < 2; rank++) {
+      before.addAll(ids(all.subList(rank * perRank, rank * perRank + consumed * BATCH)));
+    }
+    List<Integer> tokens = new ArrayList<>(before);
+    tokens.addAll(ids(onThree));
+    List<Integer> real = tokens.stream().filter(id -> id != EOD).toList();
+    assertThat(real).doesNotHaveDuplicates();
+    for (Packed row : onThree) {
+      checkRow(row);
+    }
+    assertThat(streamTokens(true) - tokens.size()).isBetween(0L, 3L * BATCH * LENGTH - 1);
+  }
+
+  @Test
+  void shouldRestartAStoppedRunMidDocumentOnOneRankEveryTokenOnce() {
+    TrainingResult<List<Integer>> stopped =
+        runner(packed(2, true).load(table))
+            .run(
+                (rank, loader) -> {
+                  List<Integer> ids = new ArrayList<>();
+                  int step = 0;
+                  for (Batch batch : loader.epoch(0)) {
+                    try (batch) {
+                      ids.addAll(batchIds(batch));
+                    }
+                    if (++step == 2) {
+                      rank.commit();
+                      break;
+                    }
+                  }
+                  return ids;
+                });
+    LoaderState state = stopped.lastCommitted().orElseThrow();
+    TrainingResult<List<List<Integer>>> restarted =
+        runner(packed(1, true).option("resumeFrom", state.toString()).load(table))
+            .run(
+                (rank, loader) -> {
+                  int first = rank.resumedFrom().orElseThrow().epoch();
+                  return List.of(epochIds(loader, first), epochIds(loader, first + 1));
+                });
+    List<Integer> epoch0 = new ArrayList<>();
+    stopped.results().forEach(epoch0::addAll);
+    List<Integer> next = new ArrayList<>();
+    for (List<List<Integer>> rank : restarted.results()) {
+      epoch0.addAll(rank.get(0));
+      next.addAll(rank.get(1));
+    }
+    assertThat(epoch0.stream().filter(id -> id != EOD).toList()).doesNotHaveDuplicates();
+    assertThat(streamTokens(true) - epoch0.size()).isBetween(0L, 2L * BATCH * LENGTH - 1);
+    assertThat(next.stream().filter(id -> id != EOD).toList()).doesNotHaveDuplicates();
+    assertThat(streamTokens(true) - next.size()).isBetween(0L, BATCH * LENGTH - 1L);
+  }
+
+  private static StokerSpark runner(Dataset<Row> input) {
+    return StokerSpark.on(input)
+        .tensor("input_ids", DType.INT32, LENGTH)
+        .tensor("position_ids", DType.INT32, LENGTH)
+        .tensor("document_ids", DType.INT32, LENGTH)
+        .tensor("labels", DType.INT32, LENGTH)
+        .options(
+            LoaderOptions.builder().batchSize(BATCH).shuffle(true).seed(7).numWorkers(2).build());
+  }
+
+  /** Every token id of epoch {@code epoch}'s batches, in order. */
+  private static List<Integer> epochIds(DataLoader loader, int epoch) {
+    List<Integer> ids = new ArrayList<>();
+    for (Batch batch : loader.epoch(epoch)) {
+      try (batch) {
+        ids.addAll(batchIds(batch));
+      }
+    }
+    return ids;
+  }
+
+  private static List<Integer> batchIds(Batch batch) {
+    List<Integer> ids = new ArrayList<>();
+    for (int r = 0; r < batch.size(); r++) {
+      for (int i = 0; i < LENGTH; i++) {
+        ids.add(batch.getInt(0, r, i));
+      }
+    }
+    return ids;
+  }
+
+  private static List<Integer> ids(List<Packed> rows) {
+    List<Integer> ids = new ArrayList<>();
+    for (Packed row : rows) {
+      for (int id : row.ids()) {
+        ids.add(id);
+      }
+    }
+    return ids;
+  }
+
+  @Test
   void shouldMakeOneStreamOnAnyNumberOfRanks() {
     List<Integer> one = new ArrayList<>();
     for (Packed row : read(packed(1, true))) {
@@ -249,24 +367,7 @@ class TokenPackReadTest {
                     .build())
             .option("epochs", "2")
             .worldSize(2)
-            .run(
-                (rank, loader) -> {
-                  List<List<Integer>> epochs = new ArrayList<>();
-                  for (int epoch = 0; epoch < 2; epoch++) {
-                    List<Integer> ids = new ArrayList<>();
-                    for (Batch batch : loader.epoch(epoch)) {
-                      try (batch) {
-                        for (int r = 0; r < batch.size(); r++) {
-                          for (int i = 0; i < LENGTH; i++) {
-                            ids.add(batch.getInt(0, r, i));
-                          }
-                        }
-                      }
-                    }
-                    epochs.add(ids);
-                  }
-                  return epochs;
-                });
+            .run((rank, loader) -> List.of(epochIds(loader, 0), epochIds(loader, 1)));
     List<Integer> read = new ArrayList<>();
     for (Packed row : read(packed(2, true))) {
       for (int id : row.ids()) {
