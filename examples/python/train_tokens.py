@@ -191,9 +191,11 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
             with st.batches(handles) as loader:
                 batches = len(loader)
                 total = steps if steps else epochs * batches
-                for _ in range(epochs if not steps else -(-steps // max(batches, 1))):
-                    for batch in loader:
-                        start = time.perf_counter()
+                if batches == 0:
+                    raise ValueError("no full batch: fewer tokens than ranks x batch x length")
+                start = time.perf_counter()
+                for _ in range(epochs if not steps else -(-steps // batches)):
+                    for batch in loader:  # a step's time: from the last step's end, waits too
                         # {"input_ids", "position_ids", "document_ids", "labels"}: int32 [B, L]
                         if not shapes:
                             shapes = {k: [str(v.dtype), list(v.shape)] for k, v in batch.items()}
@@ -213,7 +215,9 @@ def train_function(ranks: int, steps: int, epochs: int, lr: float, seed: int):
                         mean = loss.detach().clone()
                         dist.all_reduce(mean)
                         mean = float(mean) / ranks
-                        seconds.append(time.perf_counter() - start)
+                        end = time.perf_counter()
+                        seconds.append(end - start)
+                        start = end
                         losses.append(mean)
                         tokens += ids.numel()
                         # padding is what attention_mask marks 0 (padded rows): a packed row has
