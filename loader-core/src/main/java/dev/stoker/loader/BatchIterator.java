@@ -219,10 +219,6 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
           "epoch " + epoch() + " of loader '" + loader + "' has no batch after " + delivered);
     }
     throwPendingFailure(); // met by the hasNext() just now
-    long asked = System.nanoTime();
-    if (delivered > 0) {
-      counters.addConsumerHold(asked - handedOutAt);
-    }
     Batch previous;
     synchronized (this) {
       previous = held;
@@ -247,7 +243,6 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       }
     }
     long now = System.nanoTime();
-    counters.addConsumerWait(now - asked);
     Batch batch;
     // The batch leaves pending and becomes held (or kept) in one step: a close() from another
     // thread finds its slot in one of them, never in this thread's hands alone.
@@ -307,12 +302,21 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
    * stream. A failure ends the epoch and is thrown. A close from another thread meanwhile waits
    * until the batch is back, or finds it in {@code pending}.
    */
+  /**
+   * Takes the next batch into pending. The time in here is the consumer's wait for data, wherever
+   * it asks: in {@code next()}, or in {@code hasNext()} for a stream of unknown length; the time
+   * since the last batch was handed out is its hold.
+   */
   private boolean takeIntoPending() {
     synchronized (this) {
       if (closed) {
         throw closedMeanwhile();
       }
       taking = true;
+    }
+    long asked = System.nanoTime();
+    if (delivered > 0) {
+      counters.addConsumerHold(asked - handedOutAt);
     }
     StagedBatch staged;
     try {
@@ -338,6 +342,7 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
       failed(false);
       throw e;
     }
+    counters.addConsumerWait(System.nanoTime() - asked);
     synchronized (this) {
       doneTaking();
       if (closed) {

@@ -14,6 +14,18 @@ import org.junit.jupiter.api.Test;
 class DataLoaderVerdictTest {
 
   private static BottleneckReport run(
+      StreamedDataset dataset, LoaderOptions options, long consumerMillis)
+      throws InterruptedException {
+    try (DataLoader loader = new DataLoader(dataset, options)) {
+      for (Batch batch : loader.epoch(0)) {
+        batch.size();
+        Thread.sleep(consumerMillis);
+      }
+      return BottleneckReport.of(loader.metrics().last(), 4);
+    }
+  }
+
+  private static BottleneckReport run(
       IndexDataset dataset, LoaderOptions options, long consumerMillis)
       throws InterruptedException {
     try (DataLoader loader = new DataLoader(dataset, options)) {
@@ -70,6 +82,29 @@ class DataLoaderVerdictTest {
                 .build(),
             15);
     assertThat(report.metrics().slotWaitFraction()).as(report.toString()).isGreaterThan(0.1);
+    assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.COMPUTE_BOUND);
+  }
+
+  @Test
+  void shouldSeeTheConsumerOfASlowStreamOfUnknownLengthStarve() throws InterruptedException {
+    // The consumer of a stream whose length is not declared meets its waits in hasNext(); they
+    // are waits for data all the same.
+    TestStream stream = TestStream.unknown(480).chunks(8).onNext(chunk -> Thread.sleep(4));
+    BottleneckReport report =
+        run(stream, LoaderOptions.builder().batchSize(8).numWorkers(1).build(), 0);
+    assertThat(report.metrics().waitFraction()).as(report.toString()).isGreaterThan(0.5);
+    // One worker busy nearly all the time; on a loaded machine it may be descheduled below the
+    // saturation mark, and the loading side is then blamed as a whole.
+    assertThat(report.verdict())
+        .as(report.toString())
+        .isIn(Verdict.ONE_WORKER_SATURATED, Verdict.PIPELINE_BOUND);
+  }
+
+  @Test
+  void shouldCallASlowConsumerOfAStreamComputeBound() throws InterruptedException {
+    TestStream stream = TestStream.unknown(480).chunks(8);
+    BottleneckReport report =
+        run(stream, LoaderOptions.builder().batchSize(8).numWorkers(2).build(), 10);
     assertThat(report.verdict()).as(report.toString()).isEqualTo(Verdict.COMPUTE_BOUND);
   }
 }

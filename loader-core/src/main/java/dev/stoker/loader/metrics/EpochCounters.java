@@ -26,6 +26,7 @@ public final class EpochCounters {
   private final long slotWaitAtStart;
   private volatile long endNanos;
   private volatile long consumerWaitNanos;
+  private volatile long firstWaitNanos;
   private volatile long consumerHoldNanos;
   private volatile long batches;
   private volatile long samples;
@@ -70,8 +71,11 @@ public final class EpochCounters {
     return workers[index];
   }
 
-  /** The consumer waited {@code nanos} for a batch. */
+  /** The consumer waited {@code nanos} for a batch (the first of the epoch when none came yet). */
   public void addConsumerWait(long nanos) {
+    if (batches == 0) {
+      firstWaitNanos += nanos;
+    }
     consumerWaitNanos += nanos;
   }
 
@@ -143,6 +147,7 @@ public final class EpochCounters {
         List.of(perWorker),
         skippedCount.get(),
         kept,
-        transformNanos.sum());
+        transformNanos.sum(),
+        firstWaitNanos);
   }
 }

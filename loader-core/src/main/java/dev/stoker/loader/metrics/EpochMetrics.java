@@ -17,6 +17,9 @@ import java.util.Locale;
  * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
  * @param transformNanos time the workers spent in a per-sample transform (decoding, augmenting),
  *     part of their fill time; 0 without one
+ * @param firstWaitNanos the part of {@code consumerWaitNanos} spent waiting for the first batch:
+ *     start-up (threads, first reads, JIT), which {@code persistentWorkers} shortens; the steady
+ *     state that the verdicts judge leaves it out
  */
 public record EpochMetrics(
     int epoch,
@@ -36,9 +39,10 @@ public record EpochMetrics(
     List<WorkerMetrics> workers,
     long skippedCount,
     List<SkippedSample> skipped,
-    long transformNanos) {
+    long transformNanos,
+    long firstWaitNanos) {
 
-  /** The metrics of an epoch without a per-sample transform. */
+  /** The metrics of an epoch without a per-sample transform or a separate first wait. */
   public EpochMetrics(
       int epoch,
       int batchSize,
@@ -75,6 +79,7 @@ public record EpochMetrics(
         workers,
         skippedCount,
         skipped,
+        0,
         0);
   }
 
@@ -87,11 +92,19 @@ public record EpochMetrics(
   }
 
   /**
-   * Share of the consumer's time spent waiting for data: near 1 means the pipeline is the limit.
+   * Share of the consumer's time spent waiting for data after the first batch: near 1 means the
+   * pipeline is the limit. The wait for the first batch is start-up ({@link #firstBatchMillis}),
+   * which would otherwise make a short epoch of a slow consumer look starved.
    */
   public double waitFraction() {
-    long total = consumerWaitNanos + consumerHoldNanos;
-    return total <= 0 ? 0 : (double) consumerWaitNanos / total;
+    long waited = Math.max(0, consumerWaitNanos - firstWaitNanos);
+    long total = waited + consumerHoldNanos;
+    return total <= 0 ? 0 : (double) waited / total;
+  }
+
+  /** How long the consumer waited for the epoch's first batch, in ms. */
+  public double firstBatchMillis() {
+    return firstWaitNanos / 1e6;
   }
 
   /** Busy fraction of each worker (or of the caller's thread, with numWorkers = 0). */
@@ -143,11 +156,13 @@ public record EpochMetrics(
     }
     return String.format(
         Locale.ROOT,
-        "epoch %d: %d batches, %.0f samples/s, consumer waited %.0f%%, workers busy [%s], "
+        "epoch %d: %d batches, %.0f samples/s, first batch %.1f ms, consumer waited %.0f%%, "
+            + "workers busy [%s], "
             + "fill %.2f ms/batch%s, transfer %.2f ms/batch, %.1f batches ready, %d skipped",
         epoch,
         batches,
         samplesPerSecond(),
+        firstBatchMillis(),
         waitFraction() * 100,
         busy,
         meanFillMillis(),

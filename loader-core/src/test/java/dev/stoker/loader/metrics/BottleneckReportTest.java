@@ -273,9 +273,42 @@ class BottleneckReportTest {
     assertThat(metrics.meanTransferMillis()).isEqualTo(2.0);
     assertThat(metrics)
         .hasToString(
-            "epoch 1: 200 batches, 3200 samples/s, consumer waited 30%, "
+            "epoch 1: 200 batches, 3200 samples/s, first batch 0.0 ms, consumer waited 30%, "
                 + "workers busy [100%,25%], fill 17.50 ms/batch, transfer 2.00 ms/batch, 1.5 batches "
                 + "ready, 0 skipped");
+  }
+
+  @Test
+  void shouldJudgeTheSteadyStateAndNotTheWaitForTheFirstBatch() {
+    // A slow consumer whose only wait was the first batch (threads starting, first reads) while a
+    // small budget kept the workers waiting for slots: compute-bound, not memory-bound.
+    long firstWait = WALL / 10;
+    EpochMetrics metrics =
+        new EpochMetrics(
+            0,
+            32,
+            2,
+            8,
+            3,
+            60,
+            60 * 32,
+            WALL,
+            firstWait,
+            WALL - firstWait,
+            WALL * 9 / 10,
+            1.8,
+            0,
+            0,
+            List.of(
+                new WorkerMetrics(0, 30, WALL / 100, 0), new WorkerMetrics(1, 30, WALL / 100, 0)),
+            0,
+            List.of(),
+            0,
+            firstWait);
+
+    assertThat(metrics.waitFraction()).isZero();
+    assertThat(metrics.firstBatchMillis()).isEqualTo(100.0);
+    assertThat(BottleneckReport.of(metrics, CORES).verdict()).isEqualTo(Verdict.COMPUTE_BOUND);
   }
 
   @Test
@@ -314,13 +347,14 @@ class BottleneckReportTest {
   void shouldSnapshotTheCountersArithmetic() {
     AtomicLong slotWaitClock = new AtomicLong(5_000); // waits before the epoch do not count
     EpochCounters counters = new EpochCounters(3, 8, 2, 4, 5, slotWaitClock::get);
-    counters.addConsumerWait(300);
-    counters.addConsumerHold(700);
+    counters.addConsumerWait(100); // the first batch: start-up
     counters.worker(0).addFill(1_000);
     counters.worker(0).addWindowWait(50);
     counters.worker(1).addFill(3_000);
     counters.worker(1).addFill(2_000);
     counters.addDelivered(8, 2);
+    counters.addConsumerHold(700);
+    counters.addConsumerWait(300);
     counters.addDelivered(5, 4);
     counters.addTransfer(1_000_000);
     counters.addTransfer(3_000_000);
@@ -335,9 +369,10 @@ class BottleneckReportTest {
     assertThat(metrics.slotLimit()).isEqualTo(5);
     assertThat(metrics.batches()).isEqualTo(2);
     assertThat(metrics.samples()).isEqualTo(13);
-    assertThat(metrics.consumerWaitNanos()).isEqualTo(300);
+    assertThat(metrics.consumerWaitNanos()).isEqualTo(400);
+    assertThat(metrics.firstWaitNanos()).isEqualTo(100);
     assertThat(metrics.consumerHoldNanos()).isEqualTo(700);
-    assertThat(metrics.waitFraction()).isEqualTo(0.3);
+    assertThat(metrics.waitFraction()).isEqualTo(0.3); // the first wait is start-up
     assertThat(metrics.slotWaitNanos()).isEqualTo(3_000);
     assertThat(metrics.meanReadyBatches()).isEqualTo(3.0);
     assertThat(metrics.meanTransferMillis()).isEqualTo(2.0);
