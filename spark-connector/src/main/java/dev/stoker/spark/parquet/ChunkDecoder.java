@@ -50,15 +50,22 @@ public final class ChunkDecoder {
   /** Whether the rows are lists of integers of any length, assembled entry by entry. */
   private final boolean variableList;
 
-  /** A list row's values as it is assembled, little-endian; its buffer for dictionary copies. */
+  /** A list row's values as it is assembled, little-endian. */
   private byte[] rowValues = new byte[256];
 
-  private ByteBuffer rowBuffer = ByteBuffer.wrap(rowValues).order(ByteOrder.LITTLE_ENDIAN);
+  /** Entries of a list decoded from a page's levels at once. */
+  private static final int LEVEL_BLOCK = 4096;
 
-  /** Whether the entry last read starts a row not yet asked for (its value not yet read). */
-  private boolean pending;
+  /**
+   * The current block of a list's levels, entries {@code [blockAt, blockEnd)} not yet taken; the
+   * entry at {@code blockAt} may start a row not yet asked for.
+   */
+  private final int[] blockReps;
 
-  private int pendingDef;
+  private final int[] blockDefs;
+  private int[] blockIds;
+  private int blockAt;
+  private int blockEnd;
 
   /** List rows started so far in the chunk. */
   private long listRows;
@@ -99,6 +106,8 @@ public final class ChunkDecoder {
     this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
     this.variable = column.variable();
     this.variableList = column.variableList();
+    this.blockReps = variableList ? new int[LEVEL_BLOCK] : null;
+    this.blockDefs = variableList ? new int[LEVEL_BLOCK] : null;
     this.valueBytes =
         column.kind() == Kind.LIST || variableList ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed =
@@ -189,53 +198,48 @@ public final class ChunkDecoder {
   }
 
   /**
-   * Decodes the next {@code rows} rows of a variable-length list: entries read one at a time, each
-   * row ended by the entry that starts the next (kept, its value unread, for the next call) or by
-   * the chunk's end. An empty list is a row of no values.
+   * Decodes the next {@code rows} rows of a variable-length list. A page's levels are decoded a
+   * block at a time; the entries of one row in a block are checked in a tight loop and their values
+   * copied (or looked up) in one step. A row ends at the entry that starts the next (kept, unread,
+   * for the next call) or at the chunk's end. An empty list is a row of no values.
    */
   private void decodeList(int rows) throws IOException {
     int started = 0;
     int bytes = 0;
-    while (rows > 0) {
-      int rep = 0;
-      int def;
-      if (pending) {
-        pending = false;
-        def = pendingDef;
-      } else {
-        if (!pageWithValues()) {
-          break;
-        }
-        if (reps != null) {
-          rep = level(reps, "repetition");
-          if (rep > maxRep) {
-            throw new PageFormatException(
-                "a repetition level of " + rep + " (expected: at most " + maxRep + ")");
-          }
-        }
-        def = defs == null ? maxDef : level(defs, "definition");
-        value++;
-        pageLeft--;
-      }
-      if (rep == 0) {
+    while (rows > 0 && (blockAt < blockEnd || nextLevelBlock())) {
+      int i = blockAt;
+      if (blockReps[i] == 0) {
         if (started > 0) {
           putRow(bytes);
           bytes = 0;
         }
         if (started == rows) {
-          pending = true;
-          pendingDef = def;
           return;
         }
         started++;
         listRows++;
       } else if (started == 0) {
         throw new PageFormatException(
-            "value " + (value - 1) + " of the chunk goes on with a row where a row should start");
+            "value " + value + " of the chunk goes on with a row where a row should start");
       }
-      if (levels.listEntry(def, rep == 0, firstRow + listRows - 1)) {
-        bytes = appendValue(bytes);
+      int end = i + 1;
+      while (end < blockEnd && blockReps[end] != 0) {
+        end++;
       }
+      int present = 0;
+      for (int e = i; e < end; e++) {
+        if (blockReps[e] > maxRep) {
+          throw new PageFormatException(
+              "a repetition level of " + blockReps[e] + " (expected: at most " + maxRep + ")");
+        }
+        int def = blockDefs[e];
+        if (def == maxDef || levels.listEntry(def, e == i && blockReps[e] == 0, listRow())) {
+          present++;
+        }
+      }
+      bytes = appendValues(bytes, present);
+      value += end - i;
+      blockAt = end;
     }
     if (started > 0) {
       putRow(bytes);
@@ -245,6 +249,37 @@ public final class ChunkDecoder {
           "the column chunk ended after "
               + listRows
               + " rows, before the rows its row group holds");
+    }
+  }
+
+  /** The index in the file of the list row being assembled. */
+  private long listRow() {
+    return firstRow + listRows - 1;
+  }
+
+  /**
+   * Decodes the next block of levels of the page at hand (reading the next page when this one is
+   * used up): the block's entries are the page's from then on. False at the chunk's end.
+   */
+  private boolean nextLevelBlock() throws IOException {
+    if (!pageWithValues()) {
+      return false;
+    }
+    int n = Math.min(pageLeft, LEVEL_BLOCK);
+    readLevels(reps, blockReps, n, 0, "repetition");
+    readLevels(defs, blockDefs, n, maxDef, "definition");
+    pageLeft -= n;
+    blockAt = 0;
+    blockEnd = n;
+    return true;
+  }
+
+  private static void readLevels(HybridDecoder levels, int[] out, int n, int absent, String what)
+      throws PageFormatException {
+    if (levels == null) {
+      Arrays.fill(out, 0, n, absent);
+    } else if (levels.read(out, 0, n) < n) {
+      throw new PageFormatException("the " + what + " levels of a page end before its values");
     }
   }
 
@@ -260,40 +295,35 @@ public final class ChunkDecoder {
     return true;
   }
 
-  private static int level(HybridDecoder levels, String what) throws IOException {
-    if (levels.available() == 0) {
-      throw new PageFormatException("the " + what + " levels of a page end before its values");
-    }
-    return levels.next();
-  }
-
-  /** Appends the next value to the row being assembled, {@code bytes} long so far. */
-  private int appendValue(int bytes) throws IOException {
-    if (bytes > rowValues.length - valueBytes) {
+  /** Appends the next {@code n} values to the row being assembled, {@code bytes} long so far. */
+  private int appendValues(int bytes, int n) throws IOException {
+    int length = n * valueBytes;
+    if (bytes > rowValues.length - length) {
       if (bytes > ShuffleWindow.MAX_AREA_BYTES / 2) {
         throw new PageFormatException("a list of more than " + bytes + " bytes in one row");
       }
-      rowValues = Arrays.copyOf(rowValues, 2 * rowValues.length);
-      rowBuffer = ByteBuffer.wrap(rowValues).order(ByteOrder.LITTLE_ENDIAN);
+      rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
     }
     if (ids != null) {
-      if (ids.available() == 0) {
+      if (ids.read(idBlock(), 0, n) < n) {
         throw new PageFormatException("the dictionary ids of a page end before its values");
       }
-      dictionary.copy(check(ids.next()), rowBuffer, bytes);
+      dictionary.copy(blockIds, n, rowValues, bytes);
     } else {
-      if (values.remaining() < valueBytes) {
+      if (values.remaining() < length) {
         throw new PageFormatException(
             "a page holds "
                 + values.remaining()
-                + " bytes where value "
-                + (value - 1)
-                + " of the chunk should be");
+                + " bytes where "
+                + n
+                + " values of the chunk from value "
+                + value
+                + " should be");
       }
-      values.get(values.position(), rowValues, bytes, valueBytes);
-      values.position(values.position() + valueBytes);
+      values.get(values.position(), rowValues, bytes, length);
+      values.position(values.position() + length);
     }
-    return bytes + valueBytes;
+    return bytes + length;
   }
 
   /** Puts the row assembled, {@code bytes} long, into the target window (or skips it). */
@@ -486,14 +516,15 @@ public final class ChunkDecoder {
 
   private void copyIds(int n, ByteBuffer dst, int index) throws IOException {
     long v = value;
+    int[] block = idBlock();
     for (int left = n; left > 0; ) {
-      int k = Math.min(ids.available(), left);
+      int k = ids.read(block, 0, Math.min(left, block.length));
       if (k == 0) {
         throw new PageFormatException("the dictionary ids of a page end before its values");
       }
       for (int i = 0; i < k; i++) {
-        int id = ids.next();
-        if (dictionary.length(check(id)) != valueBytes) {
+        int id = check(block[i]);
+        if (dictionary.length(id) != valueBytes) {
           throw RowErrors.wrongLength(
               column, Integer.toString(dictionary.length(id)), row(v + i), path);
         }
@@ -505,6 +536,14 @@ public final class ChunkDecoder {
       v += k;
       left -= k;
     }
+  }
+
+  /** The array dictionary ids are decoded into, a block at a time. */
+  private int[] idBlock() {
+    if (blockIds == null) {
+      blockIds = new int[LEVEL_BLOCK];
+    }
+    return blockIds;
   }
 
   /** Variable-length values by dictionary id, into the target window (or skipped). */

@@ -1,6 +1,10 @@
 package dev.stoker.spark.parquet;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a run
@@ -11,7 +15,15 @@ import java.nio.ByteBuffer;
  * PageFormatException}.
  */
 public final class HybridDecoder {
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   private final ByteBuffer in;
+
+  /** The input's bytes: index {@code i} of {@code in} is {@code array[arrayBase + i]}. */
+  private final byte[] array;
+
+  private final int arrayBase;
   private final int bitWidth;
   private final int valueBytes;
   private int position;
@@ -26,7 +38,15 @@ public final class HybridDecoder {
     if (bitWidth < 0 || bitWidth > 32) {
       throw new IllegalArgumentException("bit width " + bitWidth + " (expected: 0 to 32)");
     }
-    this.in = in;
+    this.in = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    if (in.hasArray()) {
+      this.array = in.array();
+      this.arrayBase = in.arrayOffset();
+    } else { // bit-packed values are read from an array, where 8-byte loads cost least
+      this.array = new byte[in.limit()];
+      in.get(in.position(), array, in.position(), in.remaining());
+      this.arrayBase = 0;
+    }
     this.bitWidth = bitWidth;
     this.valueBytes = (bitWidth + 7) / 8;
     this.position = in.position();
@@ -75,6 +95,65 @@ public final class HybridDecoder {
       bits |= (long) (in.get(at + i) & 0xff) << (8 * i);
     }
     return (int) ((bits >>> shift) & ((1L << bitWidth) - 1));
+  }
+
+  /**
+   * Reads up to {@code n} values into {@code out} from {@code offset}, across runs: a repeated run
+   * as one fill, a bit-packed run through a 64-bit window over its bytes. Fewer than {@code n} only
+   * at the end of the bytes.
+   *
+   * @return the values read
+   * @throws PageFormatException if a run's header does not fit the bytes left
+   */
+  int read(int[] out, int offset, int n) throws PageFormatException {
+    int done = 0;
+    while (done < n) {
+      int k = Math.min(available(), n - done);
+      if (k == 0) {
+        break;
+      }
+      if (rle) {
+        Arrays.fill(out, offset + done, offset + done + k, value);
+        left -= k;
+      } else {
+        unpack(out, offset + done, k);
+      }
+      done += k;
+    }
+    return done;
+  }
+
+  /**
+   * The next {@code k} values of the current bit-packed run ({@code k <= available()}): each from
+   * one little-endian 8-byte load at its first byte (a value and its bit offset span at most 39
+   * bits), assembled byte by byte in the last 8 bytes of the input.
+   */
+  private void unpack(int[] out, int offset, int k) {
+    left -= k;
+    if (bitWidth == 0) {
+      Arrays.fill(out, offset, offset + k, 0);
+      packedIndex += k;
+      return;
+    }
+    long bit = packedIndex * bitWidth;
+    packedIndex += k;
+    long mask = (1L << bitWidth) - 1;
+    int lastWord = in.limit() - Long.BYTES;
+    int start = packedStart;
+    for (int i = 0; i < k; i++, bit += bitWidth) {
+      int at = start + (int) (bit >>> 3);
+      long word = at <= lastWord ? (long) LONG_LE.get(array, arrayBase + at) : tailWord(at);
+      out[offset + i] = (int) ((word >>> (bit & 7)) & mask);
+    }
+  }
+
+  /** The bytes from {@code at} to the input's end as a little-endian word, zero above them. */
+  private long tailWord(int at) {
+    long word = 0;
+    for (int i = 0; at + i < in.limit(); i++) {
+      word |= (long) (in.get(at + i) & 0xff) << (8 * i);
+    }
+    return word;
   }
 
   /** Skips {@code n} values of the current run ({@code n <= available()}). */

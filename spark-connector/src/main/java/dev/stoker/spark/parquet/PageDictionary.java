@@ -1,6 +1,8 @@
 package dev.stoker.spark.parquet;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.parquet.column.page.DictionaryPage;
@@ -12,10 +14,14 @@ import org.apache.parquet.column.page.DictionaryPage;
  * allocated for them.
  */
 public final class PageDictionary {
+  private static final VarHandle INT_LE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
   private final ByteBuffer fixed;
   private final int size;
   private final int entries;
   private final byte[][] variable;
+  private int[] ints;
 
   private PageDictionary(ByteBuffer fixed, int size, int entries, byte[][] variable) {
     this.fixed = fixed;
@@ -84,6 +90,53 @@ public final class PageDictionary {
   /** The length of entry {@code id} in bytes. */
   int length(int id) {
     return fixed != null ? size : variable[id].length;
+  }
+
+  /**
+   * Writes the fixed-size entries {@code ids[0..n)} back to back to {@code dst} from {@code index},
+   * little-endian as {@link #copy(int, ByteBuffer, int)} writes one.
+   *
+   * @throws PageFormatException for an id outside the dictionary
+   */
+  void copy(int[] ids, int n, byte[] dst, int index) throws PageFormatException {
+    if (size == 4) {
+      int[] values = ints();
+      for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id < 0 || id >= entries) {
+          throw badId(id);
+        }
+        INT_LE.set(dst, index, values[id]);
+        index += 4;
+      }
+    } else {
+      ByteBuffer wrapped = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= entries) {
+          throw badId(ids[i]);
+        }
+        copy(ids[i], wrapped, index);
+        index += size;
+      }
+    }
+  }
+
+  /** The entries of a dictionary of 4-byte values as ints, decoded on first use. */
+  private int[] ints() {
+    if (ints == null) {
+      int[] decoded = new int[entries];
+      for (int i = 0; i < entries; i++) {
+        decoded[i] = fixed.getInt(i * 4);
+      }
+      ints = decoded;
+    }
+    return ints;
+  }
+
+  /** The error for dictionary id {@code id}, outside the dictionary. */
+  PageFormatException badId(int id) {
+    return new PageFormatException(
+        "dictionary id " + Integer.toUnsignedString(id) + " of a dictionary of " + entries);
   }
 
   /**

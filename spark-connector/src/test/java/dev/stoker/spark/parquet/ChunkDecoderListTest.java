@@ -127,6 +127,87 @@ class ChunkDecoderListTest {
   }
 
   @Test
+  void shouldAssembleRandomListsAcrossBlocksPagesAndCallsAsWritten() throws IOException {
+    Random random = new Random(17);
+    for (int c = 0; c < 40; c++) {
+      boolean dictionary = c % 2 == 1;
+      int rows = 1 + random.nextInt(60);
+      List<int[]> lists = new ArrayList<>();
+      List<Integer> reps = new ArrayList<>();
+      List<Integer> defs = new ArrayList<>();
+      List<Integer> values = new ArrayList<>();
+      for (int r = 0; r < rows; r++) {
+        // Empty lists, short ones and some longer than a block of levels (4096 entries).
+        int length =
+            random.nextInt(5) == 0
+                ? 0
+                : random.nextInt(8) == 0 ? 3000 + random.nextInt(9000) : 1 + random.nextInt(40);
+        int[] list = new int[length];
+        if (length == 0) {
+          reps.add(0);
+          defs.add(1);
+        }
+        for (int i = 0; i < length; i++) {
+          list[i] = dictionary ? random.nextInt(50) : random.nextInt();
+          reps.add(i == 0 ? 0 : 1);
+          defs.add(3);
+          values.add(list[i]);
+        }
+        lists.add(list);
+      }
+      int[] dict = new int[50];
+      for (int i = 0; i < dict.length; i++) {
+        dict[i] = 1000 + i * 7;
+      }
+      // Pages cut at random entries, inside rows too.
+      List<DataPage> pages = new ArrayList<>();
+      int entry = 0;
+      int valueAt = 0;
+      while (entry < reps.size()) {
+        int n = Math.min(reps.size() - entry, 1 + random.nextInt(6000));
+        int[] pageReps = reps.subList(entry, entry + n).stream().mapToInt(i -> i).toArray();
+        int[] pageDefs = defs.subList(entry, entry + n).stream().mapToInt(i -> i).toArray();
+        int present = (int) java.util.Arrays.stream(pageDefs).filter(d -> d == 3).count();
+        int[] pageValues =
+            values.subList(valueAt, valueAt + present).stream().mapToInt(i -> i).toArray();
+        pages.add(
+            dictionary
+                ? Pages.v1(
+                    1, pageReps, 2, pageDefs, Pages.ids(6, pageValues), Encoding.RLE_DICTIONARY)
+                : Pages.v1(1, pageReps, 2, pageDefs, Pages.ints(pageValues), Encoding.PLAIN));
+        entry += n;
+        valueAt += present;
+      }
+      ChunkDecoder decoder =
+          tokens(
+              dictionary ? Pages.dictionary(Pages.ints(dict), dict.length) : null,
+              pages.toArray(DataPage[]::new));
+      String what = "case " + c;
+      for (int row = 0; row < rows; ) {
+        int n = Math.min(rows - row, 1 + random.nextInt(8));
+        if (random.nextInt(4) == 0) {
+          decoder.read(n, null, 0); // passed over
+        } else {
+          decoder.readVariable(n, window, 0, 0);
+          for (int i = 0; i < n; i++) {
+            int[] expected = lists.get(row + i).clone();
+            if (dictionary) {
+              for (int j = 0; j < expected.length; j++) {
+                expected[j] = dict[expected[j]];
+              }
+            }
+            assertThat(row(i)).as(what + " row " + (row + i)).isEqualTo(expected);
+          }
+        }
+        row += n;
+      }
+      assertThatThrownBy(() -> decoder.readVariable(1, window, 0, 0))
+          .as(what)
+          .hasMessageContaining("the column chunk ended after " + rows + " rows");
+    }
+  }
+
+  @Test
   void shouldRefuseAChunkThatStartsInsideARow() {
     assertThatThrownBy(
             () ->

@@ -57,6 +57,37 @@ class HybridDecoderTest {
   }
 
   @Test
+  void shouldReadBlocksAcrossRunsAsValueByValueForEveryWidth() throws PageFormatException {
+    Random random = new Random(5);
+    for (int bitWidth = 0; bitWidth <= 32; bitWidth++) {
+      int[] values = new int[3000];
+      for (int i = 0; i < values.length; ) {
+        int run = random.nextInt(3) == 0 ? 1 + random.nextInt(60) : 1;
+        int value = bitWidth == 0 ? 0 : random.nextInt() >>> (32 - bitWidth);
+        for (int j = 0; j < run && i < values.length; j++) {
+          values[i++] = value;
+        }
+      }
+      byte[] encoded = Pages.hybrid(bitWidth, values);
+      HybridDecoder decoder = new HybridDecoder(ByteBuffer.wrap(encoded), bitWidth);
+      int[] read = new int[values.length + 8];
+      int at = 0;
+      while (at < values.length) {
+        if (random.nextInt(4) == 0 && decoder.available() > 0) { // mixed with single values
+          read[at++] = decoder.next();
+        } else {
+          at += decoder.read(read, at, Math.min(values.length - at, 1 + random.nextInt(100)));
+        }
+      }
+      assertThat(java.util.Arrays.copyOf(read, values.length))
+          .as("bit width " + bitWidth)
+          .isEqualTo(values);
+      // Past the values the encoder wrote only padding of the last group may be left.
+      assertThat(decoder.read(read, 0, 8)).as("bit width " + bitWidth).isLessThan(8);
+    }
+  }
+
+  @Test
   void shouldTakeALongRunInOneStep() throws PageFormatException {
     int[] levels = new int[10_000];
     java.util.Arrays.fill(levels, 3);
