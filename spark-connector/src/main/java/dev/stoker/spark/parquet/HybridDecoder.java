@@ -15,6 +15,8 @@ import java.util.Arrays;
  * PageFormatException}.
  */
 public final class HybridDecoder {
+  private static final VarHandle SHORT_LE =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -137,6 +139,13 @@ public final class HybridDecoder {
     }
     long bit = packedIndex * bitWidth;
     packedIndex += k;
+    if (bitWidth == 16) { // dictionaries of 32,769 to 65,536 entries: vocabularies of that size
+      int at = arrayBase + packedStart + (int) (bit >>> 3);
+      for (int i = 0; i < k; i++, at += 2) {
+        out[offset + i] = (char) (short) SHORT_LE.get(array, at);
+      }
+      return;
+    }
     long mask = (1L << bitWidth) - 1;
     int lastWord = in.limit() - Long.BYTES;
     int start = packedStart;
