@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
+import java.util.Arrays;
 
 /**
  * Up to {@code capacity} rows of one chunk being written: each column a buffer laid out as a batch
@@ -27,6 +28,12 @@ final class RowBuilder {
   private final LongBuffer labels64;
   private final TokenCounts counts;
 
+  /**
+   * A row's worth of ints, composed here and put into a column in one bulk copy: element-wise puts
+   * into a buffer's int view cost several times more.
+   */
+  private final int[] scratch;
+
   /** Complete rows. */
   private int rows;
 
@@ -42,6 +49,7 @@ final class RowBuilder {
     this.capacity = capacity;
     this.wide = wide;
     this.counts = counts;
+    this.scratch = new int[length];
     this.cuSeqlens =
         layout.mode() == TokenLayout.Mode.PACK
             && layout.boundaries() == TokenLayout.Boundaries.CU_SEQLENS;
@@ -94,9 +102,8 @@ final class RowBuilder {
       int at = rows * length + fill;
       share(doc, at, count);
       if (!cuSeqlens) {
-        for (int i = 0; i < count; i++) {
-          marks.put(at + i, segments);
-        }
+        Arrays.fill(scratch, 0, count, segments);
+        marks.put(at, scratch, 0, count);
       }
       fill += count;
       taken += count;
@@ -167,8 +174,9 @@ final class RowBuilder {
       ids32.put(at, doc.ids32(), from, count);
     }
     for (int i = 0; i < count; i++) {
-      positions.put(at + i, from + i);
+      scratch[i] = from + i;
     }
+    positions.put(at, scratch, 0, count);
     if (!layout.shiftLabels()) {
       return;
     }
