@@ -2,6 +2,7 @@ package dev.stoker.examples.cli;
 
 import dev.stoker.loader.DataLoader;
 import dev.stoker.spark.StokerSpark;
+import dev.stoker.tools.spark.PythonProbe;
 import dev.stoker.tools.spark.python.JvmRead;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -58,6 +59,10 @@ final class PythonBench {
     Path connectorJar = jarOf(StokerSpark.class);
     Path toolsJar = jarOf(JvmRead.class);
     String python = System.getenv().getOrDefault("STOKER_PYTHON", "python3");
+    String missing = missing(python);
+    if (missing != null) {
+      throw new IllegalStateException("bench --workload python: " + missing);
+    }
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -134,6 +139,19 @@ final class PythonBench {
               + " (its output is above; it needs pyspark, pyarrow and torch: see docs/python.md)");
     }
     return json;
+  }
+
+  /**
+   * Why {@code python} cannot run the Python side (PySpark, PyArrow or PyTorch missing), or null.
+   */
+  static String missing(String python) {
+    return PythonProbe.missing(
+        python,
+        List.of("pyspark", "pyarrow", "torch"),
+        "pip install pyspark=="
+            + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+            + " pyarrow in a venv with --system-site-packages over Debian's python3-torch, as "
+            + ".ci/run makes, and set STOKER_PYTHON to its python; see docs/python.md");
   }
 
   private static void relay(Process process, PrintWriter err) {

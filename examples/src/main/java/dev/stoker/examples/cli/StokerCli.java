@@ -1,11 +1,13 @@
 package dev.stoker.examples.cli;
 
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /** The {@code stoker} command; without a subcommand it shows the usage. */
@@ -35,7 +37,34 @@ public final class StokerCli implements Callable<Integer> {
 
   /** The command line, ready to {@link CommandLine#execute}. */
   public static CommandLine commandLine() {
-    return new CommandLine(new StokerCli());
+    return new CommandLine(new StokerCli()).setExecutionExceptionHandler(StokerCli::failed);
+  }
+
+  /** Environment variable that brings back the stack trace of a failed command. */
+  static final String TRACE = "STOKER_TRACE";
+
+  /**
+   * A command that failed: its message and those of its causes, one line each (they say what to
+   * do); the stack trace too with {@code STOKER_TRACE=1}.
+   */
+  private static int failed(Exception e, CommandLine command, ParseResult parsed) {
+    PrintWriter err = command.getErr();
+    err.println(
+        "stoker "
+            + command.getCommandName()
+            + ": "
+            + (e.getMessage() != null ? e.getMessage() : e.toString()));
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && depth < 3; depth++, cause = cause.getCause()) {
+      err.println("  caused by: " + cause);
+    }
+    if ("1".equals(System.getenv(TRACE))) {
+      e.printStackTrace(err);
+    } else {
+      err.println("  (" + TRACE + "=1 shows the stack trace)");
+    }
+    err.flush();
+    return command.getCommandSpec().exitCodeOnExecutionException();
   }
 
   public static void main(String[] args) {

@@ -500,4 +500,16 @@ class BenchCommandTest {
     assertThat(bad.err())
         .contains("'10g' (expected: a count >= 1, e.g. 5000, 100k or 10m, " + "below 2^31)");
   }
+
+  @Test
+  void aCommandThatFailsSaysWhyInALineWithoutAStackTrace() throws IOException {
+    Path json = Files.createDirectory(dir.resolve("a-folder-not-a-file.json"));
+    Run run = stoker(tiny("copy", "--json", json.toString()));
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+    assertThat(run.err())
+        .contains("stoker bench: " + json)
+        .contains("(STOKER_TRACE=1 shows the stack trace)")
+        .doesNotContain("\tat ");
+  }
 }

@@ -56,30 +56,11 @@ final class TokensPeer {
    * or null when it can.
    */
   static String missing(String python) {
-    try {
-      Process process =
-          new ProcessBuilder(python, "-c", "import torch, numpy, pyarrow.parquet")
-              .redirectErrorStream(true)
-              .start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(2, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        return python + " did not import torch, numpy and pyarrow within 2 minutes";
-      }
-      return process.exitValue() == 0
-          ? null
-          : python
-              + " cannot import torch, numpy and pyarrow: "
-              + output.strip().lines().reduce((a, b) -> b).orElse("")
-              + " (Debian: apt-get install python3-torch python3-numpy, then pip install pyarrow "
-              + "in a venv with --system-site-packages, as .ci/run makes; set STOKER_PYTHON to "
-              + "that Python)";
-    } catch (IOException e) {
-      return python + " cannot be run: " + e.getMessage() + " (set STOKER_PYTHON)";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "interrupted while checking " + python;
-    }
+    return PythonProbe.missing(
+        python,
+        List.of("torch", "numpy", "pyarrow.parquet"),
+        "Debian: apt-get install python3-torch python3-numpy, then pip install pyarrow in a venv with "
+            + "--system-site-packages, as .ci/run makes; set STOKER_PYTHON to that Python");
   }
 
   /** The peer, its script copied into {@code dir}. */

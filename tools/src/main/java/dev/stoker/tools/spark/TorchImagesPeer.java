@@ -54,29 +54,11 @@ final class TorchImagesPeer {
    * or null when it can.
    */
   static String missing(String python) {
-    try {
-      Process process =
-          new ProcessBuilder(python, "-c", "import torch, torchvision, PIL")
-              .redirectErrorStream(true)
-              .start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(2, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        return python + " did not import torch, torchvision and PIL within 2 minutes";
-      }
-      return process.exitValue() == 0
-          ? null
-          : python
-              + " cannot import torch, torchvision and PIL: "
-              + output.strip().lines().reduce((a, b) -> b).orElse("")
-              + " (Debian: apt-get install python3-torch python3-torchvision python3-pil; "
-              + "or set STOKER_PYTHON to a Python that has them)";
-    } catch (IOException e) {
-      return python + " cannot be run: " + e.getMessage() + " (set STOKER_PYTHON)";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "interrupted while checking " + python;
-    }
+    return PythonProbe.missing(
+        python,
+        List.of("torch", "torchvision", "PIL"),
+        "Debian: apt-get install python3-torch python3-torchvision python3-pil; or set STOKER_PYTHON to a "
+            + "Python that has them");
   }
 
   /** The peer, its script copied into {@code dir}. */
