@@ -52,17 +52,58 @@ _DTYPES = {
 Normalize = Dict[str, Tuple[Sequence[float], Sequence[float]]]
 
 
+_CONNECT = ("stoker.torch needs classic Spark (a JVM driver in this process), not Spark Connect: "
+            "on Databricks use classic compute in dedicated (single user) access mode")
+
+
+def _python_ranks(session: Any) -> Any:
+    """The JVM's ``PythonRanks``, or a StokerError saying in one line why this session cannot
+    reach it: Spark Connect, or no Stoker jars on the session."""
+    jvm = getattr(session, "_jvm", None)
+    if jvm is None:
+        raise StokerError(_CONNECT)
+    from py4j.java_gateway import JavaClass
+
+    found = jvm.dev.stoker.spark.python.PythonRanks
+    if not isinstance(found, JavaClass):
+        raise StokerError(
+            "the Stoker jars are not on this Spark session: start it with "
+            "SparkSession.builder.config(\"spark.jars\", \"<stoker-spark-connector jar>,"
+            "<stoker-loader-core jar>\") (or spark-submit --jars; on Databricks, cluster "
+            "libraries), built for this session's Spark " + session.version + " (docs/python.md)")
+    return found
+
+
+def _other_line(session: Any, error: Exception) -> Optional[StokerError]:
+    """A StokerError when ``error`` says the jars were built for another Spark line or Scala
+    version than the session's (a class or method of Spark or Scala missing), else None."""
+    text = str(error)
+    if not any(sign in text for sign in ("NoClassDefFoundError", "NoSuchMethodError",
+                                         "AbstractMethodError", "IncompatibleClassChangeError")):
+        return None
+    scala = session._jvm.scala.util.Properties.versionNumberString()
+    return StokerError(
+        f"the Stoker jars on this session were built for another Spark line or Scala version "
+        f"than this session's (Spark {session.version}, Scala {scala}): use the jars built for "
+        f"it (mvn package for Spark 3.5 and Scala 2.12, -Pspark-4 for Spark 4; docs/python.md)")
+
+
 def ranks(read: Any) -> Any:
     """The handle rows of a ``spark.read.format("stoker")`` read (at most a ``select`` of its
     columns): a DataFrame of ``worldSize`` partitions, partition r holding rank r's handle."""
+    if not hasattr(read, "_jdf"):
+        raise StokerError(_CONNECT)
     from pyspark.sql import DataFrame
 
-    if not hasattr(read, "_jdf"):
-        raise StokerError(
-            "stoker.torch needs classic Spark (a JVM driver in this process), not Spark Connect: "
-            "on Databricks use classic compute in dedicated (single user) access mode")
     session = read.sparkSession
-    jdf = session._jvm.dev.stoker.spark.python.PythonRanks.of(read._jdf)
+    python_ranks = _python_ranks(session)
+    try:
+        jdf = python_ranks.of(read._jdf)
+    except Exception as e:  # a Py4JJavaError from the JVM
+        other = _other_line(session, e)
+        if other is not None:
+            raise other from e
+        raise
     return DataFrame(jdf, session)
 
 
@@ -71,9 +112,16 @@ def read(spark: Any, path: Union[str, Sequence[str]], columns: Optional[Sequence
     """``spark.read.format("stoker").options(**options).load(path).select(*columns)`` as handle
     rows (see :func:`ranks`). Options are the DataSource's (``batchSize``, ``worldSize``,
     ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...)."""
+    _python_ranks(spark)  # before the read, whose own error would be a page of Java
     reader = spark.read.format("stoker").options(
         **{name: _option_text(value) for name, value in options.items()})
-    frame = reader.load(path) if isinstance(path, str) else reader.load(list(path))
+    try:
+        frame = reader.load(path) if isinstance(path, str) else reader.load(list(path))
+    except Exception as e:  # a Py4JJavaError (or Spark's own error) from the JVM
+        other = _other_line(spark, e)
+        if other is not None:
+            raise other from e
+        raise
     if columns is not None:
         frame = frame.select(*columns)
     return ranks(frame)
