@@ -131,6 +131,7 @@ class ChunkDecoderListTest {
     Random random = new Random(17);
     for (int c = 0; c < 40; c++) {
       boolean dictionary = c % 2 == 1;
+      int idWidth = c % 4 == 1 ? 16 : 6; // 16 bits: ids unpacked and looked up in one step
       int rows = 1 + random.nextInt(60);
       List<int[]> lists = new ArrayList<>();
       List<Integer> reps = new ArrayList<>();
@@ -173,7 +174,12 @@ class ChunkDecoderListTest {
         pages.add(
             dictionary
                 ? Pages.v1(
-                    1, pageReps, 2, pageDefs, Pages.ids(6, pageValues), Encoding.RLE_DICTIONARY)
+                    1,
+                    pageReps,
+                    2,
+                    pageDefs,
+                    Pages.ids(idWidth, pageValues),
+                    Encoding.RLE_DICTIONARY)
                 : Pages.v1(1, pageReps, 2, pageDefs, Pages.ints(pageValues), Encoding.PLAIN));
         entry += n;
         valueAt += present;
@@ -204,6 +210,31 @@ class ChunkDecoderListTest {
       assertThatThrownBy(() -> decoder.readVariable(1, window, 0, 0))
           .as(what)
           .hasMessageContaining("the column chunk ended after " + rows + " rows");
+    }
+  }
+
+  @Test
+  void shouldRefuseADictionaryIdBeyondTheDictionaryAtEveryWidth() {
+    DictionaryPage dictionary = Pages.dictionary(Pages.ints(7, 9, 11), 3);
+    for (int width : new int[] {2, 6, 16}) {
+      for (int[] ids : new int[][] {{0, 1, 3}, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3}}) { // packed, run
+        int[] reps = new int[ids.length];
+        int[] defs = new int[ids.length];
+        java.util.Arrays.fill(reps, 1);
+        reps[0] = 0;
+        java.util.Arrays.fill(defs, 3);
+        assertThatThrownBy(
+                () ->
+                    tokens(
+                            dictionary,
+                            Pages.v1(
+                                1, reps, 2, defs, Pages.ids(width, ids), Encoding.RLE_DICTIONARY))
+                        .readVariable(1, window, 0, 0))
+            .as("width " + width)
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("dictionary id 3 of a dictionary of 3")
+            .hasMessageContaining("tokens");
+      }
     }
   }
 
