@@ -14,6 +14,7 @@ import dev.stoker.tools.spark.AllReduceResult;
 import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.ImagesBench;
 import dev.stoker.tools.spark.ResumeBench;
+import dev.stoker.tools.spark.ShuffleBench;
 import dev.stoker.tools.spark.SourceBench;
 import dev.stoker.tools.spark.TokensBench;
 import java.io.IOException;
@@ -73,6 +74,9 @@ final class BenchCommand implements Callable<Integer> {
   /** Workloads that run on an embedded Spark instead of the sweep. */
   static final List<String> SPARK_WORKLOADS = SparkBench.WORKLOADS;
 
+  /** Epochs per setting of --workload shuffle unless --epochs says otherwise. */
+  static final int SHUFFLE_EPOCHS = 3;
+
   @Spec CommandSpec spec;
 
   @Option(
@@ -129,6 +133,11 @@ final class BenchCommand implements Callable<Integer> {
               + ") against a PyTorch IterableDataset packing them with PyArrow and NumPy in a "
               + "DataLoader per rank (num_workers each of --workers; $STOKER_PYTHON, else "
               + "/usr/bin/python3, with torch, numpy and pyarrow), in alternating rounds; "
+              + "shuffle: --rows rows sorted by label (10 classes) through format(\"stoker\") on "
+              + "--ranks ranks for --epochs epochs without shuffle and with each shuffle buffer, "
+              + "the rows/s and the shuffle's quality (the entropy of the gaps between consecutive "
+              + "rows, the labels' distance in each step from all rows' labels) beside a random "
+              + "permutation's; "
               + "allreduce: the ranks' "
               + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
               + "threads on the loopback, with NCCL's algbw and busbw.")
@@ -257,7 +266,10 @@ final class BenchCommand implements Callable<Integer> {
           "Epochs per run of --workload spark: Stoker reads the DataFrame once and "
               + "serves every epoch from its shard cache, the Row path reads it again every epoch; "
               + "of --workload python: stoker.torch (and the JVM's loader alike) runs every epoch "
-              + "in one stage, the other ways a job per epoch (default: ${DEFAULT-VALUE}).")
+              + "in one stage, the other ways a job per epoch; of --workload shuffle: epochs per "
+              + "setting (default: ${DEFAULT-VALUE}; "
+              + SHUFFLE_EPOCHS
+              + " for shuffle).")
   int epochs;
 
   @Option(
@@ -341,6 +353,9 @@ final class BenchCommand implements Callable<Integer> {
           given("--workers") ? workers.get(0) : null,
           epochs,
           given("--warmup") ? warmup : PythonBench.DEFAULT_WARMUPS);
+    }
+    if (ShuffleBench.WORKLOAD.equals(workload)) {
+      return spark.shuffle(rows, batchSize, ranks, given("--epochs") ? epochs : SHUFFLE_EPOCHS);
     }
     if (ImagesBench.WORKLOAD.equals(workload)) {
       return spark.images(
@@ -480,7 +495,8 @@ final class BenchCommand implements Callable<Integer> {
         || ResumeBench.WORKLOAD.equals(workload)
         || PythonBench.WORKLOAD.equals(workload)
         || TrainBench.WORKLOAD.equals(workload)
-        || ImagesBench.WORKLOAD.equals(workload)) {
+        || ImagesBench.WORKLOAD.equals(workload)
+        || ShuffleBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (photos != null && !ImagesBench.WORKLOAD.equals(workload)) {
@@ -501,15 +517,20 @@ final class BenchCommand implements Callable<Integer> {
               + workload
               + " (expected: counts >= 1; the transforms run in the loader's workers)");
     }
-    if (!"spark".equals(workload) && !PythonBench.WORKLOAD.equals(workload) && given("--epochs")) {
+    if (!"spark".equals(workload)
+        && !PythonBench.WORKLOAD.equals(workload)
+        && !ShuffleBench.WORKLOAD.equals(workload)
+        && given("--epochs")) {
       throw new ParameterException(
           spec.commandLine(),
           "--epochs: "
               + epochs
               + " with --workload "
               + workload
-              + " (expected: only with --workload spark or "
+              + " (expected: only with --workload spark, "
               + PythonBench.WORKLOAD
+              + " or "
+              + ShuffleBench.WORKLOAD
               + ")");
     }
     if (SPARK_WORKLOADS.contains(workload)) {

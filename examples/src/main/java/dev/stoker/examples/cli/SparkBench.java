@@ -8,6 +8,8 @@ import dev.stoker.tools.spark.ImagesBench;
 import dev.stoker.tools.spark.ImagesBenchResult;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.ResumeBenchResult;
+import dev.stoker.tools.spark.ShuffleBench;
+import dev.stoker.tools.spark.ShuffleBenchResult;
 import dev.stoker.tools.spark.SourceBench;
 import dev.stoker.tools.spark.SourceBenchResult;
 import dev.stoker.tools.spark.SparkIngestBench;
@@ -37,7 +39,8 @@ final class SparkBench {
           ResumeBench.WORKLOAD,
           PythonBench.WORKLOAD,
           TrainBench.WORKLOAD,
-          ImagesBench.WORKLOAD);
+          ImagesBench.WORKLOAD,
+          ShuffleBench.WORKLOAD);
 
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
@@ -98,6 +101,20 @@ final class SparkBench {
   int source(int rows, int batchSize, int ranks, int repeats) throws IOException {
     SourceBenchResult result =
         SourceBench.run(new SourceBench.Config(rows, WIDTH, ranks, batchSize, repeats), err);
+    result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload shuffle: an input sorted by label read for --epochs epochs without shuffle and with
+   * each shuffle buffer, the rows/s and the shuffle's quality of each beside a random
+   * permutation's.
+   */
+  int shuffle(int rows, int batchSize, int ranks, int epochs) throws IOException {
+    ShuffleBenchResult result =
+        ShuffleBench.run(
+            new ShuffleBench.Config(rows, ranks, batchSize, epochs, ShuffleBench.DEFAULT_BUFFERS),
+            err);
     result.print(out);
     return json(result.json());
   }

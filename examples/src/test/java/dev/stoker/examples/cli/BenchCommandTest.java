@@ -279,7 +279,8 @@ class BenchCommandTest {
     assertBad(
         tiny("copy", "--rows", "1000"),
         "--rows: 1000 with --workload copy (expected: only "
-            + "with --workload spark, spark-source, spark-device, resume, python, train, images; the in-memory "
+            + "with --workload spark, spark-source, spark-device, resume, python, train, images, shuffle; the "
+            + "in-memory "
             + "workloads take --samples)");
     assertBad(
         new String[] {"bench", "--workload", "spark-device", "--warmup", "3"},
@@ -288,7 +289,7 @@ class BenchCommandTest {
             + "ranks)");
     assertBad(
         new String[] {"bench", "--workload", "spark-device", "--epochs", "2"},
-        "--epochs: 2 with --workload spark-device (expected: only with --workload spark or python)");
+        "--epochs: 2 with --workload spark-device (expected: only with --workload spark, python or shuffle)");
   }
 
   @Test
@@ -366,7 +367,7 @@ class BenchCommandTest {
             + "typed-stream; the spark workload times whole epochs on --ranks ranks)");
     assertBad(
         tiny("copy", "--epochs", "2"),
-        "--epochs: 2 with --workload copy (expected: only with --workload spark or python)");
+        "--epochs: 2 with --workload copy (expected: only with --workload spark, python or shuffle)");
   }
 
   private static void assertBad(String[] args, String... expected) {
