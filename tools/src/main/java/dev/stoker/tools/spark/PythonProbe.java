@@ -2,6 +2,8 @@ package dev.stoker.tools.spark;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,25 +24,43 @@ public final class PythonProbe {
   public static String missing(String python, List<String> modules, String remedy) {
     String names = names(modules);
     try {
-      Process process =
-          new ProcessBuilder(python, "-c", "import " + String.join(", ", modules))
-              .redirectErrorStream(true)
-              .start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        return python + " did not import " + names + " within " + TIMEOUT_MINUTES + " minutes";
+      // The output goes to a file, so that a Python that hangs is given up after the timeout
+      // rather than read from forever.
+      Path output = Files.createTempFile("stoker-python-probe-", ".txt");
+      try {
+        Process process =
+            new ProcessBuilder(python, "-c", "import " + String.join(", ", modules))
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        boolean ended;
+        try {
+          ended = process.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        } finally {
+          if (process.isAlive()) { // timed out, or this thread was interrupted
+            process.destroyForcibly();
+          }
+        }
+        if (!ended) {
+          return python + " did not import " + names + " within " + TIMEOUT_MINUTES + " minutes";
+        }
+        return process.exitValue() == 0
+            ? null
+            : python
+                + " cannot import "
+                + names
+                + ": "
+                + Files.readString(output, StandardCharsets.UTF_8)
+                    .strip()
+                    .lines()
+                    .reduce((a, b) -> b)
+                    .orElse("")
+                + " ("
+                + remedy
+                + ")";
+      } finally {
+        Files.deleteIfExists(output);
       }
-      return process.exitValue() == 0
-          ? null
-          : python
-              + " cannot import "
-              + names
-              + ": "
-              + output.strip().lines().reduce((a, b) -> b).orElse("")
-              + " ("
-              + remedy
-              + ")";
     } catch (IOException e) {
       return python + " cannot be run: " + e.getMessage() + " (set STOKER_PYTHON)";
     } catch (InterruptedException e) {

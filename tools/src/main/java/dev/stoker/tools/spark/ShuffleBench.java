@@ -109,7 +109,7 @@ public final class ShuffleBench {
           ShuffleQuality q = ShuffleQuality.of(rows, labels, config.batchSize());
           seconds.add(s);
           quality.add(q);
-          if (buffer == 0) {
+          if (buffer < 0) { // the same rows whatever the order: the first setting's will do
             permutation.add(
                 ShuffleQuality.ofRandomPermutation(rows, labels, config.batchSize(), epoch));
           }
@@ -124,13 +124,6 @@ public final class ShuffleBench {
           progress.flush();
         }
         settings.add(new Setting(name, seconds, quality));
-      }
-      if (permutation.isEmpty()) { // no default buffer tried: the permutation of the last read
-        long[][] ranks = read(spark, data, config, -1, 0);
-        long[][] rows = new long[ranks.length][];
-        int[][] labels = new int[ranks.length][];
-        split(ranks, rows, labels);
-        permutation.add(ShuffleQuality.ofRandomPermutation(rows, labels, config.batchSize(), 0));
       }
       return new ShuffleBenchResult(config, settings, permutation);
     } finally {
