@@ -300,12 +300,9 @@ public final class BatchIterator implements Iterator<Batch>, AutoCloseable {
   /**
    * Takes batch {@code delivered} from the pipeline into {@code pending}; false at the end of a
    * stream. A failure ends the epoch and is thrown. A close from another thread meanwhile waits
-   * until the batch is back, or finds it in {@code pending}.
-   */
-  /**
-   * Takes the next batch into pending. The time in here is the consumer's wait for data, wherever
-   * it asks: in {@code next()}, or in {@code hasNext()} for a stream of unknown length; the time
-   * since the last batch was handed out is its hold.
+   * until the batch is back, or finds it in {@code pending}. The time in here is the consumer's
+   * wait for data, wherever it asks ({@code next()}, or {@code hasNext()} for a stream of unknown
+   * length); the time since the last batch was handed out is its hold.
    */
   private boolean takeIntoPending() {
     synchronized (this) {
