@@ -10,16 +10,20 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Tokenizes a chunk's texts on {@code threads} threads at once, since byte-pair encoding costs a
  * hundred times what packing does: the texts are read one after the other (a chunk may reuse the
  * buffer of a value), then encoded in as many stretches of rows as there are threads. One per
- * stream; its threads end when it is closed.
+ * stream; its threads have ended when {@link #close()} returns.
  */
 final class ChunkTokenizer implements AutoCloseable {
   private static final AtomicInteger STREAMS = new AtomicInteger();
+
+  /** How long {@link #close()} waits for a stretch being encoded to notice it was cancelled. */
+  private static final long CLOSE_WAIT_SECONDS = 30;
 
   private final Encoding encoding;
   private final int threads;
@@ -75,7 +79,7 @@ final class ChunkTokenizer implements AutoCloseable {
   }
 
   private void encode(String[] texts, int[][] ids, int from, int to) {
-    for (int r = from; r < to; r++) {
+    for (int r = from; r < to && !Thread.currentThread().isInterrupted(); r++) {
       ids[r] = texts[r] == null ? null : Tokenizers.encode(encoding, texts[r]);
     }
   }
@@ -99,9 +103,17 @@ final class ChunkTokenizer implements AutoCloseable {
 
   @Override
   public void close() {
-    if (pool != null) {
-      pool.shutdownNow();
-      pool = null;
+    ExecutorService closing = pool;
+    pool = null;
+    if (closing == null) {
+      return;
+    }
+    closing.shutdownNow();
+    try {
+      // a cancelled stretch stops at its next text; waiting for it keeps no thread past its stream
+      closing.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
