@@ -2,9 +2,10 @@ package dev.stoker.spark.parquet;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
-import org.apache.parquet.io.InputFile;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.parquet.io.SeekableInputStream;
 
 /**
@@ -24,10 +25,24 @@ public interface FileBytes extends Closeable {
   /** Reads bytes {@code [position, position + length)} into {@code dst} from {@code offset}. */
   void readFully(long position, byte[] dst, int offset, int length) throws IOException;
 
-  /** The bytes of {@code file} at {@code path}: read directly when it is local, else streamed. */
-  static FileBytes open(InputFile file, Path path, Configuration conf) throws IOException {
-    FileBytes local = LocalFileBytes.open(path, conf);
-    return local != null ? local : of(file.newStream(), file.getLength());
+  /**
+   * The bytes of the file listed as {@code status}, of which the reader will read the column chunks
+   * {@code groups} (each list one row group's, in the order they are read): read directly when it
+   * is on a local disk, else fetched ahead by coalesced requests ({@link RemoteFileBytes}).
+   */
+  static FileBytes open(FileStatus status, Configuration conf, List<List<FileRange>> groups)
+      throws IOException {
+    FileBytes local = LocalFileBytes.open(status.getPath(), conf);
+    if (local != null) {
+      return local;
+    }
+    StorageReads settings = StorageReads.of(conf);
+    FileSystem fs = status.getPath().getFileSystem(conf);
+    return new RemoteFileBytes(
+        new RangeSource(fs, status),
+        RangePlan.of(groups, settings.coalesceGapBytes(), settings.requestBytes()),
+        settings,
+        StorageReads.threads(conf));
   }
 
   /** The bytes of an open stream of {@code length} bytes (closed with it). */

@@ -2,21 +2,22 @@ package dev.stoker.spark.parquet;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
-import org.apache.parquet.io.InputFile;
 
 /**
  * The pages of some columns of a file's row groups, group after group, each column through a {@link
  * ColumnPages} of its own over the file's bytes ({@link FileBytes}: a local file read directly, its
- * Hadoop checksums verified, else one stream). Page checksums are verified when Parquet's {@code
- * parquet.page.verify-checksum.enabled} says so, as Parquet's reader does.
+ * Hadoop checksums verified, else fetched ahead by coalesced range requests). Page checksums are
+ * verified when Parquet's {@code parquet.page.verify-checksum.enabled} says so, as Parquet's reader
+ * does.
  */
 public final class FilePages implements Closeable {
   private final String path;
@@ -32,7 +33,7 @@ public final class FilePages implements Closeable {
    * {@code file}, named {@code path} in messages.
    */
   FilePages(
-      InputFile file,
+      FileStatus file,
       String path,
       List<BlockMetaData> groups,
       List<ColumnSpec> columns,
@@ -56,7 +57,16 @@ public final class FilePages implements Closeable {
         }
       }
     }
-    this.bytes = FileBytes.open(file, new Path(path), conf);
+    List<List<FileRange>> ranges = new ArrayList<>();
+    for (BlockMetaData block : groups) {
+      List<FileRange> chunks = new ArrayList<>();
+      for (ColumnDescriptor descriptor : descriptors) {
+        ColumnChunkMetaData chunk = chunk(block, descriptor);
+        chunks.add(range(chunk.getStartingPos(), chunk.getTotalSize()));
+      }
+      ranges.add(chunks);
+    }
+    this.bytes = FileBytes.open(file, conf, ranges);
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
@@ -76,6 +86,20 @@ public final class FilePages implements Closeable {
           chunk.getCodec(), chunk.getStartingPos(), chunk.getTotalSize(), chunk.getValueCount());
     }
     return block.getRowCount();
+  }
+
+  private FileRange range(long start, long size) {
+    if (start < 0 || size < 0 || start + size < 0) {
+      throw new IllegalStateException(
+          "file '"
+              + path
+              + "' has a column chunk of "
+              + size
+              + " bytes at byte "
+              + start
+              + " (expected: a file as Parquet writes it)");
+    }
+    return new FileRange(start, start + size);
   }
 
   /** The pages of column {@code c} in the current row group. */

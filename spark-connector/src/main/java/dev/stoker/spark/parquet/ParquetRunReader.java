@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
@@ -43,7 +44,9 @@ public final class ParquetRunReader implements RunReader {
         HadoopReadOptions.builder(conf, path)
             .withRange(run.start(), run.start() + run.length())
             .build();
-    HadoopInputFile input = HadoopInputFile.fromPath(path, conf);
+    // one look at the file: its status serves the footer's read and the pages'
+    FileStatus status = path.getFileSystem(conf).getFileStatus(path);
+    HadoopInputFile input = HadoopInputFile.fromStatus(status, conf);
     this.reader = new ParquetFileReader(input, options);
     OpenCounts.opened(OpenCounts.Kind.PARQUET_FILE_READERS);
     try {
@@ -65,7 +68,7 @@ public final class ParquetRunReader implements RunReader {
       }
       this.pages =
           new FilePages(
-              input,
+              status,
               run.path(),
               reader.getRowGroups(),
               config.columns(),
