@@ -13,6 +13,7 @@ import dev.stoker.tools.spark.AllReduceBench;
 import dev.stoker.tools.spark.AllReduceResult;
 import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.ImagesBench;
+import dev.stoker.tools.spark.ObjectStoreBench;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.ShuffleBench;
 import dev.stoker.tools.spark.SourceBench;
@@ -84,7 +85,7 @@ final class BenchCommand implements Callable<Integer> {
       required = true,
       paramLabel =
           "copy|normalize|stream|typed|typed-stream|spark|spark-source|spark-device|"
-              + "resume|python|train|images|tokens|allreduce",
+              + "resume|python|train|images|tokens|shuffle|object-store|allreduce",
       converter = Converters.WorkloadName.class,
       description =
           "copy: float32 [3,64,64] images copied as they are; normalize: uint8 images "
@@ -137,7 +138,12 @@ final class BenchCommand implements Callable<Integer> {
               + "--ranks ranks for --epochs epochs without shuffle and with each shuffle buffer, "
               + "the rows/s and the shuffle's quality (the entropy of the gaps between consecutive "
               + "rows, the labels' distance in each step from all rows' labels) beside a random "
-              + "permutation's; "
+              + "permutation's; object-store: spark-source's data as objects of a real S3 server "
+              + "(gofakes3, on the PATH or in ~/go/bin) through s3a, behind a link of --rtt-ms "
+              + "round trip and --link-gb-s GB/s (a network namespace and tc netem: as root; "
+              + "--rtt-ms 0 for the loopback, unshaped), one epoch a run through format(\"stoker\") "
+              + "and through Spark's Parquet reader, alternating, with the server's requests, the "
+              + "first batch, and the requests of a second epoch the shard cache serves; "
               + "allreduce: the ranks' "
               + "allReduceSum(float[]) of --floats floats by the star and by the ring, ranks as "
               + "threads on the loopback, with NCCL's algbw and busbw.")
@@ -307,6 +313,25 @@ final class BenchCommand implements Callable<Integer> {
               + "reused while complete (default: the temp folder's stoker-bench-tokens).")
   Path data;
 
+  @Option(
+      names = "--rtt-ms",
+      paramLabel = "MS",
+      description =
+          "Round trip of --workload object-store's link to its S3 server, in milliseconds; 0 with "
+              + "--link-gb-s 0: the server on the loopback, unshaped (default: "
+              + ObjectStoreBench.DEFAULT_RTT_MS
+              + ").")
+  Double rttMs;
+
+  @Option(
+      names = "--link-gb-s",
+      paramLabel = "GB_S",
+      description =
+          "Rate of --workload object-store's link, in GB/s; 0: no limit (default: "
+              + ObjectStoreBench.DEFAULT_LINK_GB_S
+              + ", 1 Gbit/s; with --rtt-ms 0 also 0).")
+  Double linkGbS;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   Path json;
 
@@ -379,6 +404,13 @@ final class BenchCommand implements Callable<Integer> {
               workers,
               data != null ? data : TokensBench.defaultData(),
               TokensBench.defaultPython()));
+    }
+    if (ObjectStoreBench.WORKLOAD.equals(workload)) {
+      double rtt = rttMs != null ? rttMs : ObjectStoreBench.DEFAULT_RTT_MS;
+      double link = linkGbS != null ? linkGbS : rtt == 0 ? 0 : ObjectStoreBench.DEFAULT_LINK_GB_S;
+      return spark.objectStore(
+          new ObjectStoreBench.Config(
+              rows, ranks, batchSize, given("--repeats") ? repeats : IMAGES_REPEATS, rtt, link));
     }
     if (TrainBench.WORKLOAD.equals(workload)) {
       return spark.train(rows, batchSize, given("--workers") ? workers.get(0) : 1, ranks, repeats);
@@ -454,6 +486,28 @@ final class BenchCommand implements Callable<Integer> {
       checkTokens();
       return;
     }
+    for (String option : List.of("--rtt-ms", "--link-gb-s")) {
+      if (given(option) && !ObjectStoreBench.WORKLOAD.equals(workload)) {
+        throw new ParameterException(
+            spec.commandLine(),
+            option
+                + " with --workload "
+                + workload
+                + " (expected: only with --workload "
+                + ObjectStoreBench.WORKLOAD
+                + ")");
+      }
+    }
+    if ((rttMs != null && (rttMs < 0 || rttMs.isNaN()))
+        || (linkGbS != null && (linkGbS < 0 || linkGbS.isNaN()))) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--rtt-ms "
+              + rttMs
+              + ", --link-gb-s "
+              + linkGbS
+              + " (expected: numbers >= 0; 0 and 0 for the loopback, unshaped)");
+    }
     for (String option : List.of("--documents", "--data")) {
       if (given(option)) {
         throw new ParameterException(
@@ -496,7 +550,8 @@ final class BenchCommand implements Callable<Integer> {
         || PythonBench.WORKLOAD.equals(workload)
         || TrainBench.WORKLOAD.equals(workload)
         || ImagesBench.WORKLOAD.equals(workload)
-        || ShuffleBench.WORKLOAD.equals(workload)) {
+        || ShuffleBench.WORKLOAD.equals(workload)
+        || ObjectStoreBench.WORKLOAD.equals(workload)) {
       SparkBench.checkOptions(spec.commandLine(), workload);
     }
     if (photos != null && !ImagesBench.WORKLOAD.equals(workload)) {

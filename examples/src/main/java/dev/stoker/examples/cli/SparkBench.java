@@ -6,6 +6,8 @@ import dev.stoker.tools.spark.DeviceBench;
 import dev.stoker.tools.spark.DeviceBenchResult;
 import dev.stoker.tools.spark.ImagesBench;
 import dev.stoker.tools.spark.ImagesBenchResult;
+import dev.stoker.tools.spark.ObjectStoreBench;
+import dev.stoker.tools.spark.ObjectStoreBenchResult;
 import dev.stoker.tools.spark.ResumeBench;
 import dev.stoker.tools.spark.ResumeBenchResult;
 import dev.stoker.tools.spark.ShuffleBench;
@@ -40,7 +42,8 @@ final class SparkBench {
           PythonBench.WORKLOAD,
           TrainBench.WORKLOAD,
           ImagesBench.WORKLOAD,
-          ShuffleBench.WORKLOAD);
+          ShuffleBench.WORKLOAD,
+          ObjectStoreBench.WORKLOAD);
 
   /** Rows of the generated Parquet unless --rows says otherwise. */
   static final int DEFAULT_ROWS = 200_000;
@@ -115,6 +118,16 @@ final class SparkBench {
         ShuffleBench.run(
             new ShuffleBench.Config(rows, ranks, batchSize, epochs, ShuffleBench.DEFAULT_BUFFERS),
             err);
+    result.print(out);
+    return json(result.json());
+  }
+
+  /**
+   * --workload object-store: format("stoker") and Spark's Parquet reader over the objects of a real
+   * S3 server behind a shaped link, alternating.
+   */
+  int objectStore(ObjectStoreBench.Config config) throws IOException {
+    ObjectStoreBenchResult result = ObjectStoreBench.run(config, err);
     result.print(out);
     return json(result.json());
   }

@@ -20,6 +20,12 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
  * does.
  */
 public final class FilePages implements Closeable {
+  /**
+   * Bytes fetched past a chunk's estimated share of the rows a reader takes from it: a page or so;
+   * what the estimate misses is read when asked for.
+   */
+  private static final long TAIL_SLACK_BYTES = 1 << 20;
+
   private final String path;
   private final List<BlockMetaData> groups;
   private final List<ColumnDescriptor> descriptors;
@@ -30,7 +36,8 @@ public final class FilePages implements Closeable {
 
   /**
    * Pages of {@code columns} (described by {@code descriptors}) in row groups {@code groups} of
-   * {@code file}, named {@code path} in messages.
+   * {@code file}, named {@code path} in messages, of which the reader takes the first {@code
+   * rowsToRead} rows.
    */
   FilePages(
       FileStatus file,
@@ -39,7 +46,8 @@ public final class FilePages implements Closeable {
       List<ColumnSpec> columns,
       List<ColumnDescriptor> descriptors,
       Configuration conf,
-      boolean verifyChecksums)
+      boolean verifyChecksums,
+      long rowsToRead)
       throws IOException {
     this.path = path;
     this.groups = groups;
@@ -57,16 +65,7 @@ public final class FilePages implements Closeable {
         }
       }
     }
-    List<List<FileRange>> ranges = new ArrayList<>();
-    for (BlockMetaData block : groups) {
-      List<FileRange> chunks = new ArrayList<>();
-      for (ColumnDescriptor descriptor : descriptors) {
-        ColumnChunkMetaData chunk = chunk(block, descriptor);
-        chunks.add(range(chunk.getStartingPos(), chunk.getTotalSize()));
-      }
-      ranges.add(chunks);
-    }
-    this.bytes = FileBytes.open(file, conf, ranges);
+    this.bytes = FileBytes.open(file, conf, ranges(rowsToRead));
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
@@ -86,6 +85,35 @@ public final class FilePages implements Closeable {
           chunk.getCodec(), chunk.getStartingPos(), chunk.getTotalSize(), chunk.getValueCount());
     }
     return block.getRowCount();
+  }
+
+  /**
+   * The byte ranges of the column chunks the reader will read, group by group, for its first {@code
+   * rowsToRead} rows: in the group where they end, the share of each chunk that holds them (pages
+   * hold rows evenly enough), and {@link #TAIL_SLACK_BYTES} more; none past it.
+   */
+  private List<List<FileRange>> ranges(long rowsToRead) {
+    List<List<FileRange>> ranges = new ArrayList<>();
+    long rowsBefore = 0;
+    for (BlockMetaData block : groups) {
+      if (rowsBefore >= rowsToRead) {
+        break;
+      }
+      long rows = block.getRowCount();
+      double share = rows <= 0 ? 1 : Math.min(1.0, (double) (rowsToRead - rowsBefore) / rows);
+      List<FileRange> chunks = new ArrayList<>();
+      for (ColumnDescriptor descriptor : descriptors) {
+        ColumnChunkMetaData chunk = chunk(block, descriptor);
+        long size = chunk.getTotalSize();
+        if (share < 1) {
+          size = Math.min(size, (long) Math.ceil(size * share) + TAIL_SLACK_BYTES);
+        }
+        chunks.add(range(chunk.getStartingPos(), size));
+      }
+      ranges.add(chunks);
+      rowsBefore += rows;
+    }
+    return ranges;
   }
 
   private FileRange range(long start, long size) {

@@ -74,7 +74,8 @@ public final class ParquetRunReader implements RunReader {
               config.columns(),
               descriptors,
               conf,
-              config.verifyChecksums());
+              config.verifyChecksums(),
+              run.skipRows() + run.rows());
     } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;

@@ -15,10 +15,10 @@ import java.util.concurrent.Executor;
  * A file on storage where a read costs a round trip (an object store, HDFS): the column chunks a
  * reader will decode, fetched ahead by the requests of a {@link RangePlan} on shared I/O threads,
  * up to {@link StorageReads#readAheadBytes()} beyond what is decoded now, so that the network and
- * the decoding overlap. A request's bytes are dropped once every chunk it holds has been read past
- * (the reader copies what it reads), or once the reader is in a later row group. A read of bytes no
- * request holds, or of a request not yet made, is made at once, whatever the budget: the reader
- * never waits on bytes it did not ask for.
+ * the decoding overlap. A request's bytes are dropped once a read of every chunk it holds starts
+ * past it (the reader copies what it reads), or once the reader is in a later row group. A read of
+ * bytes no request holds, or of a request not yet made, is made at once, whatever the budget: the
+ * reader never waits on bytes it did not ask for.
  *
  * <p>A request that fails is tried again after a wait that doubles, {@link StorageReads#retries()}
  * times; a file that is gone, shorter than listed or changed since it was listed fails at once. A
@@ -185,13 +185,17 @@ final class RemoteFileBytes implements FileBytes {
     }
   }
 
-  /** Marks the chunks that {@code [from, to)} falls in as read up to {@code to}; drops what is. */
+  /**
+   * Marks the chunks that {@code [from, to)} falls in as done with the bytes before {@code from} (a
+   * reader reads a chunk forward; it may read again a page that straddled its last window) and
+   * drops the requests every chunk of which is done with.
+   */
   private void readPast(long from, long to) {
     int lowestGroup = Integer.MAX_VALUE;
     for (int c = 0; c < consumed.length; c++) {
       FileRange chunk = plan.chunk(c);
       if (chunk.start() < to && from < chunk.end()) {
-        consumed[c] = Math.max(consumed[c], to);
+        consumed[c] = Math.max(consumed[c], from);
         lowestGroup = Math.min(lowestGroup, plan.group(c));
         for (Fetch f : fetchesOfChunk[c]) {
           if (!f.released && readPast(f)) {

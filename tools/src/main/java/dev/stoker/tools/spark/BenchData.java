@@ -31,6 +31,11 @@ final class BenchData {
   private BenchData() {}
 
   static void write(String dir, long rows, int elements) {
+    write(dir, rows, elements, new Configuration());
+  }
+
+  /** Writes the data to {@code dir} of any Hadoop file system {@code conf} reaches. */
+  static void write(String dir, long rows, int elements, Configuration conf) {
     int files = (int) Math.max(1, (rows + ROWS_PER_FILE - 1) / ROWS_PER_FILE);
     IntStream.range(0, files)
         .parallel()
@@ -43,7 +48,7 @@ final class BenchData {
                   new Builder(path, elements)
                       .withCompressionCodec(CompressionCodecName.SNAPPY)
                       .withRowGroupSize(ROW_GROUP_BYTES)
-                      .withConf(new Configuration())
+                      .withConf(conf)
                       .build()) {
                 for (long id = first; id < last; id++) {
                   writer.write(id);
