@@ -17,8 +17,21 @@ import org.apache.parquet.schema.MessageType;
  * its rows and, per top-level column, its values, nulls and bytes.
  *
  * @param path the file's full path, as Hadoop names it
+ * @param footer for a file on remote storage, its status and footer as the ranks get them; else
+ *     null
  */
-public record ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
+public record ParquetFile(
+    String path, MessageType schema, List<RowGroup> rowGroups, FileFooter footer) {
+
+  /** A file whose footer the ranks read themselves. */
+  public ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
+    this(path, schema, rowGroups, null);
+  }
+
+  /** This file with {@code sent}, the footer sent to the ranks. */
+  ParquetFile withFooter(FileFooter sent) {
+    return new ParquetFile(path, schema, rowGroups, sent);
+  }
 
   /**
    * One row group.

@@ -103,7 +103,10 @@ public final class ParquetFooters {
   private static ParquetFile readFooter(FileStatus file, Configuration conf, String path) {
     try (ParquetFileReader reader =
         ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))) {
-      return ParquetFile.of(path, reader.getFooter());
+      ParquetFile read = ParquetFile.of(path, reader.getFooter());
+      // a local file costs a rank nothing to open; a remote one costs round trips each run
+      boolean local = "file".equals(file.getPath().toUri().getScheme());
+      return local ? read : read.withFooter(FileFooter.of(file, reader.getFooter()));
     } catch (Exception e) {
       throw new IllegalArgumentException(
           "file '"

@@ -15,7 +15,9 @@ import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
@@ -227,17 +229,19 @@ public final class ParquetRead {
                 + "count the tokens of text (expected: documents of token ids, or pad with "
                 + "longDocuments=truncate, one row per document)");
       }
-      return TokenPlanner.plan(
-          groups(),
-          TokenSchema.groupTokens(dataset, columns.get(0)),
-          tokens,
-          worldSize,
-          loader.batchSize(),
-          loader.shuffle(),
-          loader.seed(),
-          epoch,
-          config(loader, worldSize, epoch, dataset.options().shuffleBuffer(), false).windowRows(),
-          dataset.input());
+      return footers(
+          TokenPlanner.plan(
+              groups(),
+              TokenSchema.groupTokens(dataset, columns.get(0)),
+              tokens,
+              worldSize,
+              loader.batchSize(),
+              loader.shuffle(),
+              loader.seed(),
+              epoch,
+              config(loader, worldSize, epoch, dataset.options().shuffleBuffer(), false)
+                  .windowRows(),
+              dataset.input()));
     }
     if (tokens != null && !tokens.countable()) {
       throw new IllegalArgumentException(
@@ -246,15 +250,27 @@ public final class ParquetRead {
               + "many rows split documents fill (expected: longDocuments=truncate, one row per "
               + "document)");
     }
-    return RankPlanner.plan(
-        groups(),
-        worldSize,
-        loader.batchSize(),
-        loader.dropLast(),
-        loader.shuffle(),
-        loader.seed(),
-        epoch,
-        dataset.input());
+    return footers(
+        RankPlanner.plan(
+            groups(),
+            worldSize,
+            loader.batchSize(),
+            loader.dropLast(),
+            loader.shuffle(),
+            loader.seed(),
+            epoch,
+            dataset.input()));
+  }
+
+  /** {@code plan} with the footers the driver read of files on remote storage, for the ranks. */
+  private ReadPlan footers(ReadPlan plan) {
+    Map<String, FileFooter> footers = new HashMap<>();
+    for (ParquetFile file : dataset.files()) {
+      if (file.footer() != null) {
+        footers.put(file.path(), file.footer());
+      }
+    }
+    return footers.isEmpty() ? plan : plan.withFooters(footers);
   }
 
   /**
@@ -270,26 +286,28 @@ public final class ParquetRead {
       LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
     if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
-      return TokenPlanner.resumed(
-          groups(),
-          TokenSchema.groupTokens(dataset, columns.get(0)),
-          tokens,
-          state.resumedOn(worldSize).segments(),
-          loader.batchSize(),
-          loader.shuffle(),
-          loader.seed(),
-          state.orderEpoch(),
-          state.windowRows());
+      return footers(
+          TokenPlanner.resumed(
+              groups(),
+              TokenSchema.groupTokens(dataset, columns.get(0)),
+              tokens,
+              state.resumedOn(worldSize).segments(),
+              loader.batchSize(),
+              loader.shuffle(),
+              loader.seed(),
+              state.orderEpoch(),
+              state.windowRows()));
     }
-    return RankPlanner.resumed(
-        groups(),
-        state.resumedOn(worldSize).segments(),
-        loader.batchSize(),
-        loader.dropLast(),
-        loader.shuffle(),
-        loader.seed(),
-        state.orderEpoch(),
-        state.windowRows());
+    return footers(
+        RankPlanner.resumed(
+            groups(),
+            state.resumedOn(worldSize).segments(),
+            loader.batchSize(),
+            loader.dropLast(),
+            loader.shuffle(),
+            loader.seed(),
+            state.orderEpoch(),
+            state.windowRows()));
   }
 
   /** The files read, with their sizes and modification times. */

@@ -11,6 +11,7 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
@@ -37,27 +38,56 @@ public final class ParquetRunReader implements RunReader {
   private boolean closed;
 
   ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
+    this(run, config, conf, null);
+  }
+
+  /**
+   * A reader of {@code run}; with {@code sent}, the file's status and footer as the driver read
+   * them, which it then does not ask the file system for.
+   */
+  ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf, FileFooter sent)
+      throws IOException {
     this.run = run;
     this.config = config;
     Path path = new Path(run.path());
-    ParquetReadOptions options =
-        HadoopReadOptions.builder(conf, path)
-            .withRange(run.start(), run.start() + run.length())
-            .build();
-    // one look at the file: its status serves the footer's read and the pages'
-    FileStatus status = path.getFileSystem(conf).getFileStatus(path);
-    HadoopInputFile input = HadoopInputFile.fromStatus(status, conf);
-    this.reader = new ParquetFileReader(input, options);
     OpenCounts.opened(OpenCounts.Kind.PARQUET_FILE_READERS);
     try {
+      FileStatus status;
+      List<BlockMetaData> groups;
+      MessageType file;
+      if (sent != null) {
+        this.reader = null;
+        status = sent.status();
+        ParquetMetadata footer = sent.read();
+        List<BlockMetaData> blocks = footer.getBlocks();
+        int end = run.firstRowGroup() + run.rowGroups();
+        if (run.firstRowGroup() < 0 || end > blocks.size()) {
+          throw new IllegalStateException(
+              run.describe()
+                  + ": its footer has "
+                  + blocks.size()
+                  + " row groups (expected: the footer planning read; load again)");
+        }
+        groups = blocks.subList(run.firstRowGroup(), end);
+        file = footer.getFileMetaData().getSchema();
+      } else {
+        ParquetReadOptions options =
+            HadoopReadOptions.builder(conf, path)
+                .withRange(run.start(), run.start() + run.length())
+                .build();
+        // one look at the file: its status serves the footer's read and the pages'
+        status = path.getFileSystem(conf).getFileStatus(path);
+        this.reader = new ParquetFileReader(HadoopInputFile.fromStatus(status, conf), options);
+        groups = reader.getRowGroups();
+        file = reader.getFileMetaData().getSchema();
+      }
       long rows = 0;
-      for (BlockMetaData block : reader.getRowGroups()) {
+      for (BlockMetaData block : groups) {
         rows += block.getRowCount();
       }
-      if (rows != run.groupRows() || reader.getRowGroups().size() != run.rowGroups()) {
+      if (rows != run.groupRows() || groups.size() != run.rowGroups()) {
         throw RunCheck.changed(run, rows);
       }
-      MessageType file = reader.getFileMetaData().getSchema();
       List<Type> fields = new ArrayList<>();
       for (ColumnSpec column : config.columns()) {
         fields.add(file.getType(column.name()));
@@ -70,7 +100,7 @@ public final class ParquetRunReader implements RunReader {
           new FilePages(
               status,
               run.path(),
-              reader.getRowGroups(),
+              groups,
               config.columns(),
               descriptors,
               conf,
@@ -156,7 +186,9 @@ public final class ParquetRunReader implements RunReader {
           pages.close();
         }
       } finally {
-        reader.close();
+        if (reader != null) {
+          reader.close();
+        }
       }
     }
   }

@@ -2,19 +2,33 @@ package dev.stoker.spark.parquet;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one rank reads in an epoch: exactly {@code rows} rows, as runs of row groups in reading
  * order; for an epoch resumed mid-way, as {@code parts} (each windowed and cut as its slice says),
  * whose runs {@code runs} lists too. With packed tokens, {@code rows} are packed rows, made of the
- * parts' documents as {@code tokens} says.
+ * parts' documents as {@code tokens} says. {@code footers} holds, by path, the status and footer of
+ * each of its files on remote storage, which it then need not ask for.
  */
 public record RankRuns(
-    int rank, long rows, List<ReadRun> runs, List<StreamPart> parts, TokenSpan tokens)
+    int rank,
+    long rows,
+    List<ReadRun> runs,
+    List<StreamPart> parts,
+    TokenSpan tokens,
+    Map<String, FileFooter> footers)
     implements Serializable {
   public RankRuns {
     runs = List.copyOf(runs);
     parts = List.copyOf(parts);
+    footers = Map.copyOf(footers);
+  }
+
+  /** A rank that reads its files' footers itself. */
+  public RankRuns(
+      int rank, long rows, List<ReadRun> runs, List<StreamPart> parts, TokenSpan tokens) {
+    this(rank, rows, runs, parts, tokens, Map.of());
   }
 
   /** A rank that reads rows (no token span). */

@@ -10,18 +10,21 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 
 /**
  * One rank's rows of one epoch, as chunks of up to a window's rows: its runs read in order (by
- * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode) column by
- * column into one of two shuffle windows, and handed to the loader in an order shuffled per window
- * by {@code (seed, epoch, rank, window)}. A resumed rank reads its {@link StreamPart}s in turn,
- * each windowed and shuffled as its slice says, and hands over only the slice's rows. While the
- * loader copies from one window, the next is filled; {@link #next()} waits for a window only when
- * both hold rows still to copy.
+ * {@link ParquetRunReader}, or {@link SparkRunReader} for encodings it does not decode; from remote
+ * storage the next opened ahead by a {@link RunOpener}) column by column into one of two shuffle
+ * windows, and handed to the loader in an order shuffled per window by {@code (seed, epoch, rank,
+ * window)}. A resumed rank reads its {@link StreamPart}s in turn, each windowed and shuffled as its
+ * slice says, and hands over only the slice's rows. While the loader copies from one window, the
+ * next is filled; {@link #next()} waits for a window only when both hold rows still to copy.
  */
 public final class RankStream implements ChunkStream {
   private final ReadConfig config;
@@ -44,6 +47,8 @@ public final class RankStream implements ChunkStream {
   private long runLeft;
   private RunReader reader;
   private final WindowSink sink;
+  private final RunOpener opener;
+  private final Map<String, FileFooter> footers;
 
   RankStream(
       ReadConfig config,
@@ -85,6 +90,22 @@ public final class RankStream implements ChunkStream {
     this.conf = new Configuration(config.hadoop().get());
     conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
     this.left = partition.streamRows();
+    this.footers = partition.footers();
+    this.opener = new RunOpener(this::open, remote(partition) ? StorageReads.threads(conf) : null);
+  }
+
+  /** Whether the rank's first file is on storage where opening a file costs round trips. */
+  private boolean remote(RankRuns partition) {
+    for (StreamPart p : parts) {
+      for (ReadRun run : p.runs()) {
+        try {
+          return !(new Path(run.path()).getFileSystem(conf) instanceof LocalFileSystem);
+        } catch (IOException e) {
+          return false; // its open names the failure
+        }
+      }
+    }
+    return false;
   }
 
   @Override
@@ -225,7 +246,7 @@ public final class RankStream implements ChunkStream {
 
   private RunReader open(ReadRun run) throws IOException {
     return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        ? new ParquetRunReader(run, config, conf)
+        ? new ParquetRunReader(run, config, conf, footers.get(run.path()))
         : new SparkRunReader(run, config, conf);
   }
 
@@ -236,9 +257,13 @@ public final class RankStream implements ChunkStream {
   private void openNextRun() throws IOException {
     closeReader();
     ReadRun run = runs.get(nextRun++);
-    reader = open(run);
+    reader = opener.open(run);
     counters.bytesRead.add(run.bytes());
     runLeft = run.rows();
+    // Stoker's reader only: Spark's may look for its task on the thread that opens it
+    if (nextRun < runs.size() && runs.get(nextRun).decodable()) {
+      opener.openAhead(runs.get(nextRun));
+    }
   }
 
   private void closeReader() throws IOException {
@@ -256,6 +281,7 @@ public final class RankStream implements ChunkStream {
     if (sink != null) {
       closer.run(() -> sink.closed(left == 0));
     }
+    closer.run(opener::close);
     closer.run(this::closeReader);
     for (ShuffleWindow window : windows) {
       if (window != null) {

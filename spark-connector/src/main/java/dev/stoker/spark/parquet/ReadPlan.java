@@ -1,7 +1,10 @@
 package dev.stoker.spark.parquet;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What every rank reads in one epoch: {@code rowsPerRank} rows each, as runs of row groups, and
@@ -16,6 +19,8 @@ import java.util.List;
  * @param ranks each rank's runs, in reading order
  * @param parts each rank's parts, for an epoch resumed mid-way or packed (else empty)
  * @param packed with packed tokens, each rank's span and the epoch's token counts; else null
+ * @param footers the status and footer of each file on remote storage, by path, which each rank
+ *     gets for the files it reads
  */
 public record ReadPlan(
     long rows,
@@ -26,8 +31,48 @@ public record ReadPlan(
     long paddedRows,
     List<List<ReadRun>> ranks,
     List<List<StreamPart>> parts,
-    PackedTokens packed)
+    PackedTokens packed,
+    Map<String, FileFooter> footers)
     implements Serializable {
+
+  /** A plan whose ranks read their files' footers themselves. */
+  public ReadPlan(
+      long rows,
+      int rowGroups,
+      long rowsPerRank,
+      int batchesPerRank,
+      long droppedRows,
+      long paddedRows,
+      List<List<ReadRun>> ranks,
+      List<List<StreamPart>> parts,
+      PackedTokens packed) {
+    this(
+        rows,
+        rowGroups,
+        rowsPerRank,
+        batchesPerRank,
+        droppedRows,
+        paddedRows,
+        ranks,
+        parts,
+        packed,
+        Map.of());
+  }
+
+  /** This plan with {@code sent}: the footers its ranks get, by path. */
+  public ReadPlan withFooters(Map<String, FileFooter> sent) {
+    return new ReadPlan(
+        rows,
+        rowGroups,
+        rowsPerRank,
+        batchesPerRank,
+        droppedRows,
+        paddedRows,
+        ranks,
+        parts,
+        packed,
+        Map.copyOf(sent));
+  }
 
   /**
    * The tokens of a packed epoch.
@@ -68,13 +113,24 @@ public record ReadPlan(
     this(rows, rowGroups, rowsPerRank, batchesPerRank, droppedRows, paddedRows, ranks, List.of());
   }
 
-  /** What rank {@code rank} reads. */
+  /** What rank {@code rank} reads, with the footers of its files that the plan holds. */
   public RankRuns rank(int rank) {
+    Map<String, FileFooter> sent = new HashMap<>();
+    List<StreamPart> rankParts = parts.isEmpty() ? List.of() : parts.get(rank);
+    List<ReadRun> runs = new ArrayList<>(ranks.get(rank));
+    rankParts.forEach(part -> runs.addAll(part.runs()));
+    for (ReadRun run : runs) {
+      FileFooter footer = footers.get(run.path());
+      if (footer != null) {
+        sent.put(run.path(), footer);
+      }
+    }
     return new RankRuns(
         rank,
         rowsPerRank,
         ranks.get(rank),
-        parts.isEmpty() ? List.of() : parts.get(rank),
-        packed == null ? null : packed.spans().get(rank));
+        rankParts,
+        packed == null ? null : packed.spans().get(rank),
+        sent);
   }
 }

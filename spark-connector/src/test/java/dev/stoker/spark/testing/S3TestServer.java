@@ -146,6 +146,11 @@ public final class S3TestServer {
     return count("GET OBJECT");
   }
 
+  /** How many object heads (a status asked for) the server has served. */
+  public long objectHeads() {
+    return count("HEAD OBJECT");
+  }
+
   private long count(String request) {
     try {
       return Files.readAllLines(log, StandardCharsets.UTF_8).stream()

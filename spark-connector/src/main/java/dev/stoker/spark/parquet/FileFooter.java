@@ -1,0 +1,77 @@
+package dev.stoker.spark.parquet;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.Objects;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+
+/**
+ * A file as the driver listed it and its footer as the driver read it, sent to the ranks with the
+ * plan: a rank reading from an object store then asks for neither (a status and a footer cost round
+ * trips per run), and its requests carry the status, which lets s3a refuse an object that changed
+ * since it was listed. The footer travels as Parquet's own Thrift bytes.
+ */
+public final class FileFooter implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final FileStatus status;
+  private final byte[] metadata;
+
+  private FileFooter(FileStatus status, byte[] metadata) {
+    this.status = status;
+    this.metadata = metadata;
+  }
+
+  /** The footer {@code footer} of the file listed as {@code status}. */
+  static FileFooter of(FileStatus status, ParquetMetadata footer) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try {
+      Util.writeFileMetaData(new ParquetMetadataConverter().toParquetMetadata(1, footer), bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new FileFooter(status, bytes.toByteArray());
+  }
+
+  /** The file as listed. */
+  FileStatus status() {
+    return status;
+  }
+
+  /** The footer, read from its bytes. */
+  ParquetMetadata read() throws IOException {
+    return new ParquetMetadataConverter()
+        .fromParquetMetadata(Util.readFileMetaData(new ByteArrayInputStream(metadata)));
+  }
+
+  /** The footer's size in bytes, as sent. */
+  int bytes() {
+    return metadata.length;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof FileFooter that
+        && status.equals(that.status)
+        && status.getLen() == that.status.getLen()
+        && status.getModificationTime() == that.status.getModificationTime()
+        && Arrays.equals(metadata, that.metadata);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(status, Arrays.hashCode(metadata));
+  }
+
+  @Override
+  public String toString() {
+    return "footer of " + status.getPath() + " (" + metadata.length + " bytes)";
+  }
+}
