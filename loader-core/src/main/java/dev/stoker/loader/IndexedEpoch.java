@@ -136,6 +136,22 @@ final class IndexedEpoch implements EpochSource {
     }
   }
 
+  /**
+   * The dataset's report of {@code failure} ({@link MapDataset#checkBatch}), or {@code failure}.
+   */
+  @Override
+  public Throwable explain(Throwable failure) {
+    try {
+      dataset.checkBatch(failure);
+    } catch (Exception | Error e) {
+      if (e != failure) {
+        e.addSuppressed(failure);
+      }
+      return e;
+    }
+    return failure;
+  }
+
   /** Stops a write under way before its next sample: a slow batch need not be finished. */
   @Override
   public void cancel() {

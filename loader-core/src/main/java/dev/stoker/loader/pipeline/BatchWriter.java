@@ -17,6 +17,15 @@ public interface BatchWriter {
   boolean write(StagedBatch target, int batch, WorkerStatus status) throws Exception;
 
   /**
+   * What to report for {@code failure}, met while a batch was written but outside what {@link
+   * #write} caught (a fault of a read the JVM delivers late, at a later instruction of the worker):
+   * the source's own account of it, or {@code failure} as it is (the default).
+   */
+  default Throwable explain(Throwable failure) {
+    return failure;
+  }
+
+  /**
    * The epoch was cancelled: a {@link #write} under way may stop early (its batch is dropped), so
    * that a writer looping in its own code ends without an interrupt. Any thread; must not block.
    */

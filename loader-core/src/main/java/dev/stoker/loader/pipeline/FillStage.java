@@ -170,7 +170,7 @@ final class FillStage {
       }
     } catch (Throwable t) {
       if (!cancelled) {
-        handOverQuietly(queues[index], failure(Stage.FILL, batch, t));
+        handOverQuietly(queues[index], failure(Stage.FILL, batch, writer.explain(t)));
       }
     } finally {
       status.idle();
@@ -197,7 +197,7 @@ final class FillStage {
     } catch (InterruptedException e) {
       item = cancelled ? null : failure(Stage.FILL, batch, e);
     } catch (Throwable t) {
-      item = failure(Stage.FILL, batch, t);
+      item = failure(Stage.FILL, batch, writer.explain(t));
     }
     if (item != staged) {
       pool.release(memory);

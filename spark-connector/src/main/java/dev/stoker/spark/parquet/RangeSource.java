@@ -83,12 +83,16 @@ final class RangeSource {
         || Thread.currentThread().isInterrupted()) {
       return false;
     }
+    return !changed(error);
+  }
+
+  /** Whether {@code error} is s3a's for an object whose ETag or version changed since listed. */
+  static boolean changed(IOException error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
-      // s3a's error for an object whose ETag or version changed since it was listed
       if (t.getClass().getSimpleName().equals("RemoteFileChangedException")) {
-        return false;
+        return true;
       }
     }
-    return true;
+    return false;
   }
 }

@@ -308,6 +308,16 @@ final class RemoteFileBytes implements FileBytes {
                 + " it was listed with: it changed while it was read (a read reads its files "
                 + "as listed; read again, or write new files rather than replace them)");
       } catch (IOException e) {
+        if (RangeSource.changed(e)) {
+          throw new IOException(
+              "'"
+                  + source.path()
+                  + "' changed since it was listed ("
+                  + e.getMessage()
+                  + "): a read reads its files as they were when it was planned; read again, or "
+                  + "write new objects rather than replace them",
+              e);
+        }
         if (!RangeSource.retryable(e)) {
           throw e;
         }
