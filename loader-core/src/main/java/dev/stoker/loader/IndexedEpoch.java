@@ -44,6 +44,9 @@ final class IndexedEpoch implements EpochSource {
     this.writers = writers;
   }
 
+  /** The failure this thread's last write had the dataset check, which needs no second look. */
+  private final ThreadLocal<Throwable> checked = new ThreadLocal<>();
+
   @Override
   public long sampleIndex(int batch, int row) {
     return plan.sampleIndex(batch, row);
@@ -55,6 +58,7 @@ final class IndexedEpoch implements EpochSource {
     SampleWriter writer = writers.get();
     int length = plan.batchLength(batch);
     status.filling(batch, length);
+    checked.remove();
     int rows = 0;
     try {
       for (int i = 0; i < length; i++) {
@@ -126,21 +130,27 @@ final class IndexedEpoch implements EpochSource {
    * then carries as suppressed.
    */
   private void checkDataset(Throwable failed) throws Exception {
+    checked.set(failed);
     try {
       dataset.checkBatch(failed);
     } catch (Exception | Error e) {
       if (failed != null) {
         e.addSuppressed(failed);
       }
+      checked.set(e);
       throw e;
     }
   }
 
   /**
-   * The dataset's report of {@code failure} ({@link MapDataset#checkBatch}), or {@code failure}.
+   * The dataset's report of {@code failure} ({@link MapDataset#checkBatch}), or {@code failure}; a
+   * failure the write already had the dataset check, as it is.
    */
   @Override
   public Throwable explain(Throwable failure) {
+    if (failure == checked.get()) {
+      return failure;
+    }
     try {
       dataset.checkBatch(failure);
     } catch (Exception | Error e) {
