@@ -32,7 +32,7 @@ record StorageReads(
 
   static final long DEFAULT_COALESCE_GAP = 1 << 20;
   static final int DEFAULT_REQUEST_BYTES = 8 << 20;
-  static final long DEFAULT_READ_AHEAD = 64L << 20;
+  static final long DEFAULT_READ_AHEAD = 32L << 20;
   static final int DEFAULT_RETRIES = 4;
   static final long DEFAULT_RETRY_MILLIS = 200;
   static final int DEFAULT_THREADS = 32;

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sends it when due.
  */
 final class DelayProxy implements AutoCloseable {
-  private static final int CHUNK = 64 << 10;
+  private static final int CHUNK = 256 << 10;
 
   private final ServerSocket server;
   private final InetSocketAddress target;

@@ -113,9 +113,11 @@ public final class ObjectStoreBench {
           server.shape(config.rttMs(), config.linkGbS());
           progress.printf(
               Locale.ROOT,
-              "stoker: the link shaped to %.1f ms round trip, %.3f GB/s%n",
+              "stoker: the link shaped to %.1f ms round trip, %s%n",
               config.rttMs(),
-              config.linkGbS());
+              config.linkGbS() > 0
+                  ? String.format(Locale.ROOT, "%.3f GB/s", config.linkGbS())
+                  : "no rate limit");
         }
         progress.flush();
         List<Run> stoker = new ArrayList<>();

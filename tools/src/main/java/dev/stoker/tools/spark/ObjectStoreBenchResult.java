@@ -48,13 +48,16 @@ public record ObjectStoreBenchResult(
         ObjectStoreBench.WORKLOAD,
         config.rows(),
         ObjectStoreBench.WIDTH,
-        config.shaped()
-            ? String.format(
-                Locale.ROOT,
-                "a link of %.1f ms round trip and %.3f GB/s",
-                config.rttMs(),
-                config.linkGbS())
-            : "on the loopback, unshaped",
+        !config.shaped()
+            ? "on the loopback, unshaped"
+            : config.linkGbS() > 0
+                ? String.format(
+                    Locale.ROOT,
+                    "a link of %.1f ms round trip and %.3f GB/s",
+                    config.rttMs(),
+                    config.linkGbS())
+                : String.format(
+                    Locale.ROOT, "a link of %.1f ms round trip, no rate limit", config.rttMs()),
         config.ranks(),
         config.ranks(),
         config.batchSize(),
