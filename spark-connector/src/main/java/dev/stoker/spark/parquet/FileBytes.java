@@ -3,6 +3,7 @@ package dev.stoker.spark.parquet;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -28,9 +29,11 @@ public interface FileBytes extends Closeable {
   /**
    * The bytes of the file listed as {@code status}, of which the reader will read the column chunks
    * {@code groups} (each list one row group's, in the order they are read): read directly when it
-   * is on a local disk, else fetched ahead by coalesced requests ({@link RemoteFileBytes}).
+   * is on a local disk, else fetched ahead by coalesced requests ({@link RemoteFileBytes}), the
+   * time the reader waits for them added to {@code waited} (may be null).
    */
-  static FileBytes open(FileStatus status, Configuration conf, List<List<FileRange>> groups)
+  static FileBytes open(
+      FileStatus status, Configuration conf, List<List<FileRange>> groups, LongAdder waited)
       throws IOException {
     FileBytes local = LocalFileBytes.open(status.getPath(), conf);
     if (local != null) {
@@ -42,7 +45,8 @@ public interface FileBytes extends Closeable {
         new RangeSource(fs, status),
         RangePlan.of(groups, settings.coalesceGapBytes(), settings.requestBytes()),
         settings,
-        StorageReads.threads(conf));
+        StorageReads.threads(conf),
+        waited);
   }
 
   /** The bytes of an open stream of {@code length} bytes (closed with it). */

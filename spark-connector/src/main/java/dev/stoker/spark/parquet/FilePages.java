@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -37,7 +38,8 @@ public final class FilePages implements Closeable {
   /**
    * Pages of {@code columns} (described by {@code descriptors}) in row groups {@code groups} of
    * {@code file}, named {@code path} in messages, of which the reader takes the first {@code
-   * rowsToRead} rows.
+   * rowsToRead} rows; the time it waits for remote storage is added to {@code storageWait} (may be
+   * null).
    */
   FilePages(
       FileStatus file,
@@ -47,7 +49,8 @@ public final class FilePages implements Closeable {
       List<ColumnDescriptor> descriptors,
       Configuration conf,
       boolean verifyChecksums,
-      long rowsToRead)
+      long rowsToRead,
+      LongAdder storageWait)
       throws IOException {
     this.path = path;
     this.groups = groups;
@@ -65,7 +68,7 @@ public final class FilePages implements Closeable {
         }
       }
     }
-    this.bytes = FileBytes.open(file, conf, ranges(rowsToRead));
+    this.bytes = FileBytes.open(file, conf, ranges(rowsToRead), storageWait);
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {

@@ -3,6 +3,7 @@ package dev.stoker.spark.parquet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -38,14 +39,16 @@ public final class ParquetRunReader implements RunReader {
   private boolean closed;
 
   ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
-    this(run, config, conf, null);
+    this(run, config, conf, null, null);
   }
 
   /**
    * A reader of {@code run}; with {@code sent}, the file's status and footer as the driver read
-   * them, which it then does not ask the file system for.
+   * them, which it then does not ask the file system for. The time it waits for remote storage is
+   * added to {@code storageWait} (may be null).
    */
-  ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf, FileFooter sent)
+  ParquetRunReader(
+      ReadRun run, ReadConfig config, Configuration conf, FileFooter sent, LongAdder storageWait)
       throws IOException {
     this.run = run;
     this.config = config;
@@ -105,7 +108,8 @@ public final class ParquetRunReader implements RunReader {
               descriptors,
               conf,
               config.verifyChecksums(),
-              run.skipRows() + run.rows());
+              run.skipRows() + run.rows(),
+              storageWait);
     } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;

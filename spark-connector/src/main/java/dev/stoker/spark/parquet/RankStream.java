@@ -246,7 +246,8 @@ public final class RankStream implements ChunkStream {
 
   private RunReader open(ReadRun run) throws IOException {
     return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        ? new ParquetRunReader(run, config, conf, footers.get(run.path()))
+        ? new ParquetRunReader(
+            run, config, conf, footers.get(run.path()), counters.storageWaitNanos)
         : new SparkRunReader(run, config, conf);
   }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A file on storage where a read costs a round trip (an object store, HDFS): the column chunks a
@@ -28,6 +29,7 @@ final class RemoteFileBytes implements FileBytes {
   private final RangeSource source;
   private final StorageReads settings;
   private final Executor threads;
+  private final LongAdder waited;
   private final RangePlan plan;
   private final Fetch[] fetches;
   private final Fetch[] byStart;
@@ -57,8 +59,18 @@ final class RemoteFileBytes implements FileBytes {
     }
   }
 
-  RemoteFileBytes(RangeSource source, RangePlan plan, StorageReads settings, Executor threads) {
+  /**
+   * The bytes of {@code source} that {@code plan} reads, fetched on {@code threads}; the time the
+   * reader waits for them is added to {@code waited} (may be null) and {@link StorageCounters}.
+   */
+  RemoteFileBytes(
+      RangeSource source,
+      RangePlan plan,
+      StorageReads settings,
+      Executor threads,
+      LongAdder waited) {
     this.source = source;
+    this.waited = waited;
     this.settings = settings;
     this.threads = threads;
     this.plan = plan;
@@ -181,7 +193,7 @@ final class RemoteFileBytes implements FileBytes {
     try {
       readWithRetries(position, dst, offset, count);
     } finally {
-      StorageCounters.waited(System.nanoTime() - began);
+      waited(System.nanoTime() - began);
     }
   }
 
@@ -370,7 +382,14 @@ final class RemoteFileBytes implements FileBytes {
     } catch (CancellationException e) {
       throw new InterruptedIOException("'" + source.path() + "' was closed");
     } finally {
-      StorageCounters.waited(System.nanoTime() - began);
+      waited(System.nanoTime() - began);
+    }
+  }
+
+  private void waited(long nanos) {
+    StorageCounters.waited(nanos);
+    if (waited != null) {
+      waited.add(nanos);
     }
   }
 

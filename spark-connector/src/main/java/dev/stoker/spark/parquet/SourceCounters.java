@@ -8,4 +8,7 @@ public final class SourceCounters {
   public final LongAdder bytesRead = new LongAdder();
   public final LongAdder readNanos = new LongAdder();
   public final LongAdder batches = new LongAdder();
+
+  /** Time the decoding waited for bytes from storage that is not a local disk. */
+  public final LongAdder storageWaitNanos = new LongAdder();
 }

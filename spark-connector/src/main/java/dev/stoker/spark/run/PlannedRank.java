@@ -25,6 +25,7 @@ final class PlannedRank implements RankData {
   private final PlannedDataset.Parts parts;
   private final RankCache cache;
   private final CommitLog.Start start;
+  private final SourceCounters counters = new SourceCounters();
   private RankLoader loader;
 
   /**
@@ -63,13 +64,18 @@ final class PlannedRank implements RankData {
                         parts.converters(),
                         cache,
                         windows,
-                        new SourceCounters(),
+                        counters,
                         start));
     if (start != null) {
       builder.resumeFrom(start.state(), start.runs());
     }
     loader = builder.build();
     return loader.loader();
+  }
+
+  @Override
+  public long storageWaitNanos() {
+    return counters.storageWaitNanos.sum();
   }
 
   @Override

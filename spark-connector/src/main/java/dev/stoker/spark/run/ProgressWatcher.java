@@ -5,6 +5,7 @@ import dev.stoker.loader.metrics.BottleneckReport;
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.spark.ui.RankFigures;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.spark.TaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,9 @@ public final class ProgressWatcher implements AutoCloseable {
   /** The rank's place and sizes, the figures this watcher fills in. */
   private final RankFigures place;
 
+  /** The time the rank's reading waited for remote storage so far, in nanoseconds. */
+  private final LongSupplier storageWait;
+
   private RankFigures last;
   private final LoaderTotals totals = new LoaderTotals();
   private final Thread thread;
@@ -42,8 +46,10 @@ public final class ProgressWatcher implements AutoCloseable {
       ProgressCounters counters,
       TaskContext task,
       long intervalNanos,
-      RankFigures place) {
+      RankFigures place,
+      LongSupplier storageWait) {
     this.place = place;
+    this.storageWait = storageWait;
     this.loader = loader;
     this.counters = counters;
     this.task = task;
@@ -125,6 +131,7 @@ public final class ProgressWatcher implements AutoCloseable {
         epoch == null ? 0 : epoch.meanTransformMillis(),
         epoch == null ? 0 : epoch.meanTransferMillis(),
         epoch == null ? 0 : epoch.slotWaitFraction(),
+        storageWait.getAsLong() / 1_000_000,
         p.numWorkers(),
         p.droppedRows(),
         totals.skippedSamples(),

@@ -39,6 +39,11 @@ interface RankData {
   /** The mapped shard, to tell its faults; null without one. */
   MappedShard shard();
 
+  /** Time the rank's reading has waited for remote storage so far, in nanoseconds. */
+  default long storageWaitNanos() {
+    return 0;
+  }
+
   /** The state the rank's loader starts from, or null: a fresh start. */
   default LoaderState resumedFrom() {
     return null;

@@ -275,12 +275,14 @@ public final class RankRuntime {
                   0,
                   0,
                   0,
+                  0,
                   options.numWorkers(),
                   data.droppedRows(),
                   0,
                   null,
                   null,
-                  false));
+                  false),
+              data::storageWaitNanos);
       context =
           new BarrierRankContext(
               task, device, gpus, data.rows(), data.folder(), spec.run.collectiveTimeout());

@@ -28,6 +28,9 @@ public final class SourceMetrics {
   /** Batches handed to Spark. */
   public static final String BATCHES = "batches";
 
+  /** Time the decoding waited for bytes from remote storage, in milliseconds. */
+  public static final String STORAGE_WAIT = "storageWaitMs";
+
   /** Tokens of documents in the rows made (pack or pad), padding not counted. */
   public static final String TOKENS = "tokens";
 
@@ -45,6 +48,7 @@ public final class SourceMetrics {
       new RowsDropped(),
       new BytesRead(),
       new ReadTime(),
+      new StorageWait(),
       new Batches(),
       new Tokens(),
       new PaddingTokens(),
@@ -58,6 +62,7 @@ public final class SourceMetrics {
       value(ROWS_READ, counters.rowsRead.sum()),
       value(BYTES_READ, counters.bytesRead.sum()),
       value(READ_TIME, counters.readNanos.sum() / 1_000_000),
+      value(STORAGE_WAIT, counters.storageWaitNanos.sum() / 1_000_000),
       value(BATCHES, counters.batches.sum()),
       value(TOKENS, tokens == null ? 0 : tokens.tokens()),
       value(PADDING_TOKENS, tokens == null ? 0 : tokens.paddingTokens())
@@ -80,6 +85,19 @@ public final class SourceMetrics {
     @Override
     public String description() {
       return "rows read";
+    }
+  }
+
+  /** {@link #STORAGE_WAIT}. */
+  public static final class StorageWait extends CustomSumMetric {
+    @Override
+    public String name() {
+      return STORAGE_WAIT;
+    }
+
+    @Override
+    public String description() {
+      return "storage wait (ms)";
     }
   }
 

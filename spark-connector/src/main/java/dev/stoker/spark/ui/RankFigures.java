@@ -26,6 +26,8 @@ import java.util.Locale;
  *     augmenting), this epoch; 0 without one
  * @param transferMillis mean time to copy one batch to the device, this epoch
  * @param slotWaitShare share of this epoch the next batch waited for a free host slot
+ * @param storageWaitMillis time the rank's reading waited for remote storage (an object store,
+ *     HDFS), over all epochs
  * @param numWorkers loader workers
  * @param droppedRows rows of the rank's input no batch holds in an epoch (dropLast)
  * @param skippedSamples samples left out as bad ({@code onBadSample=skip}), over all epochs
@@ -51,6 +53,7 @@ public record RankFigures(
     double transformMillis,
     double transferMillis,
     double slotWaitShare,
+    long storageWaitMillis,
     int numWorkers,
     long droppedRows,
     long skippedSamples,
@@ -90,6 +93,7 @@ public record RankFigures(
         transformMillis,
         transferMillis,
         slotWaitShare,
+        storageWaitMillis,
         numWorkers,
         droppedRows,
         skippedSamples,
@@ -118,6 +122,7 @@ public record RankFigures(
         transformMillis,
         transferMillis,
         slotWaitShare,
+        storageWaitMillis,
         numWorkers,
         droppedRows,
         skippedSamples,

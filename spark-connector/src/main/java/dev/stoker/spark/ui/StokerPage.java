@@ -243,6 +243,8 @@ public final class StokerPage {
             + "<th title=\"mean time per batch in each loader stage, this epoch\">Fill ms/batch</th>"
             + "<th title=\"the part of the fill spent decoding and augmenting\">Transform ms/batch</th>"
             + "<th>Transfer ms/batch</th><th>Step ms/batch</th><th>Slot wait</th>"
+            + "<th title=\"time the rank's reading waited for remote storage (an object store, "
+            + "HDFS), over all epochs\">Storage wait</th>"
             + "<th>Rows dropped</th>"
             + "<th title=\"samples left out as bad (onBadSample=skip)\">Skipped</th>"
             + "<th>Verdict</th><th>Knob</th></tr></thead>\n<tbody>\n");
@@ -270,8 +272,8 @@ public final class StokerPage {
               String.format(
                   Locale.ROOT,
                   "</td><td>%.0f</td><td>%s (%.0f%% of step)</td>"
-                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%d</td>"
-                      + "<td>%d</td>",
+                      + "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.0f%%</td><td>%s</td>"
+                      + "<td>%d</td><td>%d</td>",
                   r.samplesPerSecond(),
                   seconds(r.waitMillis()),
                   r.waitShare() * 100,
@@ -280,6 +282,7 @@ public final class StokerPage {
                   r.transferMillis(),
                   r.batches() == 0 ? 0.0 : (double) r.stepMillis() / r.batches(),
                   r.slotWaitShare() * 100,
+                  seconds(r.storageWaitMillis()),
                   r.droppedRows(),
                   r.skippedSamples()))
           .append("<td title=\"")

@@ -60,7 +60,8 @@ class RemoteFileBytesS3Test {
         new RangeSource(fs, status),
         RangePlan.of(groups, settings.coalesceGapBytes(), settings.requestBytes()),
         settings,
-        THREADS);
+        THREADS,
+        null);
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -92,7 +93,8 @@ class RemoteFileBytesTest {
         new RangeSource(fs, status),
         RangePlan.of(groups, settings.coalesceGapBytes(), settings.requestBytes()),
         settings,
-        THREADS);
+        THREADS,
+        null);
   }
 
   @Test
@@ -157,6 +159,28 @@ class RemoteFileBytesTest {
             .isEqualTo(Arrays.copyOfRange(written, written.length - 10, written.length));
       }
     }
+  }
+
+  @Test
+  void shouldCountTheTimeTheReaderWaitedForTheStore() throws IOException {
+    FaultyFileSystem fs = new FaultyFileSystem();
+    FileStatus status = write(fs, 10_000);
+    fs.delayMillis = 30;
+    LongAdder waited = new LongAdder();
+    StorageReads settings = new StorageReads(0, 1 << 20, 0, 0, 1);
+    try (RemoteFileBytes bytes =
+        new RemoteFileBytes(
+            new RangeSource(fs, status),
+            RangePlan.of(List.of(List.of(new FileRange(0, 5000))), 0, 1 << 20),
+            settings,
+            THREADS,
+            waited)) {
+      byte[] some = new byte[5000];
+      bytes.readFully(0, some, 0, some.length);
+      // past the plan: read at once, waited for too
+      bytes.readFully(5000, some, 0, some.length);
+    }
+    assertThat(waited.sum()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(30));
   }
 
   @Test

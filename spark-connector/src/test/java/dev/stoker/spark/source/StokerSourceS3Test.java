@@ -2,6 +2,11 @@ package dev.stoker.spark.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.parquet.StorageCounters;
 import dev.stoker.spark.testing.S3TestServer;
 import dev.stoker.spark.testing.SparkClusters;
@@ -24,7 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * format("stoker") reading Parquet objects from a real S3 server through Hadoop's s3a connector:
- * the rows as written, each row group's column chunks read in one request.
+ * the rows as written, each row group's column chunks read in one request, nothing else asked of
+ * the store; a run over them, whose second epoch the shard cache serves without a request.
  */
 class StokerSourceS3Test {
   private static S3TestServer s3;
@@ -89,10 +95,45 @@ class StokerSourceS3Test {
     // between the two ranks is read by both); one per column chunk would be 4 per row group
     assertThat(read.requests()).as("page requests").isBetween((long) rowGroups, rowGroups + 1L);
     assertThat(read.retries()).isZero();
+    assertThat(read.waitNanos()).as("the ranks waited for the store a little").isPositive();
+    assertThat(Tables.scanNode(df).metrics().contains(SourceMetrics.STORAGE_WAIT)).isTrue();
     // the ranks got each file's status and footer with the plan: they ask for neither
     assertThat(gets).as("the server's object reads").isEqualTo(read.requests());
     assertThat(heads).as("the server's object heads").isZero();
     SourceLeaks.assertNothingOpen();
+  }
+
+  @Test
+  void shouldServeTheSecondEpochOfARunFromTheShardCacheWithoutARequest() {
+    long before = s3.objectGets();
+    TrainingResult<long[]> run =
+        StokerSpark.on(spark.read().parquet(data).select("id", "label"))
+            .scalar("id", DType.INT64)
+            .scalar("label", DType.INT32)
+            .options(
+                LoaderOptions.builder().batchSize(20).shuffle(true).seed(3).dropLast(true).build())
+            .option("cache", "auto")
+            .option("epochs", "2")
+            .worldSize(2)
+            .run(
+                (rank, loader) -> {
+                  long rows = 0;
+                  for (Batch batch : loader.epoch(0)) {
+                    rows += batch.size();
+                  }
+                  rank.barrier();
+                  long gets = s3.objectGets();
+                  for (Batch batch : loader.epoch(1)) {
+                    rows += batch.size();
+                  }
+                  rank.barrier();
+                  return new long[] {rows, s3.objectGets() - gets};
+                });
+    assertThat(s3.objectGets() - before).as("the first epoch read the objects").isPositive();
+    for (long[] rank : run.results()) {
+      assertThat(rank[0]).as("rows of two epochs").isEqualTo(2 * 240);
+      assertThat(rank[1]).as("the store's object reads in the second epoch").isZero();
+    }
   }
 
   private static int rowGroups(String path) throws IOException {

@@ -43,6 +43,7 @@ class StokerPageTest {
         1.5,
         0.5,
         0.0,
+        1500L * rank,
         4,
         7 + rank,
         rank,
@@ -112,7 +113,7 @@ class StokerPageTest {
             "|40 of 80|",
             "|1235|",
             "|0.02 s (1% of step)|",
-            "|3.25||1.50||0.50||90.00|",
+            "|3.25||1.50||0.50||90.00||0%||0.00 s|",
             "|7||0|",
             "|compute-bound|",
             "|none: the training step is the limit|");
@@ -122,7 +123,7 @@ class StokerPageTest {
             "|exec-1|",
             "|40 of 80|",
             "|1.60 s (40% of step)|",
-            "|60.00|",
+            "|60.00||0%||1.50 s|",
             "|8|",
             "|pipeline-bound|",
             "|raise numWorkers or prefetchFactor|");
