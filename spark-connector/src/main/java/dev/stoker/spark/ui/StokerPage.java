@@ -106,7 +106,7 @@ public final class StokerPage {
     reads.sort(Comparator.comparingLong(StokerRead::time).reversed());
     html.append(
         "<h4>format(\"stoker\") reads</h4>\n<p>Each scan's per-task metrics (rows, "
-            + "bytes, read time, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
+            + "bytes, read time, storage wait, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
             + "<table class=\"table table-bordered table-sm stoker-reads\">\n<thead><tr>"
             + "<th>Planned</th><th>Query</th><th>Input</th><th>Ranks</th><th>Batches per rank</th>"
             + "<th>Rows</th><th>Rows dropped</th></tr></thead>\n<tbody>\n");
