@@ -12,15 +12,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnVector;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Runs the {@code object-store} benchmark: the {@code spark-source} data as objects of a real S3
@@ -42,9 +35,6 @@ public final class ObjectStoreBench {
 
   /** Floats per row, as the spark-source workload (28 x 28). */
   static final int WIDTH = 784;
-
-  /** When the first batch of the read in flight reached its consumer (nanoTime), or 0. */
-  private static final AtomicLong FIRST_BATCH = new AtomicLong();
 
   /** The server of the run in flight, which the ranks (in this JVM) ask for its count. */
   private static volatile S3Server active;
@@ -124,7 +114,7 @@ public final class ObjectStoreBench {
         List<Run> baseline = new ArrayList<>();
         for (int run = 0; run <= config.repeats(); run++) {
           int epoch = run;
-          Run s = measure(server, () -> stokerRead(spark, data, config.source(), epoch));
+          Run s = measure(server, () -> StokerRead.read(spark, data, config.source(), epoch));
           Run b = measure(server, () -> BaselineRead.read(spark, data, config.source()));
           progress.printf(
               Locale.ROOT,
@@ -171,11 +161,11 @@ public final class ObjectStoreBench {
   private static Run measure(S3Server server, java.util.function.Supplier<BatchCount> read) {
     long gets = server.objectGets();
     StorageCounters before = StorageCounters.now();
-    FIRST_BATCH.set(0);
+    StokerRead.markStart();
     long started = System.nanoTime();
     BatchCount count = read.get();
     double seconds = (System.nanoTime() - started) / 1e9;
-    long first = FIRST_BATCH.get();
+    long first = StokerRead.firstBatchNanos();
     if (count.rows() <= 0) {
       throw new IllegalStateException("a read gave no rows: " + count);
     }
@@ -184,50 +174,6 @@ public final class ObjectStoreBench {
         server.objectGets() - gets,
         StorageCounters.now().since(before).bytes(),
         first == 0 ? Double.NaN : (first - started) / 1e9);
-  }
-
-  /** The {@code format("stoker")} read of {@link StokerRead}, its first batch timed. */
-  private static BatchCount stokerRead(
-      SparkSession spark, String data, SourceBench.Config config, int epoch) {
-    Dataset<Row> df =
-        spark
-            .read()
-            .format("stoker")
-            .option("batchSize", config.batchSize())
-            .option("worldSize", config.ranks())
-            .option("shuffle", true)
-            .option("seed", 1)
-            .option("epoch", epoch)
-            .option("dropLast", true)
-            .load(data);
-    BatchScanExec scan = StokerRead.scan(df.queryExecution().executedPlan());
-    StructType schema = scan.scan().readSchema();
-    int label = schema.fieldIndex("label");
-    int image = schema.fieldIndex("image");
-    List<long[]> ranks =
-        scan.executeColumnar()
-            .toJavaRDD()
-            .mapPartitions(batches -> consume(batches, label, image))
-            .collect();
-    return BatchCount.sum(ranks);
-  }
-
-  private static Iterator<long[]> consume(Iterator<ColumnarBatch> batches, int label, int image) {
-    long rows = 0;
-    long count = 0;
-    double touched = 0;
-    while (batches.hasNext()) {
-      ColumnarBatch batch = batches.next();
-      FIRST_BATCH.compareAndSet(0, System.nanoTime());
-      ColumnVector labels = batch.column(label);
-      ColumnVector images = batch.column(image);
-      for (int r = 0; r < batch.numRows(); r++) {
-        touched += labels.getInt(r) + images.getArray(r).getFloat(0);
-      }
-      rows += batch.numRows();
-      count++;
-    }
-    return List.of(new long[] {rows, count, (long) touched}).iterator();
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.stoker.tools.spark;
 import dev.stoker.tools.spark.SourceBench.Config;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -21,6 +22,22 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class StokerRead {
   /** The system property that sets the read's {@code verifyChecksums} (default true). */
   static final String VERIFY_CHECKSUMS = "stoker.bench.verifyChecksums";
+
+  /**
+   * When a batch of a read first reached its consumer ({@code System.nanoTime()}), or 0: set by the
+   * first batch after {@link #markStart}; one JVM on {@code local[N]}.
+   */
+  private static final AtomicLong FIRST_BATCH = new AtomicLong();
+
+  /** Forgets the last read's first batch. */
+  static void markStart() {
+    FIRST_BATCH.set(0);
+  }
+
+  /** When the first batch since {@link #markStart} reached its consumer, or 0 if none did. */
+  static long firstBatchNanos() {
+    return FIRST_BATCH.get();
+  }
 
   private StokerRead() {}
 
@@ -63,6 +80,7 @@ final class StokerRead {
     double touched = 0;
     while (batches.hasNext()) {
       ColumnarBatch batch = batches.next();
+      FIRST_BATCH.compareAndSet(0, System.nanoTime());
       ColumnVector labels = batch.column(label);
       ColumnVector images = batch.column(image);
       for (int r = 0; r < batch.numRows(); r++) {
