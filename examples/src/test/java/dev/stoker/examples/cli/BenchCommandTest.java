@@ -247,6 +247,23 @@ class BenchCommandTest {
   }
 
   @Test
+  void objectStoreTakesItsLinkAndNoOtherWorkloadDoes() {
+    assertBad(
+        new String[] {"bench", "--workload", "spark-source", "--rtt-ms", "20"},
+        "--rtt-ms with --workload spark-source (expected: only with --workload object-store)");
+    assertBad(
+        tiny("copy", "--link-gb-s", "1"),
+        "--link-gb-s with --workload copy (expected: only with --workload object-store)");
+    assertBad(
+        new String[] {"bench", "--workload", "object-store", "--rtt-ms", "-1"},
+        "--rtt-ms -1.0, --link-gb-s null (expected: numbers >= 0; 0 and 0 for the loopback, "
+            + "unshaped)");
+    assertBad(
+        new String[] {"bench", "--workload", "object-store", "--plot", "x.png"},
+        "--plot with --workload object-store");
+  }
+
+  @Test
   void sparkWorkloadsTakeRowsOfAtLeastOneFullBatchPerRank() {
     assertBad(
         new String[] {"bench", "--workload", "spark", "--rows", "0"},
@@ -279,7 +296,7 @@ class BenchCommandTest {
     assertBad(
         tiny("copy", "--rows", "1000"),
         "--rows: 1000 with --workload copy (expected: only "
-            + "with --workload spark, spark-source, spark-device, resume, python, train, images, shuffle; the "
+            + "with --workload spark, spark-source, spark-device, resume, python, train, images, shuffle, object-store; the "
             + "in-memory "
             + "workloads take --samples)");
     assertBad(
