@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,7 +28,11 @@ final class ChunkTokenizer implements AutoCloseable {
 
   private final Encoding encoding;
   private final int threads;
+
+  /** The threads, made on first use; guarded by this, as a stream may close on another thread. */
   private ExecutorService pool;
+
+  private boolean closed;
 
   ChunkTokenizer(Encoding encoding, int threads) {
     this.encoding = encoding;
@@ -84,7 +89,10 @@ final class ChunkTokenizer implements AutoCloseable {
     }
   }
 
-  private ExecutorService pool() {
+  private synchronized ExecutorService pool() {
+    if (closed) {
+      throw new CancellationException("the tokenizer's stream was closed");
+    }
     if (pool == null) {
       int stream = STREAMS.incrementAndGet();
       AtomicInteger thread = new AtomicInteger();
@@ -103,8 +111,12 @@ final class ChunkTokenizer implements AutoCloseable {
 
   @Override
   public void close() {
-    ExecutorService closing = pool;
-    pool = null;
+    ExecutorService closing;
+    synchronized (this) {
+      closed = true;
+      closing = pool;
+      pool = null;
+    }
     if (closing == null) {
       return;
     }
