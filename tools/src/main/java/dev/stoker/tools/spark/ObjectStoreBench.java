@@ -5,7 +5,7 @@ import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.TrainingResult;
-import dev.stoker.spark.parquet.StorageCounters;
+import dev.stoker.spark.source.StoreCounts;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -160,7 +160,7 @@ public final class ObjectStoreBench {
 
   private static Run measure(S3Server server, java.util.function.Supplier<BatchCount> read) {
     long gets = server.objectGets();
-    StorageCounters before = StorageCounters.now();
+    StoreCounts before = StoreCounts.now();
     StokerRead.markStart();
     long started = System.nanoTime();
     BatchCount count = read.get();
@@ -172,7 +172,7 @@ public final class ObjectStoreBench {
     return new Run(
         seconds,
         server.objectGets() - gets,
-        StorageCounters.now().since(before).bytes(),
+        StoreCounts.now().since(before).bytes(),
         first == 0 ? Double.NaN : (first - started) / 1e9);
   }
 
