@@ -25,13 +25,22 @@ public record InputFingerprint(List<Entry> entries) implements Serializable {
    *
    * @param name a file's path, or {@code rows} for an indexed dataset
    * @param size bytes of the file, or the dataset's rows
-   * @param modified the file's modification time in ms since the epoch (0: not known)
+   * @param modified the file's modification time in ms since the epoch (0: not known), or {@link
+   *     #VERSION} where {@code size} is a table's version
    */
   public record Entry(String name, long size, long modified) implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** The {@code modified} of an entry whose {@code size} is a table's version or snapshot id. */
+    public static final long VERSION = -1;
+
     public Entry {
       Objects.requireNonNull(name, "name");
+    }
+
+    /** A table at {@code version} (a Delta version, an Iceberg snapshot id). */
+    public static Entry version(String table, long version) {
+      return new Entry(table, version, VERSION);
     }
   }
 
@@ -86,6 +95,9 @@ public record InputFingerprint(List<Entry> entries) implements Serializable {
       Entry later = now.get(entry.name());
       if (later == null) {
         changes.add("'" + entry.name() + "' removed");
+      } else if (entry.modified() == Entry.VERSION && later.size() != entry.size()) {
+        changes.add(
+            entry.name() + " is at version " + later.size() + ", not " + entry.size() + " as then");
       } else if (later.size() != entry.size()) {
         changes.add(
             "'" + entry.name() + "' rewritten (size " + entry.size() + " -> " + later.size() + ")");

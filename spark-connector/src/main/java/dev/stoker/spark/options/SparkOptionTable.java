@@ -118,6 +118,38 @@ public final class SparkOptionTable {
               .build(),
           SOURCE);
 
+  /** The table format of the read's path or {@link #TABLE}: {@code delta} or {@code iceberg}. */
+  public static final StokerOption<String> TABLE_FORMAT =
+      add(
+          StokerOption.builder("tableFormat", ValueType.choice("delta", "iceberg"))
+              .values("delta|iceberg")
+              .defaultText("(none: Parquet files)")
+              .doc(
+                  "Read a Delta or Iceberg table (its path, or table): the snapshot's data files, "
+                      + "without the rows it deleted.")
+              .build(),
+          SOURCE);
+
+  /** A table read by its name in the session's catalogs, in place of a path. */
+  public static final StokerOption<String> TABLE =
+      add(
+          StokerOption.builder("table", ValueType.TEXT)
+              .values("a table name (db.name, catalog.db.name)")
+              .defaultText("(none: the path)")
+              .doc("A table of tableFormat by its name, in place of load(path).")
+              .build(),
+          SOURCE);
+
+  /** The version (Delta) or snapshot id (Iceberg) of the table read. */
+  public static final StokerOption<Long> VERSION_AS_OF =
+      add(
+          StokerOption.builder("versionAsOf", ValueType.LONG)
+              .values("a Delta version or an Iceberg snapshot id")
+              .defaultText("(the table's current one)")
+              .doc("Time travel: read the table as it was at this version or snapshot.")
+              .build(),
+          SOURCE);
+
   /** The column of tokenized documents that {@link #PACK} or {@link #PAD} reads. */
   public static final StokerOption<String> DOCUMENT_COLUMN =
       token(

@@ -19,18 +19,37 @@ import org.apache.parquet.schema.MessageType;
  * @param path the file's full path, as Hadoop names it
  * @param footer for a file on remote storage, its status and footer as the ranks get them; else
  *     null
+ * @param kept for a data file of a table snapshot that deleted some of its rows, the rows kept;
+ *     else null (every row)
  */
 public record ParquetFile(
-    String path, MessageType schema, List<RowGroup> rowGroups, FileFooter footer) {
+    String path, MessageType schema, List<RowGroup> rowGroups, FileFooter footer, KeptRows kept) {
 
   /** A file whose footer the ranks read themselves. */
   public ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups) {
-    this(path, schema, rowGroups, null);
+    this(path, schema, rowGroups, null, null);
+  }
+
+  /** A file every row of which is read. */
+  public ParquetFile(String path, MessageType schema, List<RowGroup> rowGroups, FileFooter footer) {
+    this(path, schema, rowGroups, footer, null);
   }
 
   /** This file with {@code sent}, the footer sent to the ranks. */
   ParquetFile withFooter(FileFooter sent) {
-    return new ParquetFile(path, schema, rowGroups, sent);
+    return new ParquetFile(path, schema, rowGroups, sent, kept);
+  }
+
+  /** This file with only {@code rows} of it read (null: every row). */
+  ParquetFile withKept(KeptRows rows) {
+    return new ParquetFile(path, schema, rowGroups, footer, rows);
+  }
+
+  /** The rows of {@code group} that are read: all of them, or those {@link #kept} keeps. */
+  public long keptRows(RowGroup group) {
+    return kept == null
+        ? group.rows()
+        : kept.count(group.firstRow(), group.firstRow() + group.rows());
   }
 
   /**

@@ -216,6 +216,7 @@ public final class ParquetRead {
    */
   public ReadPlan plan(LoaderOptions loader, int worldSize, int epoch) {
     if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
+      refuseDeletedRows();
       if (!tokens.countable()) {
         throw new IllegalArgumentException(
             tokens
@@ -262,6 +263,23 @@ public final class ParquetRead {
             dataset.input()));
   }
 
+  /**
+   * Packing counts each row group's tokens from its footer, which cannot leave out the documents a
+   * table's snapshot deleted.
+   */
+  private void refuseDeletedRows() {
+    for (ParquetFile file : dataset.files()) {
+      if (file.kept() != null) {
+        throw new IllegalArgumentException(
+            String.format(
+                "%s: file '%s' of %s has rows its snapshot deleted, and packing counts tokens "
+                    + "from the footers, which count them too (expected: a table without deleted "
+                    + "rows, e.g. after compacting it, or pad=LENGTH, one row per document)",
+                tokens, file.path(), dataset.input()));
+      }
+    }
+  }
+
   /** {@code plan} with the footers the driver read of files on remote storage, for the ranks. */
   private ReadPlan footers(ReadPlan plan) {
     Map<String, FileFooter> footers = new HashMap<>();
@@ -286,6 +304,7 @@ public final class ParquetRead {
       LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
     ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
     if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
+      refuseDeletedRows();
       return footers(
           TokenPlanner.resumed(
               groups(),
@@ -375,8 +394,9 @@ public final class ParquetRead {
           bytes += stats == null ? 0 : stats.bytes();
           decodable &= stats != null && stats.decodable();
         }
-        groups.add(new RankPlanner.Group(file.path(), group, bytes, decodable, inputRow));
-        inputRow += group.rows();
+        groups.add(
+            new RankPlanner.Group(file.path(), group, bytes, decodable, inputRow, file.kept()));
+        inputRow += file.keptRows(group);
       }
     }
     return groups;

@@ -19,8 +19,17 @@ import org.apache.hadoop.fs.Path;
 public final class ParquetResume {
   private ParquetResume() {}
 
-  /** Each file's path, size and modification time, as the file system says now. */
+  /**
+   * Each file's path, size and modification time, as the file system says now; for a table, its
+   * version.
+   */
   static InputFingerprint fingerprint(SourceDataset dataset) {
+    if (dataset.table() != null) {
+      // a table's files never change in place; its version says which files and rows it holds
+      TableSnapshot table = dataset.table();
+      return new InputFingerprint(
+          List.of(InputFingerprint.Entry.version(table.table().describe(), table.version())));
+    }
     Configuration conf = dataset.hadoop().get();
     List<InputFingerprint.Entry> entries = new ArrayList<>();
     for (ParquetFile file : dataset.files()) {

@@ -20,7 +20,8 @@ import org.apache.parquet.schema.Type;
 /**
  * Reads a run with Stoker's page reader ({@link FilePages}) and a {@link ChunkDecoder} per column:
  * pages are read and decompressed into reused buffers, then decoded straight into the window. Rows
- * before the run's first are passed over with their levels checked but their values not copied.
+ * before the run's first, and rows a table's snapshot deleted, are passed over with their levels
+ * checked but their values not copied.
  */
 public final class ParquetRunReader implements RunReader {
 
@@ -108,7 +109,7 @@ public final class ParquetRunReader implements RunReader {
               descriptors,
               conf,
               config.verifyChecksums(),
-              run.skipRows() + run.rows(),
+              run.kept() == null ? run.skipRows() + run.rows() : run.groupRows(),
               storageWait);
     } catch (IOException | RuntimeException | Error e) {
       close();
@@ -135,29 +136,45 @@ public final class ParquetRunReader implements RunReader {
 
   @Override
   public int read(ShuffleWindow window, int atRow, int rows) throws IOException {
-    while (groupLeft == 0 || skip > 0) {
+    KeptRows kept = run.kept();
+    while (true) {
       if (groupLeft == 0) {
         nextGroup();
       }
-      int passed = (int) Math.min(skip, groupLeft);
-      if (passed > 0) {
-        for (ChunkDecoder decoder : decoders) {
-          decoder.read(passed, null, 0);
+      long position = nextGroupFirstRow - groupLeft;
+      if (kept != null) {
+        long deleted = kept.deletedFrom(position, nextGroupFirstRow);
+        if (deleted > 0) {
+          pass((int) deleted);
+          continue;
         }
+      }
+      long together = kept == null ? groupLeft : kept.keptFrom(position, nextGroupFirstRow);
+      if (skip > 0) {
+        int passed = (int) Math.min(skip, together);
+        pass(passed);
         skip -= passed;
-        groupLeft -= passed;
+        continue;
       }
-    }
-    int n = (int) Math.min(rows, groupLeft);
-    for (int c = 0; c < decoders.length; c++) {
-      if (variable[c]) {
-        decoders[c].readVariable(n, window, c, atRow);
-      } else {
-        decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+      int n = (int) Math.min(rows, together);
+      for (int c = 0; c < decoders.length; c++) {
+        if (variable[c]) {
+          decoders[c].readVariable(n, window, c, atRow);
+        } else {
+          decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+        }
       }
+      groupLeft -= n;
+      return n;
     }
-    groupLeft -= n;
-    return n;
+  }
+
+  /** Passes over the next {@code rows} rows of the group, their levels checked. */
+  private void pass(int rows) throws IOException {
+    for (ChunkDecoder decoder : decoders) {
+      decoder.read(rows, null, 0);
+    }
+    groupLeft -= rows;
   }
 
   private void nextGroup() throws IOException {

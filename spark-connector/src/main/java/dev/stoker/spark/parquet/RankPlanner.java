@@ -21,14 +21,26 @@ import java.util.List;
 public final class RankPlanner {
   /**
    * A row group of a file, with the compressed bytes of the columns read, whether Stoker's decoder
-   * reads them all, and the ordinal of its first row in the input (every file's rows in listing
-   * order; -1 if not known).
+   * reads them all, the ordinal of its first row in the input (every file's rows in listing order;
+   * -1 if not known), and, for a table's file with deleted rows, the rows its snapshot keeps (null:
+   * every row).
    */
   public record Group(
-      String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow) {
+      String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow, KeptRows kept) {
+    /** A group every row of which is read. */
+    public Group(String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow) {
+      this(path, rowGroup, bytes, decodable, inputRow, null);
+    }
+
     /** A group whose first row's ordinal in the input is not known. */
     public Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {
       this(path, rowGroup, bytes, decodable, -1);
+    }
+
+    /** The rows read of it: all, or those its file's {@code kept} keeps. */
+    public long rows() {
+      long first = rowGroup.firstRow();
+      return kept == null ? rowGroup.rows() : kept.count(first, first + rowGroup.rows());
     }
   }
 
@@ -46,9 +58,9 @@ public final class RankPlanner {
     List<Group> groups = new ArrayList<>();
     long rows = 0;
     for (Group group : fileOrder) {
-      if (group.rowGroup().rows() > 0) {
+      if (group.rows() > 0) {
         groups.add(group);
-        rows += group.rowGroup().rows();
+        rows += group.rows();
       }
     }
     long step = (long) batchSize * worldSize;
@@ -96,7 +108,7 @@ public final class RankPlanner {
     List<Group> groups = nonEmpty(fileOrder);
     long rows = 0;
     for (Group group : groups) {
-      rows += group.rowGroup().rows();
+      rows += group.rows();
     }
     StreamSplit.Plan split = StreamSplit.replay(rows, segments, batchSize, dropLast, windowRows);
     List<Group> order = ordered(groups, shuffle, seed, epoch);
@@ -128,7 +140,7 @@ public final class RankPlanner {
   static List<Group> nonEmpty(List<Group> fileOrder) {
     List<Group> groups = new ArrayList<>();
     for (Group group : fileOrder) {
-      if (group.rowGroup().rows() > 0) {
+      if (group.rows() > 0) {
         groups.add(group);
       }
     }
@@ -153,7 +165,7 @@ public final class RankPlanner {
   static long[] starts(List<Group> order) {
     long[] starts = new long[order.size()];
     for (int i = 1; i < starts.length; i++) {
-      starts[i] = starts[i - 1] + order.get(i - 1).rowGroup().rows();
+      starts[i] = starts[i - 1] + order.get(i - 1).rows();
     }
     return starts;
   }
@@ -179,7 +191,7 @@ public final class RankPlanner {
       i = i >= 0 ? i : -i - 2;
       Group group = order.get(i);
       long offset = at - starts[i];
-      long count = Math.min(to - position, group.rowGroup().rows() - offset);
+      long count = Math.min(to - position, group.rows() - offset);
       if (run == null || !run.extend(group, offset, count)) {
         if (run != null) {
           runs.add(run.build());
@@ -216,7 +228,7 @@ public final class RankPlanner {
       groupRows += group.rowGroup().rows();
       rows += count;
       bytes += group.bytes();
-      endsAtGroupEnd = offset + count == group.rowGroup().rows();
+      endsAtGroupEnd = offset + count == group.rows();
     }
 
     boolean extend(Group group, long offset, long count) {
@@ -224,13 +236,18 @@ public final class RankPlanner {
           || offset != 0
           || !group.path().equals(last.path())
           || group.rowGroup().ordinal() != last.rowGroup().ordinal() + 1
-          || group.decodable() != first.decodable()) {
+          || group.decodable() != first.decodable()
+          || group.kept() != first.kept()) {
         return false;
       }
       last = group;
       rowGroups++;
       add(group, offset, count);
       return true;
+    }
+
+    private static long end(Group group) {
+      return group.rowGroup().firstRow() + group.rowGroup().rows();
     }
 
     ReadRun build() {
@@ -248,7 +265,8 @@ public final class RankPlanner {
           rows,
           bytes,
           first.decodable(),
-          first.inputRow() < 0 ? -1 : first.inputRow() + skipRows);
+          first.inputRow() < 0 ? -1 : first.inputRow() + skipRows,
+          first.kept() == null ? null : first.kept().slice(first.rowGroup().firstRow(), end(last)));
     }
   }
 }

@@ -14,6 +14,8 @@ import java.io.Serializable;
  * @param decodable whether {@link ChunkDecoder} reads every column read (else Spark's reader)
  * @param inputRow the ordinal in the read's input (every file's rows in listing order) of the run's
  *     first row read, or -1 where not known
+ * @param kept for a table's file with deleted rows, the rows of the run's row groups that its
+ *     snapshot keeps; else null. Then {@code skipRows} and {@code rows} count kept rows only.
  */
 public record ReadRun(
     String path,
@@ -27,8 +29,39 @@ public record ReadRun(
     long rows,
     long bytes,
     boolean decodable,
-    long inputRow)
+    long inputRow,
+    KeptRows kept)
     implements Serializable {
+
+  /** A run every row of which is read. */
+  public ReadRun(
+      String path,
+      long start,
+      long length,
+      int firstRowGroup,
+      int rowGroups,
+      long firstRow,
+      long groupRows,
+      long skipRows,
+      long rows,
+      long bytes,
+      boolean decodable,
+      long inputRow) {
+    this(
+        path,
+        start,
+        length,
+        firstRowGroup,
+        rowGroups,
+        firstRow,
+        groupRows,
+        skipRows,
+        rows,
+        bytes,
+        decodable,
+        inputRow,
+        null);
+  }
 
   /** A run whose rows' ordinals in the input are not known. */
   public ReadRun(

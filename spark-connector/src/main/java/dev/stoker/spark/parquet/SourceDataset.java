@@ -14,13 +14,25 @@ import org.apache.spark.sql.SparkSession;
  * more, apart from the first value of a binary column without a shape.
  *
  * @param readerRows rows per batch of Spark's Parquet reader, from the session
+ * @param table the snapshot of the Delta or Iceberg table read, or null: Parquet files
  */
 public record SourceDataset(
     SourceOptions options,
     HadoopConf hadoop,
     List<ParquetFile> files,
     SourceSchema schema,
-    int readerRows) {
+    int readerRows,
+    TableSnapshot table) {
+
+  /** The dataset of Parquet files. */
+  public SourceDataset(
+      SourceOptions options,
+      HadoopConf hadoop,
+      List<ParquetFile> files,
+      SourceSchema schema,
+      int readerRows) {
+    this(options, hadoop, files, schema, readerRows, null);
+  }
 
   /** The session's setting of the Parquet reader's batch rows. */
   static final String READER_ROWS = "spark.sql.parquet.columnarReaderBatchSize";
@@ -35,13 +47,27 @@ public record SourceDataset(
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
     options.hadoop().forEach(conf::set);
     SparkParquet.configure(conf);
+    int readerRows = Integer.parseInt(spark.conf().get(READER_ROWS, "4096"));
+    if (options.table() != null) {
+      TableSnapshot table = TableSnapshot.read(spark, options.table(), conf);
+      List<ParquetFile> files = table.keptFiles(ParquetFooters.read(table.files(), conf));
+      if (files.isEmpty()) {
+        throw new IllegalArgumentException(
+            table.table().describe()
+                + " at version "
+                + table.version()
+                + " has no rows (expected: a table with rows; check the version)");
+      }
+      SourceSchema schema = SourceSchema.of(files, conf);
+      table.checkColumns(schema.sparkSchema().fieldNames());
+      return new SourceDataset(options, new HadoopConf(conf), files, schema, readerRows, table);
+    }
     List<ParquetFile> files;
     try {
       files = ParquetFooters.read(ParquetListing.list(options.paths(), conf), conf);
     } catch (IOException e) {
       throw new UncheckedIOException("listing " + options.paths() + ": " + e.getMessage(), e);
     }
-    int readerRows = Integer.parseInt(spark.conf().get(READER_ROWS, "4096"));
     return new SourceDataset(
         options, new HadoopConf(conf), files, SourceSchema.of(files, conf), readerRows);
   }
@@ -70,6 +96,9 @@ public record SourceDataset(
 
   /** The paths as given, for messages. */
   public String input() {
+    if (table != null) {
+      return table.table().describe() + " at version " + table.version();
+    }
     List<String> paths = options.paths();
     return paths.size() == 1 ? "'" + paths.get(0) + "'" : "'" + String.join("', '", paths) + "'";
   }

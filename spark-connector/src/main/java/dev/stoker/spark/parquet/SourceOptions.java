@@ -65,6 +65,9 @@ public final class SourceOptions {
           RESUME_FROM,
           ACCEPT_CHANGED_INPUT,
           TRANSFORMS,
+          SparkOptionTable.TABLE_FORMAT.name(),
+          SparkOptionTable.TABLE.name(),
+          SparkOptionTable.VERSION_AS_OF.name(),
           SparkOptionTable.DOCUMENT_COLUMN.name(),
           TokenOptions.PACK,
           TokenOptions.PAD,
@@ -101,6 +104,9 @@ public final class SourceOptions {
   /** The column of documents the read names, or null. */
   private final String documentColumn;
 
+  /** The Delta or Iceberg table read, or null: Parquet files. */
+  private final TableRef table;
+
   private SourceOptions(
       LoaderOptions loader,
       int worldSize,
@@ -115,7 +121,9 @@ public final class SourceOptions {
       boolean acceptChangedInput,
       String transforms,
       TokenLayout tokens,
-      String documentColumn) {
+      String documentColumn,
+      TableRef table) {
+    this.table = table;
     this.tokens = tokens;
     this.documentColumn = documentColumn;
     this.loader = loader;
@@ -147,6 +155,7 @@ public final class SourceOptions {
         SparkOptionTable.RESUME_FROM.defaultValue(),
         SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue(),
         SparkOptionTable.TRANSFORMS.defaultValue(),
+        null,
         null,
         null);
   }
@@ -200,6 +209,7 @@ public final class SourceOptions {
               + RESUME_FROM
               + ")");
     }
+    TableRef table = table(read);
     return new SourceOptions(
         loader,
         worldSize,
@@ -208,13 +218,56 @@ public final class SourceOptions {
         read.get(SparkOptionTable.VERIFY_CHECKSUMS),
         Collections.unmodifiableMap(shapes),
         Collections.unmodifiableMap(hadoop),
-        paths(read),
+        table != null ? table.paths() : paths(read),
         givenNames(given.keySet()),
         state,
         read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT),
         read.get(SparkOptionTable.TRANSFORMS),
         tokens(read),
-        read.text(SparkOptionTable.DOCUMENT_COLUMN));
+        read.text(SparkOptionTable.DOCUMENT_COLUMN),
+        table);
+  }
+
+  /** The table of {@code tableFormat} read by path or by {@code table}, or null. */
+  private static TableRef table(OptionReader read) {
+    String format = read.get(SparkOptionTable.TABLE_FORMAT);
+    String name = read.text(SparkOptionTable.TABLE);
+    Long version = read.get(SparkOptionTable.VERSION_AS_OF);
+    if (format == null) {
+      if (name != null || version != null) {
+        throw new IllegalArgumentException(
+            (name != null ? "table='" + name + "'" : "versionAsOf=" + version)
+                + " without tableFormat (expected: tableFormat=delta or tableFormat=iceberg beside "
+                + "it)");
+      }
+      return null;
+    }
+    List<String> paths =
+        read.text(PATH) == null && read.text(PATHS) == null ? List.of() : paths(read);
+    if (name != null && !paths.isEmpty() || name == null && paths.size() != 1) {
+      throw new IllegalArgumentException(
+          String.format(
+              "tableFormat=%s with %s (expected: one table: load(path) with its path, or "
+                  + "option(\"table\", name) and no path)",
+              format,
+              name != null
+                  ? "table='" + name + "' and path(s) " + paths
+                  : paths.isEmpty() ? "no path and no table" : paths.size() + " paths " + paths));
+    }
+    if (name != null && (name.isBlank() || name.chars().anyMatch(c -> c == ';' || c < ' '))) {
+      throw new IllegalArgumentException(
+          "table: '" + name + "' (expected: a table name such as db.name or catalog.db.name)");
+    }
+    return new TableRef(
+        TableRef.Format.valueOf(format.toUpperCase(Locale.ROOT)),
+        name,
+        name == null ? paths.get(0) : null,
+        version);
+  }
+
+  /** The Delta or Iceberg table the read loads, or null: Parquet files under {@link #paths}. */
+  public TableRef table() {
+    return table;
   }
 
   /** A rank (each partition is its rank) and skipped rows (they would unbalance the ranks). */

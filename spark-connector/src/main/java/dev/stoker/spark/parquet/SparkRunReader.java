@@ -7,7 +7,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * Reads a run with Spark's vectorized Parquet reader (off-heap vectors), copying each batch's rows
  * into the window column by column: for columns whose encodings Stoker does not decode itself. Rows
- * before the run's first are read and passed over.
+ * before the run's first, and rows a table's snapshot deleted, are read and passed over.
  */
 public final class SparkRunReader implements RunReader {
   private final ReadRun run;
@@ -36,6 +36,7 @@ public final class SparkRunReader implements RunReader {
 
   @Override
   public int read(ShuffleWindow window, int atRow, int rows) throws IOException {
+    KeptRows kept = run.kept();
     while (true) {
       if (batchRow == batchRows) {
         if (!reader.nextBatch()) {
@@ -44,14 +45,24 @@ public final class SparkRunReader implements RunReader {
         batchRow = 0;
         batchRows = batch.numRows();
       }
+      long batchEnd = fileRow + batchRows - batchRow;
+      if (kept != null) {
+        long deleted = kept.deletedFrom(fileRow, batchEnd);
+        if (deleted > 0) {
+          batchRow += (int) deleted;
+          fileRow += deleted;
+          continue;
+        }
+      }
+      long together = kept == null ? batchRows - batchRow : kept.keptFrom(fileRow, batchEnd);
       if (skip > 0) {
-        int passed = (int) Math.min(skip, batchRows - batchRow);
+        int passed = (int) Math.min(skip, together);
         skip -= passed;
         batchRow += passed;
         fileRow += passed;
         continue;
       }
-      int n = Math.min(rows, batchRows - batchRow);
+      int n = (int) Math.min(rows, together);
       for (int c = 0; c < config.columns().size(); c++) {
         ColumnSpec column = config.columns().get(c);
         if (column.variable()) {

@@ -121,7 +121,15 @@ public record PlannedInput(ParquetRead read, SourceOptions readOptions) {
   private static SourceDataset parquetFiles(
       Dataset<Row> input, FileSourceScanExec scan, List<Field> fields) {
     HadoopFsRelation relation = scan.relation();
-    if (!(relation.fileFormat() instanceof ParquetFileFormat)) {
+    if (relation.fileFormat().getClass() != ParquetFileFormat.class) {
+      if (relation.fileFormat() instanceof ParquetFileFormat) {
+        // a table format's reader (Delta's) applies what the files alone do not say: deletes
+        LOG.info(
+            "stoker: the scan is a table's ({}), not plain Parquet files; the ranks read it "
+                + "through Spark's rows (format(\"stoker\").option(\"tableFormat\", ...) plans "
+                + "it from its files)",
+            relation.fileFormat().getClass().getSimpleName());
+      }
       return null;
     }
     Set<String> partitionColumns =

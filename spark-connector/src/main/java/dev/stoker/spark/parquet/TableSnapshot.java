@@ -1,0 +1,291 @@
+package dev.stoker.spark.parquet;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import scala.Tuple3;
+
+/**
+ * One snapshot of a Delta or Iceberg table, as its own Spark reader sees it: the version read, the
+ * table's columns, and each data file that keeps rows, with the rows it keeps where the snapshot
+ * deleted some (a Delta deletion vector, Iceberg position or equality deletes).
+ *
+ * <p>The table's own reader applies the deletes: one job reads each row's file and position
+ * (Delta's {@code _metadata.row_index}, Iceberg's {@code _pos}), no column's values, and every task
+ * sends the driver only runs of consecutive positions, so that a file without deletes costs one
+ * run. Stoker's reader then reads the files' columns and passes over the rows between runs. Nothing
+ * of Delta or Iceberg is linked: their jars need only be on the session's class path.
+ *
+ * @param version the Delta version or Iceberg snapshot id read
+ * @param columns the table's column names, as its schema has them
+ * @param files the data files that keep rows, sorted by path
+ * @param kept for each data file (by its path as {@code files} has it), the rows kept: every row of
+ *     its footer unless the snapshot deleted some
+ */
+public record TableSnapshot(
+    TableRef table,
+    long version,
+    List<String> columns,
+    List<FileStatus> files,
+    Map<String, KeptRows> kept) {
+
+  /**
+   * {@code files}' footers, each with the rows the snapshot keeps of it where it deleted some.
+   *
+   * @throws IllegalStateException if the table keeps a row past the end of a file
+   */
+  List<ParquetFile> keptFiles(List<ParquetFile> footers) {
+    List<ParquetFile> read = new ArrayList<>();
+    for (ParquetFile file : footers) {
+      KeptRows rows = kept.get(file.path());
+      long fileRows = file.rows();
+      if (rows == null) {
+        read.add(file);
+        continue;
+      }
+      if (rows.end() > fileRows) {
+        throw new IllegalStateException(
+            String.format(
+                "%s at version %d keeps rows up to %d of file '%s', which holds %d (expected: the "
+                    + "file as the table wrote it; was it rewritten outside the table?)",
+                table.describe(), version, rows.end(), file.path(), fileRows));
+      }
+      read.add(rows.count() == fileRows ? file : file.withKept(rows));
+    }
+    return read;
+  }
+
+  /**
+   * Checks that the data files' columns are the table's, by name: a column renamed since the files
+   * were written (Iceberg), or stored under another name (Delta's column mapping), would else be
+   * read as another or not at all.
+   *
+   * @throws IllegalArgumentException naming the first column of the files that the table lacks
+   */
+  void checkColumns(String[] fileColumns) {
+    for (String column : fileColumns) {
+      if (!columns.contains(column)) {
+        throw new IllegalArgumentException(
+            String.format(
+                "%s at version %d: its data files hold column '%s', which the table's columns %s "
+                    + "do not name (expected: columns stored under their names; a column renamed "
+                    + "or dropped since the files were written, or Delta's column mapping, is "
+                    + "not read by name: rewrite the table, or read it through Spark's rows)",
+                table.describe(), version, column, columns));
+      }
+    }
+  }
+
+  /**
+   * Reads the snapshot of {@code table} (its current version, or the version it names).
+   *
+   * @throws IllegalArgumentException if the table cannot be read, naming it and the remedy
+   */
+  public static TableSnapshot read(SparkSession spark, TableRef table, Configuration conf) {
+    try {
+      long version = table.version() != null ? table.version() : current(spark, table);
+      Dataset<Row> rows = snapshot(spark, table, version);
+      List<String> columns = Arrays.asList(rows.schema().fieldNames());
+      return of(table, version, columns, runs(table, rows), conf);
+    } catch (IllegalArgumentException | UncheckedIOException e) {
+      throw e;
+    } catch (Exception | LinkageError e) {
+      // Spark's AnalysisException is checked to Java's eyes, thrown where Scala code says nothing
+      throw unreadable(table, e);
+    }
+  }
+
+  /** Each file's runs of kept positions, as (file, first position, one past the last). */
+  private static List<Tuple3<String, Long, Long>> runs(TableRef table, Dataset<Row> rows) {
+    Dataset<Row> positions;
+    if (table.format() == TableRef.Format.ICEBERG) {
+      positions = rows.select(functions.col("_file").as("f"), functions.col("_pos").as("p"));
+    } else if (hasRowIndex(rows)) {
+      positions =
+          rows.select(
+              functions.col("_metadata.file_path").as("f"),
+              functions.col("_metadata.row_index").as("p"));
+    } else {
+      // a Delta table without deletion vectors deletes by rewriting files: every row is kept
+      List<Tuple3<String, Long, Long>> files = new ArrayList<>();
+      for (String file : rows.inputFiles()) {
+        files.add(new Tuple3<>(file, -1L, -1L));
+      }
+      return files;
+    }
+    return positions
+        .mapPartitions(
+            new PositionRuns(), Encoders.tuple(Encoders.STRING(), Encoders.LONG(), Encoders.LONG()))
+        .collectAsList();
+  }
+
+  /** Whether Delta's reader gives row positions: it does where the table has deletion vectors. */
+  private static boolean hasRowIndex(Dataset<Row> rows) {
+    StructField metadata = rows.select("_metadata").schema().fields()[0];
+    return metadata.dataType() instanceof StructType struct
+        && Arrays.asList(struct.fieldNames()).contains("row_index");
+  }
+
+  /** The snapshot of {@code runs} (file, first position, one past the last), statused. */
+  static TableSnapshot of(
+      TableRef table,
+      long version,
+      List<String> columns,
+      List<Tuple3<String, Long, Long>> runs,
+      Configuration conf) {
+    Map<String, List<long[]>> byFile = new TreeMap<>();
+    for (Tuple3<String, Long, Long> run : runs) {
+      byFile.computeIfAbsent(run._1(), f -> new ArrayList<>()).add(new long[] {run._2(), run._3()});
+    }
+    List<FileStatus> files = new ArrayList<>();
+    Map<String, KeptRows> kept = new LinkedHashMap<>();
+    for (Map.Entry<String, List<long[]>> file : byFile.entrySet()) {
+      Path path = path(table.format(), file.getKey());
+      FileStatus status;
+      try {
+        status = path.getFileSystem(conf).getFileStatus(path);
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            table.describe()
+                + " at version "
+                + version
+                + ": its data file '"
+                + path
+                + "' cannot be read ("
+                + e.getMessage()
+                + ")",
+            e);
+      }
+      files.add(status);
+      List<long[]> fileRuns = file.getValue();
+      if (fileRuns.size() == 1 && fileRuns.get(0)[0] < 0) {
+        continue; // every row
+      }
+      long[] starts = new long[fileRuns.size()];
+      long[] ends = new long[fileRuns.size()];
+      for (int i = 0; i < starts.length; i++) {
+        starts[i] = fileRuns.get(i)[0];
+        ends[i] = fileRuns.get(i)[1];
+      }
+      kept.put(status.getPath().toString(), KeptRows.of(starts, ends));
+    }
+    return new TableSnapshot(table, version, List.copyOf(columns), List.copyOf(files), kept);
+  }
+
+  /** A data file's path as the table's reader names it. */
+  private static Path path(TableRef.Format format, String named) {
+    // Delta's file_path is Spark's URL-encoded path; Iceberg's _file is the path as written
+    return format == TableRef.Format.DELTA ? new Path(URI.create(named)) : new Path(named);
+  }
+
+  /** The table's current version or snapshot id. */
+  private static long current(SparkSession spark, TableRef table) {
+    if (table.format() == TableRef.Format.DELTA) {
+      String target =
+          table.name() != null ? table.name() : "delta.`" + table.path().replace("`", "``") + "`";
+      List<Row> last = spark.sql("DESCRIBE HISTORY " + target + " LIMIT 1").collectAsList();
+      return last.get(0).getAs("version");
+    }
+    Dataset<Row> refs =
+        table.name() != null
+            ? spark.table(table.name() + ".refs")
+            : spark.read().format("iceberg").load(table.path() + "#refs");
+    List<Row> main = refs.where("name = 'main'").select("snapshot_id").collectAsList();
+    if (main.isEmpty() || main.get(0).isNullAt(0)) {
+      throw new IllegalArgumentException(
+          table.describe()
+              + " has no snapshot: nothing was written to it (expected: a table with rows)");
+    }
+    return main.get(0).getLong(0);
+  }
+
+  /** The table's rows at {@code version}, with the reader's metadata columns at hand. */
+  private static Dataset<Row> snapshot(SparkSession spark, TableRef table, long version) {
+    if (table.name() != null) {
+      return spark.sql("SELECT * FROM " + table.name() + " VERSION AS OF " + version);
+    }
+    return table.format() == TableRef.Format.DELTA
+        ? spark.read().format("delta").option("versionAsOf", version).load(table.path())
+        : spark.read().format("iceberg").option("snapshot-id", version).load(table.path());
+  }
+
+  private static IllegalArgumentException unreadable(TableRef table, Throwable e) {
+    String jar =
+        table.format() == TableRef.Format.DELTA
+            ? "io.delta:delta-spark with spark.sql.extensions="
+                + "io.delta.sql.DeltaSparkSessionExtension"
+            : "org.apache.iceberg:iceberg-spark-runtime, and for a table by name its catalog "
+                + "(spark.sql.catalog.<name>)";
+    return new IllegalArgumentException(
+        String.format(
+            "%s%s cannot be read: %s (expected: a %s table that Spark reads, on a session with %s;"
+                + " check the path or name%s)",
+            table.describe(),
+            table.version() != null ? " at versionAsOf=" + table.version() : "",
+            firstLine(e),
+            table.format().label(),
+            jar,
+            table.version() != null ? " and the version" : ""),
+        e);
+  }
+
+  private static String firstLine(Throwable e) {
+    String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+    int end = message.indexOf('\n');
+    return end < 0 ? message : message.substring(0, end);
+  }
+
+  /**
+   * Turns a task's rows of (file, position) into runs of consecutive positions of one file: what
+   * each task sends the driver.
+   */
+  static final class PositionRuns
+      implements MapPartitionsFunction<Row, Tuple3<String, Long, Long>> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Iterator<Tuple3<String, Long, Long>> call(Iterator<Row> rows) {
+      List<Tuple3<String, Long, Long>> runs = new ArrayList<>();
+      String file = null;
+      long start = -1;
+      long end = -1;
+      while (rows.hasNext()) {
+        Row row = rows.next();
+        String f = row.getString(0);
+        long p = row.getLong(1);
+        if (f.equals(file) && p == end) {
+          end++;
+          continue;
+        }
+        if (file != null) {
+          runs.add(new Tuple3<>(file, start, end));
+        }
+        file = f;
+        start = p;
+        end = p + 1;
+      }
+      if (file != null) {
+        runs.add(new Tuple3<>(file, start, end));
+      }
+      return runs.iterator();
+    }
+  }
+}

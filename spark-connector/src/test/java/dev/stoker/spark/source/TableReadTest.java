@@ -1,0 +1,306 @@
+package dev.stoker.spark.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stoker.loader.state.InputChangedException;
+import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.parquet.ReadRun;
+import dev.stoker.spark.testing.SparkClusters;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Delta and Iceberg tables, written by those libraries with deletes, updates and a compaction
+ * between versions, read through format("stoker"): the snapshot's rows and no row it deleted, equal
+ * full batches on every rank, time travel, and the version as the resume fingerprint.
+ */
+class TableReadTest {
+  private static final int ROWS = 600;
+  private static final String CATALOG = "stoker_ice";
+
+  @TempDir static Path dir;
+  private static SparkSession spark;
+  private static String delta;
+
+  @BeforeAll
+  static void writeTables() throws Exception {
+    spark = SparkClusters.local(2, tableSessionConf(dir.resolve("warehouse")));
+    delta = dir.resolve("delta").toString();
+    String rowGroup = spark.sparkContext().hadoopConfiguration().get("parquet.block.size");
+    // small row groups, so that deleted rows fall inside and between the groups a rank reads
+    spark.sparkContext().hadoopConfiguration().set("parquet.block.size", "4096");
+    try {
+      Tables.imageRows(spark, ROWS, 3)
+          .write()
+          .format("delta")
+          .option("delta.enableDeletionVectors", "true")
+          .save(delta);
+      spark.sql("DELETE FROM delta.`" + delta + "` WHERE id % 7 = 0");
+      spark.sql("UPDATE delta.`" + delta + "` SET label = -1 WHERE id % 11 = 0");
+      spark.sql(
+          "CREATE TABLE "
+              + CATALOG
+              + ".db.t (id bigint, label int, image array<float>) USING iceberg TBLPROPERTIES "
+              + "('format-version'='2', 'write.delete.mode'='merge-on-read', "
+              + "'write.update.mode'='merge-on-read', 'write.parquet.row-group-size-bytes'='4096')");
+      Tables.imageRows(spark, ROWS, 3)
+          .select("id", "label", "image")
+          .writeTo(CATALOG + ".db.t")
+          .append();
+      spark.sql("DELETE FROM " + CATALOG + ".db.t WHERE id % 7 = 0");
+      spark.sql("UPDATE " + CATALOG + ".db.t SET label = -1 WHERE id % 11 = 0");
+    } finally {
+      if (rowGroup == null) {
+        spark.sparkContext().hadoopConfiguration().unset("parquet.block.size");
+      } else {
+        spark.sparkContext().hadoopConfiguration().set("parquet.block.size", rowGroup);
+      }
+    }
+  }
+
+  /** Delta's and Iceberg's session extensions, and a Hadoop catalog of Iceberg tables. */
+  static Map<String, String> tableSessionConf(Path warehouse) {
+    Map<String, String> conf = new HashMap<>();
+    conf.put(
+        "spark.sql.extensions",
+        "io.delta.sql.DeltaSparkSessionExtension,"
+            + "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
+    conf.put("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+    conf.put("spark.sql.catalog." + CATALOG, "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog." + CATALOG + ".type", "hadoop");
+    conf.put("spark.sql.catalog." + CATALOG + ".warehouse", warehouse.toUri().toString());
+    return conf;
+  }
+
+  @AfterAll
+  static void stopSpark() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  @Test
+  void shouldReadADeltaTableWithoutTheRowsItsDeletionVectorsDeleted() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of(delta))) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .as("the table's deletes are deletion vectors, not rewritten files")
+          .anyMatch(name -> name.startsWith("deletion_vector_"));
+    }
+    Dataset<Row> df =
+        stoker().option("tableFormat", "delta").load(delta).select("id", "label", "image");
+
+    assertSnapshotRows(df, spark.read().format("delta").load(delta));
+    assertThat(Tables.scan(df).description()).contains("delta table '" + delta + "' at version 2");
+    assertThat(runs(df)).as("runs that pass over deleted rows").anyMatch(r -> r.kept() != null);
+  }
+
+  @Test
+  void shouldReadAnIcebergTableWithoutItsPositionAndEqualityDeletes() throws Exception {
+    Table table = Spark3Util.loadIcebergTable(spark, CATALOG + ".db.t");
+    long before = table.currentSnapshot().snapshotId();
+    writeEqualityDeletes(table, 5, 6, 8, 9, 10);
+    Dataset<Row> df =
+        stoker().option("tableFormat", "iceberg").option("table", CATALOG + ".db.t").load();
+    Dataset<Row> expected = spark.table(CATALOG + ".db.t");
+
+    assertThat(expected.where("id in (5, 6, 8, 9, 10)").count()).isZero();
+    assertSnapshotRows(df, expected);
+    assertThat(runs(df)).anyMatch(r -> r.kept() != null);
+    // the snapshot before the equality deletes still has them
+    Dataset<Row> earlier =
+        stoker()
+            .option("tableFormat", "iceberg")
+            .option("table", CATALOG + ".db.t")
+            .option("versionAsOf", before)
+            .load();
+    assertThat(ids(earlier)).contains(5L, 6L, 8L).doesNotContain(7L, 14L);
+  }
+
+  @Test
+  void shouldTravelToAnEarlierVersionAndReadTheCompactedTableAlike() {
+    Dataset<Row> first =
+        stoker()
+            .option("tableFormat", "delta")
+            .option("versionAsOf", 0)
+            .load(delta)
+            .select("id", "label", "image");
+    assertThat(ids(first)).hasSize(ROWS).contains(7L, 14L);
+    assertThat(runs(first)).allMatch(r -> r.kept() == null);
+
+    String compacted = dir.resolve("delta-compacted").toString();
+    spark.read().format("delta").load(delta).write().format("delta").save(compacted);
+    spark.sql("DELETE FROM delta.`" + compacted + "` WHERE id % 13 = 0");
+    spark.sql("OPTIMIZE delta.`" + compacted + "`");
+    assertSnapshotRows(
+        stoker().option("tableFormat", "delta").load(compacted).select("id", "label", "image"),
+        spark.read().format("delta").load(compacted));
+  }
+
+  @Test
+  void shouldResumeOnTheVersionTheStateWasTakenOnOnly() {
+    String path = dir.resolve("delta-moving").toString();
+    Tables.imageRows(spark, 300, 2).write().format("delta").save(path);
+    LoaderState state =
+        Tables.scan(
+                stoker().option("tableFormat", "delta").load(path).select("id", "label", "image"))
+            .stateAfter(1);
+    spark.sql("DELETE FROM delta.`" + path + "` WHERE id < 10");
+
+    assertThatThrownBy(
+            () ->
+                Tables.scan(
+                    stoker()
+                        .option("tableFormat", "delta")
+                        .option("resumeFrom", state.toString())
+                        .load(path)
+                        .select("id", "label", "image")))
+        .isInstanceOf(InputChangedException.class)
+        .hasMessageContaining("delta table '" + path + "' is at version 1, not 0 as then")
+        .hasMessageContaining("set acceptChangedInput=true");
+    StokerScan again =
+        Tables.scan(
+            stoker()
+                .option("tableFormat", "delta")
+                .option("versionAsOf", 0)
+                .option("resumeFrom", state.toString())
+                .load(path)
+                .select("id", "label", "image"));
+    assertThat(again.rowsPerRank()).isPositive();
+    StokerScan accepted =
+        Tables.scan(
+            stoker()
+                .option("tableFormat", "delta")
+                .option("acceptChangedInput", true)
+                .option("resumeFrom", state.toString())
+                .load(path)
+                .select("id", "label", "image"));
+    assertThat(accepted.rows()).isEqualTo(290);
+  }
+
+  @Test
+  void shouldRefuseWhatIsNotOneTableNamingIt() {
+    assertThatThrownBy(() -> stoker().option("table", "db.t").load(delta).schema())
+        .hasMessageContaining("table='db.t' without tableFormat");
+    assertThatThrownBy(() -> stoker().option("tableFormat", "delta").load(delta, delta).schema())
+        .hasMessageContaining("tableFormat=delta with 2 paths");
+    assertThatThrownBy(() -> stoker().option("tableFormat", "parquet").load(delta).schema())
+        .hasMessageContaining("tableFormat");
+    String notATable = dir.resolve("not-a-table").toString();
+    Tables.imageRows(spark, 20, 1).write().parquet(notATable);
+    assertThatThrownBy(() -> stoker().option("tableFormat", "delta").load(notATable).schema())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("delta table '" + notATable + "'")
+        .hasMessageContaining("cannot be read");
+    assertThatThrownBy(
+            () ->
+                stoker()
+                    .option("tableFormat", "delta")
+                    .option("versionAsOf", 99)
+                    .load(delta)
+                    .schema())
+        .hasMessageContaining("at versionAsOf=99 cannot be read");
+  }
+
+  @Test
+  void shouldPlanADeltaScanGivenToTheRunnerAsRowsNotAsItsFiles() {
+    // Delta's file format is Parquet's: taken as plain files, the deleted rows would come back
+    Dataset<Row> table = spark.read().format("delta").load(delta).select("id", "label");
+    assertThat(dev.stoker.spark.run.PlannedInput.of(table, List.of())).isNull();
+  }
+
+  /** Every rank's ids are the snapshot's, each once, labels as updated, in equal full batches. */
+  private static void assertSnapshotRows(Dataset<Row> read, Dataset<Row> snapshot) {
+    Map<Long, Integer> labels = new HashMap<>();
+    for (Row row : snapshot.select("id", "label").collectAsList()) {
+      labels.put(row.getLong(0), row.getInt(1));
+    }
+    List<List<Long>> ranks = Tables.idsByRank(read, "id");
+    long perRank = labels.size() / 20 * 10;
+    assertThat(ranks).hasSize(2).allSatisfy(rank -> assertThat(rank).hasSize((int) perRank));
+    Set<Long> seen = new HashSet<>();
+    for (Row row : read.select("id", "label", "image").collectAsList()) {
+      long id = row.getLong(0);
+      assertThat(seen.add(id)).as("id %d read once", id).isTrue();
+      assertThat(labels).as("a row of the snapshot").containsKey(id);
+      assertThat(row.getInt(1)).as("label of %d", id).isEqualTo(labels.get(id));
+      assertThat(row.<Float>getList(2).get(7)).isEqualTo(id * 8 + 7f);
+    }
+    assertThat(labels.keySet()).noneMatch(id -> id % 7 == 0);
+    assertThat(seen).hasSize((int) perRank * 2);
+  }
+
+  private static DataFrameReader stoker() {
+    return spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 10)
+        .option("worldSize", 2)
+        .option("shuffle", true)
+        .option("seed", 3)
+        .option("dropLast", true);
+  }
+
+  private static List<Long> ids(Dataset<Row> df) {
+    List<Long> ids = new ArrayList<>();
+    Tables.idsByRank(df, "id").forEach(ids::addAll);
+    return ids;
+  }
+
+  private static List<ReadRun> runs(Dataset<Row> df) {
+    List<ReadRun> runs = new ArrayList<>();
+    StokerBatch batch = (StokerBatch) Tables.scan(df).toBatch();
+    for (var partition : batch.planInputPartitions()) {
+      runs.addAll(((RankPartition) partition).runs().runs());
+    }
+    return runs;
+  }
+
+  /** Commits an equality delete of {@code ids}, as Flink and other writers make them. */
+  private static void writeEqualityDeletes(Table table, long... ids) throws IOException {
+    org.apache.iceberg.Schema idOnly = table.schema().select("id");
+    String file = table.location() + "/data/equality-deletes-" + System.nanoTime() + ".parquet";
+    EqualityDeleteWriter<Record> writer =
+        Parquet.writeDeletes(table.io().newOutputFile(file))
+            .forTable(table)
+            .rowSchema(idOnly)
+            .withSpec(table.spec())
+            .equalityFieldIds(table.schema().findField("id").fieldId())
+            .createWriterFunc(GenericParquetWriter::create)
+            .overwrite()
+            .buildEqualityWriter();
+    try (writer) {
+      for (long id : ids) {
+        GenericRecord record = GenericRecord.create(idOnly);
+        record.setField("id", id);
+        writer.write(record);
+      }
+    }
+    table.newRowDelta().addDeletes(writer.toDeleteFile()).commit();
+    new File(file).deleteOnExit();
+  }
+}
