@@ -55,6 +55,81 @@ class RankPlannerTest {
   }
 
   @Test
+  void shouldGiveEveryRankEqualRowsOfTheKeptRowsOnly() {
+    Random random = new Random(23);
+    for (int trial = 0; trial < 300; trial++) {
+      List<RankPlanner.Group> plain = randomFiles(random);
+      Map<String, KeptRows> keptByFile = new HashMap<>();
+      Map<String, Long> fileRows = new HashMap<>();
+      for (RankPlanner.Group group : plain) {
+        fileRows.merge(group.path(), group.rowGroup().rows(), Long::sum);
+      }
+      fileRows.forEach(
+          (path, rows) -> {
+            List<long[]> runs = new ArrayList<>();
+            for (long r = 0; r < rows; r++) {
+              if (random.nextInt(4) != 0) {
+                runs.add(new long[] {r, r + 1});
+              }
+            }
+            keptByFile.put(
+                path,
+                KeptRows.of(
+                    runs.stream().mapToLong(x -> x[0]).toArray(),
+                    runs.stream().mapToLong(x -> x[1]).toArray()));
+          });
+      List<RankPlanner.Group> groups = new ArrayList<>();
+      long kept = 0;
+      for (RankPlanner.Group g : plain) {
+        RankPlanner.Group group =
+            new RankPlanner.Group(
+                g.path(), g.rowGroup(), g.bytes(), g.decodable(), -1, keptByFile.get(g.path()));
+        groups.add(group);
+        kept += group.rows();
+      }
+      int world = 1 + random.nextInt(3);
+      int batch = 1 + random.nextInt(5);
+      if ((long) world * batch > kept) {
+        continue;
+      }
+      ReadPlan plan =
+          RankPlanner.plan(groups, world, batch, true, random.nextBoolean(), trial, 0, "test");
+      Set<String> seen = new HashSet<>();
+      for (List<ReadRun> rank : plan.ranks()) {
+        List<String> rows = keptRowsOf(rank);
+        assertThat(rows).hasSize((int) plan.rowsPerRank());
+        for (String row : rows) {
+          assertThat(seen.add(row)).as("%s read once", row).isTrue();
+        }
+      }
+      assertThat(plan.rows()).isEqualTo(kept);
+      assertThat(plan.droppedRows()).isEqualTo(kept - plan.rowsPerRank() * world);
+    }
+  }
+
+  /** The physical rows a rank reads where runs count kept rows: deleted ones passed over. */
+  private static List<String> keptRowsOf(List<ReadRun> runs) {
+    List<String> rows = new ArrayList<>();
+    for (ReadRun run : runs) {
+      long skip = run.skipRows();
+      long left = run.rows();
+      for (long r = run.firstRow(); left > 0; r++) {
+        assertThat(r).as("a row of the run's groups").isLessThan(run.firstRow() + run.groupRows());
+        if (run.kept().count(r, r + 1) == 0) {
+          continue;
+        }
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        rows.add(run.path() + ":" + r);
+        left--;
+      }
+    }
+    return rows;
+  }
+
+  @Test
   void shouldGiveEveryRankEqualRowsCoveringTheInputExactly() {
     Random random = new Random(11);
     int planned = 0;

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
@@ -23,6 +24,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -103,6 +105,81 @@ class RunReaderFormatsTest {
         }
       }
     }
+  }
+
+  @Test
+  void shouldPassOverTheRowsATableDeletedWithEitherReader() throws IOException {
+    String path = write(CompressionCodecName.SNAPPY, WriterVersion.PARQUET_1_0);
+    Configuration conf = new Configuration();
+    SparkParquet.configure(conf);
+    int groups;
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), conf))) {
+      groups = reader.getFooter().getBlocks().size();
+    }
+    List<Long> starts = new ArrayList<>();
+    List<Long> ends = new ArrayList<>();
+    List<Integer> expected = new ArrayList<>();
+    for (int row = 0; row < ROWS; row++) {
+      // single rows, a stretch across a row group's end, and the file's last rows deleted
+      if (row % 5 != 2 && (row < 900 || row >= 1400) && row < ROWS - 7) {
+        starts.add((long) row);
+        ends.add(row + 1L);
+        expected.add(row);
+      }
+    }
+    KeptRows kept =
+        KeptRows.of(
+            starts.stream().mapToLong(Long::longValue).toArray(),
+            ends.stream().mapToLong(Long::longValue).toArray());
+    int skip = 100;
+    int rows = expected.size() - skip - 30;
+    List<Integer> wanted = expected.subList(skip, skip + rows);
+    List<ColumnSpec> specs =
+        List.of(new ColumnSpec("label", SourceColumn.Kind.SCALAR, DType.INT32, new int[0], "t"));
+    long length = new File(path.substring(5)).length();
+    ReadRun run =
+        new ReadRun(path, 0, length, 0, groups, 0, ROWS, skip, rows, length, true, -1, kept);
+    ReadConfig config =
+        new ReadConfig(null, 0, labelSchema(), specs, ROWS, 512, new HadoopConf(conf), true);
+    for (boolean spark : new boolean[] {false, true}) {
+      try (DirectAllocator allocator = new DirectAllocator("kept", 1 << 20);
+          ShuffleWindow window = new ShuffleWindow(allocator, specs, ROWS);
+          RunReader reader =
+              spark
+                  ? new SparkRunReader(run, config, conf)
+                  : new ParquetRunReader(run, config, conf)) {
+        for (int row = 0; row < rows; ) {
+          int n = reader.read(window, row, Math.min(333, rows - row));
+          assertTrue(n > 0, "rows read at row " + row);
+          row += n;
+        }
+        ByteBuffer labels =
+            window
+                .buffer()
+                .duplicate()
+                .order(ByteOrder.nativeOrder())
+                .slice(window.offset(0, 0, rows), rows * 4)
+                .order(ByteOrder.nativeOrder());
+        for (int i = 0; i < rows; i++) {
+          assertEquals(
+              wanted.get(i) % 10,
+              labels.getInt(i * 4),
+              (spark ? "Spark's" : "Stoker's")
+                  + " reader, row "
+                  + i
+                  + " (file row "
+                  + wanted.get(i)
+                  + ")");
+        }
+      }
+    }
+  }
+
+  private static org.apache.spark.sql.types.StructType labelSchema() {
+    return new org.apache.spark.sql.types.StructType()
+        .add("label", org.apache.spark.sql.types.DataTypes.IntegerType);
   }
 
   /** The first rows repeat few values (a dictionary), the later ones overflow it. */
