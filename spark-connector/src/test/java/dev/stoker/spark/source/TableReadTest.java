@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TableReadTest {
   private static final int ROWS = 600;
-  private static final String CATALOG = "stoker_ice";
+  static final String CATALOG = "stoker_ice";
 
   @TempDir static Path dir;
   private static SparkSession spark;
@@ -49,7 +49,7 @@ class TableReadTest {
 
   @BeforeAll
   static void writeTables() throws Exception {
-    spark = SparkClusters.local(2, tableSessionConf(dir.resolve("warehouse")));
+    spark = SparkClusters.local(2, tableSessionConf(dir.resolve("warehouse").toUri().toString()));
     delta = dir.resolve("delta").toString();
     String rowGroup = spark.sparkContext().hadoopConfiguration().get("parquet.block.size");
     // small row groups, so that deleted rows fall inside and between the groups a rank reads
@@ -84,7 +84,7 @@ class TableReadTest {
   }
 
   /** Delta's and Iceberg's session extensions, and a Hadoop catalog of Iceberg tables. */
-  static Map<String, String> tableSessionConf(Path warehouse) {
+  static Map<String, String> tableSessionConf(String warehouse) {
     Map<String, String> conf = new HashMap<>();
     conf.put(
         "spark.sql.extensions",
@@ -93,7 +93,7 @@ class TableReadTest {
     conf.put("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog");
     conf.put("spark.sql.catalog." + CATALOG, "org.apache.iceberg.spark.SparkCatalog");
     conf.put("spark.sql.catalog." + CATALOG + ".type", "hadoop");
-    conf.put("spark.sql.catalog." + CATALOG + ".warehouse", warehouse.toUri().toString());
+    conf.put("spark.sql.catalog." + CATALOG + ".warehouse", warehouse);
     return conf;
   }
 
@@ -234,7 +234,7 @@ class TableReadTest {
   }
 
   /** Every rank's ids are the snapshot's, each once, labels as updated, in equal full batches. */
-  private static void assertSnapshotRows(Dataset<Row> read, Dataset<Row> snapshot) {
+  static void assertSnapshotRows(Dataset<Row> read, Dataset<Row> snapshot) {
     Map<Long, Integer> labels = new HashMap<>();
     for (Row row : snapshot.select("id", "label").collectAsList()) {
       labels.put(row.getLong(0), row.getInt(1));
@@ -255,6 +255,11 @@ class TableReadTest {
   }
 
   private static DataFrameReader stoker() {
+    return stoker(spark);
+  }
+
+  /** A read of 2 ranks of 10 rows a batch, shuffled, with dropLast. */
+  static DataFrameReader stoker(SparkSession spark) {
     return spark
         .read()
         .format("stoker")
