@@ -104,7 +104,7 @@ public record TableSnapshot(
       long version = table.version() != null ? table.version() : current(spark, table);
       Dataset<Row> rows = snapshot(spark, table, version);
       List<String> columns = Arrays.asList(rows.schema().fieldNames());
-      return of(table, version, columns, runs(table, rows), conf);
+      return of(table, version, columns, runs(spark, table, version, rows), conf);
     } catch (IllegalArgumentException | UncheckedIOException e) {
       throw e;
     } catch (Exception | LinkageError e) {
@@ -114,9 +114,14 @@ public record TableSnapshot(
   }
 
   /** Each file's runs of kept positions, as (file, first position, one past the last). */
-  private static List<Tuple3<String, Long, Long>> runs(TableRef table, Dataset<Row> rows) {
+  private static List<Tuple3<String, Long, Long>> runs(
+      SparkSession spark, TableRef table, long version, Dataset<Row> rows) {
     Dataset<Row> positions;
     if (table.format() == TableRef.Format.ICEBERG) {
+      List<Tuple3<String, Long, Long>> files = icebergFilesWithoutDeletes(spark, table, version);
+      if (files != null) {
+        return files;
+      }
       positions = rows.select(functions.col("_file").as("f"), functions.col("_pos").as("p"));
     } else if (hasRowIndex(rows)) {
       positions =
@@ -135,6 +140,35 @@ public record TableSnapshot(
         .mapPartitions(
             new PositionRuns(), Encoders.tuple(Encoders.STRING(), Encoders.LONG(), Encoders.LONG()))
         .collectAsList();
+  }
+
+  /**
+   * The data files of an Iceberg snapshot that has no delete file, each keeping every row; null if
+   * it has one (then rows are deleted, and their positions are asked of the reader).
+   */
+  private static List<Tuple3<String, Long, Long>> icebergFilesWithoutDeletes(
+      SparkSession spark, TableRef table, long version) {
+    if (!icebergMetadata(spark, table, version, "delete_files").isEmpty()) {
+      return null;
+    }
+    List<Tuple3<String, Long, Long>> files = new ArrayList<>();
+    for (Row file :
+        icebergMetadata(spark, table, version, "data_files").select("file_path").collectAsList()) {
+      files.add(new Tuple3<>(file.getString(0), -1L, -1L));
+    }
+    return files;
+  }
+
+  /** Iceberg's metadata table {@code kind} of the snapshot. */
+  private static Dataset<Row> icebergMetadata(
+      SparkSession spark, TableRef table, long version, String kind) {
+    return table.name() != null
+        ? spark.sql("SELECT * FROM " + table.name() + "." + kind + " VERSION AS OF " + version)
+        : spark
+            .read()
+            .format("iceberg")
+            .option("snapshot-id", version)
+            .load(table.path() + "#" + kind);
   }
 
   /** Whether Delta's reader gives row positions: it does where the table has deletion vectors. */

@@ -139,6 +139,16 @@ class TableReadTest {
             .option("versionAsOf", before)
             .load();
     assertThat(ids(earlier)).contains(5L, 6L, 8L).doesNotContain(7L, 14L);
+    // the first snapshot, the append, has no delete file: its files keep every row
+    long appended = table.history().get(0).snapshotId();
+    Dataset<Row> first =
+        stoker()
+            .option("tableFormat", "iceberg")
+            .option("table", CATALOG + ".db.t")
+            .option("versionAsOf", appended)
+            .load();
+    assertThat(ids(first)).hasSize(ROWS).contains(7L, 14L);
+    assertThat(runs(first)).allMatch(r -> r.kept() == null);
   }
 
   @Test
