@@ -7,11 +7,14 @@ import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.loader.util.Closer;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -91,17 +94,28 @@ public final class RankStream implements ChunkStream {
     conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
     this.left = partition.streamRows();
     this.footers = partition.footers();
-    this.opener = new RunOpener(this::open, remote(partition) ? StorageReads.threads(conf) : null);
+    this.opener = new RunOpener(this::open, remote() ? StorageReads.threads(conf) : null);
   }
 
-  /** Whether the rank's first file is on storage where opening a file costs round trips. */
-  private boolean remote(RankRuns partition) {
+  /**
+   * Whether any file the rank reads is on storage where opening a file costs round trips: each file
+   * system the runs name is asked once.
+   */
+  private boolean remote() {
+    Set<URI> seen = new HashSet<>();
     for (StreamPart p : parts) {
       for (ReadRun run : p.runs()) {
+        URI file = new Path(run.path()).toUri();
+        URI fileSystem = URI.create(file.getScheme() + "://" + file.getAuthority() + "/");
+        if (file.getScheme() == null || !seen.add(fileSystem)) {
+          continue;
+        }
         try {
-          return !(new Path(run.path()).getFileSystem(conf) instanceof LocalFileSystem);
+          if (!(new Path(run.path()).getFileSystem(conf) instanceof LocalFileSystem)) {
+            return true;
+          }
         } catch (IOException e) {
-          return false; // its open names the failure
+          // its open names the failure
         }
       }
     }

@@ -36,6 +36,16 @@ final class RemoteFileBytes implements FileBytes {
   private final long[] starts;
   private final long[] consumed;
   private final Fetch[][] fetchesOfChunk;
+
+  /** The chunks by where they start (a file's chunks do not overlap), and those starts. */
+  private final int[] chunksByStart;
+
+  private final long[] chunkStarts;
+
+  /** The requests by row group, and how many of the first are past the reader's lowest group. */
+  private final Fetch[] byGroup;
+
+  private int groupsPassed;
   private int nextToIssue;
   private long held;
   private boolean closed;
@@ -103,6 +113,19 @@ final class RemoteFileBytes implements FileBytes {
         fetchesOfChunk[c][counts[c]++] = f;
       }
     }
+    Integer[] order = new Integer[plan.chunkCount()];
+    for (int c = 0; c < order.length; c++) {
+      order[c] = c;
+    }
+    Arrays.sort(order, Comparator.comparingLong((Integer c) -> plan.chunk(c).start()));
+    this.chunksByStart = new int[order.length];
+    this.chunkStarts = new long[order.length];
+    for (int i = 0; i < order.length; i++) {
+      chunksByStart[i] = order[i];
+      chunkStarts[i] = plan.chunk(order[i]).start();
+    }
+    this.byGroup = fetches.clone();
+    Arrays.sort(byGroup, Comparator.comparingInt((Fetch f) -> f.request.group()));
     synchronized (this) {
       pump();
     }
@@ -204,23 +227,27 @@ final class RemoteFileBytes implements FileBytes {
    */
   private void readPast(long from, long to) {
     int lowestGroup = Integer.MAX_VALUE;
-    for (int c = 0; c < consumed.length; c++) {
+    // the chunks that start before `to`, from the last back while they end after `from`
+    int i = Arrays.binarySearch(chunkStarts, to);
+    i = i < 0 ? -i - 2 : i - 1;
+    for (; i >= 0; i--) {
+      int c = chunksByStart[i];
       FileRange chunk = plan.chunk(c);
-      if (chunk.start() < to && from < chunk.end()) {
-        consumed[c] = Math.max(consumed[c], from);
-        lowestGroup = Math.min(lowestGroup, plan.group(c));
-        for (Fetch f : fetchesOfChunk[c]) {
-          if (!f.released && readPast(f)) {
-            release(f);
-          }
+      if (chunk.end() <= from) {
+        break;
+      }
+      consumed[c] = Math.max(consumed[c], from);
+      lowestGroup = Math.min(lowestGroup, plan.group(c));
+      for (Fetch f : fetchesOfChunk[c]) {
+        if (!f.released && readPast(f)) {
+          release(f);
         }
       }
     }
-    if (lowestGroup != Integer.MAX_VALUE) {
-      for (Fetch f : fetches) {
-        if (!f.released && f.request.group() < lowestGroup) {
-          release(f);
-        }
+    while (groupsPassed < byGroup.length && byGroup[groupsPassed].request.group() < lowestGroup) {
+      Fetch f = byGroup[groupsPassed++];
+      if (!f.released) {
+        release(f);
       }
     }
     pump();

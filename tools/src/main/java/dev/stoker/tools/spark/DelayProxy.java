@@ -72,8 +72,9 @@ final class DelayProxy implements AutoCloseable {
           sockets.add(client);
           sockets.add(upstream);
         }
-        pipe(client, upstream);
-        pipe(upstream, client);
+        Connection connection = new Connection(client, upstream);
+        pipe(client, upstream, connection);
+        pipe(upstream, client, connection);
       } catch (IOException e) {
         if (closed) {
           return;
@@ -82,7 +83,7 @@ final class DelayProxy implements AutoCloseable {
     }
   }
 
-  private void pipe(Socket from, Socket to) throws IOException {
+  private void pipe(Socket from, Socket to, Connection connection) throws IOException {
     InputStream in = from.getInputStream();
     OutputStream out = to.getOutputStream();
     BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
@@ -111,6 +112,7 @@ final class DelayProxy implements AutoCloseable {
               Chunk chunk = queue.take();
               if (chunk == END) {
                 to.shutdownOutput();
+                connection.halfClosed();
                 return;
               }
               long wait = chunk.due() - System.nanoTime();
@@ -121,10 +123,36 @@ final class DelayProxy implements AutoCloseable {
               out.flush();
             }
           } catch (IOException | InterruptedException e) {
-            closeQuietly(from);
-            closeQuietly(to);
+            connection.drop();
           }
         });
+  }
+
+  /** A client's connection and its upstream: closed and forgotten once both directions end. */
+  private final class Connection {
+    private final Socket client;
+    private final Socket upstream;
+    private final AtomicInteger open = new AtomicInteger(2);
+
+    Connection(Socket client, Socket upstream) {
+      this.client = client;
+      this.upstream = upstream;
+    }
+
+    void halfClosed() {
+      if (open.decrementAndGet() == 0) {
+        drop();
+      }
+    }
+
+    void drop() {
+      closeQuietly(client);
+      closeQuietly(upstream);
+      synchronized (sockets) {
+        sockets.remove(client);
+        sockets.remove(upstream);
+      }
+    }
   }
 
   private void start(String role, Runnable work) {

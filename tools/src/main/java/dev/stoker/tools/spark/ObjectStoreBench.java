@@ -8,6 +8,7 @@ import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.source.StoreCounts;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -144,18 +145,9 @@ public final class ObjectStoreBench {
   }
 
   private static SparkSession session(int ranks, Map<String, String> s3) {
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[" + ranks + "]")
-            .appName("stoker-bench-" + WORKLOAD)
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", Integer.toString(ranks))
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1");
-    s3.forEach((key, value) -> builder.config("spark.hadoop." + key, value));
-    SparkSession spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
-    return spark;
+    Map<String, String> conf = new HashMap<>();
+    s3.forEach((key, value) -> conf.put("spark.hadoop." + key, value));
+    return SourceBench.session(ranks, WORKLOAD, conf);
   }
 
   private static Run measure(S3Server server, java.util.function.Supplier<BatchCount> read) {

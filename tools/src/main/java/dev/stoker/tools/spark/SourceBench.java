@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
@@ -107,15 +108,21 @@ public final class SourceBench {
 
   /** An embedded Spark of {@code ranks} threads, quiet, on the loopback address. */
   static SparkSession session(int ranks, String workload) {
-    SparkSession spark =
+    return session(ranks, workload, Map.of());
+  }
+
+  /** {@link #session(int, String)} with {@code conf} on top of the benchmark's settings. */
+  static SparkSession session(int ranks, String workload, Map<String, String> conf) {
+    SparkSession.Builder builder =
         SparkSession.builder()
             .master("local[" + ranks + "]")
             .appName("stoker-bench-" + workload)
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", Integer.toString(ranks))
             .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .getOrCreate();
+            .config("spark.driver.bindAddress", "127.0.0.1");
+    conf.forEach(builder::config);
+    SparkSession spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     return spark;
   }
