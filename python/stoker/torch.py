@@ -107,16 +107,20 @@ def ranks(read: Any) -> Any:
     return DataFrame(jdf, session)
 
 
-def read(spark: Any, path: Union[str, Sequence[str]], columns: Optional[Sequence[str]] = None,
-         **options: Any) -> Any:
+def read(spark: Any, path: Union[str, Sequence[str], None],
+         columns: Optional[Sequence[str]] = None, **options: Any) -> Any:
     """``spark.read.format("stoker").options(**options).load(path).select(*columns)`` as handle
     rows (see :func:`ranks`). Options are the DataSource's (``batchSize``, ``worldSize``,
-    ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...)."""
+    ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...);
+    ``path`` is None for a table read by name (``tableFormat="iceberg", table="db.name"``)."""
     _python_ranks(spark)  # before the read, whose own error would be a page of Java
     reader = spark.read.format("stoker").options(
         **{name: _option_text(value) for name, value in options.items()})
     try:
-        frame = reader.load(path) if isinstance(path, str) else reader.load(list(path))
+        if path is None:
+            frame = reader.load()
+        else:
+            frame = reader.load(path) if isinstance(path, str) else reader.load(list(path))
     except Exception as e:  # a Py4JJavaError (or Spark's own error) from the JVM
         other = _other_line(spark, e)
         if other is not None:

@@ -252,6 +252,14 @@ def test_a_transformed_read_is_refused_with_the_remedy(spark, data):
                  .selectExpr("id * 2 AS id"))
 
 
+def test_a_table_read_by_name_takes_no_path(spark, data):
+    # no table of that name in the session's catalog: the JVM's read says so, naming it
+    with pytest.raises(Exception, match="iceberg table 'no_catalog.db.missing'.*cannot be read"):
+        st.read(spark, None, tableFormat="iceberg", table="no_catalog.db.missing", **OPTIONS)
+    with pytest.raises(Exception, match="tableFormat=delta with no path and no table"):
+        st.read(spark, None, tableFormat="delta", **OPTIONS)
+
+
 def test_map_in_pandas_and_a_barrier_rdd_hand_their_input_to_batches_too(spark, data):
     import pandas as pd
 
