@@ -45,6 +45,9 @@ public final class ParquetFooters {
   private ParquetFooters() {}
 
   static List<ParquetFile> read(List<FileStatus> files, Configuration conf) {
+    if (files.isEmpty()) {
+      return List.of();
+    }
     if (files.size() == 1) {
       return List.of(read(files.get(0), conf));
     }

@@ -103,7 +103,10 @@ public record TableSnapshot(
     try {
       long version = table.version() != null ? table.version() : current(spark, table);
       Dataset<Row> rows = snapshot(spark, table, version);
-      List<String> columns = Arrays.asList(rows.schema().fieldNames());
+      // a time travel reads with the snapshot's schema; a read of today's table with today's,
+      // which a column renamed since the files were written no longer matches
+      Dataset<Row> named = table.version() != null ? rows : latest(spark, table);
+      List<String> columns = Arrays.asList(named.schema().fieldNames());
       return of(table, version, columns, runs(spark, table, version, rows), conf);
     } catch (IllegalArgumentException | UncheckedIOException e) {
       throw e;
@@ -259,6 +262,13 @@ public record TableSnapshot(
     return table.format() == TableRef.Format.DELTA
         ? spark.read().format("delta").option("versionAsOf", version).load(table.path())
         : spark.read().format("iceberg").option("snapshot-id", version).load(table.path());
+  }
+
+  /** The table as it is now, with today's schema. */
+  private static Dataset<Row> latest(SparkSession spark, TableRef table) {
+    return table.name() != null
+        ? spark.table(table.name())
+        : spark.read().format(table.format().label()).load(table.path());
   }
 
   private static IllegalArgumentException unreadable(TableRef table, Throwable e) {

@@ -237,6 +237,61 @@ class TableReadTest {
   }
 
   @Test
+  void shouldReadAPartitionedDeltaTableAndRefuseRenamedColumnsByName() throws Exception {
+    String partitioned = dir.resolve("delta-partitioned").toString();
+    Tables.imageRows(spark, 200, 2).write().format("delta").partitionBy("label").save(partitioned);
+    assertThat(ids(stoker().option("tableFormat", "delta").load(partitioned).select("id", "image")))
+        .hasSize(200);
+    assertThatThrownBy(
+            () ->
+                Tables.scan(
+                    stoker()
+                        .option("tableFormat", "delta")
+                        .load(partitioned)
+                        .select("id", "label")))
+        .hasMessageContaining("label");
+
+    String mapped = dir.resolve("delta-mapped").toString();
+    Tables.imageRows(spark, 100, 1)
+        .select("id", "label", "image")
+        .write()
+        .format("delta")
+        .option("delta.columnMapping.mode", "name")
+        .option("delta.minReaderVersion", "2")
+        .option("delta.minWriterVersion", "5")
+        .save(mapped);
+    assertThatThrownBy(() -> stoker().option("tableFormat", "delta").load(mapped).schema())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "delta table '" + mapped + "' at version 0: its data files hold " + "column 'col-")
+        .hasMessageContaining("column mapping");
+
+    String renamed = CATALOG + ".db.renamed";
+    spark.sql("CREATE TABLE " + renamed + " (id bigint, label int) USING iceberg");
+    spark.range(0, 40).selectExpr("id", "cast(id % 3 as int) as label").writeTo(renamed).append();
+    spark.sql("ALTER TABLE " + renamed + " RENAME COLUMN label TO klass");
+    assertThatThrownBy(
+            () ->
+                stoker().option("tableFormat", "iceberg").option("table", renamed).load().schema())
+        .hasMessageContaining("its data files hold column 'label'")
+        .hasMessageContaining("[id, klass]");
+  }
+
+  @Test
+  void shouldNameATableWithNoRows() {
+    String empty = CATALOG + ".db.empty";
+    spark.sql("CREATE TABLE " + empty + " (id bigint) USING iceberg");
+    assertThatThrownBy(
+            () -> stoker().option("tableFormat", "iceberg").option("table", empty).load().schema())
+        .hasMessageContaining("iceberg table '" + empty + "' has no snapshot");
+    String emptied = dir.resolve("delta-emptied").toString();
+    Tables.imageRows(spark, 20, 1).write().format("delta").save(emptied);
+    spark.sql("DELETE FROM delta.`" + emptied + "`");
+    assertThatThrownBy(() -> stoker().option("tableFormat", "delta").load(emptied).schema())
+        .hasMessageContaining("delta table '" + emptied + "' at version 1 has no rows");
+  }
+
+  @Test
   void shouldPlanADeltaScanGivenToTheRunnerAsRowsNotAsItsFiles() {
     // Delta's file format is Parquet's: taken as plain files, the deleted rows would come back
     Dataset<Row> table = spark.read().format("delta").load(delta).select("id", "label");
