@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.spark.testing.S3TestServer;
+import dev.stoker.spark.testing.ThrottlingProxy;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -62,6 +63,45 @@ class RemoteFileBytesS3Test {
         settings,
         THREADS,
         null);
+  }
+
+  @Test
+  void shouldRetryTheRequestsTheStoreThrottles() throws IOException {
+    Path path = new Path(S3TestServer.shared().path("throttled-" + System.nanoTime()));
+    byte[] written = write(path, 3);
+    try (ThrottlingProxy proxy = ThrottlingProxy.start(S3TestServer.shared().port())) {
+      Configuration conf = new Configuration();
+      S3TestServer.shared().hadoopConf().forEach(conf::set);
+      conf.set("fs.s3a.endpoint", "http://127.0.0.1:" + proxy.port());
+      conf.setBoolean("fs.s3a.impl.disable.cache", true);
+      // s3a gives up on the first 503, so that Stoker's own retries are what mends it
+      conf.setInt("fs.s3a.attempts.maximum", 0);
+      conf.setInt("fs.s3a.retry.throttle.limit", 0);
+      conf.setInt("fs.s3a.retry.limit", 0);
+      try (FileSystem throttled = path.getFileSystem(conf)) {
+        FileStatus status = throttled.getFileStatus(path);
+        StorageReads settings = new StorageReads(0, 32 << 10, 1 << 20, 4, 1);
+        List<List<FileRange>> groups = List.of(List.of(new FileRange(0, 300_000)));
+        StorageCounters before = StorageCounters.now();
+        byte[] all = new byte[300_000];
+        try (RemoteFileBytes bytes =
+            new RemoteFileBytes(
+                new RangeSource(throttled, status),
+                RangePlan.of(groups, settings.coalesceGapBytes(), settings.requestBytes()),
+                settings,
+                THREADS,
+                null)) {
+          bytes.readFully(0, all, 0, all.length);
+        }
+        assertThat(all).isEqualTo(written);
+        // every range throttled once, then served: each request tried twice
+        long requests = proxy.throttled();
+        assertThat(requests).as("ranges the store throttled").isGreaterThanOrEqualTo(9);
+        assertThat(StorageCounters.now().since(before).retries())
+            .as("requests Stoker made again")
+            .isGreaterThanOrEqualTo(requests);
+      }
+    }
   }
 
   @Test

@@ -129,6 +129,11 @@ public final class S3TestServer {
     return conf;
   }
 
+  /** The port the server listens on, on the loopback. */
+  public int port() {
+    return port;
+  }
+
   /** {@link #hadoopConf()} as Spark settings ({@code spark.hadoop.*}). */
   public Map<String, String> sparkConf() {
     Map<String, String> conf = new LinkedHashMap<>();
