@@ -80,7 +80,16 @@ final class Resampler {
         dst.pixels[i] = (byte) temp[i];
       }
     } else if (needV) {
-      vertical(src.pixels, regionStart, srcStride, outW * c, outH, ky, dst.pixels);
+      int rowBytes = outW * c;
+      temp = grow(temp, rowBytes * inH);
+      for (int y = 0; y < inH; y++) {
+        int from = regionStart + y * srcStride;
+        int to = y * rowBytes;
+        for (int e = 0; e < rowBytes; e++) {
+          temp[to + e] = src.pixels[from + e] & 0xff;
+        }
+      }
+      vertical(temp, rowBytes, outH, ky, dst.pixels);
     } else {
       for (int y = 0; y < outH; y++) {
         System.arraycopy(
@@ -133,7 +142,10 @@ final class Resampler {
     }
   }
 
-  /** {@link #vertical(byte[], int, int, int, int, int, byte[])} over the horizontal pass's rows. */
+  /**
+   * Per output row, a weighted sum of whole input rows (ints of 0 to 255, {@code rowBytes} each):
+   * the inner loop runs along the row.
+   */
   private void vertical(int[] in, int rowBytes, int outH, int ksize, byte[] out) {
     int[] bounds = boundsY;
     int[] k = weightsY;
@@ -149,32 +161,6 @@ final class Resampler {
         int p = first + y * rowBytes;
         for (int e = 0; e < rowBytes; e++) {
           acc[e] += in[p + e] * w;
-        }
-      }
-      int o = yy * rowBytes;
-      for (int e = 0; e < rowBytes; e++) {
-        out[o + e] = clip8(acc[e]);
-      }
-    }
-  }
-
-  /** Per output row, a weighted sum of whole input rows: the inner loop runs along the row. */
-  private void vertical(
-      byte[] in, int start, int stride, int rowBytes, int outH, int ksize, byte[] out) {
-    int[] bounds = boundsY;
-    int[] k = weightsY;
-    sums = grow(sums, rowBytes);
-    int[] acc = sums;
-    for (int yy = 0; yy < outH; yy++) {
-      int n = bounds[2 * yy + 1];
-      int first = start + bounds[2 * yy] * stride;
-      int kk = yy * ksize;
-      java.util.Arrays.fill(acc, 0, rowBytes, HALF);
-      for (int y = 0; y < n; y++) {
-        int w = k[kk + y];
-        int p = first + y * stride;
-        for (int e = 0; e < rowBytes; e++) {
-          acc[e] += (in[p + e] & 0xff) * w;
         }
       }
       int o = yy * rowBytes;

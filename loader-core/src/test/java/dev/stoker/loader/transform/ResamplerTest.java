@@ -1,0 +1,76 @@
+package dev.stoker.loader.transform;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The one-axis paths of the resampler (a height or a width changed alone), which the goldens do not
+ * reach: a vertical resize equals the horizontal one of the transposed image, transposed back, and
+ * a two-axis resize whose width stays equals the vertical one alone.
+ */
+class ResamplerTest {
+
+  @Test
+  void shouldResizeOneAxisAsTheOtherOnTheTransposedImage() {
+    Random random = new Random(3);
+    Resampler resampler = new Resampler();
+    for (int trial = 0; trial < 50; trial++) {
+      int channels = random.nextBoolean() ? 3 : 1;
+      int width = 1 + random.nextInt(40);
+      int height = 1 + random.nextInt(40);
+      int outHeight = 1 + random.nextInt(60);
+      Image image = random(random, width, height, channels);
+
+      Image vertical = new Image();
+      resampler.resample(
+          image, 0, 0, width, height, 0, 0, width, height, width, outHeight, vertical);
+      Image horizontal = new Image();
+      Image transposed = transpose(image);
+      resampler.resample(
+          transposed, 0, 0, height, width, 0, 0, height, width, outHeight, width, horizontal);
+
+      assertThat(transpose(horizontal).copyPixels())
+          .as("trial %d: %dx%dx%d to height %d", trial, width, height, channels, outHeight)
+          .isEqualTo(vertical.copyPixels());
+    }
+  }
+
+  @Test
+  void shouldResizeARegionOfALargerImage() {
+    Random random = new Random(4);
+    Resampler resampler = new Resampler();
+    Image image = random(random, 30, 20, 3);
+    Image region = new Image().reset(10, 12, 3);
+    for (int y = 0; y < 12; y++) {
+      System.arraycopy(image.pixels, ((5 + y) * 30 + 7) * 3, region.pixels, y * 30, 30);
+    }
+    Image fromRegion = new Image();
+    resampler.resample(image, 7, 5, 17, 17, 0, 0, 10, 12, 10, 5, fromRegion);
+    Image fromCopy = new Image();
+    resampler.resample(region, 0, 0, 10, 12, 0, 0, 10, 12, 10, 5, fromCopy);
+    assertThat(fromRegion.copyPixels()).isEqualTo(fromCopy.copyPixels());
+  }
+
+  private static Image random(Random random, int width, int height, int channels) {
+    Image image = new Image().reset(width, height, channels);
+    for (int i = 0; i < image.bytes(); i++) {
+      image.pixels[i] = (byte) random.nextInt(256);
+    }
+    return image;
+  }
+
+  private static Image transpose(Image image) {
+    int c = image.channels;
+    Image out = new Image().reset(image.height, image.width, c);
+    for (int y = 0; y < image.height; y++) {
+      for (int x = 0; x < image.width; x++) {
+        for (int k = 0; k < c; k++) {
+          out.pixels[(x * image.height + y) * c + k] = image.pixels[(y * image.width + x) * c + k];
+        }
+      }
+    }
+    return out;
+  }
+}
