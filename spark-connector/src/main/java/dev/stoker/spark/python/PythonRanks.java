@@ -1,5 +1,6 @@
 package dev.stoker.spark.python;
 
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.options.OptionRegistry;
 import dev.stoker.spark.options.SparkOptionTable;
@@ -78,7 +79,10 @@ public final class PythonRanks {
     JavaRDD<Row> rows =
         JavaSparkContext.fromSparkContext(spark.sparkContext())
             .parallelize(ranks, world)
-            .mapPartitionsWithIndex(new StartRank(plan, stoker.config(), dir), true);
+            .mapPartitionsWithIndex(
+                new StartRank(
+                    plan, stoker.config(), dir, stoker.read().dataset().options().resumeFrom()),
+                true);
     return spark.createDataFrame(rows, SCHEMA);
   }
 
@@ -109,11 +113,13 @@ public final class PythonRanks {
     private final ReadPlan plan;
     private final ReadConfig config;
     private final String dir;
+    private final LoaderState resumedFrom;
 
-    StartRank(ReadPlan plan, ReadConfig config, String dir) {
+    StartRank(ReadPlan plan, ReadConfig config, String dir, LoaderState resumedFrom) {
       this.plan = plan;
       this.config = config;
       this.dir = dir;
+      this.resumedFrom = resumedFrom;
     }
 
     @Override
@@ -126,7 +132,7 @@ public final class PythonRanks {
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
-      RankPump pump = RankPump.start(plan, config, rank, folder(dir));
+      RankPump pump = RankPump.start(plan, config, rank, folder(dir), resumedFrom);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());
       return Collections.singletonList(RowFactory.create(rank, pump.handle())).iterator();
     }

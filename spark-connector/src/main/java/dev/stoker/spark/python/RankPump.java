@@ -7,6 +7,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.memory.HostMemory;
 import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankLoader;
@@ -64,6 +65,13 @@ final class RankPump implements AutoCloseable {
   private final RankLoader loader;
   private final Thread thread;
   private volatile boolean stopping;
+
+  /**
+   * Why no epoch follows the read's, which resumed its epoch mid-way (its rows are that epoch's
+   * rest, not the rank's whole share); null for a read from an epoch's start.
+   */
+  private String noNextEpoch;
+
   private BatchIterator batches;
   private boolean closed;
 
@@ -128,7 +136,27 @@ final class RankPump implements AutoCloseable {
 
   /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
   static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
+    return start(plan, config, rank, dir, null);
+  }
+
+  /**
+   * {@link #start(ReadPlan, ReadConfig, int, Path)} for a read resumed from {@code resumedFrom}
+   * (null: none): after an epoch resumed mid-way, asking for the next one fails, saying why.
+   */
+  static RankPump start(
+      ReadPlan plan, ReadConfig config, int rank, Path dir, LoaderState resumedFrom) {
     RankPump pump = open(plan, config, rank, dir);
+    if (resumedFrom != null && resumedFrom.consumedRows() > 0) {
+      pump.noNextEpoch =
+          "the read resumed epoch "
+              + resumedFrom.epoch()
+              + " mid-way ("
+              + resumedFrom.describe()
+              + "), so its rows are that epoch's rest, not each rank's whole share (expected: one "
+              + "epoch from such a read; the next is a new read with epoch="
+              + (resumedFrom.epoch() + 1)
+              + " and no resumeFrom)";
+    }
     pump.begin();
     return pump;
   }
@@ -166,6 +194,9 @@ final class RankPump implements AutoCloseable {
         // the first epoch at once, each next one once Python asks for it
         if (index > 0 && !channel.awaitEpochAsked(index + 1, () -> stopping)) {
           return; // Python closed its side, or the task ends
+        }
+        if (index > 0 && noNextEpoch != null) {
+          throw new IllegalStateException(noNextEpoch);
         }
         sequence = pumpEpoch(epochAt(index), posted, sequence);
         if (sequence < 0) {

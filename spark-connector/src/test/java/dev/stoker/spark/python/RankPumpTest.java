@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.BatchLayout;
+import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.source.BytesDigest;
 import dev.stoker.spark.source.StokerScan;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -102,10 +104,15 @@ class RankPumpTest {
   }
 
   private static StokerScan scan(String path, int numWorkers, int batchSize) {
+    return scan(path, numWorkers, batchSize, null);
+  }
+
+  private static StokerScan scan(String path, int numWorkers, int batchSize, String resumeFrom) {
     Dataset<Row> read =
         spark
             .read()
             .format("stoker")
+            .options(resumeFrom == null ? Map.of() : Map.of("resumeFrom", resumeFrom))
             .option("batchSize", batchSize)
             .option("numWorkers", numWorkers)
             .option("worldSize", 2)
@@ -465,6 +472,36 @@ class RankPumpTest {
       assertThat(new String(text, StandardCharsets.UTF_8))
           .startsWith("rank 0: ")
           .contains(copy.toString());
+    }
+  }
+
+  @Test
+  void shouldRefuseAnEpochAfterOneResumedMidWaySayingWhy() throws Exception {
+    String path = data.resolve("t").toString();
+    LoaderState state = scan(path).stateAfter(2);
+    StokerScan resumed = scan(path, 0, BATCH, state.toString());
+    try (RankPump pump =
+        RankPump.start(
+            resumed.plan(),
+            resumed.config(),
+            0,
+            shm,
+            resumed.read().dataset().options().resumeFrom())) {
+      MappedByteBuffer page = map(pump.path());
+      long k = 0;
+      while (awaitPosted(page, k, 1)) {
+        LONGS.setRelease(page, 32, ++k);
+      }
+      assertThat(k).as("the rest of the resumed epoch").isEqualTo(4);
+      INTS.setRelease(page, 72, 2);
+      assertThat(awaitPosted(page, k, 2)).isFalse();
+      assertThat((int) INTS.get(page, 12)).isEqualTo(SlotChannel.FAILED);
+      byte[] text = new byte[(int) INTS.get(page, 20)];
+      page.get(128, text);
+      assertThat(new String(text, StandardCharsets.UTF_8))
+          .startsWith("rank 0: ")
+          .contains("the read resumed epoch 0 mid-way")
+          .contains("a new read with epoch=1 and no resumeFrom");
     }
   }
 
