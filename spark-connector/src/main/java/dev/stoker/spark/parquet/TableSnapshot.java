@@ -108,7 +108,7 @@ public record TableSnapshot(
       Dataset<Row> named = table.version() != null ? rows : latest(spark, table);
       List<String> columns = Arrays.asList(named.schema().fieldNames());
       return of(table, version, columns, runs(spark, table, version, rows), conf);
-    } catch (IllegalArgumentException | UncheckedIOException e) {
+    } catch (Refused | UncheckedIOException e) {
       throw e;
     } catch (Exception | LinkageError e) {
       // Spark's AnalysisException is checked to Java's eyes, thrown where Scala code says nothing
@@ -247,7 +247,7 @@ public record TableSnapshot(
             : spark.read().format("iceberg").load(table.path() + "#refs");
     List<Row> main = refs.where("name = 'main'").select("snapshot_id").collectAsList();
     if (main.isEmpty() || main.get(0).isNullAt(0)) {
-      throw new IllegalArgumentException(
+      throw new Refused(
           table.describe()
               + " has no snapshot: nothing was written to it (expected: a table with rows)");
     }
@@ -271,13 +271,26 @@ public record TableSnapshot(
         : spark.read().format(table.format().label()).load(table.path());
   }
 
+  /** An error of the table's own that reading it again would meet: passed on as it is. */
+  private static final class Refused extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message);
+    }
+  }
+
   private static IllegalArgumentException unreadable(TableRef table, Throwable e) {
     String jar =
         table.format() == TableRef.Format.DELTA
             ? "io.delta:delta-spark with spark.sql.extensions="
                 + "io.delta.sql.DeltaSparkSessionExtension"
-            : "org.apache.iceberg:iceberg-spark-runtime, and for a table by name its catalog "
-                + "(spark.sql.catalog.<name>)";
+            : table.name() != null
+                ? "org.apache.iceberg:iceberg-spark-runtime and the table's catalog "
+                    + "(spark.sql.catalog.<name>)"
+                : "org.apache.iceberg:iceberg-spark-runtime; by path, Iceberg's reader uses its "
+                    + "catalog default_iceberg, of type hive unless set (Hive's classes, or "
+                    + "spark.sql.catalog.default_iceberg.type=hadoop with its warehouse)";
     return new IllegalArgumentException(
         String.format(
             "%s%s cannot be read: %s (expected: a %s table that Spark reads, on a session with %s;"

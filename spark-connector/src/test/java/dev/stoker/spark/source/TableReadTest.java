@@ -94,6 +94,10 @@ class TableReadTest {
     conf.put("spark.sql.catalog." + CATALOG, "org.apache.iceberg.spark.SparkCatalog");
     conf.put("spark.sql.catalog." + CATALOG + ".type", "hadoop");
     conf.put("spark.sql.catalog." + CATALOG + ".warehouse", warehouse);
+    // the catalog of Iceberg tables read by path: of type hive unless set (no Hive here)
+    conf.put("spark.sql.catalog.default_iceberg", "org.apache.iceberg.spark.SparkCatalog");
+    conf.put("spark.sql.catalog.default_iceberg.type", "hadoop");
+    conf.put("spark.sql.catalog.default_iceberg.warehouse", warehouse);
     return conf;
   }
 
@@ -130,6 +134,8 @@ class TableReadTest {
 
     assertThat(expected.where("id in (5, 6, 8, 9, 10)").count()).isZero();
     assertSnapshotRows(df, expected);
+    // by its path, as a table of Hadoop's catalog is found
+    assertSnapshotRows(stoker().option("tableFormat", "iceberg").load(table.location()), expected);
     assertThat(runs(df)).anyMatch(r -> r.kept() != null);
     // the snapshot before the equality deletes still has them
     Dataset<Row> earlier =
