@@ -36,10 +36,13 @@ from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Uni
 
 import torch
 
-from stoker import _worker
+from stoker import _state, _worker
 from stoker._channel import SlotChannel, StokerError, parse_handle
 
 __all__ = ["read", "ranks", "batches", "RankBatches", "StokerError"]
+
+STATE_KEY = "stoker_state"
+"""The key of the loader's state (``LoaderState`` as text) in :meth:`RankBatches.state_dict`."""
 
 _DTYPES = {
     "uint8": torch.uint8,
@@ -114,6 +117,8 @@ def read(spark: Any, path: Union[str, Sequence[str], None],
     ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...);
     ``path`` is None for a table read by name (``tableFormat="iceberg", table="db.name"``)."""
     _python_ranks(spark)  # before the read, whose own error would be a page of Java
+    if isinstance(options.get("resumeFrom"), dict):  # a RankBatches.state_dict()
+        options["resumeFrom"] = _state_of(options["resumeFrom"])
     reader = spark.read.format("stoker").options(
         **{name: _option_text(value) for name, value in options.items()})
     try:
@@ -129,6 +134,14 @@ def read(spark: Any, path: Union[str, Sequence[str], None],
     if columns is not None:
         frame = frame.select(*columns)
     return ranks(frame)
+
+
+def _state_of(state_dict: Dict[str, Any]) -> str:
+    state = state_dict.get(STATE_KEY)
+    if not isinstance(state, str):
+        raise StokerError(f"a state_dict without {STATE_KEY!r} (expected: what "
+                          "RankBatches.state_dict() returned)")
+    return state
 
 
 def _option_text(value: Any) -> str:
@@ -210,6 +223,8 @@ class RankBatches:
         self._norms: Dict[str, Tuple[torch.Tensor, torch.Tensor, float]] = {}
         self._epochs = 0  # epochs started
         self._iterating = False
+        self._epoch_state: Optional[str] = self.meta.get("state")  # at the current epoch's start
+        self._delivered = 0  # batches of the current epoch handed out
         self._copy = _DeviceCopy(self._channel, self.device) if self._on_cuda() else None
 
     def _on_cuda(self) -> bool:
@@ -237,6 +252,7 @@ class RankBatches:
             self.epoch += 1
         self._epochs += 1
         self._iterating = True
+        self._delivered = 0
         return self._epoch(channel, first)
 
     def _epoch(self, channel: SlotChannel, first: int) -> Iterator[Dict[str, torch.Tensor]]:
@@ -249,10 +265,14 @@ class RankBatches:
                 posted = wait(sequence, timeout)
                 if posted is None:
                     ended = True
+                    if self._epoch_state is not None:
+                        self._epoch_state = _state.after(self._epoch_state, len(self), len(self))
+                    self._delivered = 0
                     return
                 batch = self._batch(posted[0], posted[1])
                 if copy is not None:
                     batch = copy.to_device(batch, sequence)
+                self._delivered += 1
                 yield self._normalized(batch) if normalize else batch
                 if self._channel is not channel:
                     return  # closed during the step: the iteration ends there
@@ -296,6 +316,33 @@ class RankBatches:
                 y.mul_(scale)
             batch[name] = y.sub_(m).div_(s)
         return batch
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Where the ranks are, as PyTorch's stateful loaders say it: ``{"stoker_state": text,
+        "epoch": e, "batches": k}``, the text being the JVM's ``LoaderState`` after the ``k``
+        batches of epoch ``e`` handed out so far (every rank has the same; after an epoch's
+        last batch, the start of the next). Save it with the model (``torch.save``); to go on,
+        a new read resumes from it on any number of ranks:
+        ``stoker.torch.read(..., resumeFrom=state_dict)``."""
+        if self._epoch_state is None:
+            raise StokerError("state_dict: the Stoker jars on the cluster do not send the read's "
+                              "state; use the jars of the same release as this package")
+        return {STATE_KEY: _state.after(self._epoch_state, len(self), self._delivered),
+                "epoch": self.epoch, "batches": self._delivered}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Accepts the state this loader's read resumed from (the read is planned on the
+        driver: pass the state to ``stoker.torch.read(..., resumeFrom=state_dict)`` there);
+        any other state is refused, saying so."""
+        state = _state_of(state_dict)
+        start = self.meta.get("state")
+        if self._epochs == 0 and start is not None and _state.decode(start) == \
+                _state.decode(state).resumed_on(self.world_size):
+            return
+        raise StokerError(
+            f"rank {self.rank}: load_state_dict: this loader's read did not resume from that "
+            "state (expected: the read made with stoker.torch.read(..., resumeFrom=state_dict) "
+            "on the driver; the ranks' rows are planned there, not in a task)")
 
     def close(self) -> None:
         """Stops this rank's batches: the JVM side stops its loader. Safe twice."""

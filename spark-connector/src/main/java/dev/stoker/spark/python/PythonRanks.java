@@ -81,7 +81,11 @@ public final class PythonRanks {
             .parallelize(ranks, world)
             .mapPartitionsWithIndex(
                 new StartRank(
-                    plan, stoker.config(), dir, stoker.read().dataset().options().resumeFrom()),
+                    plan,
+                    stoker.config(),
+                    dir,
+                    stoker.stateAfter(0),
+                    stoker.read().dataset().options().resumeFrom()),
                 true);
     return spark.createDataFrame(rows, SCHEMA);
   }
@@ -113,12 +117,15 @@ public final class PythonRanks {
     private final ReadPlan plan;
     private final ReadConfig config;
     private final String dir;
+    private final LoaderState start;
     private final LoaderState resumedFrom;
 
-    StartRank(ReadPlan plan, ReadConfig config, String dir, LoaderState resumedFrom) {
+    StartRank(
+        ReadPlan plan, ReadConfig config, String dir, LoaderState start, LoaderState resumedFrom) {
       this.plan = plan;
       this.config = config;
       this.dir = dir;
+      this.start = start;
       this.resumedFrom = resumedFrom;
     }
 
@@ -132,7 +139,7 @@ public final class PythonRanks {
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
-      RankPump pump = RankPump.start(plan, config, rank, folder(dir), resumedFrom);
+      RankPump pump = RankPump.start(plan, config, rank, folder(dir), start, resumedFrom);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());
       return Collections.singletonList(RowFactory.create(rank, pump.handle())).iterator();
     }

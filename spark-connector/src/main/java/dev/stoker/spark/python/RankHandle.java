@@ -18,9 +18,17 @@ final class RankHandle {
 
   /**
    * @param bell the doorbell's socket, or null where the sides poll
+   * @param state the read's state at its start ({@code LoaderState} as text), from which Python
+   *     counts the state after any batch; null where not known
    */
   static String json(
-      Path file, Path bell, int rank, ReadPlan plan, ReadConfig config, BatchLayout layout) {
+      Path file,
+      Path bell,
+      int rank,
+      ReadPlan plan,
+      ReadConfig config,
+      BatchLayout layout,
+      String state) {
     LoaderOptions options = config.loader().options();
     StringBuilder json = new StringBuilder(256);
     json.append("{\"version\":")
@@ -51,6 +59,8 @@ final class RankHandle {
         .append(options.shuffle())
         .append(",\"seed\":")
         .append(options.seed())
+        .append(",\"state\":")
+        .append(state == null ? "null" : quote(state))
         .append(",\"slotBytes\":")
         .append(layout.slotBytes())
         .append(",\"columns\":[");

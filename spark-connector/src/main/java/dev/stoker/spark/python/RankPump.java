@@ -72,6 +72,9 @@ final class RankPump implements AutoCloseable {
    */
   private String noNextEpoch;
 
+  /** The read's state at its start, for the handle; null where not given. */
+  private String startState;
+
   private BatchIterator batches;
   private boolean closed;
 
@@ -136,16 +139,23 @@ final class RankPump implements AutoCloseable {
 
   /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
   static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
-    return start(plan, config, rank, dir, null);
+    return start(plan, config, rank, dir, null, null);
   }
 
   /**
-   * {@link #start(ReadPlan, ReadConfig, int, Path)} for a read resumed from {@code resumedFrom}
-   * (null: none): after an epoch resumed mid-way, asking for the next one fails, saying why.
+   * {@link #start(ReadPlan, ReadConfig, int, Path)} for a read that starts at {@code startState}
+   * (null: not told), resumed from {@code resumedFrom} (null: none): after an epoch resumed
+   * mid-way, asking for the next one fails, saying why.
    */
   static RankPump start(
-      ReadPlan plan, ReadConfig config, int rank, Path dir, LoaderState resumedFrom) {
+      ReadPlan plan,
+      ReadConfig config,
+      int rank,
+      Path dir,
+      LoaderState startState,
+      LoaderState resumedFrom) {
     RankPump pump = open(plan, config, rank, dir);
+    pump.startState = startState == null ? null : startState.toString();
     if (resumedFrom != null && resumedFrom.consumedRows() > 0) {
       pump.noNextEpoch =
           "the read resumed epoch "
@@ -179,7 +189,7 @@ final class RankPump implements AutoCloseable {
   /** What Python needs to map the file and read its batches. */
   String handle() {
     return RankHandle.json(
-        memory.path(), bell == null ? null : bell.path(), rank, plan, config, layout);
+        memory.path(), bell == null ? null : bell.path(), rank, plan, config, layout, startState);
   }
 
   Path path() {

@@ -486,7 +486,9 @@ class RankPumpTest {
             resumed.config(),
             0,
             shm,
+            resumed.stateAfter(0),
             resumed.read().dataset().options().resumeFrom())) {
+      assertThat(pump.handle()).contains("\"state\":\"" + resumed.stateAfter(0) + "\"");
       MappedByteBuffer page = map(pump.path());
       long k = 0;
       while (awaitPosted(page, k, 1)) {
