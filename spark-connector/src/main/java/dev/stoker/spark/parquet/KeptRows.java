@@ -34,8 +34,8 @@ public final class KeptRows implements Serializable {
       throw new IllegalArgumentException(
           starts.length + " run starts and " + ends.length + " run ends (expected: as many)");
     }
-    Integer[] order = new Integer[starts.length];
-    for (int i = 0; i < order.length; i++) {
+    boolean sorted = true;
+    for (int i = 0; i < starts.length; i++) {
       if (starts[i] < 0 || ends[i] <= starts[i]) {
         throw new IllegalArgumentException(
             "kept rows: run ["
@@ -44,9 +44,17 @@ public final class KeptRows implements Serializable {
                 + ends[i]
                 + ") (expected: 0 <= start < end, row positions in the file)");
       }
-      order[i] = i;
+      sorted &= i == 0 || starts[i - 1] <= starts[i];
     }
-    Arrays.sort(order, (a, b) -> Long.compare(starts[a], starts[b]));
+    int[] order = new int[starts.length];
+    if (sorted) {
+      Arrays.setAll(order, i -> i); // as tasks send them: no boxed sort of many runs
+    } else {
+      Integer[] boxed = new Integer[starts.length];
+      Arrays.setAll(boxed, i -> i);
+      Arrays.sort(boxed, (a, b) -> Long.compare(starts[a], starts[b]));
+      Arrays.setAll(order, i -> boxed[i]);
+    }
     long[] s = new long[order.length];
     long[] e = new long[order.length];
     int n = 0;

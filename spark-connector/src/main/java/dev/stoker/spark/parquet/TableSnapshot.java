@@ -1,8 +1,10 @@
 package dev.stoker.spark.parquet;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -21,7 +23,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.Tuple3;
+import scala.Tuple2;
 
 /**
  * One snapshot of a Delta or Iceberg table, as its own Spark reader sees it: the version read, the
@@ -116,12 +118,15 @@ public record TableSnapshot(
     }
   }
 
-  /** Each file's runs of kept positions, as (file, first position, one past the last). */
-  private static List<Tuple3<String, Long, Long>> runs(
+  /**
+   * Each file's runs of kept positions, as (file, {@link PositionRuns} bytes), a file in one or
+   * more pieces; {@link #EVERY_ROW} for a file that keeps every row.
+   */
+  private static List<Tuple2<String, byte[]>> runs(
       SparkSession spark, TableRef table, long version, Dataset<Row> rows) {
     Dataset<Row> positions;
     if (table.format() == TableRef.Format.ICEBERG) {
-      List<Tuple3<String, Long, Long>> files = icebergFilesWithoutDeletes(spark, table, version);
+      List<Tuple2<String, byte[]>> files = icebergFilesWithoutDeletes(spark, table, version);
       if (files != null) {
         return files;
       }
@@ -133,15 +138,14 @@ public record TableSnapshot(
               functions.col("_metadata.row_index").as("p"));
     } else {
       // a Delta table without deletion vectors deletes by rewriting files: every row is kept
-      List<Tuple3<String, Long, Long>> files = new ArrayList<>();
+      List<Tuple2<String, byte[]>> files = new ArrayList<>();
       for (String file : rows.inputFiles()) {
-        files.add(new Tuple3<>(file, -1L, -1L));
+        files.add(new Tuple2<>(file, EVERY_ROW));
       }
       return files;
     }
     return positions
-        .mapPartitions(
-            new PositionRuns(), Encoders.tuple(Encoders.STRING(), Encoders.LONG(), Encoders.LONG()))
+        .mapPartitions(new PositionRuns(), Encoders.tuple(Encoders.STRING(), Encoders.BINARY()))
         .collectAsList();
   }
 
@@ -149,15 +153,15 @@ public record TableSnapshot(
    * The data files of an Iceberg snapshot that has no delete file, each keeping every row; null if
    * it has one (then rows are deleted, and their positions are asked of the reader).
    */
-  private static List<Tuple3<String, Long, Long>> icebergFilesWithoutDeletes(
+  private static List<Tuple2<String, byte[]>> icebergFilesWithoutDeletes(
       SparkSession spark, TableRef table, long version) {
     if (!icebergMetadata(spark, table, version, "delete_files").isEmpty()) {
       return null;
     }
-    List<Tuple3<String, Long, Long>> files = new ArrayList<>();
+    List<Tuple2<String, byte[]>> files = new ArrayList<>();
     for (Row file :
         icebergMetadata(spark, table, version, "data_files").select("file_path").collectAsList()) {
-      files.add(new Tuple3<>(file.getString(0), -1L, -1L));
+      files.add(new Tuple2<>(file.getString(0), EVERY_ROW));
     }
     return files;
   }
@@ -181,20 +185,23 @@ public record TableSnapshot(
         && Arrays.asList(struct.fieldNames()).contains("row_index");
   }
 
-  /** The snapshot of {@code runs} (file, first position, one past the last), statused. */
+  /** The runs of a file that keeps every row: none. */
+  private static final byte[] EVERY_ROW = new byte[0];
+
+  /** The snapshot of {@code runs} (file, its runs as {@link PositionRuns} bytes), statused. */
   static TableSnapshot of(
       TableRef table,
       long version,
       List<String> columns,
-      List<Tuple3<String, Long, Long>> runs,
+      List<Tuple2<String, byte[]>> runs,
       Configuration conf) {
-    Map<String, List<long[]>> byFile = new TreeMap<>();
-    for (Tuple3<String, Long, Long> run : runs) {
-      byFile.computeIfAbsent(run._1(), f -> new ArrayList<>()).add(new long[] {run._2(), run._3()});
+    Map<String, List<byte[]>> byFile = new TreeMap<>();
+    for (Tuple2<String, byte[]> piece : runs) {
+      byFile.computeIfAbsent(piece._1(), f -> new ArrayList<>()).add(piece._2());
     }
     List<FileStatus> files = new ArrayList<>();
     Map<String, KeptRows> kept = new LinkedHashMap<>();
-    for (Map.Entry<String, List<long[]>> file : byFile.entrySet()) {
+    for (Map.Entry<String, List<byte[]>> file : byFile.entrySet()) {
       Path path = path(table.format(), file.getKey());
       FileStatus status;
       try {
@@ -212,17 +219,11 @@ public record TableSnapshot(
             e);
       }
       files.add(status);
-      List<long[]> fileRuns = file.getValue();
-      if (fileRuns.size() == 1 && fileRuns.get(0)[0] < 0) {
+      List<byte[]> pieces = file.getValue();
+      if (pieces.size() == 1 && pieces.get(0).length == 0) {
         continue; // every row
       }
-      long[] starts = new long[fileRuns.size()];
-      long[] ends = new long[fileRuns.size()];
-      for (int i = 0; i < starts.length; i++) {
-        starts[i] = fileRuns.get(i)[0];
-        ends[i] = fileRuns.get(i)[1];
-      }
-      kept.put(status.getPath().toString(), KeptRows.of(starts, ends));
+      kept.put(status.getPath().toString(), PositionRuns.decode(pieces));
     }
     return new TableSnapshot(table, version, List.copyOf(columns), List.copyOf(files), kept);
   }
@@ -311,38 +312,132 @@ public record TableSnapshot(
   }
 
   /**
-   * Turns a task's rows of (file, position) into runs of consecutive positions of one file: what
-   * each task sends the driver.
+   * Turns a task's rows of (file, position) into runs of consecutive positions of one file, which
+   * each task sends the driver compactly: per file, the count of runs, then each run's gap from the
+   * last one's end and its length, as unsigned varints (a few bytes a run, so that a snapshot that
+   * deletes many rows costs the driver little).
    */
-  static final class PositionRuns
-      implements MapPartitionsFunction<Row, Tuple3<String, Long, Long>> {
+  static final class PositionRuns implements MapPartitionsFunction<Row, Tuple2<String, byte[]>> {
     private static final long serialVersionUID = 1L;
 
     @Override
-    public Iterator<Tuple3<String, Long, Long>> call(Iterator<Row> rows) {
-      List<Tuple3<String, Long, Long>> runs = new ArrayList<>();
+    public Iterator<Tuple2<String, byte[]>> call(Iterator<Row> rows) {
+      List<Tuple2<String, byte[]>> files = new ArrayList<>();
       String file = null;
-      long start = -1;
-      long end = -1;
+      LongList starts = new LongList();
+      LongList ends = new LongList();
       while (rows.hasNext()) {
         Row row = rows.next();
         String f = row.getString(0);
         long p = row.getLong(1);
-        if (f.equals(file) && p == end) {
-          end++;
-          continue;
+        // another file, or positions that start again lower (two splits of a file): a new piece
+        if (!f.equals(file) || ends.size() > 0 && p < ends.last()) {
+          if (file != null) {
+            files.add(new Tuple2<>(file, encode(starts, ends)));
+          }
+          file = f;
+          starts.clear();
+          ends.clear();
         }
-        if (file != null) {
-          runs.add(new Tuple3<>(file, start, end));
+        if (ends.size() > 0 && p == ends.last()) {
+          ends.setLast(p + 1);
+        } else {
+          starts.add(p);
+          ends.add(p + 1);
         }
-        file = f;
-        start = p;
-        end = p + 1;
       }
       if (file != null) {
-        runs.add(new Tuple3<>(file, start, end));
+        files.add(new Tuple2<>(file, encode(starts, ends)));
       }
-      return runs.iterator();
+      return files.iterator();
+    }
+
+    static byte[] encode(LongList starts, LongList ends) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream(8 + starts.size() * 4);
+      writeVarint(out, starts.size());
+      long previous = 0;
+      for (int i = 0; i < starts.size(); i++) {
+        writeVarint(out, starts.get(i) - previous); // a piece's runs ascend
+        writeVarint(out, ends.get(i) - starts.get(i));
+        previous = ends.get(i);
+      }
+      return out.toByteArray();
+    }
+
+    /** The kept rows of a file's pieces, as tasks sent them. */
+    static KeptRows decode(List<byte[]> pieces) {
+      LongList starts = new LongList();
+      LongList ends = new LongList();
+      for (byte[] piece : pieces) {
+        ByteBuffer in = ByteBuffer.wrap(piece);
+        long count = readVarint(in);
+        long previous = 0;
+        for (long i = 0; i < count; i++) {
+          long start = previous + readVarint(in);
+          long end = start + readVarint(in);
+          starts.add(start);
+          ends.add(end);
+          previous = end;
+        }
+      }
+      return KeptRows.of(starts.toArray(), ends.toArray());
+    }
+
+    private static void writeVarint(ByteArrayOutputStream out, long value) {
+      while ((value & ~0x7FL) != 0) {
+        out.write((int) ((value & 0x7F) | 0x80));
+        value >>>= 7;
+      }
+      out.write((int) value);
+    }
+
+    private static long readVarint(ByteBuffer in) {
+      long value = 0;
+      for (int shift = 0; shift < 64; shift += 7) {
+        byte b = in.get();
+        value |= (long) (b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+          return value;
+        }
+      }
+      throw new IllegalStateException("a varint of more than 64 bits");
+    }
+  }
+
+  /** A growable array of longs. */
+  static final class LongList {
+    private long[] values = new long[16];
+    private int size;
+
+    void add(long value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
+    }
+
+    long get(int i) {
+      return values[i];
+    }
+
+    long last() {
+      return values[size - 1];
+    }
+
+    void setLast(long value) {
+      values[size - 1] = value;
+    }
+
+    int size() {
+      return size;
+    }
+
+    void clear() {
+      size = 0;
+    }
+
+    long[] toArray() {
+      return Arrays.copyOf(values, size);
     }
   }
 }
