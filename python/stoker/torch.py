@@ -32,6 +32,7 @@ as that copy is done, while the GPU still computes on the batch before.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Union
 
 import torch
@@ -39,7 +40,7 @@ import torch
 from stoker import _state, _worker
 from stoker._channel import SlotChannel, StokerError, parse_handle
 
-__all__ = ["read", "ranks", "batches", "RankBatches", "StokerError"]
+__all__ = ["read", "ranks", "batches", "run", "RankBatches", "StokerError"]
 
 STATE_KEY = "stoker_state"
 """The key of the loader's state (``LoaderState`` as text) in :meth:`RankBatches.state_dict`."""
@@ -163,6 +164,80 @@ def batches(handles: Any, device: Union[str, torch.device, None] = None,
     JVM is noticed within a second either way)."""
     _worker.lighten()  # this worker's next tasks start sooner (see stoker._worker)
     return RankBatches(_handle_of(handles), device=device, normalize=normalize, timeout=timeout)
+
+
+def run(ranks_frame: Any, train: Any, *args: Any, use_gpu: bool = False,
+        device: Union[str, torch.device, None] = None, normalize: Optional[Normalize] = None,
+        timeout: Optional[float] = None, **kwargs: Any) -> Any:
+    """Runs ``train(loader, *args, **kwargs)`` once per rank of ``ranks_frame`` (from
+    :func:`read` or :func:`ranks`) in one barrier stage, as ``torchrun`` would start it: each
+    rank's environment has ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``,
+    ``MASTER_ADDR`` (rank 0's host) and ``MASTER_PORT`` (a free port there), so that
+    ``torch.distributed.init_process_group()`` needs no arguments; with ``use_gpu``,
+    ``CUDA_VISIBLE_DEVICES`` is the task's GPUs (``spark.task.resource.gpu.amount``) and the
+    loader's tensors go to ``device`` (default ``cuda``). ``loader`` is the rank's
+    :class:`RankBatches`. Returns rank 0's return value (pickled back to the driver); a failure
+    on any rank fails the stage with it. The environment is restored when ``train`` returns."""
+    import pickle
+
+    import pyarrow as pa
+
+    on = device if device is not None else ("cuda" if use_gpu else None)
+
+    def task(handles: Any) -> Iterator[Any]:
+        from pyspark import BarrierTaskContext
+
+        context = BarrierTaskContext.get()
+        env = _torchrun_env(context, use_gpu)
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
+        try:
+            with batches(handles, device=on, normalize=normalize, timeout=timeout) as loader:
+                result = train(loader, *args, **kwargs)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        rank = context.partitionId()
+        yield pa.RecordBatch.from_pydict(
+            {"rank": [rank], "result": [pickle.dumps(result) if rank == 0 else None]},
+            schema=pa.schema([("rank", pa.int32()), ("result", pa.binary())]))
+
+    rows = (ranks_frame.mapInArrow(task, "rank int, result binary", barrier=True)
+            .repartition(1)  # a failed barrier stage is retried only before a shuffle
+            .collect())
+    first = [row["result"] for row in rows if row["rank"] == 0]
+    return pickle.loads(first[0]) if first and first[0] is not None else None
+
+
+def _torchrun_env(context: Any, use_gpu: bool) -> Dict[str, str]:
+    """What ``torchrun`` sets for a worker, from the barrier stage's tasks: the ranks' hosts, a
+    free port on rank 0's host, which every rank learns through one allGather."""
+    import socket
+
+    rank = context.partitionId()
+    hosts = [info.address.rsplit(":", 1)[0] for info in context.getTaskInfos()]
+    port = ""
+    if rank == 0:
+        with socket.socket() as probe:
+            probe.bind(("", 0))
+            port = str(probe.getsockname()[1])
+    port = [p for p in context.allGather(port) if p][0]
+    same_host = [r for r, host in enumerate(hosts) if host == hosts[rank]]
+    env = {"RANK": str(rank), "WORLD_SIZE": str(len(hosts)),
+           "LOCAL_RANK": str(same_host.index(rank)), "LOCAL_WORLD_SIZE": str(len(same_host)),
+           "MASTER_ADDR": hosts[0], "MASTER_PORT": port}
+    if use_gpu:
+        gpus = context.resources().get("gpu")
+        if gpus is None or not gpus.addresses:
+            raise StokerError(
+                f"rank {rank}: use_gpu=True, but Spark gave this task no GPU (expected: "
+                "spark.task.resource.gpu.amount and spark.executor.resource.gpu.amount set, "
+                "and GPUs on the workers)")
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus.addresses)
+    return env
 
 
 def _handle_of(handles: Any) -> str:
