@@ -45,13 +45,6 @@ public record ParquetFile(
     return new ParquetFile(path, schema, rowGroups, footer, rows);
   }
 
-  /** The rows of {@code group} that are read: all of them, or those {@link #kept} keeps. */
-  public long keptRows(RowGroup group) {
-    return kept == null
-        ? group.rows()
-        : kept.count(group.firstRow(), group.firstRow() + group.rows());
-  }
-
   /**
    * One row group.
    *

@@ -394,9 +394,10 @@ public final class ParquetRead {
           bytes += stats == null ? 0 : stats.bytes();
           decodable &= stats != null && stats.decodable();
         }
-        groups.add(
-            new RankPlanner.Group(file.path(), group, bytes, decodable, inputRow, file.kept()));
-        inputRow += file.keptRows(group);
+        RankPlanner.Group read =
+            new RankPlanner.Group(file.path(), group, bytes, decodable, inputRow, file.kept());
+        groups.add(read);
+        inputRow += read.rows();
       }
     }
     return groups;

@@ -33,36 +33,6 @@ public record ReadRun(
     KeptRows kept)
     implements Serializable {
 
-  /** A run every row of which is read. */
-  public ReadRun(
-      String path,
-      long start,
-      long length,
-      int firstRowGroup,
-      int rowGroups,
-      long firstRow,
-      long groupRows,
-      long skipRows,
-      long rows,
-      long bytes,
-      boolean decodable,
-      long inputRow) {
-    this(
-        path,
-        start,
-        length,
-        firstRowGroup,
-        rowGroups,
-        firstRow,
-        groupRows,
-        skipRows,
-        rows,
-        bytes,
-        decodable,
-        inputRow,
-        null);
-  }
-
   /** A run whose rows' ordinals in the input are not known. */
   public ReadRun(
       String path,
@@ -88,7 +58,8 @@ public record ReadRun(
         rows,
         bytes,
         decodable,
-        -1);
+        -1,
+        null);
   }
 
   /** E.g. {@code row groups 2..3 of file 'hdfs://nn/data/part-0.parquet'}. */
