@@ -167,6 +167,7 @@ def batches(handles: Any, device: Union[str, torch.device, None] = None,
 
 
 def run(ranks_frame: Any, train: Any, *args: Any, use_gpu: bool = False,
+        num_processes: Optional[int] = None, local_mode: bool = False,
         device: Union[str, torch.device, None] = None, normalize: Optional[Normalize] = None,
         timeout: Optional[float] = None, **kwargs: Any) -> Any:
     """Runs ``train(loader, *args, **kwargs)`` once per rank of ``ranks_frame`` (from
@@ -177,11 +178,23 @@ def run(ranks_frame: Any, train: Any, *args: Any, use_gpu: bool = False,
     ``CUDA_VISIBLE_DEVICES`` is the task's GPUs (``spark.task.resource.gpu.amount``) and the
     loader's tensors go to ``device`` (default ``cuda``). ``loader`` is the rank's
     :class:`RankBatches`. Returns rank 0's return value (pickled back to the driver); a failure
-    on any rank fails the stage with it. The environment is restored when ``train`` returns."""
+    on any rank fails the stage with it. The environment is restored when ``train`` returns.
+
+    As ``TorchDistributor``'s: ``num_processes``, if given, must be the read's ``worldSize``
+    (one process per rank); ``local_mode`` must be False (the ranks are the barrier tasks on the
+    executors, never processes on the driver)."""
     import pickle
 
     import pyarrow as pa
 
+    if local_mode:
+        raise StokerError("local_mode=True: Stoker's ranks are the barrier tasks of the read, on "
+                          "the executors, not processes on the driver (expected: local_mode=False; "
+                          "with master local[n] the tasks run on the driver's machine anyway)")
+    world_size = ranks_frame.rdd.getNumPartitions()
+    if num_processes is not None and num_processes != world_size:
+        raise StokerError(f"num_processes={num_processes}, but the read has worldSize="
+                          f"{world_size} ranks (expected: the same; set worldSize on the read)")
     on = device if device is not None else ("cuda" if use_gpu else None)
 
     def task(handles: Any) -> Iterator[Any]:

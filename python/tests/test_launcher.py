@@ -61,7 +61,7 @@ def ddp_training():
 
 def test_a_function_trains_with_ddp_on_every_rank_and_rank_0s_result_comes_back(spark, data):
     before = {name: os.environ.get(name) for name in NAMES}
-    result = st.run(st.read(spark, data, **OPTIONS), ddp_training(), 0.05)
+    result = st.run(st.read(spark, data, **OPTIONS), ddp_training(), 0.05, num_processes=2)
 
     assert result["rank"] == 0
     assert result["steps"] == ROWS // 2 // BATCH
@@ -87,3 +87,11 @@ def test_a_failure_in_the_function_fails_the_run_with_it(spark, data):
 def test_gpus_asked_for_where_spark_gives_none_are_named(spark, data):
     with pytest.raises(Exception, match="use_gpu=True, but Spark gave this task no GPU"):
         st.run(st.read(spark, data, **OPTIONS), failing(), use_gpu=True)
+
+
+def test_torch_distributors_arguments_that_do_not_fit_are_named(spark, data):
+    ranks = st.read(spark, data, **OPTIONS)
+    with pytest.raises(st.StokerError, match="num_processes=3, but the read has worldSize=2"):
+        st.run(ranks, failing(), num_processes=3)
+    with pytest.raises(st.StokerError, match="local_mode=True: Stoker's ranks are the barrier"):
+        st.run(ranks, failing(), local_mode=True)
