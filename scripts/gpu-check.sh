@@ -112,8 +112,11 @@ if [ "$status" -ne 2 ] && command -v python3 >/dev/null 2>&1; then
   DEVICE=0
   if [ "${2:-}" = "--device" ] && [ -n "${3:-}" ]; then DEVICE=$3; fi
   if python3 -c 'import numpy, torch' 2>/dev/null; then
-    PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
-      --device "cuda:$DEVICE" | tee "$1/stoker-python.txt"
+    # Small batches (per-batch costs) and large ones (bandwidth).
+    { PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
+        --device "cuda:$DEVICE" &&
+      PYTHONPATH="$KIT/python${PYTHONPATH:+:$PYTHONPATH}" python3 -m stoker.gpu_check \
+        --device "cuda:$DEVICE" --batch-size 1024 --batches 100; } | tee "$1/stoker-python.txt"
   else
     echo "stoker_python skipped=python3_has_no_numpy_or_torch" | tee "$1/stoker-python.txt"
   fi

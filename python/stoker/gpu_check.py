@@ -89,20 +89,38 @@ class FakeJvm:
             ints[ch._EPOCHS_ENDED] = epoch + 1
 
 
+def calibrate_sleep(step_ms: float) -> int:
+    """Cycles of ``torch.cuda._sleep`` that take ``step_ms`` on this GPU, measured once its clocks
+    have risen from idle (a cold GPU runs the first sleeps at a fraction of its clock)."""
+    import torch
+
+    probe = 1_000_000
+    for _ in range(20):
+        torch.cuda._sleep(probe)
+    torch.cuda.synchronize()
+    start, end = timed_step(probe * 10)
+    end.synchronize()
+    return max(1, int(probe * 10 * step_ms / start.elapsed_time(end)))
+
+
+def timed_step(cycles: int):
+    """Runs a GPU step of ``cycles`` between two timing events; returns them."""
+    import torch
+
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    return start, end
+
+
 def measure(device: str, batch_size: int, batches: int, step_ms: float) -> dict:
     import torch
 
     import stoker.torch as st
 
     on_cuda = device.startswith("cuda")
-    sleep_cycles = 0
-    if on_cuda and step_ms > 0:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(1_000_000)
-        end.record()
-        end.synchronize()
-        sleep_cycles = int(1_000_000 * step_ms / start.elapsed_time(end))
+    sleep_cycles = calibrate_sleep(step_ms) if on_cuda and step_ms > 0 else 0
     directory = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
     results = {}
     for with_step in (False, True):
@@ -111,19 +129,20 @@ def measure(device: str, batch_size: int, batches: int, step_ms: float) -> dict:
         if on_cuda:
             torch.cuda.synchronize()
         began = time.perf_counter()
-        busy = 0.0
+        steps = []
         with st.batches(json.dumps(jvm.meta()),
                         device=device if on_cuda else None) as loader:
             for batch in loader:
                 x = batch["image"]
                 if with_step and on_cuda:
-                    torch.cuda._sleep(sleep_cycles)
-                    busy += step_ms / 1000
+                    steps.append(timed_step(sleep_cycles))
                 elif not on_cuda:
                     x.sum()
         if on_cuda:
             torch.cuda.synchronize()
         took = time.perf_counter() - began
+        # The GPU's busy time is what its own clock measured of each step, not the step asked for.
+        busy = sum(start.elapsed_time(end) for start, end in steps) / 1000
         nbytes = batches * batch_size * int(np.prod(SHAPE))
         if with_step:
             results["samples_per_s"] = batches * batch_size / took

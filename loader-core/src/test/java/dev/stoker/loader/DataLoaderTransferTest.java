@@ -2,9 +2,25 @@ package dev.stoker.loader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stoker.loader.device.Device;
+import dev.stoker.loader.device.DeviceBuffer;
+import dev.stoker.loader.device.DeviceEvent;
 import dev.stoker.loader.device.HostCopyDevice;
+import dev.stoker.loader.device.TransferEngine;
+import dev.stoker.loader.device.TransferSpec;
+import dev.stoker.loader.memory.DirectAllocator;
+import dev.stoker.loader.memory.HostAllocator;
+import dev.stoker.loader.memory.HostMemory;
+import dev.stoker.loader.memory.SlotPool;
+import dev.stoker.loader.metrics.EpochMetrics;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -64,5 +80,152 @@ class DataLoaderTransferTest {
         .containsExactly(loader.name() + "-transfer");
     LoaderLeaks.closeAndCheck(loader);
     assertThat(device.buffersOut()).isZero();
+  }
+
+  /**
+   * Copies issued behind one another overlap on the host's clock (the next is issued before the
+   * first is waited for); the stage's time is the time some copy was in flight, so it cannot exceed
+   * the epoch's wall time, and it covers every copy's own time on the stream.
+   */
+  @Test
+  void shouldCountOverlappingCopiesOnceInTheTransferTime() {
+    int copyMillis = 15;
+    try (StreamDevice device = new StreamDevice(copyMillis);
+        DataLoader loader =
+            new DataLoader(
+                new IndexDataset(96),
+                LoaderOptions.builder()
+                    .batchSize(8)
+                    .numWorkers(2)
+                    .transferDepth(3)
+                    .name("transfer-overlap")
+                    .build(),
+                device)) {
+      for (Batch batch : loader.epoch(0)) {
+        batch.close();
+      }
+      EpochMetrics metrics = loader.metrics().last();
+      assertThat(metrics.transferBatches()).isEqualTo(12);
+      assertThat(device.copies()).isEqualTo(12);
+      assertThat(metrics.transferNanos())
+          .as("the time some copy was in flight: within the epoch's wall time")
+          .isLessThanOrEqualTo(metrics.wallNanos())
+          .as("and at least the copies' own time, one after another on the stream")
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(12L * copyMillis));
+    }
+  }
+
+  /**
+   * A device whose copies run one after another on a stream of their own (a single thread), each
+   * taking at least {@code copyMillis}, and complete after {@code copy} has returned, as a GPU's.
+   */
+  private static final class StreamDevice implements Device {
+    private final int copyMillis;
+    private final ExecutorService stream = Executors.newSingleThreadExecutor();
+    private volatile int copies;
+
+    StreamDevice(int copyMillis) {
+      this.copyMillis = copyMillis;
+    }
+
+    int copies() {
+      return copies;
+    }
+
+    @Override
+    public String name() {
+      return "stream";
+    }
+
+    @Override
+    public boolean isHost() {
+      return false;
+    }
+
+    @Override
+    public HostAllocator hostAllocator(String name, long limit, boolean pinMemory) {
+      return new DirectAllocator(name, limit);
+    }
+
+    @Override
+    public TransferEngine openTransfer(TransferSpec spec) {
+      SlotPool pool =
+          new SlotPool(
+              spec.loader() + "-device",
+              DirectAllocator.INSTANCE,
+              spec.slotBytes(),
+              spec.buffers());
+      return new TransferEngine() {
+        @Override
+        public DeviceBuffer copy(HostMemory source, int bytes) throws InterruptedException {
+          HostMemory target = pool.acquire(() -> false);
+          Future<?> done =
+              stream.submit(
+                  () -> {
+                    Thread.sleep(copyMillis);
+                    target.bytes().put(0, source.bytes(), 0, bytes);
+                    copies++;
+                    return null;
+                  });
+          return new StreamBuffer(target, done);
+        }
+
+        @Override
+        public void release(DeviceBuffer buffer) {
+          pool.release(((StreamBuffer) buffer).memory);
+        }
+
+        @Override
+        public void close() {
+          pool.close();
+        }
+      };
+    }
+
+    @Override
+    public void close() {
+      stream.shutdownNow();
+    }
+  }
+
+  private record StreamBuffer(HostMemory memory, Future<?> done) implements DeviceBuffer {
+    @Override
+    public String deviceName() {
+      return "stream";
+    }
+
+    @Override
+    public int size() {
+      return memory.size();
+    }
+
+    @Override
+    public long address() {
+      return memory.address();
+    }
+
+    @Override
+    public DeviceEvent event() {
+      return new DeviceEvent() {
+        @Override
+        public long handle() {
+          return 0;
+        }
+
+        @Override
+        public boolean isComplete() {
+          return done.isDone();
+        }
+
+        @Override
+        public void awaitOnHost() throws InterruptedException {
+          try {
+            done.get();
+          } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+          }
+        }
+      };
+    }
   }
 }

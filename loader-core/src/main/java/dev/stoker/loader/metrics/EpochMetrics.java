@@ -17,6 +17,8 @@ import java.util.Locale;
  * @param meanReadyBatches batches ready and waiting when the consumer took one, on average
  * @param transformNanos time the workers spent in a per-sample transform (decoding, augmenting),
  *     part of their fill time; 0 without one
+ * @param transferNanos time the transfer thread had a copy to the device in flight (issued and not
+ *     yet seen complete); two copies in flight at once count once
  * @param firstWaitNanos the part of {@code consumerWaitNanos} spent waiting for the first batch:
  *     start-up (threads, first reads, JIT), which {@code persistentWorkers} shortens; the steady
  *     state that the verdicts judge leaves it out

@@ -29,6 +29,13 @@ final class TransferStage {
   private final BooleanSupplier cancelledCheck = this::isCancelled;
   private volatile boolean cancelled;
 
+  /**
+   * When the last copy waited for had completed: a copy issued behind another starts to count from
+   * there, so that the stage's time is the time some copy was in flight, not a sum that counts the
+   * overlap of two copies twice. Transfer thread only.
+   */
+  private long lastCopyEndNanos;
+
   TransferStage(
       String name,
       int epoch,
@@ -132,7 +139,9 @@ final class TransferStage {
       copy.buffer().event().awaitOnHost();
       StagedBatch onDevice = carriers.of(copy.buffer());
       onDevice.copiedFrom(copy.host());
-      counters.addTransfer(System.nanoTime() - copy.startNanos());
+      long end = System.nanoTime();
+      counters.addTransfer(end - Math.max(copy.startNanos(), lastCopyEndNanos));
+      lastCopyEndNanos = end;
       return onDevice;
     } catch (Throwable t) {
       engine.release(copy.buffer());
