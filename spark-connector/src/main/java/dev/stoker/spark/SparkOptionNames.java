@@ -35,6 +35,9 @@ public final class SparkOptionNames {
   /** {@link SparkOptionTable#CACHE}: a streaming rank's shard cache; see {@link CacheMode}. */
   public static final String CACHE = SparkOptionTable.CACHE.name();
 
+  /** {@link SparkOptionTable#EPOCH_ORDER}: the rows of later epochs; see {@link EpochOrder}. */
+  public static final String EPOCH_ORDER = SparkOptionTable.EPOCH_ORDER.name();
+
   /** {@link SparkOptionTable#EPOCHS}: the epochs the rank function runs. */
   public static final String EPOCHS = SparkOptionTable.EPOCHS.name();
 
@@ -49,6 +52,7 @@ public final class SparkOptionNames {
           COLLECTIVE_TIMEOUT,
           VERIFY_CHECKSUMS,
           CACHE,
+          EPOCH_ORDER,
           EPOCHS);
 
   /** What {@code LoaderOptions.fromMap} should accept and leave to the run. */

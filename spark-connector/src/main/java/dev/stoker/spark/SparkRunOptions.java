@@ -30,6 +30,7 @@ public final class SparkRunOptions implements Serializable {
   private final Duration collectiveTimeout;
   private final boolean verifyChecksums;
   private final CacheMode cache;
+  private final EpochOrder epochOrder;
   private final int epochs;
 
   private SparkRunOptions(Builder b) {
@@ -40,6 +41,7 @@ public final class SparkRunOptions implements Serializable {
     this.collectiveTimeout = b.collectiveTimeout;
     this.verifyChecksums = b.verifyChecksums;
     this.cache = b.cache;
+    this.epochOrder = b.epochOrder;
     this.epochs = b.epochs;
   }
 
@@ -62,6 +64,7 @@ public final class SparkRunOptions implements Serializable {
         .collectiveTimeout(read.get(SparkOptionTable.COLLECTIVE_TIMEOUT))
         .verifyChecksums(read.get(SparkOptionTable.VERIFY_CHECKSUMS))
         .cache(CacheMode.parse(read.get(SparkOptionTable.CACHE)))
+        .epochOrder(EpochOrder.parse(read.get(SparkOptionTable.EPOCH_ORDER)))
         .epochs(read.get(SparkOptionTable.EPOCHS))
         .build();
   }
@@ -69,6 +72,11 @@ public final class SparkRunOptions implements Serializable {
   /** Whether a rank streaming Parquet keeps a shard cache for later epochs. */
   public CacheMode cache() {
     return cache;
+  }
+
+  /** Which rows a streaming rank reads in the epochs after the first; see {@link EpochOrder}. */
+  public EpochOrder epochOrder() {
+    return epochOrder;
   }
 
   /** The epochs the rank function runs, or 0 when not known. */
@@ -111,7 +119,7 @@ public final class SparkRunOptions implements Serializable {
   public String toString() {
     return String.format(
         Locale.ROOT,
-        "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, " + "%s=%s, %s=%d}",
+        "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%d}",
         SparkOptionNames.MAX_SHARD_BYTES,
         maxShardBytes,
         SparkOptionNames.SHARD_DIR,
@@ -126,6 +134,8 @@ public final class SparkRunOptions implements Serializable {
         verifyChecksums,
         SparkOptionNames.CACHE,
         cache.label(),
+        SparkOptionNames.EPOCH_ORDER,
+        epochOrder.label(),
         SparkOptionNames.EPOCHS,
         epochs);
   }
@@ -142,6 +152,7 @@ public final class SparkRunOptions implements Serializable {
     private Duration collectiveTimeout = DEFAULT_COLLECTIVE_TIMEOUT;
     private boolean verifyChecksums = SparkOptionTable.VERIFY_CHECKSUMS.defaultValue();
     private CacheMode cache = CacheMode.parse(SparkOptionTable.CACHE.defaultValue());
+    private EpochOrder epochOrder = EpochOrder.parse(SparkOptionTable.EPOCH_ORDER.defaultValue());
     private int epochs = SparkOptionTable.EPOCHS.defaultValue();
 
     private Builder() {}
@@ -152,6 +163,12 @@ public final class SparkRunOptions implements Serializable {
      */
     public Builder epochs(int value) {
       epochs = SparkOptionTable.EPOCHS.check(value);
+      return this;
+    }
+
+    /** Which rows a streaming rank reads in later epochs; see {@link EpochOrder}. */
+    public Builder epochOrder(EpochOrder value) {
+      epochOrder = Objects.requireNonNull(value, SparkOptionNames.EPOCH_ORDER);
       return this;
     }
 

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A run stopped mid-epoch with 3 ranks, restarted from the driver's state with 2: the rest of the
  * epoch on 2 ranks, every row once apart from the reported tail, the next epoch as a fresh 2-rank
- * run's. A run over rows that are not Parquet files cannot commit.
+ * run's. A run over rows that are not Parquet files cannot commit. With {@code epochOrder=global}
+ * each epoch is planned again over the whole input inside the one stage (rows move between ranks),
+ * as a fresh run per epoch would plan it, and a resume on another world size keeps that order.
  */
 @Timeout(240)
 class RunResumeTest {
@@ -53,6 +55,10 @@ class RunResumeTest {
   }
 
   private static StokerSpark run(int worldSize, String resumeFrom) {
+    return run(worldSize, resumeFrom, 0);
+  }
+
+  private static StokerSpark run(int worldSize, String resumeFrom, int epoch) {
     var reader =
         spark
             .read()
@@ -65,6 +71,9 @@ class RunResumeTest {
             .option("shuffleBuffer", 20);
     if (resumeFrom != null) {
       reader = reader.option("resumeFrom", resumeFrom);
+    }
+    if (epoch != 0) {
+      reader = reader.option("epoch", epoch);
     }
     Dataset<Row> read = reader.load(parquet);
     return StokerSpark.on(read).tensor("x", DType.FLOAT32, 8).scalar("id", DType.INT64);
@@ -165,5 +174,121 @@ class RunResumeTest {
             .toString();
     assertThatThrownBy(() -> run(2, state).run((rank, loader) -> 0))
         .hasMessageContaining("the input changed since the state was taken: 'rows' removed");
+  }
+
+  /** Each rank's ids of each of {@code epochs} epochs from {@code first}, in delivery order. */
+  private static RankFunction<List<List<Long>>> epochs(int epochs) {
+    return (rank, loader) -> {
+      int first = rank.resumedFrom().map(LoaderState::epoch).orElse(0);
+      List<List<Long>> all = new ArrayList<>();
+      for (int epoch = first; epoch < first + epochs; epoch++) {
+        List<Long> ids = new ArrayList<>();
+        for (Batch batch : loader.epoch(epoch)) {
+          assertThat(batch.size()).isEqualTo(BATCH);
+          ids.addAll(LocalClusterResumeTest.ids(batch, loader));
+        }
+        all.add(ids);
+      }
+      return all;
+    };
+  }
+
+  /** Each rank's ids of epoch {@code epoch} of {@code run}, as sets, each id once on one rank. */
+  private static List<Set<Long>> ranksOf(List<List<List<Long>>> run, int epoch, int rows) {
+    List<Set<Long>> ranks = new ArrayList<>();
+    Set<Long> all = new HashSet<>();
+    for (List<List<Long>> rank : run) {
+      Set<Long> ids = new HashSet<>(rank.get(epoch));
+      assertThat(ids)
+          .as("epoch %d: each row once on a rank", epoch)
+          .hasSize(rank.get(epoch).size());
+      all.addAll(ids);
+      ranks.add(ids);
+    }
+    assertThat(all).as("epoch %d: no row on two ranks", epoch).hasSize(rows);
+    return ranks;
+  }
+
+  @Test
+  void shouldPlanEveryEpochAgainOverTheWholeInputInOneStageWithTheGlobalOrder() {
+    TrainingResult<List<List<Long>>> global =
+        run(3, null).option("epochOrder", "global").run(epochs(3));
+    int rows = ROWS - ROWS % (3 * BATCH);
+    List<Set<Long>> first = ranksOf(global.results(), 0, rows);
+    List<Set<Long>> second = ranksOf(global.results(), 1, rows);
+    List<Set<Long>> third = ranksOf(global.results(), 2, rows);
+    assertThat(second).as("rows moved between ranks").isNotEqualTo(first);
+    assertThat(third).isNotEqualTo(second);
+    assertThat(global.report().rank(0).shardBytes()).as("no shard cache").isZero();
+    // epoch 2 of the one stage is what a fresh run planned in epoch 2's order reads
+    TrainingResult<List<List<Long>>> fresh = run(3, null, 2).run(epochs(1));
+    assertThat(ranksOf(fresh.results(), 0, rows)).isEqualTo(third);
+    // and the rank order keeps each rank's rows
+    TrainingResult<List<List<Long>>> kept = run(3, null).run(epochs(2));
+    assertThat(ranksOf(kept.results(), 1, rows)).isEqualTo(ranksOf(kept.results(), 0, rows));
+  }
+
+  @Test
+  void shouldResumeTheGlobalOrderMidEpochOnAnotherWorldSize() {
+    TrainingResult<List<Long>> stopped =
+        run(3, null)
+            .option("epochOrder", "global")
+            .run(
+                (rank, loader) -> {
+                  for (Batch batch : loader.epoch(0)) {
+                    batch.close();
+                  }
+                  List<Long> ids = new ArrayList<>();
+                  int step = 0;
+                  for (Batch batch : loader.epoch(1)) {
+                    ids.addAll(LocalClusterResumeTest.ids(batch, loader));
+                    if (++step == 7) {
+                      rank.commit();
+                      break;
+                    }
+                  }
+                  return ids;
+                });
+    LoaderState state = stopped.lastCommitted().orElseThrow();
+    assertThat(state.epoch()).isEqualTo(1);
+    assertThat(state.orderEpoch()).as("epoch 1 in its own order").isEqualTo(1);
+
+    TrainingResult<List<List<Long>>> restarted =
+        run(2, state.toString()).option("epochOrder", "global").run(epochs(2));
+    List<Long> epoch1 = new ArrayList<>();
+    stopped.results().forEach(epoch1::addAll);
+    restarted.results().forEach(rank -> epoch1.addAll(rank.get(0)));
+    assertThat(new HashSet<>(epoch1)).as("epoch 1: no row twice").hasSize(epoch1.size());
+    assertThat(ROWS - epoch1.size()).as("dropped").isLessThan(3 * BATCH);
+    List<Set<Long>> next = ranksOf(restarted.results(), 1, ROWS - ROWS % (2 * BATCH));
+    // epoch 2 on 2 ranks is a fresh 2-rank plan of epoch 2's order
+    TrainingResult<List<List<Long>>> fresh = run(2, null, 2).run(epochs(1));
+    assertThat(ranksOf(fresh.results(), 0, ROWS - ROWS % (2 * BATCH))).isEqualTo(next);
+
+    // a state of a run whose epochs kept one order is refused, naming the way
+    TrainingResult<List<Long>> ranked =
+        run(3, null)
+            .run(
+                (rank, loader) -> {
+                  for (Batch batch : loader.epoch(0)) {
+                    batch.close();
+                  }
+                  int step = 0;
+                  for (Batch batch : loader.epoch(1)) {
+                    batch.close();
+                    if (++step == 2) {
+                      rank.commit();
+                      break;
+                    }
+                  }
+                  return List.of();
+                });
+    String rankState = ranked.lastCommitted().orElseThrow().toString();
+    assertThatThrownBy(
+            () -> run(2, rankState).option("epochOrder", "global").run((rank, loader) -> 0))
+        .hasMessageContaining("epochOrder=global: resumeFrom holds epoch 1")
+        .hasMessageContaining("expected: epochOrder=rank");
+    assertThatThrownBy(() -> run(2, null, 1).option("epochOrder", "global").run((r, l) -> 0))
+        .hasMessageContaining("epochOrder=global with the read's epoch=1");
   }
 }

@@ -260,6 +260,20 @@ public final class SparkOptionTable {
               .build(),
           RUN);
 
+  /** The label of an {@code EpochOrder}. */
+  public static final StokerOption<String> EPOCH_ORDER =
+      add(
+          StokerOption.builder("epochOrder", ValueType.choice("rank", "global"))
+              .values("rank|global")
+              .check(Check.nonNull())
+              .defaultValue("rank")
+              .doc(
+                  "The rows of a run's later epochs, streaming Parquet: each rank's own, shuffled "
+                      + "within it, or every epoch planned again over the whole input, rows moving "
+                      + "between ranks without a new stage.")
+              .build(),
+          RUN);
+
   public static final StokerOption<Integer> EPOCHS =
       add(
           StokerOption.builder(

@@ -1,5 +1,6 @@
 package dev.stoker.spark.parquet;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,7 +61,13 @@ public record ParquetFile(
       long bytes,
       long rows,
       long firstRow,
-      Map<String, ColumnStats> columns) {}
+      Map<String, ColumnStats> columns)
+      implements Serializable {
+    /** This row group without its columns' figures: what a plan of its rows needs. */
+    public RowGroup placeOnly() {
+      return new RowGroup(ordinal, start, bytes, rows, firstRow, Map.of());
+    }
+  }
 
   /**
    * The figures of one top-level column in a row group, over its leaves.

@@ -260,7 +260,40 @@ public final class ParquetRead {
             loader.shuffle(),
             loader.seed(),
             epoch,
-            dataset.input()));
+            dataset.input(),
+            windowRows(loader, worldSize, epoch)));
+  }
+
+  /**
+   * What plans any epoch of {@code loader}'s batches on {@code worldSize} ranks on the ranks
+   * themselves, each epoch in its own order: rows only (token rows are planned by their tokens).
+   *
+   * @throws IllegalArgumentException for token rows, naming {@code option}, the caller's option
+   */
+  public EpochPlanner epochPlanner(LoaderOptions loader, int worldSize, String option) {
+    if (tokens != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: token rows (%s) are planned by their tokens, which %s does not plan again "
+                  + "each epoch (expected: epochOrder=rank, or a new run per epoch)",
+              option, tokens, option));
+    }
+    Map<String, FileFooter> footers = new HashMap<>();
+    for (ParquetFile file : dataset.files()) {
+      if (file.footer() != null) {
+        footers.put(file.path(), file.footer());
+      }
+    }
+    return new EpochPlanner(
+        groups(),
+        worldSize,
+        loader.batchSize(),
+        loader.dropLast(),
+        loader.shuffle(),
+        loader.seed(),
+        dataset.input(),
+        windowRows(loader, worldSize, 0),
+        footers);
   }
 
   /**
@@ -327,6 +360,11 @@ public final class ParquetRead {
             loader.seed(),
             state.orderEpoch(),
             state.windowRows()));
+  }
+
+  /** The rows of the read's shuffle window, which its plans lay row groups out for. */
+  private int windowRows(LoaderOptions loader, int worldSize, int epoch) {
+    return config(loader, worldSize, epoch, dataset.options().shuffleBuffer(), false).windowRows();
   }
 
   /** The files read, with their sizes and modification times. */

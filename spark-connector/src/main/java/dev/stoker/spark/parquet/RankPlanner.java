@@ -4,8 +4,8 @@ import dev.stoker.loader.sampler.EpochSplit;
 import dev.stoker.loader.sampler.Permutations;
 import dev.stoker.loader.state.Segment;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
+import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -26,7 +26,8 @@ public final class RankPlanner {
    * every row).
    */
   public record Group(
-      String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow, KeptRows kept) {
+      String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow, KeptRows kept)
+      implements Serializable {
     /** A group every row of which is read. */
     public Group(String path, RowGroup rowGroup, long bytes, boolean decodable, long inputRow) {
       this(path, rowGroup, bytes, decodable, inputRow, null);
@@ -35,6 +36,11 @@ public final class RankPlanner {
     /** A group whose first row's ordinal in the input is not known. */
     public Group(String path, RowGroup rowGroup, long bytes, boolean decodable) {
       this(path, rowGroup, bytes, decodable, -1);
+    }
+
+    /** This group without its columns' figures, to send to the ranks. */
+    public Group placeOnly() {
+      return new Group(path, rowGroup.placeOnly(), bytes, decodable, inputRow, kept);
     }
 
     /** The rows read of it: all, or those its file's {@code kept} keeps. */
@@ -46,6 +52,7 @@ public final class RankPlanner {
 
   private RankPlanner() {}
 
+  /** {@link #plan} with row groups one after another, each whole ({@link GroupStripes#NONE}). */
   public static ReadPlan plan(
       List<Group> fileOrder,
       int worldSize,
@@ -55,6 +62,23 @@ public final class RankPlanner {
       long seed,
       int epoch,
       String input) {
+    return plan(fileOrder, worldSize, batchSize, dropLast, shuffle, seed, epoch, input, 0);
+  }
+
+  /**
+   * The plan of epoch {@code epoch}, its row groups laid out for shuffle windows of {@code
+   * windowRows} rows as {@link GroupStripes#of} says.
+   */
+  public static ReadPlan plan(
+      List<Group> fileOrder,
+      int worldSize,
+      int batchSize,
+      boolean dropLast,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      String input,
+      int windowRows) {
     List<Group> groups = new ArrayList<>();
     long rows = 0;
     for (Group group : fileOrder) {
@@ -76,9 +100,10 @@ public final class RankPlanner {
     long batches = batches(perRank, batchSize, dropLast);
     List<Group> order = ordered(groups, shuffle, seed, epoch);
     long[] starts = starts(order);
+    GroupStripes stripes = GroupStripes.of(groups, shuffle, windowRows);
     List<List<ReadRun>> ranks = new ArrayList<>();
     for (int rank = 0; rank < worldSize; rank++) {
-      ranks.add(runs(order, starts, rows, rank * perRank, (rank + 1) * perRank));
+      ranks.add(runs(order, starts, rows, rank * perRank, (rank + 1) * perRank, stripes));
     }
     long total = perRank * worldSize;
     return new ReadPlan(
@@ -113,13 +138,14 @@ public final class RankPlanner {
     StreamSplit.Plan split = StreamSplit.replay(rows, segments, batchSize, dropLast, windowRows);
     List<Group> order = ordered(groups, shuffle, seed, epoch);
     long[] starts = starts(order);
+    GroupStripes stripes = GroupStripes.of(groups, shuffle, windowRows);
     List<List<ReadRun>> ranks = new ArrayList<>();
     List<List<StreamPart>> parts = new ArrayList<>();
     for (List<OrderSlice> rank : split.ranks()) {
       List<ReadRun> runs = new ArrayList<>();
       List<StreamPart> rankParts = new ArrayList<>();
       for (OrderSlice slice : rank) {
-        List<ReadRun> sliceRuns = runs(order, starts, rows, slice.from(), slice.to());
+        List<ReadRun> sliceRuns = runs(order, starts, rows, slice.from(), slice.to(), stripes);
         runs.addAll(sliceRuns);
         rankParts.add(new StreamPart(slice, sliceRuns));
       }
@@ -183,25 +209,31 @@ public final class RankPlanner {
 
   /** The runs of positions {@code [from, to)} of the order (positions past the end wrap). */
   static List<ReadRun> runs(List<Group> order, long[] starts, long rows, long from, long to) {
+    return runs(order, starts, rows, from, to, GroupStripes.NONE);
+  }
+
+  /** The runs of positions {@code [from, to)} of the order laid out as {@code stripes} say. */
+  static List<ReadRun> runs(
+      List<Group> order, long[] starts, long rows, long from, long to, GroupStripes stripes) {
     List<ReadRun> runs = new ArrayList<>();
-    RunBuilder run = null;
-    for (long position = from; position < to; ) {
-      long at = position % rows;
-      int i = Arrays.binarySearch(starts, at);
-      i = i >= 0 ? i : -i - 2;
-      Group group = order.get(i);
-      long offset = at - starts[i];
-      long count = Math.min(to - position, group.rows() - offset);
-      if (run == null || !run.extend(group, offset, count)) {
-        if (run != null) {
-          runs.add(run.build());
-        }
-        run = new RunBuilder(group, offset, count);
-      }
-      position += count;
-    }
-    if (run != null) {
-      runs.add(run.build());
+    RunBuilder[] run = new RunBuilder[1];
+    stripes.pieces(
+        order,
+        starts,
+        rows,
+        from,
+        to,
+        (i, offset, count) -> {
+          Group group = order.get(i);
+          if (run[0] == null || !run[0].extend(group, offset, count)) {
+            if (run[0] != null) {
+              runs.add(run[0].build());
+            }
+            run[0] = new RunBuilder(group, offset, count);
+          }
+        });
+    if (run[0] != null) {
+      runs.add(run[0].build());
     }
     return List.copyOf(runs);
   }

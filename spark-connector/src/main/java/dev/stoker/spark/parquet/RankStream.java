@@ -10,7 +10,10 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +31,10 @@ import org.apache.parquet.hadoop.ParquetInputFormat;
  * window)}. A resumed rank reads its {@link StreamPart}s in turn, each windowed and shuffled as its
  * slice says, and hands over only the slice's rows. While the loader copies from one window, the
  * next is filled; {@link #next()} waits for a window only when both hold rows still to copy.
+ *
+ * <p>Where the plan deals a few row groups' rows in turn ({@link GroupStripes}), a run that goes on
+ * where an earlier one of the same row group stopped is read by that run's reader, kept open for
+ * it: each row group is read once, front to back, however its rows are dealt.
  */
 public final class RankStream implements ChunkStream {
   private final ReadConfig config;
@@ -49,6 +56,24 @@ public final class RankStream implements ChunkStream {
   private int nextRun;
   private long runLeft;
   private RunReader reader;
+
+  /** Where the reader's run goes on (its row group's "path#ordinal"; null: it ends here). */
+  private String readerKey;
+
+  /** The row of its row group the reader reads next once its run is read, and where it ends. */
+  private long readerNext;
+
+  private long readerEnd;
+
+  /** Per run of the part: what to open for it (it and the runs that go on from it). */
+  private ReadRun[] opening;
+
+  /** Per run of the part: whether an earlier run's reader reads it. */
+  private boolean[] continues;
+
+  /** Readers kept open for runs that go on from where they stopped, by row group. */
+  private final Map<String, HeldReader> held = new LinkedHashMap<>();
+
   private final WindowSink sink;
   private final RunOpener opener;
   private final Map<String, FileFooter> footers;
@@ -85,6 +110,7 @@ public final class RankStream implements ChunkStream {
                         0, partition.rows(), windowRows, request.rank(), 0, 0, partition.rows()),
                     partition.runs()));
     this.runs = parts.get(0).runs();
+    chain(runs);
     this.request = request;
     this.allocator = allocator;
     this.counters = counters;
@@ -174,12 +200,54 @@ public final class RankStream implements ChunkStream {
   /** Moves on to the next part: its runs are read from their first. */
   private void nextPart() throws IOException {
     closeReader();
+    readerKey = null;
     part++;
     windowInPart = 0;
     nextRun = 0;
     runLeft = 0;
+    closeHeld();
     if (part < parts.size()) {
       runs = parts.get(part).runs();
+      chain(runs);
+    }
+  }
+
+  /** A reader kept open, the row of its row group it reads next and where its run ends. */
+  private record HeldReader(RunReader reader, long next, long end) {}
+
+  /**
+   * Most readers kept open at once: a stripe's row groups, and those of the stripe before at a
+   * rank's start. One more closes the oldest (its rows are read again from a new reader).
+   */
+  private static final int MAX_HELD = 2 * GroupStripes.MAX_GROUPS + 2;
+
+  /** The row group a one-group run reads, as "path#ordinal"; null for runs of several. */
+  private static String keyOf(ReadRun run) {
+    return run.rowGroups() == 1 ? run.path() + "#" + run.firstRowGroup() : null;
+  }
+
+  /**
+   * Finds, for each run of {@code list}, the later runs of its row group that go on where it stops:
+   * the first of a chain is opened for all their rows, the others read by its reader.
+   */
+  private void chain(List<ReadRun> list) {
+    int n = list.size();
+    opening = new ReadRun[n];
+    continues = new boolean[n];
+    Map<String, long[]> later = new HashMap<>(); // key -> {skipRows, chain end, index}
+    for (int i = n - 1; i >= 0; i--) {
+      ReadRun run = list.get(i);
+      String key = keyOf(run);
+      long end = run.skipRows() + run.rows();
+      if (key != null) {
+        long[] next = later.get(key);
+        if (next != null && next[0] == end) {
+          end = next[1];
+          continues[(int) next[2]] = true;
+        }
+        later.put(key, new long[] {run.skipRows(), end, i});
+      }
+      opening[i] = end > run.skipRows() + run.rows() ? run.withRows(end - run.skipRows()) : run;
     }
   }
 
@@ -225,7 +293,7 @@ public final class RankStream implements ChunkStream {
       filled += n;
       runLeft -= n;
       if (runLeft == 0) {
-        closeReader();
+        keepOrCloseReader();
       }
     }
   }
@@ -270,14 +338,78 @@ public final class RankStream implements ChunkStream {
    * little-endian machine, whose native order batches use), else with Spark's reader.
    */
   private void openNextRun() throws IOException {
-    closeReader();
-    ReadRun run = runs.get(nextRun++);
-    reader = opener.open(run);
-    counters.bytesRead.add(run.bytes());
+    keepOrCloseReader();
+    int i = nextRun++;
+    ReadRun run = runs.get(i);
+    String key = keyOf(run);
+    HeldReader kept = key == null ? null : held.remove(key);
+    if (kept != null && kept.next() == run.skipRows()) {
+      reader = kept.reader();
+      readerEnd = kept.end();
+    } else {
+      if (kept != null) {
+        kept.reader().close();
+      }
+      // a run whose reader was closed to keep few open is read on from here to its chain's end
+      ReadRun whole = continues[i] ? chainFrom(i) : opening[i];
+      reader = opener.open(whole);
+      readerEnd = whole.skipRows() + whole.rows();
+      counters.bytesRead.add(whole.bytes());
+      // Stoker's reader only: Spark's may look for its task on the thread that opens it
+      int ahead = nextOpened(nextRun);
+      if (ahead >= 0 && runs.get(ahead).decodable()) {
+        opener.openAhead(opening[ahead]);
+      }
+    }
+    readerKey = key;
+    readerNext = run.skipRows() + run.rows();
     runLeft = run.rows();
-    // Stoker's reader only: Spark's may look for its task on the thread that opens it
-    if (nextRun < runs.size() && runs.get(nextRun).decodable()) {
-      opener.openAhead(runs.get(nextRun));
+  }
+
+  /** Run {@code i} with every row its chain reads after it. */
+  private ReadRun chainFrom(int i) {
+    ReadRun run = runs.get(i);
+    for (int j = i - 1; j >= 0; j--) {
+      ReadRun first = opening[j];
+      if (!continues[j]
+          && run.path().equals(first.path())
+          && keyOf(first) != null
+          && first.firstRowGroup() == run.firstRowGroup()
+          && first.skipRows() <= run.skipRows()
+          && run.skipRows() < first.skipRows() + first.rows()) {
+        return run.withRows(first.skipRows() + first.rows() - run.skipRows());
+      }
+    }
+    return run;
+  }
+
+  /** The first run from {@code from} on that a reader of its own opens, or -1. */
+  private int nextOpened(int from) {
+    for (int j = from; j < runs.size(); j++) {
+      if (!continues[j]) {
+        return j;
+      }
+    }
+    return -1;
+  }
+
+  /** Keeps the reader open if its row group's rows go on in a later run, else closes it. */
+  private void keepOrCloseReader() throws IOException {
+    RunReader open = reader;
+    reader = null;
+    if (open == null) {
+      return;
+    }
+    if (readerKey == null || readerNext >= readerEnd) {
+      open.close();
+      return;
+    }
+    held.put(readerKey, new HeldReader(open, readerNext, readerEnd));
+    if (held.size() > MAX_HELD) {
+      Iterator<Map.Entry<String, HeldReader>> oldest = held.entrySet().iterator();
+      HeldReader evicted = oldest.next().getValue();
+      oldest.remove();
+      evicted.reader().close();
     }
   }
 
@@ -289,6 +421,16 @@ public final class RankStream implements ChunkStream {
     }
   }
 
+  /** Closes every reader kept open, all closed even if one fails. */
+  private void closeHeld() {
+    Closer closer = new Closer();
+    for (HeldReader kept : held.values()) {
+      closer.run(kept.reader()::close);
+    }
+    held.clear();
+    closer.throwIfAny();
+  }
+
   /** Closes the reader and frees both windows; the loader has closed every chunk before. */
   @Override
   public void close() {
@@ -298,6 +440,7 @@ public final class RankStream implements ChunkStream {
     }
     closer.run(opener::close);
     closer.run(this::closeReader);
+    closer.run(this::closeHeld);
     for (ShuffleWindow window : windows) {
       if (window != null) {
         closer.run(window::close);

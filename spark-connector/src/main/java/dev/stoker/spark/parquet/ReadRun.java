@@ -62,6 +62,24 @@ public record ReadRun(
         null);
   }
 
+  /** This run with {@code count} rows from its first (more: it reads on into its row group). */
+  ReadRun withRows(long count) {
+    return new ReadRun(
+        path,
+        start,
+        length,
+        firstRowGroup,
+        rowGroups,
+        firstRow,
+        groupRows,
+        skipRows,
+        count,
+        bytes,
+        decodable,
+        inputRow,
+        kept);
+  }
+
   /** E.g. {@code row groups 2..3 of file 'hdfs://nn/data/part-0.parquet'}. */
   String describe() {
     return (rowGroups == 1

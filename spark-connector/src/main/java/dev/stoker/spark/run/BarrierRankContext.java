@@ -243,7 +243,7 @@ final class BarrierRankContext extends RankContext {
                 options.seed(),
                 options.shuffle(),
                 position.epoch(),
-                commits.orderEpoch(),
+                commits.orderEpochOf(position.epoch()),
                 worldSize,
                 options.batchSize(),
                 options.dropLast(),

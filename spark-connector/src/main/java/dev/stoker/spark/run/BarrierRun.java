@@ -2,13 +2,16 @@ package dev.stoker.spark.run;
 
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.CacheMode;
+import dev.stoker.spark.EpochOrder;
 import dev.stoker.spark.LoadReport;
 import dev.stoker.spark.RankProgress;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.RapidsStatus;
 import dev.stoker.spark.Rebalance;
+import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.cluster.TaskSlots;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -195,6 +198,10 @@ public final class BarrierRun {
         base == null
             ? null
             : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
+    boolean global = spec.run.epochOrder() == EpochOrder.GLOBAL;
+    if (global) {
+      checkGlobalOrder(given, base);
+    }
     boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
     ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
     ReadConfig config =
@@ -209,6 +216,8 @@ public final class BarrierRun {
     } else if (config.tokens() != null) {
       refuseWithTransforms(config.tokens().toString());
     }
+    EpochPlanner epochs =
+        global ? read.epochPlanner(spec.options(), spec.worldSize, GLOBAL_ORDER) : null;
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
     if (config.transforms() == null
         && config.tokens() == null
@@ -226,8 +235,11 @@ public final class BarrierRun {
               Sizes.text(spec.run.maxShardBytes())));
     }
     describe(
-        "streaming %d rows of %s into %d ranks",
-        plan.rowsPerRank() * spec.worldSize, read.dataset().input(), spec.worldSize);
+        "streaming %d rows of %s into %d ranks%s",
+        plan.rowsPerRank() * spec.worldSize,
+        read.dataset().input(),
+        spec.worldSize,
+        global ? ", each epoch planned again over the whole input" : "");
     List<RankRuns> runs = new ArrayList<>();
     for (int r = 0; r < spec.worldSize; r++) {
       runs.add(plan.rank(r));
@@ -259,11 +271,11 @@ public final class BarrierRun {
     }
     RankSpec ranked =
         spec.withCommits(
-            server.endpoint(driverHost(), epoch, config.windowRows(), read.fingerprint()));
+            server.endpoint(driverHost(), epoch, global, config.windowRows(), read.fingerprint()));
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
     try {
-      outcomes = barrier(ranks, RankTask.planned(ranked, config, figures));
+      outcomes = barrier(ranks, RankTask.planned(ranked, config, figures, epochs));
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it freely
       String fault = watch.fault();
       if (fault != null) {
@@ -277,6 +289,39 @@ public final class BarrierRun {
     TrainingResult<R> result =
         results(outcomes, plan.rows(), dropped, read.dataset().files().size(), true, false);
     return new TrainingResult<>(result.results(), result.report(), commits.common());
+  }
+
+  private static final String GLOBAL_ORDER =
+      SparkOptionNames.EPOCH_ORDER + "=" + EpochOrder.GLOBAL.label();
+
+  /**
+   * What a run that plans every epoch again over the whole input cannot take: a shard cache (a
+   * rank's rows change every epoch), a read's {@code epoch} (epoch {@code n} is read in epoch
+   * {@code n}'s order), or a state taken by a run whose epochs kept one order.
+   */
+  private void checkGlobalOrder(SourceOptions given, LoaderState base) {
+    if (spec.run.cache() == CacheMode.DISK) {
+      throw new IllegalArgumentException(
+          GLOBAL_ORDER
+              + " with cache=disk: a rank's rows change every epoch, so a cache of its first "
+              + "epoch's rows serves no later one (expected: cache=auto or none, which stream "
+              + "every epoch from the files, or epochOrder=rank)");
+    }
+    if (base == null && given != null && given.epoch() != 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s with the read's epoch=%d: each epoch n is read in epoch n's own order, the "
+                  + "epoch the rank function asks its loader for (expected: no epoch option on "
+                  + "the read, or epochOrder=rank)",
+              GLOBAL_ORDER, given.epoch()));
+    }
+    if (base != null && base.orderEpoch() != base.epoch()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: resumeFrom holds %s, taken by a run that read every epoch in epoch %d's "
+                  + "order (expected: epochOrder=rank to resume it, as it was taken)",
+              GLOBAL_ORDER, base.describe(), base.orderEpoch()));
+    }
   }
 
   /** The address executors reach the driver at. */

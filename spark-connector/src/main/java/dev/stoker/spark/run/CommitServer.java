@@ -76,10 +76,17 @@ final class CommitServer implements AutoCloseable {
   CommitEndpoint endpoint(
       String advertised,
       int orderEpoch,
+      boolean orderFollowsEpoch,
       int windowRows,
       dev.stoker.loader.state.InputFingerprint input) {
     return new CommitEndpoint(
-        advertised, server.getLocalPort(), secret.clone(), orderEpoch, windowRows, input);
+        advertised,
+        server.getLocalPort(),
+        secret.clone(),
+        orderEpoch,
+        orderFollowsEpoch,
+        windowRows,
+        input);
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.stoker.loader.StreamRequest;
 import dev.stoker.loader.StreamedDataset;
 import dev.stoker.loader.memory.HostAllocator;
 import dev.stoker.spark.parquet.ColumnSpec;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.RankStream;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -26,9 +27,10 @@ import java.util.List;
 /**
  * A streaming rank's rows as its loader's one source: an epoch streams the rank's planned Parquet
  * runs (shuffled per window), writing the shard cache on the way when {@link RankCache} says so,
- * and once the cache is complete every later epoch reads it (shuffled over the whole rank). Columns
- * with a normalization are written to the batch as normalized float32, columns declared wider than
- * stored (int32 as int64, float32 as float64) widened.
+ * and once the cache is complete every later epoch reads it (shuffled over the whole rank). With an
+ * {@link EpochPlanner}, every epoch streams the rank's share of that epoch's own plan instead.
+ * Columns with a normalization are written to the batch as normalized float32, columns declared
+ * wider than stored (int32 as int64, float32 as float64) widened.
  */
 final class PlannedDataset implements StreamedDataset {
   /**
@@ -74,6 +76,10 @@ final class PlannedDataset implements StreamedDataset {
 
   private final ReadConfig config;
   private final RankRuns runs;
+
+  /** Plans each epoch again over the whole input, or null: {@code runs} every epoch. */
+  private final EpochPlanner epochs;
+
   private final Schema schema;
   private final RowConverter[] converters;
   private final boolean converts;
@@ -91,6 +97,7 @@ final class PlannedDataset implements StreamedDataset {
   PlannedDataset(
       ReadConfig config,
       RankRuns runs,
+      EpochPlanner epochs,
       Schema schema,
       RowConverter[] converters,
       RankCache cache,
@@ -100,6 +107,7 @@ final class PlannedDataset implements StreamedDataset {
     this.start = start;
     this.config = config;
     this.runs = runs;
+    this.epochs = epochs;
     this.schema = schema;
     this.converters = converters.clone();
     boolean any = false;
@@ -138,6 +146,12 @@ final class PlannedDataset implements StreamedDataset {
       // The rest of an epoch: streamed from where it stopped, and never cached (a part only).
       RankStream rest = new RankStream(config, start.runs(), request, windows, counters, null);
       return converts ? new ConvertingStream(rest) : rest;
+    }
+    if (epochs != null) {
+      // This epoch's share of the whole input, in its own order; never cached (it changes).
+      RankRuns share = epochs.runs(runs.rank(), request.epoch());
+      RankStream stream = new RankStream(config, share, request, windows, counters, null);
+      return converts ? new ConvertingStream(stream) : stream;
     }
     MappedShard mapped = cache.mapped();
     if (mapped != null) {

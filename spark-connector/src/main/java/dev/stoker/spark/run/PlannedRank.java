@@ -5,6 +5,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.device.Device;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -21,6 +22,7 @@ final class PlannedRank implements RankData {
   private final ReadConfig config;
   private final ReadPlan plan;
   private final RankRuns runs;
+  private final EpochPlanner epochs;
   private final int worldSize;
   private final PlannedDataset.Parts parts;
   private final RankCache cache;
@@ -29,12 +31,14 @@ final class PlannedRank implements RankData {
   private RankLoader loader;
 
   /**
+   * @param epochs plans each epoch again over the whole input, or null: {@code runs} every epoch
    * @param start the epoch resumed mid-way and the rank's runs for its rest, or null
    */
   PlannedRank(
       ReadConfig config,
       ReadPlan plan,
       RankRuns runs,
+      EpochPlanner epochs,
       int worldSize,
       PlannedDataset.Parts parts,
       RankCache cache,
@@ -42,6 +46,7 @@ final class PlannedRank implements RankData {
     this.config = config;
     this.plan = plan;
     this.runs = runs;
+    this.epochs = epochs;
     this.worldSize = worldSize;
     this.parts = parts;
     this.cache = cache;
@@ -60,6 +65,7 @@ final class PlannedRank implements RankData {
                     new PlannedDataset(
                         config,
                         runs,
+                        epochs,
                         parts.schema(),
                         parts.converters(),
                         cache,

@@ -11,6 +11,7 @@ import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.RankFailedException;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.SparkOptionNames;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
@@ -61,7 +62,7 @@ public final class RankRuntime {
    * first that each could start (a cache folder that {@code cache=disk} needs and cannot make stops
    * every rank alike).
    */
-  RankOutcome runPlanned(ReadConfig config, ReadPlan plan, RankRuns runs) {
+  RankOutcome runPlanned(ReadConfig config, ReadPlan plan, RankRuns runs, EpochPlanner epochs) {
     BarrierTaskContext task = BarrierTaskContext.get();
     int rank = task.partitionId();
     if (task.numPartitions() != spec.worldSize || runs.rank() != rank) {
@@ -88,11 +89,11 @@ public final class RankRuntime {
     } catch (IllegalArgumentException e) {
       return RankOutcome.refused(rank, e.getMessage());
     }
-    // A transform's output differs every epoch (its random crops): nothing of it is cached, and
-    // every epoch streams the encoded rows from the files.
+    // A transform's output differs every epoch (its random crops), and so do a rank's rows when
+    // every epoch is planned again: nothing is cached, and every epoch streams from the files.
     RankCache cache =
         new RankCache(
-            transformed ? CacheMode.NONE : spec.run.cache(),
+            transformed || epochs != null ? CacheMode.NONE : spec.run.cache(),
             spec.run.epochs(),
             plan.rowsPerRank(),
             (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
@@ -109,7 +110,8 @@ public final class RankRuntime {
         throw failed(task, "asking the driver where its loader starts failed", e);
       }
     }
-    return train(task, new PlannedRank(config, plan, runs, spec.worldSize, parts, cache, start));
+    return train(
+        task, new PlannedRank(config, plan, runs, epochs, spec.worldSize, parts, cache, start));
   }
 
   RankOutcome run() {

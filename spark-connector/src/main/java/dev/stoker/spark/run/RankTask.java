@@ -1,5 +1,6 @@
 package dev.stoker.spark.run;
 
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
@@ -45,9 +46,11 @@ public abstract class RankTask<T>
   /**
    * Ranks streaming their runs from the Parquet files; the stage's input is one element per rank,
    * its runs, so that each task carries its own share of the plan only. {@code plan} holds the
-   * plan's figures, without the runs.
+   * plan's figures, without the runs; {@code epochs}, if not null, plans each epoch again over the
+   * whole input on the ranks.
    */
-  static RankTask<RankRuns> planned(RankSpec spec, ReadConfig config, ReadPlan plan) {
+  static RankTask<RankRuns> planned(
+      RankSpec spec, ReadConfig config, ReadPlan plan, EpochPlanner epochs) {
     return new RankTask<>(spec) {
       private static final long serialVersionUID = 1L;
 
@@ -62,7 +65,7 @@ public abstract class RankTask<T>
           throw new IllegalStateException(
               "rank " + TaskContext.getPartitionId() + ": no runs in its partition");
         }
-        return new RankRuntime(spec, null).runPlanned(config, plan, input.next());
+        return new RankRuntime(spec, null).runPlanned(config, plan, input.next(), epochs);
       }
     };
   }

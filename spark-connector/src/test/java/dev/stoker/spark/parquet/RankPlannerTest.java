@@ -187,6 +187,51 @@ class RankPlannerTest {
     assertThat(planned).isGreaterThan(1000);
   }
 
+  /**
+   * Dealt in stripes, any range of the order's positions is read once: the ranks' ranges (and any
+   * cut of them) cover every row exactly once, and a stripe's first round holds a block of each of
+   * its row groups.
+   */
+  @Test
+  void shouldDealStripesOfRowGroupsCoveringEveryRowOnce() {
+    Random random = new Random(31);
+    for (int round = 0; round < 2000; round++) {
+      List<RankPlanner.Group> groups =
+          RankPlanner.ordered(
+              RankPlanner.nonEmpty(randomFiles(random)), true, random.nextLong(), 0);
+      if (groups.isEmpty()) {
+        continue;
+      }
+      long total = rows(groups);
+      long[] starts = RankPlanner.starts(groups);
+      GroupStripes stripes = new GroupStripes(2 + random.nextInt(4), 1 + random.nextInt(8));
+      long cut = random.nextLong(total + 1);
+      List<String> rows = new ArrayList<>();
+      rows.addAll(rowsOf(RankPlanner.runs(groups, starts, total, 0, cut, stripes)));
+      rows.addAll(rowsOf(RankPlanner.runs(groups, starts, total, cut, total, stripes)));
+      assertThat(rows).hasSize((int) total).doesNotHaveDuplicates();
+      assertThat(rows)
+          .containsExactlyElementsOf(
+              rowsOf(RankPlanner.runs(groups, starts, total, 0, total, stripes)));
+      List<ReadRun> firstRound =
+          RankPlanner.runs(groups, starts, total, 0, Math.min(total, stripes.blockRows()), stripes);
+      assertThat(firstRound.get(0).path() + firstRound.get(0).firstRowGroup())
+          .isEqualTo(groups.get(0).path() + groups.get(0).rowGroup().ordinal());
+      if (groups.size() >= stripes.groups()
+          && groups.stream().allMatch(g -> g.rows() >= stripes.blockRows())) {
+        Set<String> dealt = new HashSet<>();
+        for (ReadRun run :
+            RankPlanner.runs(
+                groups, starts, total, 0, (long) stripes.groups() * stripes.blockRows(), stripes)) {
+          for (int g = 0; g < run.rowGroups(); g++) { // whole groups of a file: one run
+            dealt.add(run.path() + "#" + (run.firstRowGroup() + g));
+          }
+        }
+        assertThat(dealt).as("one block of each row group of the stripe").hasSize(stripes.groups());
+      }
+    }
+  }
+
   @Test
   void shouldReadWholeConsecutiveRowGroupsOfAFileInOneRun() {
     List<RankPlanner.Group> groups = new ArrayList<>();

@@ -49,7 +49,7 @@ class CommitServerTest {
               return new ReadPlan(1000, 1, 10, 1, 0, 0, List.of(List.of(), List.of()));
             });
     server = new CommitServer(log, "127.0.0.1");
-    endpoint = server.endpoint("127.0.0.1", 0, 16, FILES);
+    endpoint = server.endpoint("127.0.0.1", 0, false, 16, FILES);
   }
 
   @AfterEach
@@ -143,7 +143,7 @@ class CommitServerTest {
           }
         };
     try (CommitServer flaky = new CommitServer(log, "127.0.0.1", failing)) {
-      CommitEndpoint at = flaky.endpoint("127.0.0.1", 0, 16, FILES);
+      CommitEndpoint at = flaky.endpoint("127.0.0.1", 0, false, 16, FILES);
       assertThatThrownBy(() -> CommitClient.commit(at, 0, 0, at(40)))
           .as("dropped at once, not left to time out")
           .isInstanceOf(IOException.class);

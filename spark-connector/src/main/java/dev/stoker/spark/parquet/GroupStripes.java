@@ -1,0 +1,134 @@
+package dev.stoker.spark.parquet;
+
+import java.net.URI;
+import java.util.List;
+
+/**
+ * How an epoch's order lays rows out within its row groups: the shuffled row groups are taken
+ * {@code groups} at a time (a stripe), and a stripe's positions deal {@code blockRows} rows of each
+ * of its row groups in turn, round after round, until all are dealt. A shuffle window of {@code W}
+ * rows then holds rows of up to {@code min(groups, W / blockRows)} row groups instead of one or
+ * two, which is what mixes an input stored sorted (by label, date, source), at no cost in memory
+ * for the window: each rank reads every row group it has once, front to back, a few of them at a
+ * time. Without a shuffle, one row group after another ({@link #NONE}).
+ *
+ * <p>Planned from the read's own figures (its shuffle, its window's rows, its row groups' bytes and
+ * paths), which a resumed read has again: a state replays the same layout.
+ */
+record GroupStripes(int groups, int blockRows) {
+  /** Row groups one after another, each whole. */
+  static final GroupStripes NONE = new GroupStripes(1, Integer.MAX_VALUE);
+
+  /** Most row groups read at a time by a rank. */
+  static final int MAX_GROUPS = 8;
+
+  /** Fewest rows of a block: fewer would make plans of many tiny runs. */
+  static final int MIN_BLOCK_ROWS = 1024;
+
+  /**
+   * Most bytes of the row groups a rank reads at a time from remote storage, whose reader fetches a
+   * row group's share ahead: fewer groups at a time where row groups are large.
+   */
+  static final long REMOTE_GROUP_BYTES = 256L << 20;
+
+  GroupStripes {
+    if (groups < 1 || blockRows < 1) {
+      throw new IllegalArgumentException(
+          "groups " + groups + ", blockRows " + blockRows + " (expected: both >= 1)");
+    }
+  }
+
+  /**
+   * The layout of a read of {@code groups}: with a shuffle, {@link #MAX_GROUPS} row groups at a
+   * time (fewer from remote storage, as {@link #REMOTE_GROUP_BYTES} allows) in blocks that a window
+   * of {@code windowRows} rows holds one of each of, but of at least {@link #MIN_BLOCK_ROWS} rows;
+   * else (or with a window too small for two blocks) {@link #NONE}.
+   */
+  static GroupStripes of(List<RankPlanner.Group> groups, boolean shuffle, int windowRows) {
+    if (!shuffle || windowRows < 2 * MIN_BLOCK_ROWS) {
+      return NONE;
+    }
+    int width = MAX_GROUPS;
+    long largest = 1;
+    boolean remote = false;
+    for (RankPlanner.Group group : groups) {
+      largest = Math.max(largest, group.bytes());
+      remote |= isRemote(group.path());
+    }
+    if (remote) {
+      width = (int) Math.max(1, Math.min(MAX_GROUPS, REMOTE_GROUP_BYTES / largest));
+    }
+    if (width == 1) {
+      return NONE;
+    }
+    return new GroupStripes(width, Math.max(MIN_BLOCK_ROWS, windowRows / width));
+  }
+
+  private static boolean isRemote(String path) {
+    String scheme;
+    try {
+      scheme = new URI(path).getScheme();
+    } catch (java.net.URISyntaxException e) {
+      scheme = null; // a local path with characters a URI does not take
+    }
+    return scheme != null && !scheme.equals("file");
+  }
+
+  /** Receives a piece of a row group: {@code count} rows from row {@code offset} of it. */
+  interface PieceSink {
+    void piece(int group, long offset, long count);
+  }
+
+  /**
+   * The pieces of row groups that positions {@code [from, to)} of the order hold, in order;
+   * positions past {@code rows} wrap to the start (padding). {@code starts} are the order's row
+   * groups' first positions as if one after another, which stripes keep (a stripe holds the same
+   * positions as its row groups would).
+   */
+  void pieces(
+      List<RankPlanner.Group> order, long[] starts, long rows, long from, long to, PieceSink sink) {
+    for (long position = from; position < to; ) {
+      long at = position % rows;
+      int i = java.util.Arrays.binarySearch(starts, at);
+      i = i >= 0 ? i : -i - 2;
+      if (groups == 1) {
+        long offset = at - starts[i];
+        long count = Math.min(to - position, order.get(i).rows() - offset);
+        sink.piece(i, offset, count);
+        position += count;
+        continue;
+      }
+      int first = i / groups * groups;
+      int last = Math.min(first + groups, order.size());
+      long stripeEnd = last < order.size() ? starts[last] : rows;
+      long count = Math.min(to - position, stripeEnd - at);
+      dealt(order, first, last, at - starts[first], count, sink);
+      position += count;
+    }
+  }
+
+  /**
+   * The pieces of {@code count} positions from {@code skip} of the stripe of groups [first, last).
+   */
+  private void dealt(
+      List<RankPlanner.Group> order, int first, int last, long skip, long count, PieceSink sink) {
+    long left = count;
+    for (long round = 0; left > 0; round++) {
+      long dealtBefore = round * blockRows;
+      for (int g = first; g < last && left > 0; g++) {
+        long block = Math.min(blockRows, order.get(g).rows() - dealtBefore);
+        if (block <= 0) {
+          continue;
+        }
+        if (skip >= block) {
+          skip -= block;
+          continue;
+        }
+        long take = Math.min(block - skip, left);
+        sink.piece(g, dealtBefore + skip, take);
+        left -= take;
+        skip = 0;
+      }
+    }
+  }
+}
