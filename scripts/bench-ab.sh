@@ -127,6 +127,11 @@ def figures(doc):
                 c.get("workers"), "-" if c.get("prefetch") is None else c.get("prefetch"),
                 str(c.get("pin_memory")).lower())
             out[key] = c.get("samples_per_s")
+    if isinstance(doc.get("settings"), list):  # the shuffle workload: per setting, and quality
+        for c in doc["settings"]:
+            for k in ("rows_per_s", "gap_entropy", "label_tv"):
+                if isinstance(c.get(k), (int, float)):
+                    out["%s %s" % (c.get("setting"), k)] = c[k]
     for k, v in doc.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool) and (
                 k.endswith("_per_s") or k.endswith("_s") and k != "cores"):
@@ -154,5 +159,5 @@ for k in keys:
     a, b = statistics.median(per["A"][k]), statistics.median(per["B"][k])
     ratio = "%.2fx" % (b / a) if a else "-"
     print("%-*s %14s %14s %8s" % (width, k, "{:,.1f}".format(a), "{:,.1f}".format(b), ratio))
-print("(figures ending in _s that are times, such as first_batch_s: lower is better)")
+print("(figures ending in _s that are times, such as first_batch_s, and label_tv: lower is better)")
 PY

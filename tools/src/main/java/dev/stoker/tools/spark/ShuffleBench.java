@@ -1,6 +1,13 @@
 package dev.stoker.tools.spark;
 
+import dev.stoker.loader.Batch;
+import dev.stoker.loader.DType;
+import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.metrics.ShuffleQuality;
+import dev.stoker.spark.RankContext;
+import dev.stoker.spark.SparkOptionNames;
+import dev.stoker.spark.StokerSpark;
+import dev.stoker.spark.TrainingResult;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -17,9 +24,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * Runs the {@code shuffle} benchmark on an embedded Spark ({@code local[ranks]}): an input written
  * sorted by label (ten classes, as ETL output usually is sorted by something), read through {@code
  * format("stoker")} for {@code epochs} epochs with each setting of the shuffle (without it, and
- * with each shuffle buffer), every rank's rows in order recorded; for each setting the rows/s and
- * the two {@link ShuffleQuality} measures, beside those of a uniform random permutation of the same
- * rows.
+ * with each shuffle buffer, a read and a stage per epoch), then in one training run with {@code
+ * epochOrder=global} (one stage for every epoch), every rank's rows in order recorded; for each
+ * setting the rows/s and the two {@link ShuffleQuality} measures, beside those of a uniform random
+ * permutation of the same rows.
  */
 public final class ShuffleBench {
   /** The workload's name on the command line. */
@@ -125,10 +133,98 @@ public final class ShuffleBench {
         }
         settings.add(new Setting(name, seconds, quality));
       }
+      settings.add(oneRun(spark, data, config, progress));
       return new ShuffleBenchResult(config, settings, permutation);
     } finally {
       spark.stop();
       SourceBench.delete(dir);
+    }
+  }
+
+  /**
+   * Every epoch in one training run of the default buffer with {@code epochOrder=global}: one
+   * barrier stage for all epochs, each planned again over the whole input. An epoch's seconds are
+   * its slowest rank's, from its first batch asked for to its last.
+   */
+  static Setting oneRun(SparkSession spark, String data, Config config, PrintWriter progress) {
+    String name = "epochOrder=global, one run";
+    int epochs = config.epochs();
+    DataFrameReader reader =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", config.batchSize())
+            .option("worldSize", config.ranks())
+            .option("shuffle", true)
+            .option("seed", 1)
+            .option("dropLast", true);
+    TrainingResult<RankEpochs> run =
+        StokerSpark.on(reader.load(data))
+            .tensor("image", DType.FLOAT32, ELEMENTS)
+            .scalar("row", DType.INT64)
+            .scalar("label", DType.INT32)
+            .option(SparkOptionNames.EPOCH_ORDER, "global")
+            .option(SparkOptionNames.EPOCHS, Integer.toString(epochs))
+            .run((rank, loader) -> RankEpochs.read(rank, loader, epochs));
+    List<Double> seconds = new ArrayList<>();
+    List<ShuffleQuality> quality = new ArrayList<>();
+    for (int epoch = 0; epoch < epochs; epoch++) {
+      long[][] ranks = new long[run.results().size()][];
+      double slowest = 0;
+      for (RankEpochs rank : run.results()) {
+        ranks[rank.rank()] = rank.rows().get(epoch);
+        slowest = Math.max(slowest, rank.seconds().get(epoch));
+      }
+      long[][] rows = new long[ranks.length][];
+      int[][] labels = new int[ranks.length][];
+      split(ranks, rows, labels);
+      ShuffleQuality q = ShuffleQuality.of(rows, labels, config.batchSize());
+      seconds.add(slowest);
+      quality.add(q);
+      progress.printf(
+          Locale.ROOT,
+          "stoker: %-22s epoch %d: %6.2f s, gap entropy %5.2f bits, label TV %.3f%n",
+          name,
+          epoch,
+          slowest,
+          q.gapEntropyBits(),
+          q.labelTv());
+      progress.flush();
+    }
+    return new Setting(name, seconds, quality);
+  }
+
+  /**
+   * What a rank of {@link #oneRun} saw: per epoch its rows ({@code row << 16 | label}), seconds.
+   */
+  record RankEpochs(int rank, List<long[]> rows, List<Double> seconds)
+      implements java.io.Serializable {
+    static RankEpochs read(RankContext rank, DataLoader loader, int epochs) {
+      int image = loader.layout().schema().indexOf("image");
+      int row = loader.layout().schema().indexOf("row");
+      int label = loader.layout().schema().indexOf("label");
+      List<long[]> all = new ArrayList<>();
+      List<Double> seconds = new ArrayList<>();
+      for (int epoch = 0; epoch < epochs; epoch++) {
+        long started = System.nanoTime();
+        long[] out = new long[1024];
+        int n = 0;
+        for (Batch batch : loader.epoch(epoch)) {
+          for (int r = 0; r < batch.size(); r++) {
+            if (n == out.length) {
+              out = java.util.Arrays.copyOf(out, 2 * n);
+            }
+            long index = batch.getLong(row, r, 0);
+            if (batch.getFloat(image, r, 0) != index % 97) {
+              throw new IllegalStateException("row " + index + " came with another row's image");
+            }
+            out[n++] = index << 16 | batch.getInt(label, r, 0);
+          }
+        }
+        seconds.add((System.nanoTime() - started) / 1e9);
+        all.add(java.util.Arrays.copyOf(out, n));
+      }
+      return new RankEpochs(rank.rank(), all, seconds);
     }
   }
 
