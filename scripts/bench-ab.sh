@@ -158,6 +158,7 @@ print("%-*s %14s %14s %8s" % (width, "configuration", "A", "B", "B/A"))
 for k in keys:
     a, b = statistics.median(per["A"][k]), statistics.median(per["B"][k])
     ratio = "%.2fx" % (b / a) if a else "-"
-    print("%-*s %14s %14s %8s" % (width, k, "{:,.1f}".format(a), "{:,.1f}".format(b), ratio))
+    shown = lambda v: "{:,.1f}".format(v) if abs(v) >= 100 else "{:.4g}".format(v)
+    print("%-*s %14s %14s %8s" % (width, k, shown(a), shown(b), ratio))
 print("(figures ending in _s that are times, such as first_batch_s, and label_tv: lower is better)")
 PY
