@@ -35,6 +35,9 @@ public final class SparkOptionNames {
   /** {@link SparkOptionTable#CACHE}: a streaming rank's shard cache; see {@link CacheMode}. */
   public static final String CACHE = SparkOptionTable.CACHE.name();
 
+  /** {@link SparkOptionTable#CACHE_MEMORY}: the most bytes of a shard cache kept in memory. */
+  public static final String CACHE_MEMORY = SparkOptionTable.CACHE_MEMORY.name();
+
   /** {@link SparkOptionTable#EPOCH_ORDER}: the rows of later epochs; see {@link EpochOrder}. */
   public static final String EPOCH_ORDER = SparkOptionTable.EPOCH_ORDER.name();
 
@@ -52,6 +55,7 @@ public final class SparkOptionNames {
           COLLECTIVE_TIMEOUT,
           VERIFY_CHECKSUMS,
           CACHE,
+          CACHE_MEMORY,
           EPOCH_ORDER,
           EPOCHS);
 

@@ -30,6 +30,7 @@ public final class SparkRunOptions implements Serializable {
   private final Duration collectiveTimeout;
   private final boolean verifyChecksums;
   private final CacheMode cache;
+  private final long cacheMemory;
   private final EpochOrder epochOrder;
   private final int epochs;
 
@@ -41,6 +42,7 @@ public final class SparkRunOptions implements Serializable {
     this.collectiveTimeout = b.collectiveTimeout;
     this.verifyChecksums = b.verifyChecksums;
     this.cache = b.cache;
+    this.cacheMemory = b.cacheMemory;
     this.epochOrder = b.epochOrder;
     this.epochs = b.epochs;
   }
@@ -64,6 +66,7 @@ public final class SparkRunOptions implements Serializable {
         .collectiveTimeout(read.get(SparkOptionTable.COLLECTIVE_TIMEOUT))
         .verifyChecksums(read.get(SparkOptionTable.VERIFY_CHECKSUMS))
         .cache(CacheMode.parse(read.get(SparkOptionTable.CACHE)))
+        .cacheMemory(read.get(SparkOptionTable.CACHE_MEMORY))
         .epochOrder(EpochOrder.parse(read.get(SparkOptionTable.EPOCH_ORDER)))
         .epochs(read.get(SparkOptionTable.EPOCHS))
         .build();
@@ -72,6 +75,14 @@ public final class SparkRunOptions implements Serializable {
   /** Whether a rank streaming Parquet keeps a shard cache for later epochs. */
   public CacheMode cache() {
     return cache;
+  }
+
+  /**
+   * The most bytes of a rank's shard cache kept in memory, 0 for none, or {@link
+   * SparkOptionTable#CACHE_MEMORY_AUTO}: a quarter of the memory free when the rank starts.
+   */
+  public long cacheMemory() {
+    return cacheMemory;
   }
 
   /** Which rows a streaming rank reads in the epochs after the first; see {@link EpochOrder}. */
@@ -119,7 +130,7 @@ public final class SparkRunOptions implements Serializable {
   public String toString() {
     return String.format(
         Locale.ROOT,
-        "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%d}",
+        "SparkRunOptions{%s=%d, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%s, %s=%d}",
         SparkOptionNames.MAX_SHARD_BYTES,
         maxShardBytes,
         SparkOptionNames.SHARD_DIR,
@@ -134,6 +145,8 @@ public final class SparkRunOptions implements Serializable {
         verifyChecksums,
         SparkOptionNames.CACHE,
         cache.label(),
+        SparkOptionNames.CACHE_MEMORY,
+        cacheMemory == SparkOptionTable.CACHE_MEMORY_AUTO ? "auto" : cacheMemory,
         SparkOptionNames.EPOCH_ORDER,
         epochOrder.label(),
         SparkOptionNames.EPOCHS,
@@ -153,6 +166,7 @@ public final class SparkRunOptions implements Serializable {
     private boolean verifyChecksums = SparkOptionTable.VERIFY_CHECKSUMS.defaultValue();
     private CacheMode cache = CacheMode.parse(SparkOptionTable.CACHE.defaultValue());
     private EpochOrder epochOrder = EpochOrder.parse(SparkOptionTable.EPOCH_ORDER.defaultValue());
+    private long cacheMemory = SparkOptionTable.CACHE_MEMORY.defaultValue();
     private int epochs = SparkOptionTable.EPOCHS.defaultValue();
 
     private Builder() {}
@@ -163,6 +177,15 @@ public final class SparkRunOptions implements Serializable {
      */
     public Builder epochs(int value) {
       epochs = SparkOptionTable.EPOCHS.check(value);
+      return this;
+    }
+
+    /**
+     * The most bytes of a rank's shard cache kept in memory, >= 0 (0: never), or {@link
+     * SparkOptionTable#CACHE_MEMORY_AUTO}.
+     */
+    public Builder cacheMemory(long value) {
+      cacheMemory = SparkOptionTable.CACHE_MEMORY.check(value);
       return this;
     }
 

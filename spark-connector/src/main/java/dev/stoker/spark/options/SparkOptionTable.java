@@ -7,6 +7,7 @@ import static dev.stoker.spark.options.OptionLayer.SETTING;
 import static dev.stoker.spark.options.OptionLayer.SOURCE;
 
 import dev.stoker.loader.LoaderOptionTable;
+import dev.stoker.loader.option.OptionValues;
 import dev.stoker.loader.option.StokerOption;
 import dev.stoker.loader.option.StokerOption.Check;
 import dev.stoker.loader.option.ValueType;
@@ -250,13 +251,32 @@ public final class SparkOptionTable {
   /** The label of a {@code CacheMode}. */
   public static final StokerOption<String> CACHE =
       add(
-          StokerOption.builder("cache", ValueType.choice("auto", "disk", "none"))
-              .values("auto|disk|none")
+          StokerOption.builder("cache", ValueType.choice("auto", "memory", "disk", "none"))
+              .values("auto|memory|disk|none")
               .check(Check.nonNull())
               .defaultValue("auto")
               .doc(
                   "Whether a rank streaming Parquet keeps a shard cache for later epochs: where it "
-                      + "pays, always, or never.")
+                      + "pays (in memory where it fits cacheMemory, else on disk), always in "
+                      + "memory, always on disk, or never.")
+              .build(),
+          RUN);
+
+  /** {@link #CACHE_MEMORY}'s value for its default: a share of the memory free, found per rank. */
+  public static final long CACHE_MEMORY_AUTO = -1;
+
+  public static final StokerOption<Long> CACHE_MEMORY =
+      add(
+          StokerOption.builder(
+                  "cacheMemory",
+                  ValueType.of(SparkOptionTable::readCacheMemory, SparkOptionTable::memoryText))
+              .values("auto, or a size (2g; 0 = never)")
+              .check(SparkOptionTable::checkCacheMemory)
+              .defaultValue(CACHE_MEMORY_AUTO)
+              .doc(
+                  "The most bytes of a rank's shard cache kept in memory (a memory-backed "
+                      + "folder, /dev/shm) rather than on the local disk; auto: a quarter of the "
+                      + "memory its machine (or container) has free when the rank starts.")
               .build(),
           RUN);
 
@@ -402,6 +422,24 @@ public final class SparkOptionTable {
           return (int) value;
         },
         String::valueOf);
+  }
+
+  private static Long readCacheMemory(String name, String text) {
+    return text.trim().equalsIgnoreCase("auto")
+        ? CACHE_MEMORY_AUTO
+        : OptionValues.bytes(name, text.trim());
+  }
+
+  private static String memoryText(Long value) {
+    return value == CACHE_MEMORY_AUTO ? "auto" : OptionValues.bytesText(value);
+  }
+
+  private static Long checkCacheMemory(String name, Long value) {
+    if (value == null || value < 0 && value != CACHE_MEMORY_AUTO) {
+      throw new IllegalArgumentException(
+          name + ": " + value + " (expected: auto, or a size >= 0; 0 keeps no cache in memory)");
+    }
+    return value;
   }
 
   private static Integer readEpochs(String name, String text) {

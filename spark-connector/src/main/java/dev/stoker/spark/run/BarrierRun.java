@@ -177,12 +177,12 @@ public final class BarrierRun {
                   + "on the run; normalize in the read, e.g. a transform's normalize step)",
               writer, spec.normalizations[0].column()));
     }
-    if (spec.run.cache() == CacheMode.DISK) {
+    if (spec.run.cache() == CacheMode.DISK || spec.run.cache() == CacheMode.MEMORY) {
       throw new IllegalArgumentException(
           String.format(
-              "%s with cache=disk: its rows differ every epoch, so every epoch streams from "
+              "%s with cache=%s: its rows differ every epoch, so every epoch streams from "
                   + "the files (expected: cache=auto or none)",
-              writer));
+              writer, spec.run.cache().label()));
     }
   }
 
@@ -221,7 +221,7 @@ public final class BarrierRun {
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
     if (config.transforms() == null
         && config.tokens() == null
-        && spec.run.cache() == CacheMode.DISK
+        && (spec.run.cache() == CacheMode.DISK || spec.run.cache() == CacheMode.MEMORY)
         && shardBytes > spec.run.maxShardBytes()) {
       throw new ShardBudgetException(
           String.format(
@@ -300,12 +300,14 @@ public final class BarrierRun {
    * {@code n}'s order), or a state taken by a run whose epochs kept one order.
    */
   private void checkGlobalOrder(SourceOptions given, LoaderState base) {
-    if (spec.run.cache() == CacheMode.DISK) {
+    if (spec.run.cache() == CacheMode.DISK || spec.run.cache() == CacheMode.MEMORY) {
       throw new IllegalArgumentException(
           GLOBAL_ORDER
-              + " with cache=disk: a rank's rows change every epoch, so a cache of its first "
-              + "epoch's rows serves no later one (expected: cache=auto or none, which stream "
-              + "every epoch from the files, or epochOrder=rank)");
+              + " with cache="
+              + spec.run.cache().label()
+              + ": a rank's rows change every epoch, so a cache of its first epoch's rows serves "
+              + "no later one (expected: cache=auto or none, which stream every epoch from the "
+              + "files, or epochOrder=rank)");
     }
     if (base == null && given != null && given.epoch() != 0) {
       throw new IllegalArgumentException(

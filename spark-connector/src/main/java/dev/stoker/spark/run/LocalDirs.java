@@ -22,7 +22,8 @@ import org.apache.spark.SparkEnv;
  * <p>An executor killed outright (SIGKILL: preempted, out of memory) leaves its directories until
  * the application ends; {@link #sweep} removes the shards in them whose process died: those of the
  * other executors' directories beside this one's ({@code blockmgr-*} folders of one parent, as the
- * standalone worker and YARN lay them out), or in the user's shardDir.
+ * standalone worker and YARN lay them out), or in the user's shardDir, and in the memory tier's
+ * folder ({@link MemoryTier}).
  */
 public final class LocalDirs {
   private LocalDirs() {}
@@ -53,6 +54,7 @@ public final class LocalDirs {
 
   private static Set<Path> roots(String shardDir) {
     Set<Path> roots = new LinkedHashSet<>();
+    roots.add(MemoryTier.root()); // the memory tier's, whatever shardDir says
     if (shardDir != null) {
       roots.add(Path.of(shardDir));
       return roots;

@@ -2,12 +2,14 @@ package dev.stoker.spark.run;
 
 import dev.stoker.loader.util.Closer;
 import dev.stoker.spark.CacheMode;
+import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.parquet.ShuffleWindow;
 import dev.stoker.spark.parquet.WindowSink;
 import dev.stoker.spark.shard.MappedShard;
 import dev.stoker.spark.shard.ShardFiles;
 import dev.stoker.spark.shard.ShardLayout;
 import dev.stoker.spark.shard.ShardWriter;
+import dev.stoker.spark.shard.Sizes;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -28,9 +30,9 @@ import org.slf4j.LoggerFactory;
 final class RankCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankCache.class);
 
-  /** Makes the folder of a new shard. */
+  /** Makes the folder of a new shard: in a memory-backed folder, or on the local disk. */
   interface Folders {
-    ShardFiles create() throws IOException;
+    ShardFiles create(boolean inMemory) throws IOException;
   }
 
   private final CacheMode mode;
@@ -39,6 +41,7 @@ final class RankCache implements AutoCloseable {
   private final int windowRows;
   private final ShardLayout layout;
   private final long budget;
+  private final long memoryBudget;
   private final String owner;
   private final Folders folders;
   private ShardFiles files;
@@ -48,6 +51,7 @@ final class RankCache implements AutoCloseable {
   private MappedShard mapped;
   private int epochsOpened;
   private boolean givenUp;
+  private boolean inMemory;
   private long startedAt;
   private long writeNanos;
   private boolean closed;
@@ -55,6 +59,8 @@ final class RankCache implements AutoCloseable {
   /**
    * @param epochs the epochs the rank function runs, 0 when not known
    * @param windowRows rows of the stream's largest window
+   * @param budget the most bytes of the cache ({@code maxShardBytes})
+   * @param memoryBudget the most bytes of it that may be kept in memory, 0 for none
    */
   RankCache(
       CacheMode mode,
@@ -63,6 +69,7 @@ final class RankCache implements AutoCloseable {
       int windowRows,
       ShardLayout layout,
       long budget,
+      long memoryBudget,
       String owner,
       Folders folders) {
     this.mode = mode;
@@ -71,6 +78,7 @@ final class RankCache implements AutoCloseable {
     this.windowRows = windowRows;
     this.layout = layout;
     this.budget = budget;
+    this.memoryBudget = memoryBudget;
     this.owner = owner;
     this.folders = folders;
   }
@@ -88,17 +96,37 @@ final class RankCache implements AutoCloseable {
    */
   synchronized WindowSink openEpoch() throws IOException {
     epochsOpened++;
-    if (closed
-        || mapped != null
-        || writes != null
-        || givenUp
-        || mode == CacheMode.NONE
-        || mode == CacheMode.AUTO && (epochs == 1 || epochs == 0 && epochsOpened < 2)
+    if (closed || mapped != null || writes != null || givenUp || mode == CacheMode.NONE) {
+      return null;
+    }
+    long bytes = rows * layout.rowBytes();
+    boolean fits = memoryBudget > 0 && bytes <= memoryBudget;
+    if (mode == CacheMode.MEMORY && !fits && rows > 0) {
+      throw new IOException(
+          String.format(
+              "shard cache of %s: %s of rows to keep in memory, but %s (expected: at most "
+                  + "that; raise %s, use more ranks or fewer columns, or cache=auto, which keeps "
+                  + "on the local disk what memory does not take)",
+              owner,
+              Sizes.text(bytes),
+              memoryBudget > 0
+                  ? SparkOptionNames.CACHE_MEMORY
+                      + " and the memory-backed folder allow "
+                      + Sizes.text(memoryBudget)
+                  : "no memory-backed folder (/dev/shm) takes it here, or "
+                      + SparkOptionNames.CACHE_MEMORY
+                      + "=0",
+              SparkOptionNames.CACHE_MEMORY));
+    }
+    inMemory = mode == CacheMode.MEMORY || mode == CacheMode.AUTO && fits;
+    // auto: a run told of one epoch writes none; not told, memory is written in the first epoch
+    // (a copy at memory speed), the disk in the second (when a second is known to come)
+    if (mode == CacheMode.AUTO && (epochs == 1 || epochs == 0 && epochsOpened < 2 && !inMemory)
         || rows == 0) {
       return null;
     }
     if (rows > Integer.MAX_VALUE) { // a cache epoch's order is a permutation of ints
-      if (mode == CacheMode.DISK) {
+      if (mode == CacheMode.DISK || mode == CacheMode.MEMORY) {
         throw new IOException(
             String.format(
                 "shard cache of %s: %d rows (expected: at most %d "
@@ -110,8 +138,15 @@ final class RankCache implements AutoCloseable {
       return null;
     }
     try {
-      files = folders.create();
+      files = folders.create(inMemory);
       folder = files.folder().toString();
+      LOG.info(
+          "stoker: {}: writing its shard cache of {} {} ({} allows {} in memory)",
+          owner,
+          Sizes.text(bytes),
+          inMemory ? "in memory, " + folder : "on the local disk, " + folder,
+          SparkOptionNames.CACHE_MEMORY,
+          Sizes.text(memoryBudget));
       writer = new ShardWriter(files, layout, budget, owner);
       writer.reserve(rows);
       startedAt = System.nanoTime();
@@ -126,7 +161,7 @@ final class RankCache implements AutoCloseable {
               () -> written(out));
     } catch (IOException | RuntimeException | OutOfMemoryError e) {
       discard();
-      if (mode == CacheMode.DISK) {
+      if (mode == CacheMode.DISK || mode == CacheMode.MEMORY) {
         throw e instanceof IOException io
             ? io
             : new IOException("starting the shard cache of " + owner + " failed: " + e, e);
@@ -138,11 +173,17 @@ final class RankCache implements AutoCloseable {
   }
 
   /**
-   * Whether the stream waits for a slow disk: with {@code disk}, and with {@code auto} told that
-   * more epochs follow; else a writer two windows behind gives the cache up.
+   * Whether the stream waits for a slow writer: with {@code disk} or in memory (which keeps pace),
+   * and with {@code auto} told that more epochs follow; else a writer two windows behind gives the
+   * cache up.
    */
   private boolean waitsForDisk() {
-    return mode == CacheMode.DISK || epochs > 1;
+    return mode == CacheMode.DISK || inMemory || epochs > 1;
+  }
+
+  /** Whether the cache is (being) written in memory. */
+  synchronized boolean inMemory() {
+    return inMemory && (writes != null || mapped != null);
   }
 
   /** Maps the written files: on the writer's thread, once every row is written. */
@@ -286,7 +327,7 @@ final class RankCache implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for the shard cache's disk");
       } catch (IOException e) {
-        if (mode == CacheMode.DISK) {
+        if (mode == CacheMode.DISK || mode == CacheMode.MEMORY) {
           throw e;
         }
         abandon(writes);
@@ -317,7 +358,7 @@ final class RankCache implements AutoCloseable {
         throw new IllegalStateException("interrupted while the shard cache was written", e);
       } catch (IOException e) {
         abandon(writes);
-        if (mode == CacheMode.DISK) {
+        if (mode == CacheMode.DISK || mode == CacheMode.MEMORY) {
           throw new UncheckedIOException(e);
         }
         synchronized (RankCache.this) {

@@ -99,8 +99,9 @@ public final class RankRuntime {
             (int) Math.min(config.windowRows(), Math.max(1, plan.rowsPerRank())),
             new ShardLayout(transformed ? config.batchSchema() : config.loaderSchema()),
             spec.run.maxShardBytes(),
+            MemoryTier.budget(spec.run.cacheMemory()),
             "rank " + rank,
-            () -> createFiles(task, rank));
+            inMemory -> createFiles(task, rank, inMemory));
     task.addTaskCompletionListener((TaskCompletionListener) context -> closeQuietly(cache));
     CommitLog.Start start = null;
     if (spec.commits != null) {
@@ -379,6 +380,12 @@ public final class RankRuntime {
 
   /** A new shard folder, once the shards of dead processes on this host are gone. */
   private ShardFiles createFiles(BarrierTaskContext task, int rank) throws IOException {
+    return createFiles(task, rank, false);
+  }
+
+  /** A new shard folder of rank {@code rank}: in memory, or where {@code shardDir} says. */
+  private ShardFiles createFiles(BarrierTaskContext task, int rank, boolean inMemory)
+      throws IOException {
     try {
       for (Path stale : LocalDirs.sweep(spec.run.shardDir())) {
         LOG.info("stoker: removed {}, the shard of a process that died", stale);
@@ -386,7 +393,7 @@ public final class RankRuntime {
     } catch (RuntimeException e) { // cleaning up after others never stops this rank
       LOG.warn("stoker: looking for the shards of dead processes failed", e);
     }
-    Path parent = LocalDirs.forRank(spec.run.shardDir(), rank);
+    Path parent = inMemory ? MemoryTier.root() : LocalDirs.forRank(spec.run.shardDir(), rank);
     String name =
         String.format(
             "%sstage%d.%d-rank%d-task%d-%08x",

@@ -106,6 +106,11 @@ class RankCacheTest {
   }
 
   private RankCache cache(CacheMode mode, int epochs, long budget) {
+    return cache(mode, epochs, budget, 0);
+  }
+
+  /** A cache whose memory-tier folders are made in "memory", its disk ones in "shards". */
+  private RankCache cache(CacheMode mode, int epochs, long budget, long memoryBudget) {
     return new RankCache(
         mode,
         epochs,
@@ -113,10 +118,12 @@ class RankCacheTest {
         config.windowRows(),
         LAYOUT,
         budget,
+        memoryBudget,
         "rank 0",
-        () ->
+        inMemory ->
             ShardFiles.create(
-                folder.resolve("shards"), ShardFiles.PREFIX + "test-" + folders.incrementAndGet()));
+                folder.resolve(inMemory ? "memory" : "shards"),
+                ShardFiles.PREFIX + "test-" + folders.incrementAndGet()));
   }
 
   /** Streams one epoch, {@code chunks} chunks of it (-1: all), through the cache's sink. */
@@ -140,7 +147,11 @@ class RankCacheTest {
   }
 
   private long shardFolders() throws IOException {
-    Path shards = folder.resolve("shards");
+    return shardFolders("shards");
+  }
+
+  private long shardFolders(String where) throws IOException {
+    Path shards = folder.resolve(where);
     if (!Files.isDirectory(shards)) {
       return 0;
     }
@@ -171,6 +182,67 @@ class RankCacheTest {
       assertThat(cache.openEpoch()).as("later epochs read the cache").isNull();
     }
     assertThat(shardFolders()).as("closed: the files are gone").isZero();
+  }
+
+  @Test
+  void shouldKeepACacheThatFitsInMemoryFromTheFirstEpochWithAuto() throws Exception {
+    try (RankCache cache = cache(CacheMode.AUTO, 0, 1L << 30, ROWS * 8L)) {
+      stream(cache, 0, -1);
+      assertThat(cache.mapped()).as("memory: written while the first epoch streams").isNotNull();
+      assertThat(cache.inMemory()).isTrue();
+      assertThat(shardFolders("memory")).isOne();
+      assertThat(shardFolders("shards")).isZero();
+      assertThat(cache.openEpoch()).as("later epochs read the cache").isNull();
+    }
+    assertThat(shardFolders("memory")).as("closed: the files are gone").isZero();
+
+    config = config(ROWS);
+    try (RankCache larger = cache(CacheMode.AUTO, 0, 1L << 30, ROWS * 8L - 1)) {
+      stream(larger, 0, -1);
+      assertThat(larger.mapped()).as("too large for memory: the disk, from epoch 1").isNull();
+      stream(larger, 1, -1);
+      assertThat(larger.mapped()).isNotNull();
+      assertThat(larger.inMemory()).isFalse();
+      assertThat(shardFolders("shards")).isOne();
+      assertThat(shardFolders("memory")).isZero();
+    }
+  }
+
+  @Test
+  void shouldRefuseACacheInMemoryThatDoesNotFitNamingTheOption() throws Exception {
+    try (RankCache memory = cache(CacheMode.MEMORY, 0, 1L << 30, ROWS * 8L - 1)) {
+      assertThatThrownBy(memory::openEpoch)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(
+              "shard cache of rank 0: 39.1 KiB (40000 bytes) of rows to keep in memory")
+          .hasMessageContaining(
+              "cacheMemory and the memory-backed folder allow 39.1 KiB (39999 bytes)")
+          .hasMessageContaining("raise cacheMemory");
+    }
+    try (RankCache none = cache(CacheMode.MEMORY, 0, 1L << 30, 0)) {
+      assertThatThrownBy(none::openEpoch)
+          .hasMessageContaining("no memory-backed folder (/dev/shm) takes it here");
+    }
+    try (RankCache memory = cache(CacheMode.MEMORY, 1, 1L << 30, ROWS * 8L)) {
+      stream(memory, 0, -1);
+      assertThat(memory.mapped()).as("memory: written even for one epoch").isNotNull();
+      assertThat(shardFolders("memory")).isOne();
+    }
+  }
+
+  @Test
+  void shouldBudgetTheMemoryTierWithinWhatTheFolderTakes() throws IOException {
+    assertThat(MemoryTier.budget(0)).isZero();
+    assertThat(MemoryTier.budget(1 << 20)).isBetween(0L, 1L << 20);
+    long auto = MemoryTier.budget(dev.stoker.spark.options.SparkOptionTable.CACHE_MEMORY_AUTO);
+    if (Files.isDirectory(MemoryTier.SHM)
+        && "tmpfs".equals(Files.getFileStore(MemoryTier.SHM).type())) {
+      assertThat(auto)
+          .isLessThanOrEqualTo(Files.getFileStore(MemoryTier.SHM).getUsableSpace())
+          .isPositive();
+    } else {
+      assertThat(auto).as("no memory-backed folder here").isZero();
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.stoker.spark.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
@@ -15,6 +16,7 @@ import dev.stoker.spark.SparkRunOptions;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.TestFrames;
 import dev.stoker.spark.TrainingResult;
+import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,11 +65,16 @@ class StreamedRunTest {
   }
 
   private static TrainingResult<RankIds> run(Dataset<Row> input, int epochs, CacheMode cache) {
+    return run(input, epochs, cache, SparkOptionTable.CACHE_MEMORY_AUTO);
+  }
+
+  private static TrainingResult<RankIds> run(
+      Dataset<Row> input, int epochs, CacheMode cache, long cacheMemory) {
     return StokerSpark.on(input)
         .tensor("x", DType.FLOAT32, 3)
         .scalar("id", DType.INT64)
         .options(LoaderOptions.builder().batchSize(4).dropLast(true).shuffle(true).seed(11).build())
-        .runOptions(SparkRunOptions.builder().cache(cache).build())
+        .runOptions(SparkRunOptions.builder().cache(cache).cacheMemory(cacheMemory).build())
         .worldSize(2)
         .run(RankIds.reading(epochs));
   }
@@ -140,7 +147,7 @@ class StreamedRunTest {
 
     TrainingResult<RankIds> disk = run(scan, 1, CacheMode.DISK);
     TrainingResult<RankIds> none = run(scan, 2, CacheMode.NONE);
-    TrainingResult<RankIds> auto = run(scan, 2, CacheMode.AUTO);
+    TrainingResult<RankIds> auto = run(scan, 2, CacheMode.AUTO, 0); // no memory tier: the disk's
 
     assertThat(none.results()).allMatch(RankIds::consistent);
     for (int r = 0; r < 2; r++) {
@@ -158,6 +165,21 @@ class StreamedRunTest {
     assertThat(auto.report().rank(0).shardBytes())
         .as("auto writes while epoch 1 streams, " + "for epoch 2 on")
         .isPositive();
+
+    // in memory: written while epoch 0 streams, epoch 1 from it, as cache=memory
+    assumeTrue(
+        MemoryTier.budget(SparkOptionTable.CACHE_MEMORY_AUTO) > 0, "a memory-backed /dev/shm");
+    TrainingResult<RankIds> inMemory = run(scan, 2, CacheMode.AUTO);
+    TrainingResult<RankIds> memory = run(scan, 2, CacheMode.MEMORY);
+    for (int r = 0; r < 2; r++) {
+      assertThat(inMemory.result(r).epochs().get(0)).isEqualTo(none.result(r).epochs().get(0));
+      assertThat(inMemory.result(r).epochs().get(1))
+          .as("rank %d, epoch 1 from the cache in memory", r)
+          .isEqualTo(memory.result(r).epochs().get(1))
+          .containsExactlyInAnyOrderElementsOf(none.result(r).epochs().get(1));
+    }
+    assertThat(inMemory.report().rank(0).shardFolder()).startsWith("/dev/shm/stoker/");
+    assertThat(memory.report().rank(1).shardBytes()).as("20 rows of 20 bytes").isEqualTo(20 * 20);
   }
 
   @Test
