@@ -50,7 +50,7 @@ class ConfigurationPageTest {
     }
     assertThat(page)
         .contains("| `batchSize` | int > 0 | `1` | loader | Samples per batch. |")
-        .contains("| `cache` | auto\\|disk\\|none | `auto` | run |")
+        .contains("| `cache` | auto\\|memory\\|disk\\|none | `auto` | run |")
         .contains("| `verifyChecksums` | true\\|false | `true` | source, run |");
   }
 
