@@ -121,15 +121,7 @@ public final class ShuffleBench {
             permutation.add(
                 ShuffleQuality.ofRandomPermutation(rows, labels, config.batchSize(), epoch));
           }
-          progress.printf(
-              Locale.ROOT,
-              "stoker: %-22s epoch %d: %6.2f s, gap entropy %5.2f bits, label TV %.3f%n",
-              name,
-              epoch,
-              s,
-              q.gapEntropyBits(),
-              q.labelTv());
-          progress.flush();
+          tell(progress, name, epoch, s, q);
         }
         settings.add(new Setting(name, seconds, quality));
       }
@@ -181,15 +173,7 @@ public final class ShuffleBench {
       ShuffleQuality q = ShuffleQuality.of(rows, labels, config.batchSize());
       seconds.add(slowest);
       quality.add(q);
-      progress.printf(
-          Locale.ROOT,
-          "stoker: %-22s epoch %d: %6.2f s, gap entropy %5.2f bits, label TV %.3f%n",
-          name,
-          epoch,
-          slowest,
-          q.gapEntropyBits(),
-          q.labelTv());
-      progress.flush();
+      tell(progress, name, epoch, slowest, q);
     }
     return new Setting(name, seconds, quality);
   }
@@ -207,22 +191,15 @@ public final class ShuffleBench {
       List<Double> seconds = new ArrayList<>();
       for (int epoch = 0; epoch < epochs; epoch++) {
         long started = System.nanoTime();
-        long[] out = new long[1024];
-        int n = 0;
+        RowLog log = new RowLog();
         for (Batch batch : loader.epoch(epoch)) {
           for (int r = 0; r < batch.size(); r++) {
-            if (n == out.length) {
-              out = java.util.Arrays.copyOf(out, 2 * n);
-            }
-            long index = batch.getLong(row, r, 0);
-            if (batch.getFloat(image, r, 0) != index % 97) {
-              throw new IllegalStateException("row " + index + " came with another row's image");
-            }
-            out[n++] = index << 16 | batch.getInt(label, r, 0);
+            log.add(
+                batch.getLong(row, r, 0), batch.getFloat(image, r, 0), batch.getInt(label, r, 0));
           }
         }
         seconds.add((System.nanoTime() - started) / 1e9);
-        all.add(java.util.Arrays.copyOf(out, n));
+        all.add(log.rows());
       }
       return new RankEpochs(rank.rank(), all, seconds);
     }
@@ -273,27 +250,17 @@ public final class ShuffleBench {
   }
 
   private static long[] rows(Iterator<ColumnarBatch> batches, int row, int label, int image) {
-    long[] out = new long[1024];
-    int n = 0;
+    RowLog log = new RowLog();
     while (batches.hasNext()) {
       ColumnarBatch batch = batches.next();
       ColumnVector rows = batch.column(row);
       ColumnVector labels = batch.column(label);
       ColumnVector images = batch.column(image);
       for (int r = 0; r < batch.numRows(); r++) {
-        if (n == out.length) {
-          out = java.util.Arrays.copyOf(out, 2 * n);
-        }
-        long index = rows.getLong(r);
-        float first = images.getArray(r).getFloat(0);
-        if (first != index % 97) { // the image touched as a consumer would, and checked
-          throw new IllegalStateException(
-              "row " + index + " came with the image of another row (" + first + ")");
-        }
-        out[n++] = index << 16 | labels.getInt(r);
+        log.add(rows.getLong(r), images.getArray(r).getFloat(0), labels.getInt(r));
       }
     }
-    return java.util.Arrays.copyOf(out, n);
+    return log.rows();
   }
 
   private static void split(long[][] ranks, long[][] rows, int[][] labels) {
