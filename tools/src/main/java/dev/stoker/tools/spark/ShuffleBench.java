@@ -178,6 +178,43 @@ public final class ShuffleBench {
     return new Setting(name, seconds, quality);
   }
 
+  private static void tell(
+      PrintWriter progress, String name, int epoch, double seconds, ShuffleQuality q) {
+    progress.printf(
+        Locale.ROOT,
+        "stoker: %-22s epoch %d: %6.2f s, gap entropy %5.2f bits, label TV %.3f%n",
+        name,
+        epoch,
+        seconds,
+        q.gapEntropyBits(),
+        q.labelTv());
+    progress.flush();
+  }
+
+  /**
+   * A rank's rows in order, each {@code row << 16 | label}, each row's image checked to be its own
+   * (its first value {@code row % 97}), as a consumer would touch it.
+   */
+  private static final class RowLog {
+    private long[] rows = new long[1024];
+    private int n;
+
+    void add(long index, float firstOfImage, int label) {
+      if (firstOfImage != index % 97) {
+        throw new IllegalStateException(
+            "row " + index + " came with the image of another row (" + firstOfImage + ")");
+      }
+      if (n == rows.length) {
+        rows = java.util.Arrays.copyOf(rows, 2 * n);
+      }
+      rows[n++] = index << 16 | label;
+    }
+
+    long[] rows() {
+      return java.util.Arrays.copyOf(rows, n);
+    }
+  }
+
   /**
    * What a rank of {@link #oneRun} saw: per epoch its rows ({@code row << 16 | label}), seconds.
    */
