@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shuffle benchmark on a small sorted input: the order without shuffle follows storage, a
- * shuffle buffer mixes the labels, more so the larger it is, and a permutation most; no timing.
+ * shuffle buffer mixes the labels, more so the larger it is, and a permutation most; one run with
+ * {@code epochOrder=global} orders an epoch as a read of it does; no timing.
  */
 class ShuffleBenchTest {
 
@@ -25,11 +26,19 @@ class ShuffleBenchTest {
 
     assertThat(result.settings())
         .extracting(ShuffleBench.Setting::name)
-        .containsExactly("no shuffle", "shuffleBuffer=64", "shuffleBuffer=default");
+        .containsExactly(
+            "no shuffle",
+            "shuffleBuffer=64",
+            "shuffleBuffer=default",
+            "epochOrder=global, one run");
     ShuffleQuality none = result.settings().get(0).quality().get(0);
     ShuffleQuality small = result.settings().get(1).quality().get(0);
     ShuffleQuality large = result.settings().get(2).quality().get(0);
     ShuffleQuality permutation = result.permutation().get(0);
+    ShuffleQuality oneRun = result.settings().get(3).quality().get(0);
+    assertThat(oneRun)
+        .as("one run with epochOrder=global: the same plan as a read of the epoch")
+        .isEqualTo(large);
     assertThat(none.steps()).isEqualTo(6000 / 64);
     assertThat(none.gapEntropyBits()).as("storage order: every gap 1").isZero();
     assertThat(none.labelTv()).isGreaterThan(0.7); // two ranks of one label a step: 0.8
