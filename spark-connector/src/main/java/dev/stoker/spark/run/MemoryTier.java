@@ -9,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Where a shard cache lives in memory, and how much of it may: a {@code stoker} folder in the
- * machine's memory-backed folder ({@code /dev/shm}, a tmpfs), whose files the cache maps as it maps
- * files on disk, so that the epochs after the first read memory and the first writes at memory
+ * Where a shard cache lives in memory, and how much of it may: a {@code stoker-<user>} folder in
+ * the machine's memory-backed folder ({@code /dev/shm}, a tmpfs), whose files the cache maps as it
+ * maps files on disk, so that the epochs after the first read memory and the first writes at memory
  * speed rather than the disk's. Its pages are the machine's memory, outside the JVM: the budget is
  * what the user allows ({@code cacheMemory}), or by default a quarter of the memory free when the
  * rank starts (a container's own limit, as the JVM sees it), never more than the folder can take
@@ -26,9 +26,14 @@ final class MemoryTier {
 
   private MemoryTier() {}
 
-  /** The folder memory-tier shards are created in. */
+  /**
+   * The folder memory-tier shards are created in: one per operating-system user ({@code
+   * stoker-<user>}), since the folder is shared by every process of the machine and each user's
+   * shard folders are theirs alone.
+   */
   static Path root() {
-    return SHM.resolve("stoker");
+    String user = System.getProperty("user.name", "");
+    return SHM.resolve("stoker-" + (user.matches("[A-Za-z0-9._-]{1,64}") ? user : "user"));
   }
 
   /** The bytes of one rank's cache that may live in memory, for option {@code cacheMemory}. */

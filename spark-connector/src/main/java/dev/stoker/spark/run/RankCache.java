@@ -52,6 +52,10 @@ final class RankCache implements AutoCloseable {
   private int epochsOpened;
   private boolean givenUp;
   private boolean inMemory;
+
+  /** Memory could not be had once: the cache goes to the disk from then on. */
+  private boolean memoryRefused;
+
   private long startedAt;
   private long writeNanos;
   private boolean closed;
@@ -100,7 +104,7 @@ final class RankCache implements AutoCloseable {
       return null;
     }
     long bytes = rows * layout.rowBytes();
-    boolean fits = memoryBudget > 0 && bytes <= memoryBudget;
+    boolean fits = memoryBudget > 0 && !memoryRefused && bytes <= memoryBudget;
     if (mode == CacheMode.MEMORY && !fits && rows > 0) {
       throw new IOException(
           String.format(
@@ -138,27 +142,7 @@ final class RankCache implements AutoCloseable {
       return null;
     }
     try {
-      files = folders.create(inMemory);
-      folder = files.folder().toString();
-      LOG.info(
-          "stoker: {}: writing its shard cache of {} {} ({} allows {} in memory)",
-          owner,
-          Sizes.text(bytes),
-          inMemory ? "in memory, " + folder : "on the local disk, " + folder,
-          SparkOptionNames.CACHE_MEMORY,
-          Sizes.text(memoryBudget));
-      writer = new ShardWriter(files, layout, budget, owner);
-      writer.reserve(rows);
-      startedAt = System.nanoTime();
-      ShardWriter out = writer;
-      writes =
-          new CacheWrites(
-              out::write,
-              layout,
-              rows,
-              windowRows,
-              "stoker-" + owner.replace(' ', '-') + "-cache",
-              () -> written(out));
+      start(bytes);
     } catch (IOException | RuntimeException | OutOfMemoryError e) {
       discard();
       if (mode == CacheMode.DISK || mode == CacheMode.MEMORY) {
@@ -166,10 +150,52 @@ final class RankCache implements AutoCloseable {
             ? io
             : new IOException("starting the shard cache of " + owner + " failed: " + e, e);
       }
-      giveUp("it cannot be written", e);
-      return null;
+      if (!inMemory) {
+        giveUp("it cannot be written", e);
+        return null;
+      }
+      // memory that cannot be had (a full /dev/shm, a folder of another user): the disk, as if
+      // memory had not fitted, from this epoch or the next
+      LOG.info("stoker: {}: no shard cache in memory ({}); the local disk instead", owner, e);
+      memoryRefused = true;
+      inMemory = false;
+      if (epochs == 0 && epochsOpened < 2) {
+        return null;
+      }
+      try {
+        start(bytes);
+      } catch (IOException | RuntimeException | OutOfMemoryError again) {
+        discard();
+        giveUp("it cannot be written", again);
+        return null;
+      }
     }
     return new Sink(writes);
+  }
+
+  /** Makes the cache's folder and writer, in memory or on the disk as {@code inMemory} says. */
+  private void start(long bytes) throws IOException {
+    files = folders.create(inMemory);
+    folder = files.folder().toString();
+    LOG.info(
+        "stoker: {}: writing its shard cache of {} {} ({} allows {} in memory)",
+        owner,
+        Sizes.text(bytes),
+        inMemory ? "in memory, " + folder : "on the local disk, " + folder,
+        SparkOptionNames.CACHE_MEMORY,
+        Sizes.text(memoryBudget));
+    writer = new ShardWriter(files, layout, budget, owner);
+    writer.reserve(rows);
+    startedAt = System.nanoTime();
+    ShardWriter out = writer;
+    writes =
+        new CacheWrites(
+            out::write,
+            layout,
+            rows,
+            windowRows,
+            "stoker-" + owner.replace(' ', '-') + "-cache",
+            () -> written(out));
   }
 
   /**

@@ -209,6 +209,36 @@ class RankCacheTest {
   }
 
   @Test
+  void shouldTakeTheDiskWhenMemoryCannotBeHadWithAuto() throws Exception {
+    config = config(ROWS);
+    try (RankCache cache =
+        new RankCache(
+            CacheMode.AUTO,
+            0,
+            ROWS,
+            config.windowRows(),
+            LAYOUT,
+            1L << 30,
+            ROWS * 8L,
+            "rank 0",
+            inMemory -> {
+              if (inMemory) {
+                throw new IOException("/dev/shm/stoker-someone: permission denied");
+              }
+              return ShardFiles.create(
+                  folder.resolve("shards"),
+                  ShardFiles.PREFIX + "test-" + folders.incrementAndGet());
+            })) {
+      stream(cache, 0, -1);
+      assertThat(cache.mapped()).as("the disk's rule: written in the second epoch").isNull();
+      stream(cache, 1, -1);
+      assertThat(cache.mapped()).isNotNull();
+      assertThat(cache.inMemory()).isFalse();
+      assertThat(shardFolders("shards")).isOne();
+    }
+  }
+
+  @Test
   void shouldRefuseACacheInMemoryThatDoesNotFitNamingTheOption() throws Exception {
     try (RankCache memory = cache(CacheMode.MEMORY, 0, 1L << 30, ROWS * 8L - 1)) {
       assertThatThrownBy(memory::openEpoch)

@@ -178,7 +178,7 @@ class StreamedRunTest {
           .isEqualTo(memory.result(r).epochs().get(1))
           .containsExactlyInAnyOrderElementsOf(none.result(r).epochs().get(1));
     }
-    assertThat(inMemory.report().rank(0).shardFolder()).startsWith("/dev/shm/stoker/");
+    assertThat(inMemory.report().rank(0).shardFolder()).startsWith(MemoryTier.root() + "/");
     assertThat(memory.report().rank(1).shardBytes()).as("20 rows of 20 bytes").isEqualTo(20 * 20);
   }
 
