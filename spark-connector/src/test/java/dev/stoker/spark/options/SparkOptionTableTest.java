@@ -63,11 +63,11 @@ class SparkOptionTableTest {
   @Test
   void shouldOfferTheEnumsLabels() {
     assertThat(Arrays.stream(CacheMode.values()).map(m -> SparkOptionTable.CACHE.parse(m.label())))
-        .containsExactly("auto", "disk", "none");
+        .containsExactly("auto", "memory", "disk", "none");
     assertThat(Arrays.stream(Rebalance.values()).map(r -> Rebalance.parse(" " + r.label())))
         .containsExactly(Rebalance.values());
     assertThatThrownBy(() -> CacheMode.parse("sometimes"))
-        .hasMessage("cache: 'sometimes' (expected: auto, disk or none)");
+        .hasMessage("cache: 'sometimes' (expected: auto, memory, disk or none)");
   }
 
   @Test
