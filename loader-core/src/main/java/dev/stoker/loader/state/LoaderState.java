@@ -29,6 +29,9 @@ import java.util.Objects;
  * @param windowRows rows of a streamed read's shuffle window (0: an indexed source, which has none)
  * @param segments the stretches of the epoch so far, the current one last
  * @param input the fingerprint of the input the order was computed from
+ * @param orderStreams 0 for an order of ranks; else the number of streams of a global order ({@code
+ *     globalBatchSize}), whose global batch is {@code batchSize x worldSize} of any segment: each
+ *     segment's {@code batchSize} is then its own ranks' share of it
  */
 public record LoaderState(
     long seed,
@@ -39,7 +42,8 @@ public record LoaderState(
     boolean dropLast,
     int windowRows,
     List<Segment> segments,
-    InputFingerprint input)
+    InputFingerprint input,
+    int orderStreams)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -59,6 +63,41 @@ public record LoaderState(
       throw new IllegalArgumentException("segments: none (expected: at least the current one)");
     }
     Objects.requireNonNull(input, "input");
+    nonNegative("orderStreams", orderStreams);
+  }
+
+  /** A state of an order of ranks ({@code orderStreams} 0). */
+  public LoaderState(
+      long seed,
+      boolean shuffle,
+      int epoch,
+      int orderEpoch,
+      int batchSize,
+      boolean dropLast,
+      int windowRows,
+      List<Segment> segments,
+      InputFingerprint input) {
+    this(seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, segments, input, 0);
+  }
+
+  /** This state, of a global order of {@code streams} streams (see {@link #orderStreams}). */
+  public LoaderState inStreams(int streams) {
+    return new LoaderState(
+        seed,
+        shuffle,
+        epoch,
+        orderEpoch,
+        batchSize,
+        dropLast,
+        windowRows,
+        segments,
+        input,
+        streams);
+  }
+
+  /** The rows of each step over all ranks: {@code batchSize x worldSize}. */
+  public long globalBatchRows() {
+    return (long) batchSize * worldSize();
   }
 
   /** The start of epoch {@code epoch} on {@code worldSize} ranks: nothing of it consumed yet. */
@@ -145,15 +184,49 @@ public record LoaderState(
       all.remove(all.size() - 1);
     }
     all.add(new Segment(worldSize, 0));
+    int rankBatch = batchSize;
+    if (orderStreams > 0) {
+      long global = globalBatchRows();
+      if (worldSize <= 0 || global % worldSize != 0 || orderStreams % worldSize != 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "worldSize: %d to resume a global order of %d-row batches in %d streams "
+                    + "(expected: a worldSize that divides both, e.g. one that divides %d)",
+                worldSize, global, orderStreams, gcd(global, orderStreams)));
+      }
+      rankBatch = (int) (global / worldSize);
+    }
     return new LoaderState(
-        seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all, input);
+        seed,
+        shuffle,
+        epoch,
+        orderEpoch,
+        rankBatch,
+        dropLast,
+        windowRows,
+        all,
+        input,
+        orderStreams);
+  }
+
+  private static long gcd(long a, long b) {
+    return b == 0 ? a : gcd(b, a % b);
   }
 
   private LoaderState withCurrent(Segment segment) {
     List<Segment> all = new ArrayList<>(segments);
     all.set(all.size() - 1, segment);
     return new LoaderState(
-        seed, shuffle, epoch, orderEpoch, batchSize, dropLast, windowRows, all, input);
+        seed,
+        shuffle,
+        epoch,
+        orderEpoch,
+        batchSize,
+        dropLast,
+        windowRows,
+        all,
+        input,
+        orderStreams);
   }
 
   /**

@@ -19,7 +19,8 @@ import java.util.zip.Inflater;
 /**
  * The string form of a {@link LoaderState}: {@link LoaderState#PREFIX}, then URL-safe base64
  * (unpadded) of the deflated bytes of: the format version (one byte), the fields in their record
- * order, the fingerprint's entries, and a CRC32 of all of them.
+ * order, the fingerprint's entries, the streams of a global order (only where there are some, so a
+ * state of an order of ranks reads as it always did), and a CRC32 of all of them.
  */
 final class StateCodec {
   /** Most bytes a state inflates to: a fingerprint of some hundred thousand files. */
@@ -51,6 +52,9 @@ final class StateCodec {
         out.writeUTF(entry.name());
         out.writeLong(entry.size());
         out.writeLong(entry.modified());
+      }
+      if (state.orderStreams() > 0) {
+        out.writeInt(state.orderStreams());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -126,6 +130,7 @@ final class StateCodec {
       for (int i = 0; i < count; i++) {
         entries.add(new InputFingerprint.Entry(in.readUTF(), in.readLong(), in.readLong()));
       }
+      int orderStreams = in.available() > 0 ? in.readInt() : 0;
       if (in.available() > 0) {
         throw corrupted(in.available() + " byte(s) follow its last field", null);
       }
@@ -138,7 +143,8 @@ final class StateCodec {
           (flags & FLAG_DROP_LAST) != 0,
           windowRows,
           segments,
-          new InputFingerprint(entries));
+          new InputFingerprint(entries),
+          orderStreams);
     } catch (EOFException e) {
       throw corrupted("it ends before its last field", e);
     } catch (IOException e) {

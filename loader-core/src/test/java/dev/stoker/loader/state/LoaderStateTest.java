@@ -48,6 +48,27 @@ class LoaderStateTest {
   }
 
   @Test
+  void shouldKeepAGlobalOrdersStreamsAndGiveEachWorldSizeItsShareOfTheGlobalBatch() {
+    LoaderState global = STATE.inStreams(24);
+    assertThat(global.globalBatchRows()).isEqualTo(256);
+    assertThat(LoaderState.parse(global.toString())).isEqualTo(global);
+    assertThat(global.toString()).isNotEqualTo(STATE.toString());
+    assertThat(LoaderState.parse(STATE.toString()).orderStreams()).isZero();
+
+    LoaderState onEight = global.plusBatches(2).resumedOn(8);
+    assertThat(onEight.batchSize()).isEqualTo(32);
+    assertThat(onEight.globalBatchRows()).isEqualTo(256);
+    assertThat(onEight.plusBatches(3).consumedRows())
+        .isEqualTo(global.plusBatches(2).consumedRows() + 3 * 256);
+    assertThat(STATE.resumedOn(8).batchSize())
+        .as("an order of ranks keeps its batch")
+        .isEqualTo(64);
+    assertThatThrownBy(() -> global.resumedOn(5))
+        .hasMessageContaining("worldSize: 5 to resume a global order of 256-row batches in 24")
+        .hasMessageContaining("divides 8");
+  }
+
+  @Test
   void shouldCountTheRowsConsumedOnEveryRank() {
     assertThat(STATE.consumedRows()).isEqualTo(1280 + 40 * 64 * 4);
     assertThat(STATE.plusBatches(2).consumedRows()).isEqualTo(1280 + 42 * 64 * 4);

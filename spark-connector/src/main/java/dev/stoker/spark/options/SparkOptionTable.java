@@ -62,6 +62,29 @@ public final class SparkOptionTable {
               .build(),
           SOURCE);
 
+  public static final StokerOption<Integer> GLOBAL_BATCH_SIZE =
+      add(
+          StokerOption.builder("globalBatchSize", wholeFrom(1))
+              .values("int > 0 (rows), a multiple of worldSize")
+              .defaultText("(none: batchSize per rank)")
+              .doc(
+                  "Rows of each step over all ranks, instead of batchSize: each rank's batch is "
+                      + "its share, and the global batches are the same on any worldSize that "
+                      + "divides orderStreams.")
+              .build(),
+          SOURCE);
+
+  public static final StokerOption<Integer> ORDER_STREAMS =
+      add(
+          StokerOption.builder("orderStreams", wholeFrom(1))
+              .values("int > 0, a multiple of worldSize")
+              .defaultValue(24)
+              .doc(
+                  "With globalBatchSize: the streams the epoch's order is cut into, each shuffled "
+                      + "within shuffleBuffer / orderStreams rows; a rank reads worldSize's share.")
+              .build(),
+          SOURCE);
+
   /** The family {@code shape.<column>}: a tensor column's shape, e.g. {@code 3,32,32}. */
   public static final StokerOption<int[]> SHAPE =
       add(

@@ -11,6 +11,7 @@ import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.tokens.TokenLayout;
 import dev.stoker.loader.transform.Transforms;
+import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.ParquetFile.ColumnStats;
 import dev.stoker.spark.parquet.ParquetFile.RowGroup;
 import java.util.ArrayList;
@@ -251,6 +252,19 @@ public final class ParquetRead {
               + "many rows split documents fill (expected: longDocuments=truncate, one row per "
               + "document)");
     }
+    GlobalBatch global = global();
+    if (global != null) {
+      return footers(
+          RankPlanner.global(
+              groups(),
+              global,
+              worldSize,
+              loader.shuffle(),
+              loader.seed(),
+              epoch,
+              dataset.input(),
+              windowRows(loader, worldSize, epoch)));
+    }
     return footers(
         RankPlanner.plan(
             groups(),
@@ -271,6 +285,15 @@ public final class ParquetRead {
    * @throws IllegalArgumentException for token rows, naming {@code option}, the caller's option
    */
   public EpochPlanner epochPlanner(LoaderOptions loader, int worldSize, String option) {
+    if (dataset.options().global() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: a read with %s=%d, whose global batches a run does not plan (expected: the "
+                  + "read's own epochs, one format(\"stoker\") read per epoch, or batchSize)",
+              option,
+              SparkOptionTable.GLOBAL_BATCH_SIZE.name(),
+              dataset.options().global().rows()));
+    }
     if (tokens != null) {
       throw new IllegalArgumentException(
           String.format(
@@ -335,7 +358,20 @@ public final class ParquetRead {
    */
   public ReadPlan plan(
       LoaderOptions loader, int worldSize, LoaderState state, boolean acceptChangedInput) {
-    ParquetResume.check(state, loader, acceptChangedInput ? null : fingerprint());
+    GlobalBatch global = global();
+    ParquetResume.check(state, loader, global, acceptChangedInput ? null : fingerprint());
+    if (global != null) {
+      return footers(
+          RankPlanner.globalResumed(
+              groups(),
+              global,
+              state.resumedOn(worldSize).segments(),
+              loader.shuffle(),
+              loader.seed(),
+              state.orderEpoch(),
+              dataset.input(),
+              state.windowRows()));
+    }
     if (tokens != null && tokens.mode() == TokenLayout.Mode.PACK) {
       refuseDeletedRows();
       return footers(
@@ -360,6 +396,23 @@ public final class ParquetRead {
             loader.seed(),
             state.orderEpoch(),
             state.windowRows()));
+  }
+
+  /**
+   * The read's global order ({@code globalBatchSize}), or null: each rank's own.
+   *
+   * @throws IllegalArgumentException for token rows, which are planned by their tokens
+   */
+  public GlobalBatch global() {
+    GlobalBatch global = dataset.options().global();
+    if (global != null && tokens != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s=%d with token rows (%s), which are planned by their tokens (expected: "
+                  + "batchSize per rank)",
+              SparkOptionTable.GLOBAL_BATCH_SIZE.name(), global.rows(), tokens));
+    }
+    return global;
   }
 
   /** The rows of the read's shuffle window, which its plans lay row groups out for. */

@@ -4,6 +4,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.OptionNames;
 import dev.stoker.loader.state.InputFingerprint;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.options.SparkOptionTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -65,15 +66,16 @@ public final class ParquetResume {
     if (batches == batchesPerRank) {
       int next = base.epoch() + 1;
       return LoaderState.startOf(
-          base.seed(),
-          base.shuffle(),
-          next,
-          orderFollowsEpoch ? next : base.orderEpoch(),
-          base.worldSize(),
-          base.batchSize(),
-          base.dropLast(),
-          base.windowRows(),
-          base.input());
+              base.seed(),
+              base.shuffle(),
+              next,
+              orderFollowsEpoch ? next : base.orderEpoch(),
+              base.worldSize(),
+              base.batchSize(),
+              base.dropLast(),
+              base.windowRows(),
+              base.input())
+          .inStreams(base.orderStreams());
     }
     return base.plusBatches(batches);
   }
@@ -84,6 +86,15 @@ public final class ParquetResume {
    * files ({@code current}; null: not checked).
    */
   static void check(LoaderState state, LoaderOptions loader, InputFingerprint current) {
+    check(state, loader, null, current);
+  }
+
+  /**
+   * {@link #check}, for a read in {@code global}'s order (null: each rank's own): a state of the
+   * same global batch and streams, whatever its ranks' batch.
+   */
+  static void check(
+      LoaderState state, LoaderOptions loader, GlobalBatch global, InputFingerprint current) {
     if (state.windowRows() == 0) {
       throw new IllegalArgumentException(
           "resumeFrom: the state is an indexed loader's, not a "
@@ -94,11 +105,34 @@ public final class ParquetResume {
     if (state.shuffle()) {
       same(OptionNames.SEED, state.seed(), loader.seed());
     }
-    same(OptionNames.BATCH_SIZE, state.batchSize(), loader.batchSize());
+    int streams = global == null ? 0 : global.streams();
+    if (state.orderStreams() != streams) {
+      throw new IllegalArgumentException(
+          String.format(
+              "resumeFrom: the state was taken %s, this read %s (expected: the same order)",
+              order(state.orderStreams(), state.globalBatchRows()),
+              order(streams, global == null ? 0 : global.rows())));
+    }
+    if (global != null) {
+      same(SparkOptionTable.GLOBAL_BATCH_SIZE.name(), (int) state.globalBatchRows(), global.rows());
+    } else {
+      same(OptionNames.BATCH_SIZE, state.batchSize(), loader.batchSize());
+    }
     same(OptionNames.DROP_LAST, state.dropLast(), loader.dropLast());
     if (current != null) {
       state.input().check(current);
     }
+  }
+
+  private static String order(int streams, long globalRows) {
+    return streams == 0
+        ? "in each rank's own order"
+        : String.format(
+            "in a global order (%s=%d, %s=%d)",
+            SparkOptionTable.GLOBAL_BATCH_SIZE.name(),
+            globalRows,
+            SparkOptionTable.ORDER_STREAMS.name(),
+            streams);
   }
 
   private static void same(String name, Object taken, Object given) {

@@ -8,7 +8,8 @@ import dev.stoker.loader.memory.HostAllocator;
 
 /**
  * One rank's rows as the loader's streamed source: exactly the partition's rows every epoch, read
- * by a {@link RankStream} whose shuffle windows come from {@code allocator}.
+ * by a {@link RankStream} (or the streams of a {@link GlobalBatch} taking turns, a {@link
+ * TurnStream}) whose shuffle windows come from {@code allocator}.
  */
 public final class RankDataset implements StreamedDataset {
   private final ReadConfig config;
@@ -38,6 +39,6 @@ public final class RankDataset implements StreamedDataset {
 
   @Override
   public ChunkStream open(StreamRequest request) {
-    return new RankStream(config, partition, request, allocator, counters);
+    return TurnStream.open(config, partition, request, allocator, counters, null);
   }
 }

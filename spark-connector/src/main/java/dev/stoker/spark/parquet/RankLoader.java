@@ -178,13 +178,15 @@ public final class RankLoader implements AutoCloseable {
     /** The rank's loader; if building it fails, the windows are freed and the failure thrown. */
     public RankLoader build() {
       int windowRows = runs.windowRows(config.windowRows());
+      int streams = runs.streams();
       if (resumedRuns != null) {
         windowRows = Math.max(windowRows, resumedRuns.windowRows(config.windowRows()));
+        streams = Math.max(streams, resumedRuns.streams());
       }
       String name =
           options.name() != null ? options.name() : rankName(options, "stoker-source", runs.rank());
       DirectAllocator windows =
-          new DirectAllocator(name + "-windows", windowBytes(config, windowRows));
+          new DirectAllocator(name + "-windows", streams * windowBytes(config, windowRows));
       try {
         StreamedDataset source =
             tokenRows(

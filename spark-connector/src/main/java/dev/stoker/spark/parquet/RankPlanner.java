@@ -163,6 +163,135 @@ public final class RankPlanner {
         List.copyOf(parts));
   }
 
+  /**
+   * The plan of epoch {@code epoch} in {@code global}'s order on {@code worldSize} ranks: the
+   * epoch's order (as {@link #plan}'s) cut into the global batch's streams, each windowed by {@link
+   * GlobalBatch#streamWindow} and shuffled by its own index; rank {@code r} reads its share of the
+   * streams in turn. Only whole global batches are read; the tail is dropped.
+   */
+  public static ReadPlan global(
+      List<Group> fileOrder,
+      GlobalBatch global,
+      int worldSize,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      String input,
+      int windowRows) {
+    return global(fileOrder, global, worldSize, 0, shuffle, seed, epoch, input, windowRows);
+  }
+
+  /**
+   * {@link #global} of the rest of an epoch after {@code segments} (the last one the ranks that
+   * resume, with nothing consumed yet), on any world size that divides the global batch and its
+   * streams: each stream goes on where the global batches consumed left it.
+   */
+  public static ReadPlan globalResumed(
+      List<Group> fileOrder,
+      GlobalBatch global,
+      List<Segment> segments,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      String input,
+      int windowRows) {
+    long consumed = 0;
+    for (Segment segment : segments) {
+      consumed = Math.addExact(consumed, segment.allRanks());
+    }
+    if (consumed % global.rows() != 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              "resumeFrom: the state consumed %d rows, not a whole number of %d-row global "
+                  + "batches (expected: a state taken between steps, as the loader's state() "
+                  + "takes it)",
+              consumed, global.rows()));
+    }
+    int worldSize = segments.get(segments.size() - 1).worldSize();
+    return global(
+        fileOrder,
+        global,
+        worldSize,
+        consumed / global.rows(),
+        shuffle,
+        seed,
+        epoch,
+        input,
+        windowRows);
+  }
+
+  private static ReadPlan global(
+      List<Group> fileOrder,
+      GlobalBatch global,
+      int worldSize,
+      long done,
+      boolean shuffle,
+      long seed,
+      int epoch,
+      String input,
+      int windowRows) {
+    global.check(worldSize);
+    List<Group> groups = nonEmpty(fileOrder);
+    long rows = 0;
+    for (Group group : groups) {
+      rows += group.rows();
+    }
+    if (global.rows() > rows) {
+      throw new IllegalArgumentException(
+          String.format(
+              "globalBatchSize=%d rows per step, but %s hold(s) %d row(s) (expected: at most %d; "
+                  + "lower globalBatchSize)",
+              global.rows(), input, rows, rows));
+    }
+    long batches = rows / global.rows();
+    if (done > batches) {
+      throw new IllegalArgumentException(
+          String.format(
+              "resumeFrom: the state consumed %d global batches of an epoch of %d (expected: at "
+                  + "most %d; a state of this input and these options)",
+              done, batches, batches));
+    }
+    if (batches - done > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          String.format(
+              "globalBatchSize: %d gives %d global batches (expected: at most %d; raise "
+                  + "globalBatchSize)",
+              global.rows(), batches - done, Integer.MAX_VALUE));
+    }
+    int window = global.streamWindow(windowRows);
+    List<Group> order = ordered(groups, shuffle, seed, epoch);
+    long[] starts = starts(order);
+    GroupStripes stripes = GroupStripes.of(groups, shuffle, window);
+    int perRank = global.streams() / worldSize;
+    List<List<ReadRun>> ranks = new ArrayList<>();
+    List<List<StreamPart>> parts = new ArrayList<>();
+    for (int rank = 0; rank < worldSize; rank++) {
+      List<ReadRun> runs = new ArrayList<>();
+      List<StreamPart> rankParts = new ArrayList<>();
+      for (int stream = rank * perRank; stream < (rank + 1) * perRank; stream++) {
+        int take = global.streamRows(stream);
+        long from = batches * global.start(stream);
+        OrderSlice slice =
+            OrderSlice.whole(from, from + batches * take, window, stream).after(done * take);
+        List<ReadRun> sliceRuns = runs(order, starts, rows, slice.from(), slice.to(), stripes);
+        runs.addAll(sliceRuns);
+        rankParts.add(new StreamPart(slice, sliceRuns, take));
+      }
+      ranks.add(List.copyOf(runs));
+      parts.add(List.copyOf(rankParts));
+    }
+    int rankBatch = global.rankBatch(worldSize);
+    return new ReadPlan(
+        rows,
+        groups.size(),
+        (batches - done) * rankBatch,
+        (int) (batches - done),
+        rows - batches * global.rows(),
+        0,
+        List.copyOf(ranks),
+        List.copyOf(parts));
+  }
+
   static List<Group> nonEmpty(List<Group> fileOrder) {
     List<Group> groups = new ArrayList<>();
     for (Group group : fileOrder) {

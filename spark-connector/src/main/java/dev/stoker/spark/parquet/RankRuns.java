@@ -49,6 +49,19 @@ public record RankRuns(
     this(rank, rows, runs, List.of());
   }
 
+  /**
+   * Whether the rank's parts take turns ({@link StreamPart#perTurn}): the streams of a {@link
+   * GlobalBatch}.
+   */
+  public boolean takesTurns() {
+    return !parts.isEmpty() && parts.get(0).perTurn() > 0;
+  }
+
+  /** The streams the rank reads at once, each with its own shuffle windows. */
+  public int streams() {
+    return takesTurns() ? parts.size() : 1;
+  }
+
   /** Whether the rank streams the parts of a resumed epoch. */
   public boolean resumed() {
     return !parts.isEmpty();

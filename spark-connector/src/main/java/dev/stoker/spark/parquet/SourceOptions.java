@@ -65,6 +65,8 @@ public final class SourceOptions {
           RESUME_FROM,
           ACCEPT_CHANGED_INPUT,
           TRANSFORMS,
+          SparkOptionTable.GLOBAL_BATCH_SIZE.name(),
+          SparkOptionTable.ORDER_STREAMS.name(),
           SparkOptionTable.TABLE_FORMAT.name(),
           SparkOptionTable.TABLE.name(),
           SparkOptionTable.VERSION_AS_OF.name(),
@@ -107,6 +109,9 @@ public final class SourceOptions {
   /** The Delta or Iceberg table read, or null: Parquet files. */
   private final TableRef table;
 
+  /** The global order of {@code globalBatchSize}, or null: each rank's own. */
+  private final GlobalBatch global;
+
   private SourceOptions(
       LoaderOptions loader,
       int worldSize,
@@ -122,8 +127,10 @@ public final class SourceOptions {
       String transforms,
       TokenLayout tokens,
       String documentColumn,
-      TableRef table) {
+      TableRef table,
+      GlobalBatch global) {
     this.table = table;
+    this.global = global;
     this.tokens = tokens;
     this.documentColumn = documentColumn;
     this.loader = loader;
@@ -155,6 +162,7 @@ public final class SourceOptions {
         SparkOptionTable.RESUME_FROM.defaultValue(),
         SparkOptionTable.ACCEPT_CHANGED_INPUT.defaultValue(),
         SparkOptionTable.TRANSFORMS.defaultValue(),
+        null,
         null,
         null,
         null);
@@ -196,6 +204,10 @@ public final class SourceOptions {
     OptionReader read = OptionReader.of(stoker);
     refuseWhatAReadCannotDo(read, loader);
     int worldSize = Placement.fromMap(stoker).worldSize();
+    GlobalBatch global = global(read, given.keySet(), loader, worldSize);
+    if (global != null) {
+      loader = loader.toBuilder().batchSize(global.rankBatch(worldSize)).dropLast(true).build();
+    }
     LoaderState state = read.get(SparkOptionTable.RESUME_FROM);
     int epoch = read.get(SparkOptionTable.EPOCH);
     if (state != null && read.text(SparkOptionTable.EPOCH) != null && epoch != state.epoch()) {
@@ -225,7 +237,44 @@ public final class SourceOptions {
         read.get(SparkOptionTable.TRANSFORMS),
         tokens(read),
         read.text(SparkOptionTable.DOCUMENT_COLUMN),
-        table);
+        table,
+        global);
+  }
+
+  /** The read's global order, or null: checked against the world size and the loader's options. */
+  private static GlobalBatch global(
+      OptionReader read, Set<String> given, LoaderOptions loader, int worldSize) {
+    Integer rows = read.get(SparkOptionTable.GLOBAL_BATCH_SIZE);
+    if (rows == null) {
+      if (read.text(SparkOptionTable.ORDER_STREAMS) != null) {
+        throw new IllegalArgumentException(
+            SparkOptionTable.ORDER_STREAMS.name()
+                + ": '"
+                + read.text(SparkOptionTable.ORDER_STREAMS)
+                + "' without "
+                + SparkOptionTable.GLOBAL_BATCH_SIZE.name()
+                + " (expected: "
+                + SparkOptionTable.GLOBAL_BATCH_SIZE.name()
+                + " beside it, or no "
+                + SparkOptionTable.ORDER_STREAMS.name()
+                + ")");
+      }
+      return null;
+    }
+    boolean batchGiven =
+        given.stream().anyMatch(key -> key.equalsIgnoreCase(OptionNames.BATCH_SIZE));
+    boolean keepsLast =
+        !loader.dropLast()
+            && given.stream().anyMatch(key -> key.equalsIgnoreCase(OptionNames.DROP_LAST));
+    GlobalBatch.refuseWithRankBatch(batchGiven, keepsLast);
+    GlobalBatch global = new GlobalBatch(rows, read.get(SparkOptionTable.ORDER_STREAMS));
+    global.check(worldSize);
+    return global;
+  }
+
+  /** The global order of {@code globalBatchSize}, or null: each rank's own. */
+  public GlobalBatch global() {
+    return global;
   }
 
   /** The table of {@code tableFormat} read by path or by {@code table}, or null. */

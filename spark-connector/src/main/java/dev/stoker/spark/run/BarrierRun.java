@@ -11,6 +11,7 @@ import dev.stoker.spark.Rebalance;
 import dev.stoker.spark.SparkOptionNames;
 import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.cluster.TaskSlots;
+import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.RankRuns;
@@ -190,6 +191,14 @@ public final class BarrierRun {
     ParquetRead read = planned.read();
     SourceOptions given = planned.readOptions();
     LoaderState base = given == null ? null : given.resumeFrom();
+    if (given != null && given.global() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "a format(\"stoker\") read with %s=%d, whose global order a run does not follow "
+                  + "(expected: the read's batches, e.g. through its DataFrame or the Python "
+                  + "package, one read per epoch; or batchSize per rank for a run)",
+              SparkOptionTable.GLOBAL_BATCH_SIZE.name(), given.global().rows()));
+    }
     // A run plans the row groups once, in its read's epoch's order (a resumed run: the state's).
     int epoch = base != null ? base.orderEpoch() : given == null ? 0 : given.epoch();
     // a resumed run reports the rows its first epoch, the resumed one, leaves out: the plan of

@@ -14,6 +14,7 @@ import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.RankStream;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.SourceCounters;
+import dev.stoker.spark.parquet.TurnStream;
 import dev.stoker.spark.parquet.WindowSink;
 import dev.stoker.spark.shard.MappedShard;
 import dev.stoker.spark.shard.Normalization;
@@ -150,7 +151,7 @@ final class PlannedDataset implements StreamedDataset {
     if (epochs != null) {
       // This epoch's share of the whole input, in its own order; never cached (it changes).
       RankRuns share = epochs.runs(runs.rank(), request.epoch());
-      RankStream stream = new RankStream(config, share, request, windows, counters, null);
+      ChunkStream stream = TurnStream.open(config, share, request, windows, counters, null);
       return converts ? new ConvertingStream(stream) : stream;
     }
     MappedShard mapped = cache.mapped();
@@ -165,9 +166,9 @@ final class PlannedDataset implements StreamedDataset {
 
   /** The Parquet stream, with the columns stored as another dtype converted as they are copied. */
   private final class ConvertingStream implements ChunkStream {
-    private final RankStream stream;
+    private final ChunkStream stream;
 
-    ConvertingStream(RankStream stream) {
+    ConvertingStream(ChunkStream stream) {
       this.stream = stream;
     }
 

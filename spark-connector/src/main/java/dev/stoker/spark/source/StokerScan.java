@@ -2,6 +2,7 @@ package dev.stoker.spark.source;
 
 import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.parquet.GlobalBatch;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.ParquetResume;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -54,6 +55,10 @@ public final class StokerScan implements Scan {
                 options.dropLast(),
                 config.windowRows(),
                 read.fingerprint());
+    GlobalBatch global = read.global();
+    if (resumedFrom == null && global != null) {
+      base = base.inStreams(global.streams());
+    }
     return ParquetResume.after(base, plan.batchesPerRank(), batchesPerRank, true);
   }
 
