@@ -97,7 +97,7 @@ public final class ShuffleBench {
           "stoker: wrote %,d rows sorted by label in %.1f s%n",
           config.rows(),
           (System.nanoTime() - started) / 1e9);
-      read(spark, data, config, -1, 0); // warm-up
+      read(spark, data, config, -1, 0, false); // warm-up
       List<Setting> settings = new ArrayList<>();
       List<ShuffleQuality> permutation = new ArrayList<>();
       List<Integer> ways = new ArrayList<>(config.buffers());
@@ -105,32 +105,65 @@ public final class ShuffleBench {
       for (int buffer : ways) {
         String name =
             buffer < 0 ? "no shuffle" : "shuffleBuffer=" + (buffer == 0 ? "default" : buffer);
-        List<Double> seconds = new ArrayList<>();
-        List<ShuffleQuality> quality = new ArrayList<>();
-        for (int epoch = 0; epoch < config.epochs(); epoch++) {
-          long t0 = System.nanoTime();
-          long[][] ranks = read(spark, data, config, buffer, epoch);
-          double s = (System.nanoTime() - t0) / 1e9;
-          long[][] rows = new long[ranks.length][];
-          int[][] labels = new int[ranks.length][];
-          split(ranks, rows, labels);
-          ShuffleQuality q = ShuffleQuality.of(rows, labels, config.batchSize());
-          seconds.add(s);
-          quality.add(q);
-          if (buffer < 0) { // the same rows whatever the order: the first setting's will do
-            permutation.add(
-                ShuffleQuality.ofRandomPermutation(rows, labels, config.batchSize(), epoch));
-          }
-          tell(progress, name, epoch, s, q);
-        }
-        settings.add(new Setting(name, seconds, quality));
+        // the same rows whatever the order: the first setting's will do for the permutation
+        settings.add(
+            setting(
+                name,
+                config,
+                epoch -> read(spark, data, config, buffer, epoch, false),
+                buffer < 0 ? permutation : null,
+                progress));
       }
+      settings.add(
+          setting(
+              "globalBatchSize=" + config.batchSize() * config.ranks() + ", default buffer",
+              config,
+              epoch -> read(spark, data, config, 0, epoch, true),
+              null,
+              progress));
       settings.add(oneRun(spark, data, config, progress));
       return new ShuffleBenchResult(config, settings, permutation);
     } finally {
       spark.stop();
       SourceBench.delete(dir);
     }
+  }
+
+  /** How a setting reads an epoch: each rank's rows, as {@link #read} gives them. */
+  @FunctionalInterface
+  private interface EpochRead {
+    long[][] epoch(int epoch);
+  }
+
+  /**
+   * A setting's epochs, each timed and measured; with {@code permutation}, also a random
+   * permutation's quality of each epoch's rows.
+   */
+  private static Setting setting(
+      String name,
+      Config config,
+      EpochRead reading,
+      List<ShuffleQuality> permutation,
+      PrintWriter progress) {
+    List<Double> seconds = new ArrayList<>();
+    List<ShuffleQuality> quality = new ArrayList<>();
+    for (int epoch = 0; epoch < config.epochs(); epoch++) {
+      long t0 = System.nanoTime();
+      long[][] ranks = reading.epoch(epoch);
+      double s = (System.nanoTime() - t0) / 1e9;
+      long[][] rows = new long[ranks.length][];
+      int[][] labels = new int[ranks.length][];
+      split(ranks, rows, labels);
+      ShuffleQuality q = ShuffleQuality.of(rows, labels, config.batchSize());
+      seconds.add(s);
+      quality.add(q);
+      if (permutation != null) {
+        permutation.add(
+            ShuffleQuality.ofRandomPermutation(rows, labels, config.batchSize(), epoch));
+      }
+      tell(progress, name, epoch, s, q);
+    }
+    return new Setting(name, seconds, quality);
   }
 
   /**
@@ -257,14 +290,18 @@ public final class ShuffleBench {
 
   /**
    * One epoch's rows, per rank in order, each {@code row << 16 | label}; {@code buffer} -1 reads
-   * without shuffle, 0 with the default buffer.
+   * without shuffle, 0 with the default buffer; with {@code global}, in the global order of a
+   * {@code globalBatchSize} of the batch on every rank.
    */
-  static long[][] read(SparkSession spark, String data, Config config, int buffer, int epoch) {
+  static long[][] read(
+      SparkSession spark, String data, Config config, int buffer, int epoch, boolean global) {
     DataFrameReader reader =
         spark
             .read()
             .format("stoker")
-            .option("batchSize", config.batchSize())
+            .option(
+                global ? "globalBatchSize" : "batchSize",
+                global ? config.batchSize() * config.ranks() : config.batchSize())
             .option("worldSize", config.ranks())
             .option("shuffle", buffer >= 0)
             .option("seed", 1)

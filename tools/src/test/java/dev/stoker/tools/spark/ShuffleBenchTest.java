@@ -30,12 +30,14 @@ class ShuffleBenchTest {
             "no shuffle",
             "shuffleBuffer=64",
             "shuffleBuffer=default",
+            "globalBatchSize=64, default buffer",
             "epochOrder=global, one run");
     ShuffleQuality none = result.settings().get(0).quality().get(0);
     ShuffleQuality small = result.settings().get(1).quality().get(0);
     ShuffleQuality large = result.settings().get(2).quality().get(0);
     ShuffleQuality permutation = result.permutation().get(0);
-    ShuffleQuality oneRun = result.settings().get(3).quality().get(0);
+    ShuffleQuality global = result.settings().get(3).quality().get(0);
+    ShuffleQuality oneRun = result.settings().get(4).quality().get(0);
     assertThat(oneRun)
         .as("one run with epochOrder=global: the same plan as a read of the epoch")
         .isEqualTo(large);
@@ -46,6 +48,8 @@ class ShuffleBenchTest {
     assertThat(small.labelTv()).isLessThan(none.labelTv());
     assertThat(large.labelTv()).isLessThan(small.labelTv());
     assertThat(permutation.labelTv()).isLessThan(0.5).isLessThanOrEqualTo(large.labelTv() + 0.05);
+    assertThat(global.steps()).as("the global order's steps").isEqualTo(6000 / 64);
+    assertThat(global.labelTv()).as("global batches of 24 streams").isLessThan(small.labelTv());
     assertThat(result.rowsPerSecond(result.settings().get(0))).isPositive();
     assertThat(progress.toString()).contains("wrote 6,000 rows sorted by label", "epoch 0");
     StringWriter report = new StringWriter();
