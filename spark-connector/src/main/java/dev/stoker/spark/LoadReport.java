@@ -17,6 +17,9 @@ import java.util.List;
  * @param rebalanced whether the rows went through one shuffle to reach their ranks (false when the
  *     input already had one partition per rank with equal counts)
  * @param rapids whether the RAPIDS Accelerator ran the input's plan
+ * @param epochOrders for a streamed input, how far each epoch's order was from a random
+ *     permutation, from the plan ({@code PlanQuality}), e.g. {@code epoch 0: gap entropy ...}; else
+ *     empty
  */
 public record LoadReport(
     long rows,
@@ -31,11 +34,13 @@ public record LoadReport(
     boolean streamed,
     boolean rebalanced,
     RapidsStatus rapids,
-    List<RankReport> ranks)
+    List<RankReport> ranks,
+    List<String> epochOrders)
     implements Serializable {
 
   public LoadReport {
     ranks = List.copyOf(ranks);
+    epochOrders = List.copyOf(epochOrders);
   }
 
   public RankReport rank(int rank) {
@@ -75,6 +80,9 @@ public record LoadReport(
                 rapids.summary()));
     for (RankReport rank : ranks) {
       text.append(System.lineSeparator()).append("  ").append(rank.line());
+    }
+    for (String order : epochOrders) {
+      text.append(System.lineSeparator()).append("  order, ").append(order);
     }
     return text.toString();
   }

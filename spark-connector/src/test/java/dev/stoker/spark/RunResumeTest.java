@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
+import dev.stoker.loader.metrics.ShuffleQuality;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -220,6 +222,25 @@ class RunResumeTest {
     assertThat(second).as("rows moved between ranks").isNotEqualTo(first);
     assertThat(third).isNotEqualTo(second);
     assertThat(global.report().rank(0).shardBytes()).as("no shard cache").isZero();
+    // the report measures each epoch's order from its plan: the gaps of the rows delivered
+    assertThat(global.report().epochOrders()).hasSize(3);
+    for (int epoch = 0; epoch < 3; epoch++) {
+      long[][] delivered = new long[3][];
+      int[][] labels = new int[3][];
+      for (int rank = 0; rank < 3; rank++) {
+        delivered[rank] =
+            global.results().get(rank).get(epoch).stream().mapToLong(Long::longValue).toArray();
+        labels[rank] = new int[delivered[rank].length];
+      }
+      assertThat(global.report().epochOrders().get(epoch))
+          .startsWith(
+              String.format(
+                  Locale.ROOT,
+                  "epoch %d: gap entropy %.2f bits (a random permutation: ",
+                  epoch,
+                  ShuffleQuality.of(delivered, labels, 1).gapEntropyBits()));
+    }
+    assertThat(global.report().toString()).contains("  order, epoch 2: gap entropy ");
     // epoch 2 of the one stage is what a fresh run planned in epoch 2's order reads
     TrainingResult<List<List<Long>>> fresh = run(3, null, 2).run(epochs(1));
     assertThat(ranksOf(fresh.results(), 0, rows)).isEqualTo(third);

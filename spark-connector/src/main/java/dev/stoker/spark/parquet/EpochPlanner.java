@@ -55,6 +55,11 @@ public final class EpochPlanner implements Serializable {
       throw new IllegalArgumentException(
           "rank: " + rank + " (expected: 0 <= rank < worldSize " + worldSize + ")");
     }
+    return plan(epoch).rank(rank);
+  }
+
+  /** Every rank's rows in epoch {@code epoch}. */
+  public synchronized ReadPlan plan(int epoch) {
     if (epoch != plannedEpoch || planned == null) {
       ReadPlan plan =
           RankPlanner.plan(
@@ -62,7 +67,7 @@ public final class EpochPlanner implements Serializable {
       planned = footers.isEmpty() ? plan : plan.withFooters(footers);
       plannedEpoch = epoch;
     }
-    return planned.rank(rank);
+    return planned;
   }
 
   public int worldSize() {

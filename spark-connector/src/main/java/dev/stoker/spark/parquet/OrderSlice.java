@@ -90,7 +90,13 @@ public record OrderSlice(
 
   /** Each delivered position of the epoch's order (before wrapping), in delivery order. */
   void forEachPosition(boolean shuffle, long seed, int epoch, LongConsumer positions) {
-    forEachPosition(0, shuffle, seed, epoch, positions);
+    forEachPosition(0, take, shuffle, seed, epoch, positions);
+  }
+
+  /** The first {@code count} delivered positions (all if fewer), in delivery order. */
+  void forFirstPositions(
+      long count, boolean shuffle, long seed, int epoch, LongConsumer positions) {
+    forEachPosition(0, Math.min(count, take), shuffle, seed, epoch, positions);
   }
 
   /** Delivered positions at or past {@code position}; reads only the windows that hold them. */
@@ -100,13 +106,13 @@ public record OrderSlice(
     }
     long first = Math.max(0, (position - from) / window);
     long[] count = new long[1];
-    forEachPosition(first, shuffle, seed, epoch, p -> count[0] += p >= position ? 1 : 0);
+    forEachPosition(first, take, shuffle, seed, epoch, p -> count[0] += p >= position ? 1 : 0);
     return count[0];
   }
 
   private void forEachPosition(
-      long firstIndex, boolean shuffle, long seed, int epoch, LongConsumer positions) {
-    long end = skip + take;
+      long firstIndex, long count, boolean shuffle, long seed, int epoch, LongConsumer positions) {
+    long end = skip + count;
     long index = firstIndex * window;
     for (long i = firstIndex; i < windows() && index < end; i++) {
       int rows = windowRows(i);

@@ -14,6 +14,7 @@ import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ParquetRead;
+import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
@@ -113,9 +114,11 @@ public final class BarrierRun {
     spark.addSparkListener(tracker);
     String description = spark.getLocalProperty(JOB_DESCRIPTION);
     String failure = "stopped";
+    List<String> orders = List.of();
     try {
       TrainingResult<R> result = runStages();
       failure = null;
+      orders = result.report().epochOrders();
       return result;
     } catch (RuntimeException | Error e) {
       failure = e.toString();
@@ -123,7 +126,7 @@ public final class BarrierRun {
     } finally {
       spark.setLocalProperty(JOB_DESCRIPTION, description);
       spark.removeSparkListener(tracker);
-      events.ended(failure);
+      events.ended(failure, orders);
     }
   }
 
@@ -159,7 +162,7 @@ public final class BarrierRun {
     if (rebalanced) {
       outcomes = shuffled(rows, counts);
     }
-    return results(outcomes, -1, 0, rows.getNumPartitions(), false, rebalanced);
+    return results(outcomes, -1, 0, rows.getNumPartitions(), false, rebalanced, List.of());
   }
 
   /**
@@ -296,7 +299,14 @@ public final class BarrierRun {
       spark.removeSparkListener(watch);
     }
     TrainingResult<R> result =
-        results(outcomes, plan.rows(), dropped, read.dataset().files().size(), true, false);
+        results(
+            outcomes,
+            plan.rows(),
+            dropped,
+            read.dataset().files().size(),
+            true,
+            false,
+            epochOrders(outcomes, plan, epochs, config, base));
     return new TrainingResult<>(result.results(), result.report(), commits.common());
   }
 
@@ -421,7 +431,8 @@ public final class BarrierRun {
       long plannedOut,
       int inputPartitions,
       boolean streamed,
-      boolean rebalanced) {
+      boolean rebalanced,
+      List<String> epochOrders) {
     List<R> results = new ArrayList<>(outcomes.size());
     List<RankReport> reports = new ArrayList<>(outcomes.size());
     long rows = 0;
@@ -453,8 +464,62 @@ public final class BarrierRun {
             streamed,
             rebalanced,
             rapids(),
-            reports);
+            reports,
+            epochOrders);
     return new TrainingResult<>(results, report);
+  }
+
+  /** The epochs whose order {@link #epochOrders} measures, at most. */
+  private static final int MEASURED_EPOCHS = 100;
+
+  /**
+   * How far each epoch the ranks streamed was from a random permutation, measured from its plan
+   * ({@link PlanQuality}); none for a resumed run (its first epoch is a rest) or token rows.
+   */
+  private List<String> epochOrders(
+      List<RankOutcome> outcomes,
+      ReadPlan plan,
+      EpochPlanner epochs,
+      ReadConfig config,
+      LoaderState base) {
+    if (base != null || config.tokens() != null) {
+      return List.of();
+    }
+    int ran = 0;
+    boolean cached = false;
+    for (RankOutcome outcome : outcomes) {
+      ran = Math.max(ran, outcome.report.epochs());
+      cached |= outcome.report.shardFolder() != null;
+    }
+    if (ran == 0) {
+      return List.of();
+    }
+    if (!spec.options().shuffle()) {
+      return List.of("every epoch: storage order");
+    }
+    List<String> orders = new ArrayList<>();
+    for (int e = 0; e < Math.min(ran, MEASURED_EPOCHS); e++) {
+      if (e > 0 && cached && epochs == null) {
+        orders.add(
+            String.format(
+                "epochs 1 to %d: from the shard cache, shuffled within the rank's cache blocks "
+                    + "(not measured from a plan)",
+                ran - 1));
+        break;
+      }
+      PlanQuality.Measure measure =
+          PlanQuality.of(
+              epochs != null ? epochs.plan(e) : plan,
+              config.windowRows(),
+              true,
+              spec.options().seed(),
+              e);
+      if (measure == null) {
+        break;
+      }
+      orders.add("epoch " + e + ": " + measure.describe());
+    }
+    return orders;
   }
 
   /** Whether the RAPIDS Accelerator runs the session's SQL. */

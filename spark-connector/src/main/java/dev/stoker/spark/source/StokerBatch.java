@@ -1,5 +1,7 @@
 package dev.stoker.spark.source;
 
+import dev.stoker.loader.LoaderOptions;
+import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ReadRun;
@@ -62,11 +64,29 @@ final class StokerBatch implements Batch {
                   plan.rows(),
                   plan.batchesPerRank(),
                   config.loader().options().batchSize(),
-                  plan.droppedRows()));
+                  plan.droppedRows(),
+                  order()));
     } catch (RuntimeException | LinkageError e) {
       LoggerFactory.getLogger(StokerBatch.class)
           .warn("stoker: the Stoker page cannot list the " + "read of {}: {}", input, e.toString());
     }
+  }
+
+  /**
+   * How far the epoch's order is from a random permutation ({@link PlanQuality}), or what it is;
+   * null for token rows, whose order is their documents'.
+   */
+  private String order() {
+    if (config.tokens() != null) {
+      return null;
+    }
+    LoaderOptions options = config.loader().options();
+    if (!options.shuffle()) {
+      return "storage order";
+    }
+    PlanQuality.Measure measure =
+        PlanQuality.of(plan, config.windowRows(), true, options.seed(), config.epoch());
+    return measure == null ? null : measure.describe();
   }
 
   @Override

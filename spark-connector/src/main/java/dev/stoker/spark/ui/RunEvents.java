@@ -1,5 +1,6 @@
 package dev.stoker.spark.ui;
 
+import java.util.List;
 import org.apache.spark.SparkContext;
 
 /** One run's events after its start: its ranks' figures and its end. Thread-safe. */
@@ -23,8 +24,11 @@ public final class RunEvents {
     ui.post(spark, new StokerRankUpdate(runId, System.currentTimeMillis(), figures));
   }
 
-  /** The end of the run; {@code failure} null when it succeeded. */
-  public void ended(String failure) {
-    ui.post(spark, new StokerRunEnd(runId, System.currentTimeMillis(), failure));
+  /**
+   * The end of the run; {@code failure} null when it succeeded, {@code epochOrders} the report's
+   * measures of each epoch's order (may be empty).
+   */
+  public void ended(String failure, List<String> epochOrders) {
+    ui.post(spark, new StokerRunEnd(runId, System.currentTimeMillis(), failure, epochOrders));
   }
 }

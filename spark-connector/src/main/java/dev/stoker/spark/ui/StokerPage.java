@@ -109,7 +109,7 @@ public final class StokerPage {
             + "bytes, read time, storage wait, batches, rows dropped) are on its scan node in the SQL tab.</p>\n"
             + "<table class=\"table table-bordered table-sm stoker-reads\">\n<thead><tr>"
             + "<th>Planned</th><th>Query</th><th>Input</th><th>Ranks</th><th>Batches per rank</th>"
-            + "<th>Rows</th><th>Rows dropped</th></tr></thead>\n<tbody>\n");
+            + "<th>Rows</th><th>Rows dropped</th><th>Order</th></tr></thead>\n<tbody>\n");
     for (StokerRead read : reads) {
       html.append("<tr><td>")
           .append(CLOCK.format(Instant.ofEpochMilli(read.time())))
@@ -135,6 +135,8 @@ public final class StokerPage {
           .append(read.rows())
           .append("</td><td>")
           .append(read.droppedRows())
+          .append("</td><td>")
+          .append(read.order() == null ? "&ndash;" : esc(read.order()))
           .append("</td></tr>\n");
     }
     html.append("</tbody></table>\n");
@@ -181,6 +183,13 @@ public final class StokerPage {
         .append(esc(straggler.reason()))
         .append("</p>\n");
     table(html, figures, straggler.rank(), run.running());
+    if (!run.epochOrders.isEmpty()) {
+      html.append("<p class=\"stoker-order\"><b>Order:</b> ");
+      for (int i = 0; i < run.epochOrders.size(); i++) {
+        html.append(i == 0 ? "" : "; ").append(esc(run.epochOrders.get(i)));
+      }
+      html.append(".</p>\n");
+    }
     WaitChart.svg(html, run.runId, start.time(), now, views);
     html.append("</details>\n");
   }

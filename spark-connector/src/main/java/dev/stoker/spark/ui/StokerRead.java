@@ -15,6 +15,8 @@ import org.apache.spark.scheduler.SparkListenerEvent;
  * @param batchesPerRank batches each rank delivers
  * @param batchSize rows per batch
  * @param droppedRows rows no rank reads (dropLast)
+ * @param order how far the epoch's order is from a random permutation ({@code
+ *     PlanQuality.Measure#describe}), or null where not measured
  */
 public record StokerRead(
     String readId,
@@ -25,5 +27,6 @@ public record StokerRead(
     long rows,
     int batchesPerRank,
     int batchSize,
-    long droppedRows)
+    long droppedRows,
+    String order)
     implements SparkListenerEvent {}

@@ -1,5 +1,6 @@
 package dev.stoker.spark.ui;
 
+import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerEvent;
@@ -30,7 +31,7 @@ public final class StokerStoreListener extends SparkListener {
     try {
       if (event instanceof StokerRunStart start) {
         forgetOldRuns();
-        store.write(new RunView(start.runId(), start, 0, null));
+        store.write(new RunView(start.runId(), start, 0, null, List.of()));
       } else if (event instanceof StokerRankUpdate update) {
         RankFigures figures = update.figures();
         RankView view = read(RankView.class, RankView.id(update.runId(), figures.rank()));
@@ -43,7 +44,8 @@ public final class StokerStoreListener extends SparkListener {
       } else if (event instanceof StokerRunEnd end) {
         RunView run = read(RunView.class, end.runId());
         if (run != null) {
-          store.write(new RunView(run.runId, run.start, end.time(), end.failure()));
+          store.write(
+              new RunView(run.runId, run.start, end.time(), end.failure(), end.epochOrders()));
         }
       }
     } catch (Exception | LinkageError e) { // a LinkageError would stop Spark's listener thread

@@ -3,7 +3,9 @@ package dev.stoker.spark.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stoker.loader.metrics.ShuffleQuality;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -128,6 +130,46 @@ class GlobalBatchTest {
     LoaderState later = Tables.scan(six).stateAfter(100);
     assertThat(globalBatches(read(reader(2).option("resumeFrom", later.toString()))))
         .isEqualTo(uninterrupted.subList(113, uninterrupted.size()));
+  }
+
+  /** The plan's measure of its order is that of the rows the ranks deliver. */
+  @Test
+  void shouldMeasureTheOrderFromThePlanAsTheRanksDeliverIt() {
+    for (DataFrameReader reader :
+        List.of(
+            reader(3),
+            reader(2).option("orderStreams", 6),
+            spark
+                .read()
+                .format("stoker")
+                .option("batchSize", 50)
+                .option("worldSize", 3)
+                .option("shuffle", true)
+                .option("seed", 5)
+                .option("shuffleBuffer", 4096))) {
+      Dataset<Row> read = reader.load(input).select("id");
+      StokerScan scan = Tables.scan(read);
+      PlanQuality.Measure planned =
+          PlanQuality.of(
+              scan.plan(),
+              scan.config().windowRows(),
+              true,
+              scan.config().loader().options().seed(),
+              scan.config().epoch());
+      long[][] ranks =
+          Tables.idsByRank(read, "id").stream()
+              .map(ids -> ids.stream().mapToLong(Long::longValue).toArray())
+              .toArray(long[][]::new);
+      int[][] labels = new int[ranks.length][];
+      for (int r = 0; r < ranks.length; r++) {
+        labels[r] = new int[ranks[r].length];
+      }
+      assertThat(planned.rowsPerRank()).isEqualTo(ranks[0].length);
+      assertThat(planned.gapEntropyBits())
+          .isEqualTo(ShuffleQuality.of(ranks, labels, 1).gapEntropyBits())
+          .isGreaterThan(5)
+          .isLessThan(planned.permutationBits());
+    }
   }
 
   @Test

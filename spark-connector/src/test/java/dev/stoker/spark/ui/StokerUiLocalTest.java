@@ -109,7 +109,22 @@ class StokerUiLocalTest {
                 + "</td><td>&#39;"
                 + java.util.regex.Pattern.quote(path)
                 + "&#39;</td><td>2</td><td>6 of 8 rows</td>"
-                + "<td>100</td><td>4</td></tr>");
+                + "<td>100</td><td>4</td><td>storage order</td></tr>");
+
+    spark
+        .read()
+        .format("stoker")
+        .option("batchSize", 8)
+        .option("worldSize", 2)
+        .option("dropLast", true)
+        .option("shuffle", true)
+        .option("shuffleBuffer", 16)
+        .load(path)
+        .collectAsList();
+    assertThat(StokerPage.content(new SparkUiHooks().liveStore(spark.sparkContext()), true))
+        .containsPattern(
+            "<td>gap entropy \\d+\\.\\d\\d bits \\(a random permutation: \\d+\\.\\d\\d\\) "
+                + "over each rank&#39;s first 48 rows</td></tr>");
   }
 
   /** Hooks whose calls into Spark fail as against a Spark whose internals changed. */
