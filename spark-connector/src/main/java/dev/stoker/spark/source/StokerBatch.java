@@ -48,45 +48,69 @@ final class StokerBatch implements Batch {
     return partitions;
   }
 
-  /** Lists this scan on the Stoker page; the page's failure never fails the read. */
+  /**
+   * Lists this scan on the Stoker page; the page's failure never fails the read. A shuffled read's
+   * order is measured ({@link PlanQuality}, tens of ms) on a thread of its own, off the read's
+   * path, and the scan listed once it is.
+   */
   private void tellThePage(int ranks) {
+    SparkContext spark;
+    String executionId;
     try {
-      SparkContext spark = SparkContext.getOrCreate();
+      spark = SparkContext.getOrCreate();
+      executionId = spark.getLocalProperty(EXECUTION_ID);
+    } catch (RuntimeException | LinkageError e) {
+      cannotList(e);
+      return;
+    }
+    LoaderOptions options = config.loader().options();
+    long planned = System.currentTimeMillis();
+    if (config.tokens() != null || !options.shuffle()) {
+      list(spark, executionId, planned, ranks, config.tokens() != null ? null : "storage order");
+      return;
+    }
+    Thread measure =
+        new Thread(
+            () -> {
+              String order;
+              try {
+                PlanQuality.Measure measured =
+                    PlanQuality.of(plan, config.windowRows(), true, options.seed(), config.epoch());
+                order = measured == null ? null : measured.describe();
+              } catch (RuntimeException e) {
+                order = null;
+              }
+              list(spark, executionId, planned, ranks, order);
+            },
+            "stoker-order-measure");
+    measure.setDaemon(true);
+    measure.start();
+  }
+
+  private void list(SparkContext spark, String executionId, long planned, int ranks, String order) {
+    try {
       StokerUi.of(spark)
           .read(
               spark,
               new StokerRead(
                   UUID.randomUUID().toString(),
-                  System.currentTimeMillis(),
-                  spark.getLocalProperty(EXECUTION_ID),
+                  planned,
+                  executionId,
                   input,
                   ranks,
                   plan.rows(),
                   plan.batchesPerRank(),
                   config.loader().options().batchSize(),
                   plan.droppedRows(),
-                  order()));
+                  order));
     } catch (RuntimeException | LinkageError e) {
-      LoggerFactory.getLogger(StokerBatch.class)
-          .warn("stoker: the Stoker page cannot list the " + "read of {}: {}", input, e.toString());
+      cannotList(e);
     }
   }
 
-  /**
-   * How far the epoch's order is from a random permutation ({@link PlanQuality}), or what it is;
-   * null for token rows, whose order is their documents'.
-   */
-  private String order() {
-    if (config.tokens() != null) {
-      return null;
-    }
-    LoaderOptions options = config.loader().options();
-    if (!options.shuffle()) {
-      return "storage order";
-    }
-    PlanQuality.Measure measure =
-        PlanQuality.of(plan, config.windowRows(), true, options.seed(), config.epoch());
-    return measure == null ? null : measure.describe();
+  private void cannotList(Throwable e) {
+    LoggerFactory.getLogger(StokerBatch.class)
+        .warn("stoker: the Stoker page cannot list the read of {}: {}", input, e.toString());
   }
 
   @Override
