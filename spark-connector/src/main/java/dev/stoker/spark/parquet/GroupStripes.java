@@ -64,6 +64,14 @@ record GroupStripes(int groups, int blockRows) {
     return new GroupStripes(width, Math.max(MIN_BLOCK_ROWS, windowRows / width));
   }
 
+  /**
+   * Whether a stripe deals several row groups' blocks in turn: then each block is a run of its own,
+   * which the reader of its row group's earlier block reads on.
+   */
+  boolean deals() {
+    return groups > 1;
+  }
+
   private static boolean isRemote(String path) {
     String scheme;
     try {

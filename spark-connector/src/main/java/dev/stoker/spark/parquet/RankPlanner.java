@@ -354,7 +354,8 @@ public final class RankPlanner {
         to,
         (i, offset, count) -> {
           Group group = order.get(i);
-          if (run[0] == null || !run[0].extend(group, offset, count)) {
+          // dealt blocks stay runs of their own, so each goes on in its row group's reader
+          if (run[0] == null || stripes.deals() || !run[0].extend(group, offset, count)) {
             if (run[0] != null) {
               runs.add(run[0].build());
             }

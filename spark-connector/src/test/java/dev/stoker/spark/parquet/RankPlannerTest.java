@@ -213,6 +213,9 @@ class RankPlannerTest {
       assertThat(rows)
           .containsExactlyElementsOf(
               rowsOf(RankPlanner.runs(groups, starts, total, 0, total, stripes)));
+      assertThat(RankPlanner.runs(groups, starts, total, 0, total, stripes))
+          .as("dealt blocks: each a run of one row group, read on by that group's reader")
+          .allMatch(run -> run.rowGroups() == 1);
       List<ReadRun> firstRound =
           RankPlanner.runs(groups, starts, total, 0, Math.min(total, stripes.blockRows()), stripes);
       assertThat(firstRound.get(0).path() + firstRound.get(0).firstRowGroup())
