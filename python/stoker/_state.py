@@ -46,10 +46,12 @@ class State:
         kept = self.segments if self.segments[-1][1] > 0 else self.segments[:-1]
         return replace(self, segments=kept + ((world_size, 0),))
 
-    def next_epoch(self) -> "State":
-        """The start of the next epoch over the same rows (the order's epoch kept)."""
+    def next_epoch(self, order_follows_epoch: bool = False) -> "State":
+        """The start of the next epoch: over the same rows (the order's epoch kept), or with
+        ``order_follows_epoch`` (``epochOrder=global``) planned in its own order."""
         world = self.segments[-1][0]
-        return replace(self, epoch=self.epoch + 1, segments=((world, 0),))
+        order = self.epoch + 1 if order_follows_epoch else self.order_epoch
+        return replace(self, epoch=self.epoch + 1, order_epoch=order, segments=((world, 0),))
 
 
 def decode(text: str) -> State:
@@ -91,15 +93,16 @@ def encode(state: State) -> str:
     return PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
 
 
-def after(start: str, batches_per_rank: int, batches: int) -> str:
+def after(start: str, batches_per_rank: int, batches: int,
+          order_follows_epoch: bool = False) -> str:
     """The state after ``batches`` batches on every rank of an epoch that starts at ``start``
-    and yields ``batches_per_rank``; after its last, the start of the next epoch over the same
-    rows."""
+    and yields ``batches_per_rank``; after its last, the start of the next epoch, over the same
+    rows or (``order_follows_epoch``) in that epoch's own order."""
     if not 0 <= batches <= batches_per_rank:
         raise ValueError(f"batches: {batches} (expected: 0 <= batches <= {batches_per_rank})")
     state = decode(start)
     if batches == batches_per_rank:
-        return encode(state.next_epoch())
+        return encode(state.next_epoch(order_follows_epoch))
     return encode(state.plus_batches(batches))
 
 

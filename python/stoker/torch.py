@@ -354,7 +354,9 @@ class RankBatches:
                 if posted is None:
                     ended = True
                     if self._epoch_state is not None:
-                        self._epoch_state = _state.after(self._epoch_state, len(self), len(self))
+                        self._epoch_state = _state.after(
+                            self._epoch_state, len(self), len(self),
+                            self.meta.get("orderFollowsEpoch", False))
                     self._delivered = 0
                     return
                 batch = self._batch(posted[0], posted[1])
@@ -415,7 +417,8 @@ class RankBatches:
         if self._epoch_state is None:
             raise StokerError("state_dict: the Stoker jars on the cluster do not send the read's "
                               "state; use the jars of the same release as this package")
-        return {STATE_KEY: _state.after(self._epoch_state, len(self), self._delivered),
+        return {STATE_KEY: _state.after(self._epoch_state, len(self), self._delivered,
+                                        self.meta.get("orderFollowsEpoch", False)),
                 "epoch": self.epoch, "batches": self._delivered}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:

@@ -49,9 +49,10 @@ def nothing_left(spark):
     assert slot_files(spark) == []
 
 
-def ids_per_rank(spark, data, epoch, epochs=1):
+def ids_per_rank(spark, data, epoch, epochs=1, **options):
     """Each rank's sample ids in delivery order, read as tensors through shared memory: with
-    ``epochs``, as many epochs in the one stage, their ids one after the other."""
+    ``epochs``, as many epochs in the one stage, their ids one after the other; ``options``
+    beside the read's."""
     def per_rank(handles):
         with st.batches(handles) as loader:
             ids = []
@@ -67,7 +68,7 @@ def ids_per_rank(spark, data, epoch, epochs=1):
                 "rank": [loader.rank], "batches": [len(loader)], "epochs": [seen],
                 "dropped": [loader.dropped_rows], "ids": [torch.cat(ids).tolist()]})
 
-    rows = (st.read(spark, data, epoch=epoch, **OPTIONS)
+    rows = (st.read(spark, data, epoch=epoch, **OPTIONS, **options)
             .mapInArrow(per_rank, "rank long, batches long, epochs array<long>, dropped long, "
                         "ids array<long>", barrier=True).collect())
     return {r["rank"]: r for r in rows}
@@ -110,6 +111,56 @@ def test_epochs_in_one_stage_reshuffle_each_ranks_rows_and_repeat_on_a_rerun(spa
     assert three[0]["ids"][:rows] == ids_per_rank(spark, data, 4)[0]["ids"], \
         "the first epoch is the read's"
     assert ids_per_rank(spark, data, 4, epochs=3) == three, "a function of seed and epoch"
+
+
+def test_the_global_order_plans_each_epoch_again_over_the_whole_input(spark, data):
+    rows = BATCHES * BATCH
+    both = ids_per_rank(spark, data, 2, epochs=2, epochOrder="global")
+    for rank in both.values():
+        assert rank["epochs"] == [2, 3]
+        assert len(rank["ids"]) == 2 * rows, "every epoch the same number of full batches"
+    first = {r: set(both[r]["ids"][:rows]) for r in both}
+    second = {r: set(both[r]["ids"][rows:]) for r in both}
+    assert len(first[0] | first[1]) == len(second[0] | second[1]) == 2 * rows, "rows once"
+    assert second[0] != first[0], "rows moved between ranks"
+    # epoch 3 in the one stage is what a read of epoch 3 reads, in the same order
+    fresh = ids_per_rank(spark, data, 3)
+    for r in both:
+        assert both[r]["ids"][rows:] == fresh[r]["ids"]
+    # and by default each rank keeps its rows
+    kept = ids_per_rank(spark, data, 2, epochs=2)
+    assert set(kept[0]["ids"][:rows]) == set(kept[0]["ids"][rows:])
+
+
+def test_the_state_after_a_global_epoch_names_that_epochs_order():
+    from stoker import _state
+    start = _state.encode(_state.State(seed=7, flags=3, epoch=2, order_epoch=2, batch_size=32,
+                                       window_rows=500, segments=((2, 0),),
+                                       fingerprint=b"\x00\x00\x00\x00"))
+    after = _state.decode(_state.after(start, 15, 15, order_follows_epoch=True))
+    assert (after.epoch, after.order_epoch) == (3, 3)
+    kept = _state.decode(_state.after(start, 15, 15))
+    assert (kept.epoch, kept.order_epoch) == (3, 2), "the rank order keeps the read's"
+
+
+def test_global_batches_are_the_same_on_one_and_two_ranks(spark, data):
+    def global_batches(world):
+        def per_rank(handles):
+            with st.batches(handles) as loader:
+                ids = [batch["id"].tolist() for batch in loader]
+                assert all(len(b) == 64 // world for b in ids)
+                yield pa.RecordBatch.from_pydict({"rank": [loader.rank], "ids": [ids]})
+
+        options = {k: v for k, v in OPTIONS.items() if k != "batchSize"}
+        rows = (st.read(spark, data, epoch=1, globalBatchSize=64, **dict(options, worldSize=world))
+                .mapInArrow(per_rank, "rank long, ids array<array<long>>", barrier=True)
+                .collect())
+        ranks = [r["ids"] for r in sorted(rows, key=lambda r: r["rank"])]
+        return [sum((rank[b] for rank in ranks), []) for b in range(len(ranks[0]))]
+
+    one = global_batches(1)
+    assert len(one) == ROWS // 64
+    assert global_batches(2) == one
 
 
 def train(kill_rank=None, kill_step=None, killed_marker=None, epochs=2):

@@ -311,10 +311,12 @@ public final class SparkOptionTable {
               .check(Check.nonNull())
               .defaultValue("rank")
               .doc(
-                  "The rows of a run's later epochs, streaming Parquet: each rank's own, shuffled "
-                      + "within it, or every epoch planned again over the whole input, rows moving "
-                      + "between ranks without a new stage.")
+                  "The rows of later epochs (a run's streaming Parquet, the Python package's "
+                      + "after its read's): each rank's own, shuffled within it, or every epoch "
+                      + "planned again over the whole input, rows moving between ranks without a "
+                      + "new stage.")
               .build(),
+          SOURCE,
           RUN);
 
   public static final StokerOption<Integer> EPOCHS =

@@ -67,6 +67,7 @@ public final class SourceOptions {
           TRANSFORMS,
           SparkOptionTable.GLOBAL_BATCH_SIZE.name(),
           SparkOptionTable.ORDER_STREAMS.name(),
+          SparkOptionTable.EPOCH_ORDER.name(),
           SparkOptionTable.TABLE_FORMAT.name(),
           SparkOptionTable.TABLE.name(),
           SparkOptionTable.VERSION_AS_OF.name(),
@@ -112,6 +113,9 @@ public final class SourceOptions {
   /** The global order of {@code globalBatchSize}, or null: each rank's own. */
   private final GlobalBatch global;
 
+  /** Whether later epochs are planned again over the whole input ({@code epochOrder=global}). */
+  private final boolean globalEpochs;
+
   private SourceOptions(
       LoaderOptions loader,
       int worldSize,
@@ -128,9 +132,11 @@ public final class SourceOptions {
       TokenLayout tokens,
       String documentColumn,
       TableRef table,
-      GlobalBatch global) {
+      GlobalBatch global,
+      boolean globalEpochs) {
     this.table = table;
     this.global = global;
+    this.globalEpochs = globalEpochs;
     this.tokens = tokens;
     this.documentColumn = documentColumn;
     this.loader = loader;
@@ -165,7 +171,8 @@ public final class SourceOptions {
         null,
         null,
         null,
-        null);
+        null,
+        false);
   }
 
   /** As {@link #parse(Map, Map)}, without session settings. */
@@ -238,7 +245,8 @@ public final class SourceOptions {
         tokens(read),
         read.text(SparkOptionTable.DOCUMENT_COLUMN),
         table,
-        global);
+        global,
+        "global".equals(read.get(SparkOptionTable.EPOCH_ORDER)));
   }
 
   /** The read's global order, or null: checked against the world size and the loader's options. */
@@ -275,6 +283,14 @@ public final class SourceOptions {
   /** The global order of {@code globalBatchSize}, or null: each rank's own. */
   public GlobalBatch global() {
     return global;
+  }
+
+  /**
+   * Whether the epochs after the read's are planned again over the whole input ({@code
+   * epochOrder=global}): the Python package's, and a run's over the read.
+   */
+  public boolean globalEpochs() {
+    return globalEpochs;
   }
 
   /** The table of {@code tableFormat} read by path or by {@code table}, or null. */

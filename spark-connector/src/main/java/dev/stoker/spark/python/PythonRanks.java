@@ -4,6 +4,7 @@ import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.options.OptionRegistry;
 import dev.stoker.spark.options.SparkOptionTable;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.source.ScanPlans;
@@ -71,6 +72,12 @@ public final class PythonRanks {
     String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);
     ReadPlan plan = stoker.plan();
     int world = plan.ranks().size();
+    EpochPlanner epochs =
+        stoker.read().dataset().options().globalEpochs()
+            ? stoker
+                .read()
+                .epochPlanner(stoker.config().loader().options(), world, "epochOrder=global")
+            : null;
     TaskSlots.require(spark.sparkContext(), world); // as the runner does, before any task
     List<Integer> ranks = new ArrayList<>();
     for (int r = 0; r < world; r++) {
@@ -85,7 +92,8 @@ public final class PythonRanks {
                     stoker.config(),
                     dir,
                     stoker.stateAfter(0),
-                    stoker.read().dataset().options().resumeFrom()),
+                    stoker.read().dataset().options().resumeFrom(),
+                    epochs),
                 true);
     return spark.createDataFrame(rows, SCHEMA);
   }
@@ -119,14 +127,21 @@ public final class PythonRanks {
     private final String dir;
     private final LoaderState start;
     private final LoaderState resumedFrom;
+    private final EpochPlanner epochs;
 
     StartRank(
-        ReadPlan plan, ReadConfig config, String dir, LoaderState start, LoaderState resumedFrom) {
+        ReadPlan plan,
+        ReadConfig config,
+        String dir,
+        LoaderState start,
+        LoaderState resumedFrom,
+        EpochPlanner epochs) {
       this.plan = plan;
       this.config = config;
       this.dir = dir;
       this.start = start;
       this.resumedFrom = resumedFrom;
+      this.epochs = epochs;
     }
 
     @Override
@@ -139,7 +154,7 @@ public final class PythonRanks {
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
-      RankPump pump = RankPump.start(plan, config, rank, folder(dir), start, resumedFrom);
+      RankPump pump = RankPump.start(plan, config, rank, folder(dir), start, resumedFrom, epochs);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());
       return Collections.singletonList(RowFactory.create(rank, pump.handle())).iterator();
     }

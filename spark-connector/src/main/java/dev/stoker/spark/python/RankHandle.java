@@ -20,6 +20,8 @@ final class RankHandle {
    * @param bell the doorbell's socket, or null where the sides poll
    * @param state the read's state at its start ({@code LoaderState} as text), from which Python
    *     counts the state after any batch; null where not known
+   * @param orderFollowsEpoch whether each next epoch is planned in its own order over the whole
+   *     input ({@code epochOrder=global}), which the state after an epoch then says
    */
   static String json(
       Path file,
@@ -28,7 +30,8 @@ final class RankHandle {
       ReadPlan plan,
       ReadConfig config,
       BatchLayout layout,
-      String state) {
+      String state,
+      boolean orderFollowsEpoch) {
     LoaderOptions options = config.loader().options();
     StringBuilder json = new StringBuilder(256);
     json.append("{\"version\":")
@@ -61,6 +64,8 @@ final class RankHandle {
         .append(options.seed())
         .append(",\"state\":")
         .append(state == null ? "null" : quote(state))
+        .append(",\"orderFollowsEpoch\":")
+        .append(orderFollowsEpoch)
         .append(",\"slotBytes\":")
         .append(layout.slotBytes())
         .append(",\"columns\":[");

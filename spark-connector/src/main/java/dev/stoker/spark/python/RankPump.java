@@ -9,10 +9,14 @@ import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.parquet.EpochDataset;
+import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankLoader;
+import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.SourceCounters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +82,11 @@ final class RankPump implements AutoCloseable {
   private BatchIterator batches;
   private boolean closed;
 
-  private RankPump(ReadPlan plan, ReadConfig config, int rank, Path dir) {
+  /** Plans the epochs after the read's over the whole input; null: the rank's own rows. */
+  private final EpochPlanner epochs;
+
+  private RankPump(ReadPlan plan, ReadConfig config, int rank, Path dir, EpochPlanner epochs) {
+    this.epochs = epochs;
     this.rank = rank;
     this.plan = plan;
     this.config = config;
@@ -108,11 +116,16 @@ final class RankPump implements AutoCloseable {
       doorbell = Doorbell.open(file.resolveSibling(file.getFileName() + ".bell"));
       block = memory.allocate(SlotChannel.BYTES);
       this.channel = new SlotChannel(block.bytes(), doorbell);
-      built =
-          RankLoader.builder(config, plan.rank(rank))
+      RankRuns runs = plan.rank(rank);
+      RankLoader.Builder builder =
+          RankLoader.builder(config, runs)
               .options(given.toBuilder().name(name).build())
-              .slots(memory, keptAhead)
-              .build();
+              .slots(memory, keptAhead);
+      if (epochs != null) {
+        builder.dataset(
+            windows -> new EpochDataset(config, runs, epochs, windows, new SourceCounters()));
+      }
+      built = builder.build();
     } catch (Throwable t) {
       Closer onFailure = new Closer().add(t);
       if (block != null) {
@@ -139,13 +152,14 @@ final class RankPump implements AutoCloseable {
 
   /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
   static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
-    return start(plan, config, rank, dir, null, null);
+    return start(plan, config, rank, dir, null, null, null);
   }
 
   /**
    * {@link #start(ReadPlan, ReadConfig, int, Path)} for a read that starts at {@code startState}
    * (null: not told), resumed from {@code resumedFrom} (null: none): after an epoch resumed
-   * mid-way, asking for the next one fails, saying why.
+   * mid-way, asking for the next one fails, saying why. With {@code epochs}, the epochs after the
+   * read's are planned again over the whole input (null: the rank's own rows each epoch).
    */
   static RankPump start(
       ReadPlan plan,
@@ -153,8 +167,10 @@ final class RankPump implements AutoCloseable {
       int rank,
       Path dir,
       LoaderState startState,
-      LoaderState resumedFrom) {
-    RankPump pump = open(plan, config, rank, dir);
+      LoaderState resumedFrom,
+      EpochPlanner epochs) {
+    RankPump pump = new RankPump(plan, config, rank, dir, epochs);
+    OpenCounts.opened(OpenCounts.Kind.PYTHON_RANKS);
     pump.startState = startState == null ? null : startState.toString();
     if (resumedFrom != null && resumedFrom.consumedRows() > 0) {
       pump.noNextEpoch =
@@ -176,7 +192,7 @@ final class RankPump implements AutoCloseable {
    * #begin()}): a test can change the folder under the file before a batch is written.
    */
   static RankPump open(ReadPlan plan, ReadConfig config, int rank, Path dir) {
-    RankPump pump = new RankPump(plan, config, rank, dir);
+    RankPump pump = new RankPump(plan, config, rank, dir, null);
     OpenCounts.opened(OpenCounts.Kind.PYTHON_RANKS);
     return pump;
   }
@@ -189,7 +205,14 @@ final class RankPump implements AutoCloseable {
   /** What Python needs to map the file and read its batches. */
   String handle() {
     return RankHandle.json(
-        memory.path(), bell == null ? null : bell.path(), rank, plan, config, layout, startState);
+        memory.path(),
+        bell == null ? null : bell.path(),
+        rank,
+        plan,
+        config,
+        layout,
+        startState,
+        epochs != null);
   }
 
   Path path() {

@@ -210,7 +210,8 @@ public final class BarrierRun {
         base == null
             ? null
             : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
-    boolean global = spec.run.epochOrder() == EpochOrder.GLOBAL;
+    boolean global =
+        spec.run.epochOrder() == EpochOrder.GLOBAL || given != null && given.globalEpochs();
     if (global) {
       checkGlobalOrder(given, base);
     }

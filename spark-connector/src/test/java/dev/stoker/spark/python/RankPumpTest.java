@@ -487,7 +487,8 @@ class RankPumpTest {
             0,
             shm,
             resumed.stateAfter(0),
-            resumed.read().dataset().options().resumeFrom())) {
+            resumed.read().dataset().options().resumeFrom(),
+            null)) {
       assertThat(pump.handle()).contains("\"state\":\"" + resumed.stateAfter(0) + "\"");
       MappedByteBuffer page = map(pump.path());
       long k = 0;
