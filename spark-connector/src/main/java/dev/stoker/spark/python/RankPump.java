@@ -9,9 +9,9 @@ import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
-import dev.stoker.spark.parquet.EpochDataset;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.OpenCounts;
+import dev.stoker.spark.parquet.RankDataset;
 import dev.stoker.spark.parquet.RankLoader;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -123,7 +123,7 @@ final class RankPump implements AutoCloseable {
               .slots(memory, keptAhead);
       if (epochs != null) {
         builder.dataset(
-            windows -> new EpochDataset(config, runs, epochs, windows, new SourceCounters()));
+            windows -> new RankDataset(config, runs, windows, new SourceCounters(), epochs));
       }
       built = builder.build();
     } catch (Throwable t) {
