@@ -77,7 +77,7 @@ public final class SparkOptionTable {
   public static final StokerOption<Integer> ORDER_STREAMS =
       add(
           StokerOption.builder("orderStreams", wholeFrom(1))
-              .values("int > 0, a multiple of worldSize")
+              .values("1 to 256, a multiple of worldSize")
               .defaultValue(24)
               .doc(
                   "With globalBatchSize: the streams the epoch's order is cut into, each shuffled "

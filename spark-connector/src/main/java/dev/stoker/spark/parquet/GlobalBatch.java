@@ -19,7 +19,20 @@ public record GlobalBatch(int rows, int streams) implements Serializable {
   private static final String GLOBAL_BATCH_SIZE = SparkOptionTable.GLOBAL_BATCH_SIZE.name();
   private static final String ORDER_STREAMS = SparkOptionTable.ORDER_STREAMS.name();
 
+  /**
+   * Most streams: a rank holds a reader, two windows and a copy of the Hadoop settings per stream
+   * it reads.
+   */
+  public static final int MAX_STREAMS = 256;
+
   public GlobalBatch {
+    if (streams < 1 || streams > MAX_STREAMS) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: %d (expected: 1 to %d; each rank reads its share of the streams at once, each "
+                  + "with its own reader and windows)",
+              ORDER_STREAMS, streams, MAX_STREAMS));
+    }
     if (rows < streams) {
       throw new IllegalArgumentException(
           String.format(

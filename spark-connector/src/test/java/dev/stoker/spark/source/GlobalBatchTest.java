@@ -235,6 +235,9 @@ class GlobalBatchTest {
     assertThatThrownBy(() -> read(reader(2).option("orderStreams", 48)))
         .hasStackTraceContaining("globalBatchSize: 36 with orderStreams=48");
     assertThatThrownBy(
+            () -> read(reader(2).option("globalBatchSize", 1 << 20).option("orderStreams", 1024)))
+        .hasStackTraceContaining("orderStreams: 1024 (expected: 1 to 256");
+    assertThatThrownBy(
             () ->
                 read(
                     spark
