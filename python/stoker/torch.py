@@ -115,7 +115,9 @@ def read(spark: Any, path: Union[str, Sequence[str], None],
          columns: Optional[Sequence[str]] = None, **options: Any) -> Any:
     """``spark.read.format("stoker").options(**options).load(path).select(*columns)`` as handle
     rows (see :func:`ranks`). Options are the DataSource's (``batchSize``, ``worldSize``,
-    ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...);
+    ``shuffle``, ``seed``, ``epoch``, ``dropLast``, ``numWorkers``, ``prefetchFactor``...;
+    ``globalBatchSize`` for the same global batches on any number of ranks, ``epochOrder="global"``
+    for later epochs planned again over the whole input);
     ``path`` is None for a table read by name (``tableFormat="iceberg", table="db.name"``)."""
     _python_ranks(spark)  # before the read, whose own error would be a page of Java
     if isinstance(options.get("resumeFrom"), dict):  # a RankBatches.state_dict()

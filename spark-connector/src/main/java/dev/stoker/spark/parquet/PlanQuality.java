@@ -2,6 +2,7 @@ package dev.stoker.spark.parquet;
 
 import dev.stoker.loader.metrics.ShuffleQuality;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -109,7 +110,7 @@ public final class PlanQuality {
       System.arraycopy(stream, 0, out, at, n);
       at += n;
     }
-    return at == wanted ? out : java.util.Arrays.copyOf(out, at);
+    return at == wanted ? out : Arrays.copyOf(out, at);
   }
 
   private static long[] inTurns(List<long[]> streams, List<StreamPart> parts, int wanted) {
@@ -127,7 +128,7 @@ public final class PlanQuality {
         }
       }
       if (!moved) {
-        return java.util.Arrays.copyOf(out, at);
+        return Arrays.copyOf(out, at);
       }
     }
     return out;

@@ -7,8 +7,10 @@ import dev.stoker.loader.metrics.ShuffleQuality;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.testing.SparkClusters;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -193,7 +195,7 @@ class GlobalBatchTest {
     Dataset<Row> cut = reader(2).load(copy.toString()).select("id");
     BatchScanExec scan = Tables.scanNode(cut); // planned while every file is whole
     Path victim;
-    try (var files = java.nio.file.Files.list(copy)) {
+    try (var files = Files.list(copy)) {
       victim =
           files
               .filter(f -> f.getFileName().toString().endsWith(".parquet"))
@@ -201,8 +203,8 @@ class GlobalBatchTest {
               .toList()
               .get(1);
     }
-    byte[] bytes = java.nio.file.Files.readAllBytes(victim);
-    java.nio.file.Files.write(victim, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    byte[] bytes = Files.readAllBytes(victim);
+    Files.write(victim, Arrays.copyOf(bytes, bytes.length / 2));
 
     assertThatThrownBy(
             () ->
