@@ -18,6 +18,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
@@ -26,9 +29,10 @@ import picocli.CommandLine;
 /**
  * The main job: Fashion-MNIST found or fetched, written once as Parquet, its pixel statistics
  * computed with Stoker over the ranks, and a small CNN in PyTorch (or an MLP in plain Java) trained
- * data-parallel over them, one Spark barrier stage per epoch, read through {@code format("stoker")}
- * and normalized by the loader. Prints per epoch the loss, the test accuracy, samples/s, the
- * bottleneck verdict and the rows dropped per rank, and writes a plot and a JSON summary.
+ * data-parallel over them, every epoch in one Spark barrier stage, read through {@code
+ * format("stoker")} in an order planned again over the whole table each epoch, and normalized by
+ * the loader. Prints per epoch the loss, the test accuracy, samples/s, the bottleneck verdict and
+ * the rows dropped per rank, and writes a plot and a JSON summary.
  *
  * <p>{@link #main} is the class to give {@code spark-submit}: it takes the session (and its master)
  * that spark-submit sets up; {@code bin/stoker demo} runs {@link #run} on an embedded {@code
@@ -99,31 +103,27 @@ public final class DemoJob {
       out.println("images: PNG bytes read with transforms=" + transforms);
     }
     TestSet test = TestSet.read(spark, data.test(), stats.mean()[0], stats.std()[0]);
+    Broadcast<TestSet> shared =
+        JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(test);
+    TrainingResult<DemoTraining.Outcome> run;
+    try {
+      run = train(data, stats, png, transforms, model, shared);
+    } finally {
+      shared.destroy();
+    }
+    model.update(run.result(0).weights());
+    out.println("ranks: " + placement(run.report()));
     List<DemoSummary.Epoch> epochs = new ArrayList<>();
     for (int epoch = 0; epoch < options.epochs; epoch++) {
-      long started = System.nanoTime();
-      TrainingResult<? extends DemoModel.Outcome> run =
-          options.images
-              ? trainImagesEpoch(png, transforms, data.trainRows(), model, epoch)
-              : trainEpoch(data, stats, model, epoch);
-      model.update(run.results());
-      DemoSummary.Epoch line =
-          summarize(
-              epoch,
-              run,
-              data.trainRows(),
-              model.accuracy(test),
-              (System.nanoTime() - started) / 1e9);
+      DemoSummary.Epoch line = summarize(epoch, run.results(), data.trainRows());
       epochs.add(line);
-      if (epoch == 0) {
-        out.println("ranks: " + placement(run.report()));
-      }
       out.println(line.text(options.epochs));
-      if (!model.lastEpochNote().isEmpty()) {
-        out.println("  " + model.lastEpochNote());
+      String note = model.epochNote(run.results(), epoch);
+      if (!note.isEmpty()) {
+        out.println("  " + note);
       }
-      out.flush();
     }
+    out.flush();
 
     Map<String, Double> throughput = new LinkedHashMap<>();
     throughput.put("stats (1w)", stats.samplesPerSecond());
@@ -172,27 +172,48 @@ public final class DemoJob {
         options.epochs,
         options.epochs == 1 ? "" : "s",
         summary.wallSeconds(),
-        model.closingNote());
+        model.closingNote(run.results()));
     return summary;
   }
 
-  private TrainingResult<? extends DemoModel.Outcome> trainEpoch(
-      ParquetCache.Tables data, PixelStats.Result stats, DemoModel model, int epoch) {
+  /**
+   * Every epoch in one barrier stage over {@code format("stoker")} with {@code epochOrder=global}:
+   * each epoch's order planned again over the whole training table, rows moving between ranks
+   * without a new stage. The raw pixels are normalized by the loader; {@code --images} reads the
+   * PNG table through {@code transforms} in the loader's workers (float32 [1,28,28], already
+   * normalized), the same model step.
+   */
+  private TrainingResult<DemoTraining.Outcome> train(
+      ParquetCache.Tables data,
+      PixelStats.Result stats,
+      Path png,
+      String transforms,
+      DemoModel model,
+      Broadcast<TestSet> test) {
     int ranks = options.ranks;
-    long expected = (data.trainRows() / ((long) ranks * options.batchSize)) * ranks;
-    ProgressLine bar =
-        new ProgressLine(err, String.format("epoch %d/%d", epoch + 1, options.epochs), expected);
+    long perEpoch = (data.trainRows() / ((long) ranks * options.batchSize)) * ranks;
+    ProgressLine bar = new ProgressLine(err, options.epochs, perEpoch);
+    DataFrameReader read =
+        DemoReads.reader(spark, options.batchSize, ranks, options.seed, true)
+            .option("epochOrder", "global");
+    StokerSpark training =
+        png == null
+            ? StokerSpark.on(read.load(data.train().toString()).select("pixels", "label"))
+                .tensor("pixels", DType.UINT8, 1, 28, 28)
+                .scalar("label", DType.INT64)
+                .normalize("pixels", stats.mean(), stats.std())
+            : StokerSpark.on(
+                    read.option("transforms", transforms)
+                        .load(png.toString())
+                        .select("pixels", "label"))
+                .tensor("pixels", DType.FLOAT32, 1, 28, 28)
+                .scalar("label", DType.INT32); // as stored: the transform passes it through
     try {
-      return StokerSpark.on(
-              DemoReads.table(
-                  spark, data.train(), options.batchSize, ranks, options.seed, epoch, true))
-          .tensor("pixels", DType.UINT8, 1, 28, 28)
-          .scalar("label", DType.INT64)
-          .normalize("pixels", stats.mean(), stats.std())
+      return training
           .options(loaderOptions(1, true))
           .worldSize(ranks)
           .onProgress(bar)
-          .run(model.epoch(epoch));
+          .run(new DemoTraining(model.network(), options.epochs, test));
     } finally {
       bar.clear();
     }
@@ -211,39 +232,12 @@ public final class DemoJob {
   }
 
   /**
-   * One epoch of {@code --images}: the PNG table through {@code transforms} in the loader's workers
-   * (float32 [1,28,28], already normalized), the same model step as the raw pixels'.
-   */
-  private TrainingResult<? extends DemoModel.Outcome> trainImagesEpoch(
-      Path png, String transforms, long rows, DemoModel model, int epoch) {
-    int ranks = options.ranks;
-    long expected = (rows / ((long) ranks * options.batchSize)) * ranks;
-    ProgressLine bar =
-        new ProgressLine(err, String.format("epoch %d/%d", epoch + 1, options.epochs), expected);
-    try {
-      return StokerSpark.on(
-              DemoReads.reader(spark, options.batchSize, ranks, options.seed, epoch, true)
-                  .option("transforms", transforms)
-                  .load(png.toString())
-                  .select("pixels", "label"))
-          .tensor("pixels", DType.FLOAT32, 1, 28, 28)
-          .scalar("label", DType.INT32) // as stored: the transform passes it through
-          .options(loaderOptions(1, true))
-          .worldSize(ranks)
-          .onProgress(bar)
-          .run(model.epoch(epoch));
-    } finally {
-      bar.clear();
-    }
-  }
-
-  /**
    * Samples/s of one pass of {@code format("stoker")} over the PNG table through the transforms.
    */
   private double imagesReadPass(Path png, String transforms, int workers) {
     long begin = System.nanoTime();
     Row floats =
-        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
+        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, true)
             .option("numWorkers", workers)
             .option("transforms", transforms)
             .load(png.toString())
@@ -260,7 +254,7 @@ public final class DemoJob {
   private double readPass(ParquetCache.Tables data, int workers) {
     long begin = System.nanoTime();
     Row bytes =
-        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, 0, true)
+        DemoReads.reader(spark, options.batchSize, options.ranks, options.seed, true)
             .option("numWorkers", workers)
             .load(data.train().toString())
             .agg(functions.sum(functions.length(functions.col("pixels"))))
@@ -294,34 +288,32 @@ public final class DemoJob {
         .build();
   }
 
+  /** Epoch {@code epoch} over the ranks, from what each measured. */
   private static DemoSummary.Epoch summarize(
-      int epoch,
-      TrainingResult<? extends DemoModel.Outcome> run,
-      long rows,
-      double accuracy,
-      double seconds) {
+      int epoch, List<DemoTraining.Outcome> ranks, long rows) {
     double loss = 0;
     long batches = 0;
-    for (DemoModel.Outcome outcome : run.results()) {
-      loss += outcome.lossSum();
-      batches += outcome.batches();
+    long planned = 0;
+    double rate = 0;
+    double seconds = 0;
+    List<Long> dropped = new ArrayList<>();
+    for (DemoTraining.Outcome rank : ranks) {
+      EpochFigures figures = rank.epochs().get(epoch);
+      loss += figures.lossSum();
+      batches += figures.batches();
+      planned += figures.samples() + figures.droppedRows();
+      rate += figures.samples() / Math.max(figures.seconds(), 1e-9);
+      seconds = Math.max(seconds, figures.seconds());
+      dropped.add(figures.droppedRows());
     }
-    LoadReport report = run.report();
-    List<Long> dropped = report.ranks().stream().map(RankReport::droppedRows).toList();
-    double rate = report.ranks().stream().mapToDouble(RankReport::samplesPerSecond).sum();
-    // the read's plan leaves out the tail of the epoch's order; each rank's loader drops the rest
-    long droppedAtRead =
-        rows
-            - report.rows()
-            + report.droppedRows()
-            - dropped.stream().mapToLong(Long::longValue).sum();
+    EpochFigures first = ranks.get(0).epochs().get(epoch);
     return new DemoSummary.Epoch(
         epoch + 1,
         loss / Math.max(batches, 1),
-        accuracy,
+        first.accuracy(),
         rate,
-        report.rank(0).verdict(),
-        droppedAtRead,
+        first.verdict(),
+        rows - planned, // the tail of the epoch's order that the read plans for no rank
         dropped,
         seconds);
   }

@@ -1,42 +1,31 @@
 package dev.stoker.examples.demo;
 
-import dev.stoker.spark.RankFunction;
 import java.io.Serializable;
 import java.util.List;
 
 /**
- * A network the demo trains: the function each rank runs for an epoch, what it returns, and the
- * test accuracy of the model the epoch left. {@link #open} picks the CNN in PyTorch, or the MLP in
- * plain Java when asked for or when PyTorch's natives cannot be loaded here.
+ * A network the demo trains: what travels to the ranks to train it ({@link RankNetwork.Factory}),
+ * the weights it comes back with, and what it adds to the epoch's lines. {@link #open} picks the
+ * CNN in PyTorch, or the MLP in plain Java when asked for or when PyTorch's natives cannot be
+ * loaded here.
  */
 interface DemoModel {
-  /** What every rank returns from an epoch. */
-  interface Outcome extends Serializable {
-    /** The sum of the batches' mean losses on this rank. */
-    double lossSum();
-
-    long batches();
-  }
-
   /** One line: the network, e.g. {@code MLP 784-128-10}. */
   String description();
 
-  /** The function each rank runs for epoch {@code epoch}, from the current weights. */
-  RankFunction<? extends Outcome> epoch(int epoch);
+  /** What the ranks open to train every epoch of the run, from the current weights. */
+  RankNetwork.Factory network();
 
-  /** Takes the weights the epoch left (rank 0's outcome; every rank holds the same). */
-  void update(List<? extends Outcome> outcomes);
-
-  /** The share of the test images the current weights classify right. */
-  double accuracy(TestSet test);
+  /** Takes the weights the run left (rank 0's; every rank holds the same). */
+  void update(Serializable weights);
 
   /** What the closing line adds after the accuracy (e.g. the step's samples/s), or empty. */
-  default String closingNote() {
+  default String closingNote(List<DemoTraining.Outcome> ranks) {
     return "";
   }
 
-  /** A line on how the last epoch ran on the ranks (threads, step time), or empty. */
-  default String lastEpochNote() {
+  /** A line on how epoch {@code epoch} ran on the ranks (threads, step time), or empty. */
+  default String epochNote(List<DemoTraining.Outcome> ranks, int epoch) {
     return "";
   }
 

@@ -130,6 +130,15 @@ public final class DemoOptions {
         : learningRate();
   }
 
+  /** The learning rate of every epoch, in order. */
+  public float[] learningRates() {
+    float[] rates = new float[epochs];
+    for (int epoch = 0; epoch < epochs; epoch++) {
+      rates[epoch] = learningRate(epoch);
+    }
+    return rates;
+  }
+
   private boolean cosine() {
     return "cosine".equals(lrSchedule);
   }

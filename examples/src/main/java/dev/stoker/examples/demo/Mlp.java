@@ -68,7 +68,7 @@ public final class Mlp implements Serializable {
   private static double gaussian(SplittableRandom random) {
     double u = 1 - random.nextDouble();
     double v = random.nextDouble();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    return StrictMath.sqrt(-2 * StrictMath.log(u)) * StrictMath.cos(2 * Math.PI * v);
   }
 
   /** Parameter count: the length of {@link #gradients()}. */
@@ -95,7 +95,7 @@ public final class Mlp implements Serializable {
     float inv = 1f / rows;
     for (int r = 0; r < rows; r++) {
       int p = r * classes;
-      loss -= Math.log(Math.max(probabilities[p + y[r]], 1e-12f));
+      loss -= StrictMath.log(Math.max(probabilities[p + y[r]], 1e-12f));
       for (int c = 0; c < classes; c++) {
         delta[c] = (probabilities[p + c] - (c == y[r] ? 1f : 0f)) * inv;
       }
@@ -207,7 +207,8 @@ public final class Mlp implements Serializable {
       }
       float total = 0;
       for (int c = 0; c < classes; c++) {
-        float e = (float) Math.exp(probabilities[r * classes + c] - max);
+        // StrictMath: the same bits in every JVM (Math's may differ by an ulp between JIT tiers)
+        float e = (float) StrictMath.exp(probabilities[r * classes + c] - max);
         probabilities[r * classes + c] = e;
         total += e;
       }

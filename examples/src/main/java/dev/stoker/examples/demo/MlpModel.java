@@ -1,7 +1,6 @@
 package dev.stoker.examples.demo;
 
-import dev.stoker.spark.RankFunction;
-import java.util.List;
+import java.io.Serializable;
 
 /** The hand-made MLP in plain Java: the demo's model where PyTorch is not at hand. */
 final class MlpModel implements DemoModel {
@@ -21,17 +20,12 @@ final class MlpModel implements DemoModel {
   }
 
   @Override
-  public RankFunction<EpochStep.Outcome> epoch(int epoch) {
-    return new EpochStep(model, epoch, options.learningRate(epoch), MOMENTUM);
+  public RankNetwork.Factory network() {
+    return new MlpNetwork.Factory(model, options.learningRates(), MOMENTUM);
   }
 
   @Override
-  public void update(List<? extends Outcome> outcomes) {
-    model = ((EpochStep.Outcome) outcomes.get(0)).model();
-  }
-
-  @Override
-  public double accuracy(TestSet test) {
-    return test.accuracy(model);
+  public void update(Serializable weights) {
+    model = (Mlp) weights;
   }
 }

@@ -26,7 +26,10 @@ final class PixelStats {
   static Result compute(SparkSession spark, Path train, int ranks, long seed) {
     long begin = System.nanoTime();
     TrainingResult<byte[]> run =
-        StokerSpark.on(DemoReads.table(spark, train, BATCH, ranks, seed, 0, false))
+        StokerSpark.on(
+                DemoReads.reader(spark, BATCH, ranks, seed, false)
+                    .load(train.toString())
+                    .select("pixels", "label"))
             .tensor("pixels", DType.UINT8, 1, 28, 28)
             .options(LoaderOptions.builder().batchSize(BATCH).dropLast(true).numWorkers(1).build())
             .worldSize(ranks)

@@ -18,7 +18,7 @@ class ProgressLineTest {
 
   @Test
   void shouldRedrawOneLineWithTheBatchesOfEveryRankOnlyWhenTheyChange() {
-    ProgressLine line = new ProgressLine(err, "epoch 1/5", 40);
+    ProgressLine line = new ProgressLine(err, 5, 40);
 
     line.accept(new RankProgress(0, 100, 10, 0, false));
     line.accept(new RankProgress(1, 100, 10, 0, false));
@@ -34,8 +34,27 @@ class ProgressLineTest {
   }
 
   @Test
+  void shouldShowTheEpochTheRanksAreInAndItsBatches() {
+    ProgressLine line = new ProgressLine(err, 3, 10);
+
+    line.accept(new RankProgress(0, 0, 5, 0, false));
+    line.accept(new RankProgress(1, 0, 5, 0, false));
+    line.accept(new RankProgress(0, 0, 7, 0, false));
+    line.accept(new RankProgress(1, 0, 17, 0, false));
+    line.accept(new RankProgress(0, 0, 40, 0, true));
+
+    assertThat(text())
+        .isEqualTo(
+            "\repoch 1/3 [###############...............] 5/10 batches"
+                + "\repoch 1/3 [##############################] 10/10 batches"
+                + "\repoch 2/3 [######........................] 2/10 batches "
+                + "\repoch 3/3 [############..................] 4/10 batches"
+                + "\repoch 3/3 [##############################] 10/10 batches");
+  }
+
+  @Test
   void shouldClearItsLineOnceAndOnlyWhenDrawn() {
-    ProgressLine line = new ProgressLine(err, "epoch 1/1", 2);
+    ProgressLine line = new ProgressLine(err, 1, 2);
     line.clear();
     assertThat(text()).isEmpty();
 

@@ -70,20 +70,7 @@ public final class PlanQuality {
 
   /** The input ordinals of a rank's first rows as it delivers them, or null if not known. */
   static long[] firstRows(RankRuns runs, int windowRows, boolean shuffle, long seed, int epoch) {
-    List<StreamPart> parts =
-        runs.resumed()
-            ? runs.parts()
-            : List.of(
-                new StreamPart(
-                    new OrderSlice(
-                        0,
-                        runs.rows(),
-                        runs.windowRows(windowRows),
-                        runs.rank(),
-                        0,
-                        0,
-                        runs.rows()),
-                    runs.runs()));
+    List<StreamPart> parts = runs.streamParts(windowRows);
     int wanted = (int) Math.min(ROWS_PER_RANK, runs.streamRows());
     List<long[]> streams = new ArrayList<>();
     long perRound = 0;

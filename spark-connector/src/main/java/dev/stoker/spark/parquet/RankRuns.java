@@ -67,6 +67,19 @@ public record RankRuns(
     return !parts.isEmpty();
   }
 
+  /**
+   * The parts the rank streams, in order: those planned for it (a resumed epoch's rest, the streams
+   * of a {@link GlobalBatch}), else one over all its rows, shuffled in windows of {@code
+   * windowRows} ({@link #windowRows}) with its rank in the seed.
+   */
+  public List<StreamPart> streamParts(int windowRows) {
+    if (resumed()) {
+      return parts;
+    }
+    return List.of(
+        new StreamPart(new OrderSlice(0, rows, windowRows(windowRows), rank, 0, 0, rows), runs));
+  }
+
   /** The rows a shuffle window must hold: the largest window of a part, or {@code windowRows}. */
   public int windowRows(int windowRows) {
     if (parts.isEmpty()) {

@@ -101,14 +101,7 @@ public final class RankStream implements ChunkStream {
     this.sink = partition.resumed() ? null : sink;
     this.config = config;
     this.windowRows = partition.windowRows(config.windowRows());
-    this.parts =
-        partition.resumed()
-            ? partition.parts()
-            : List.of(
-                new StreamPart(
-                    new OrderSlice(
-                        0, partition.rows(), windowRows, request.rank(), 0, 0, partition.rows()),
-                    partition.runs()));
+    this.parts = partition.streamParts(config.windowRows());
     this.runs = parts.get(0).runs();
     chain(runs);
     this.request = request;

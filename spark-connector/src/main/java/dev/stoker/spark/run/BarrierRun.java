@@ -307,7 +307,7 @@ public final class BarrierRun {
             read.dataset().files().size(),
             true,
             false,
-            epochOrders(outcomes, plan, epochs, config, base));
+            measuredOrders(outcomes, plan, epochs, config, base));
     return new TrainingResult<>(result.results(), result.report(), commits.common());
   }
 
@@ -472,6 +472,23 @@ public final class BarrierRun {
 
   /** The epochs whose order {@link #epochOrders} measures, at most (a few ms each). */
   private static final int MEASURED_EPOCHS = 20;
+
+  /**
+   * {@link #epochOrders}, or one line saying why they could not be measured: a measure that fails
+   * (out of memory, a plan it cannot read) never costs the run its results.
+   */
+  private List<String> measuredOrders(
+      List<RankOutcome> outcomes,
+      ReadPlan plan,
+      EpochPlanner epochs,
+      ReadConfig config,
+      LoaderState base) {
+    try {
+      return epochOrders(outcomes, plan, epochs, config, base);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      return List.of("not measured: " + e);
+    }
+  }
 
   /**
    * How far each epoch the ranks streamed was from a random permutation, measured from its plan

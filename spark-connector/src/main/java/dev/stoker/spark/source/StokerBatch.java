@@ -77,8 +77,8 @@ final class StokerBatch implements Batch {
                 PlanQuality.Measure measured =
                     PlanQuality.of(plan, config.windowRows(), true, options.seed(), config.epoch());
                 order = measured == null ? null : measured.describe();
-              } catch (RuntimeException e) {
-                order = null;
+              } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+                order = "not measured: " + e; // the read is listed all the same
               }
               list(spark, executionId, planned, ranks, order);
             },
