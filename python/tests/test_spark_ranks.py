@@ -144,10 +144,11 @@ def test_the_state_after_a_global_epoch_names_that_epochs_order():
 
 
 def test_global_batches_are_the_same_on_one_and_two_ranks(spark, data):
+    """Over two epochs: the read's, then the next one, planned again as a read of it would be."""
     def global_batches(world):
         def per_rank(handles):
             with st.batches(handles) as loader:
-                ids = [batch["id"].tolist() for batch in loader]
+                ids = [batch["id"].tolist() for _ in range(2) for batch in loader]
                 assert all(len(b) == 64 // world for b in ids)
                 yield pa.RecordBatch.from_pydict({"rank": [loader.rank], "ids": [ids]})
 
@@ -159,7 +160,9 @@ def test_global_batches_are_the_same_on_one_and_two_ranks(spark, data):
         return [sum((rank[b] for rank in ranks), []) for b in range(len(ranks[0]))]
 
     one = global_batches(1)
-    assert len(one) == ROWS // 64
+    assert len(one) == 2 * (ROWS // 64)
+    assert len(set(sum(one[ROWS // 64:], []))) == ROWS // 64 * 64, "each row at most once"
+    assert one[ROWS // 64:] != one[:ROWS // 64], "the next epoch in its own order"
     assert global_batches(2) == one
 
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.Batch;
 import dev.stoker.loader.DType;
+import dev.stoker.loader.LoaderOptions;
 import dev.stoker.loader.metrics.ShuffleQuality;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.testing.SparkClusters;
@@ -14,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -311,5 +313,143 @@ class RunResumeTest {
         .hasMessageContaining("expected: epochOrder=rank");
     assertThatThrownBy(() -> run(2, null, 1).option("epochOrder", "global").run((r, l) -> 0))
         .hasMessageContaining("epochOrder=global with the read's epoch=1");
+  }
+
+  private static final int GLOBAL = 24;
+
+  /** A read of {@code GLOBAL}-row global batches in 6 streams of 10-row windows. */
+  private static DataFrameReader globalRead(int worldSize) {
+    return spark
+        .read()
+        .format("stoker")
+        .option("globalBatchSize", GLOBAL)
+        .option("orderStreams", 6)
+        .option("worldSize", worldSize)
+        .option("shuffle", true)
+        .option("seed", 9)
+        .option("shuffleBuffer", 60);
+  }
+
+  private static StokerSpark globalRun(int worldSize, String resumeFrom) {
+    DataFrameReader reader = globalRead(worldSize);
+    if (resumeFrom != null) {
+      reader = reader.option("resumeFrom", resumeFrom);
+    }
+    return StokerSpark.on(reader.load(parquet))
+        .tensor("x", DType.FLOAT32, 8)
+        .scalar("id", DType.INT64);
+  }
+
+  /** Each rank's batches of each of {@code epochs} epochs from {@code first}: their ids. */
+  private static RankFunction<List<List<List<Long>>>> batchesOf(int first, int epochs) {
+    return (rank, loader) -> {
+      List<List<List<Long>>> all = new ArrayList<>();
+      for (int epoch = first; epoch < first + epochs; epoch++) {
+        List<List<Long>> batches = new ArrayList<>();
+        for (Batch batch : loader.epoch(epoch)) {
+          batches.add(LocalClusterResumeTest.ids(batch, loader));
+        }
+        all.add(batches);
+      }
+      return all;
+    };
+  }
+
+  /** Epoch {@code epoch}'s global batches: batch b of every rank, in rank order, for each b. */
+  private static List<List<Long>> globalBatches(List<List<List<List<Long>>>> ranks, int epoch) {
+    List<List<Long>> global = new ArrayList<>();
+    int batches = ranks.get(0).get(epoch).size();
+    for (int b = 0; b < batches; b++) {
+      List<Long> step = new ArrayList<>();
+      for (List<List<List<Long>>> rank : ranks) {
+        assertThat(rank.get(epoch)).as("every rank's batches").hasSize(batches);
+        step.addAll(rank.get(epoch).get(b));
+      }
+      assertThat(step).hasSize(GLOBAL);
+      global.add(step);
+    }
+    return global;
+  }
+
+  /** The global batches a {@code format("stoker")} read of epoch {@code epoch} gives. */
+  private static List<List<Long>> readBatches(int worldSize, int epoch) {
+    List<List<Row>> partitions =
+        globalRead(worldSize)
+            .option("epoch", epoch)
+            .load(parquet)
+            .select("id")
+            .toJavaRDD()
+            .glom()
+            .collect();
+    List<List<List<List<Long>>>> ranks = new ArrayList<>();
+    int perRank = GLOBAL / worldSize;
+    for (List<Row> rows : partitions) {
+      List<List<Long>> batches = new ArrayList<>();
+      for (int from = 0; from + perRank <= rows.size(); from += perRank) {
+        batches.add(
+            rows.subList(from, from + perRank).stream().map(row -> row.getLong(0)).toList());
+      }
+      ranks.add(List.of(batches));
+    }
+    return globalBatches(ranks, 0);
+  }
+
+  @Test
+  void shouldTrainOnTheSameGlobalBatchesOnAnyWorldSizeEveryEpochAndAcrossAResume() {
+    List<List<List<List<Long>>>> one = globalRun(1, null).run(batchesOf(0, 2)).results();
+    List<List<Long>> epoch0 = globalBatches(one, 0);
+    List<List<Long>> epoch1 = globalBatches(one, 1);
+    assertThat(epoch0).hasSize(ROWS / GLOBAL).isNotEqualTo(epoch1);
+    Set<Long> distinct = new HashSet<>();
+    epoch1.forEach(distinct::addAll);
+    assertThat(distinct).as("epoch 1: every row once").hasSize(ROWS);
+    for (int worldSize : new int[] {2, 3}) {
+      TrainingResult<List<List<List<Long>>>> run = globalRun(worldSize, null).run(batchesOf(0, 2));
+      assertThat(globalBatches(run.results(), 0))
+          .as("epoch 0 on %d ranks", worldSize)
+          .isEqualTo(epoch0);
+      assertThat(globalBatches(run.results(), 1))
+          .as("epoch 1 on %d ranks", worldSize)
+          .isEqualTo(epoch1);
+      assertThat(run.report().rank(0).shardBytes()).as("no shard cache").isZero();
+    }
+    // each epoch of the run is what a read of that epoch gives
+    assertThat(readBatches(2, 1)).isEqualTo(epoch1);
+
+    // stopped after 9 steps of epoch 1 on 3 ranks, resumed on 2: the same global batches
+    TrainingResult<List<Long>> stopped =
+        globalRun(3, null)
+            .run(
+                (rank, loader) -> {
+                  for (Batch batch : loader.epoch(0)) {
+                    batch.close();
+                  }
+                  int step = 0;
+                  for (Batch batch : loader.epoch(1)) {
+                    batch.close();
+                    if (++step == 9) {
+                      rank.commit();
+                      break;
+                    }
+                  }
+                  return List.of();
+                });
+    LoaderState state = stopped.lastCommitted().orElseThrow();
+    assertThat(state.orderStreams()).isEqualTo(6);
+    assertThat(state.describe()).startsWith("epoch 1, 216 row(s) consumed");
+    TrainingResult<List<List<List<Long>>>> resumed =
+        globalRun(2, state.toString()).run(batchesOf(1, 1));
+    assertThat(globalBatches(resumed.results(), 0)).isEqualTo(epoch1.subList(9, epoch1.size()));
+
+    // what a global order cannot go with, named
+    assertThatThrownBy(
+            () ->
+                globalRun(2, null)
+                    .options(LoaderOptions.builder().batchSize(5).build())
+                    .run((r, l) -> 0))
+        .hasMessageContaining("batchSize");
+    assertThatThrownBy(() -> globalRun(2, null).option("cache", "disk").run((r, l) -> 0))
+        .hasMessageContaining("globalBatchSize=24 with cache=disk")
+        .hasMessageContaining("batchSize per rank and epochOrder=rank");
   }
 }

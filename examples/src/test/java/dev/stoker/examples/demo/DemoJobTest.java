@@ -8,9 +8,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.StageInfo;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.RDDInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +115,72 @@ class DemoJobTest {
             "reusing the Parquet tables in " + dir.resolve("cache/fashion-mnist-parquet-12000"),
             "epoch 1/1: loss")
         .doesNotContain("wrote 12000 train");
+  }
+
+  /**
+   * Two epochs of the PNG table through the transforms: one barrier stage for the statistics and
+   * one for every epoch of training, the ranks agreeing on each epoch's figures.
+   */
+  @Test
+  void shouldTrainEveryEpochOfThePngTableInOneStage() throws Exception {
+    DemoOptions options = new DemoOptions();
+    new CommandLine(options)
+        .parseArgs(
+            "--images",
+            "--model",
+            "mlp",
+            "--epochs",
+            "2",
+            "--hidden",
+            "32",
+            "--train-rows",
+            "3000",
+            "--no-sweep",
+            "--cache",
+            dir.resolve("cache").toString(),
+            "--out",
+            dir.resolve("out").toString());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    SparkSession spark = DemoTesting.localSpark();
+    List<Integer> barrierStages = new CopyOnWriteArrayList<>();
+    SparkListener listener =
+        new SparkListener() {
+          @Override
+          public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
+            StageInfo stage = submitted.stageInfo();
+            if (scala.collection.JavaConverters.seqAsJavaList(stage.rddInfos()).stream()
+                .anyMatch(RDDInfo::isBarrier)) {
+              barrierStages.add(stage.stageId());
+            }
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    DemoSummary summary;
+    try {
+      summary =
+          new DemoJob(
+                  spark,
+                  options,
+                  new PrintStream(out, true, StandardCharsets.UTF_8),
+                  new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+              .run();
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+      spark.stop();
+    }
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(barrierStages).as("the statistics' stage and the training's").hasSize(2);
+    assertThat(text).contains("images: PNG bytes read with transforms=decode(gray)|pad(4)");
+    assertThat(summary.epochs()).hasSize(2);
+    for (DemoSummary.Epoch epoch : summary.epochs()) {
+      // 3000 rows = 2 ranks x 23 batches x 64 + 56 the read leaves out
+      assertThat(epoch.droppedAtRead()).as(text).isEqualTo(56);
+      assertThat(epoch.droppedRowsPerRank()).containsExactly(0L, 0L);
+      assertThat(epoch.loss()).isFinite().isPositive();
+    }
+    assertThat(summary.epochs().get(1).loss()).isLessThan(summary.epochs().get(0).loss());
+    assertThat(summary.finalAccuracy()).as(text).isGreaterThan(0.5);
   }
 
   @Test

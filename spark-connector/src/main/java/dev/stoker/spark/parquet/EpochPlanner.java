@@ -7,8 +7,9 @@ import java.util.Map;
 /**
  * Plans any epoch of a read on the ranks themselves: the read's row groups (their places in the
  * files, not their columns' figures) and the options that cut them, so that each rank reads, in
- * each epoch, the share of the whole input that {@link RankPlanner#plan} gives it in that epoch's
- * order, exactly as the driver would plan it, without asking the driver. Sent to every rank once.
+ * each epoch, the share of the whole input that {@link RankPlanner#plan} (or, for a {@link
+ * GlobalBatch}, {@link RankPlanner#global}) gives it in that epoch's order, exactly as the driver
+ * would plan it, without asking the driver. Sent to every rank once.
  */
 public final class EpochPlanner implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -21,6 +22,9 @@ public final class EpochPlanner implements Serializable {
   private final long seed;
   private final String input;
   private final int windowRows;
+
+  /** The global order of {@code globalBatchSize}, or null: the ranks' shares of each epoch. */
+  private final GlobalBatch global;
 
   /** The footers the driver read of files on remote storage, by path; ranks need not ask again. */
   private final Map<String, FileFooter> footers;
@@ -37,6 +41,7 @@ public final class EpochPlanner implements Serializable {
       long seed,
       String input,
       int windowRows,
+      GlobalBatch global,
       Map<String, FileFooter> footers) {
     this.groups = groups.stream().map(RankPlanner.Group::placeOnly).toList();
     this.worldSize = worldSize;
@@ -46,6 +51,7 @@ public final class EpochPlanner implements Serializable {
     this.seed = seed;
     this.input = input;
     this.windowRows = windowRows;
+    this.global = global;
     this.footers = Map.copyOf(footers);
   }
 
@@ -62,8 +68,11 @@ public final class EpochPlanner implements Serializable {
   public synchronized ReadPlan plan(int epoch) {
     if (epoch != plannedEpoch || planned == null) {
       ReadPlan plan =
-          RankPlanner.plan(
-              groups, worldSize, batchSize, dropLast, shuffle, seed, epoch, input, windowRows);
+          global != null
+              ? RankPlanner.global(
+                  groups, global, worldSize, shuffle, seed, epoch, input, windowRows)
+              : RankPlanner.plan(
+                  groups, worldSize, batchSize, dropLast, shuffle, seed, epoch, input, windowRows);
       planned = footers.isEmpty() ? plan : plan.withFooters(footers);
       plannedEpoch = epoch;
     }

@@ -280,20 +280,12 @@ public final class ParquetRead {
 
   /**
    * What plans any epoch of {@code loader}'s batches on {@code worldSize} ranks on the ranks
-   * themselves, each epoch in its own order: rows only (token rows are planned by their tokens).
+   * themselves, each epoch in its own order (the read's {@code globalBatchSize}'s, if it has one):
+   * rows only (token rows are planned by their tokens).
    *
    * @throws IllegalArgumentException for token rows, naming {@code option}, the caller's option
    */
   public EpochPlanner epochPlanner(LoaderOptions loader, int worldSize, String option) {
-    if (dataset.options().global() != null) {
-      throw new IllegalArgumentException(
-          String.format(
-              "%s: a read with %s=%d, whose global batches a run does not plan (expected: the "
-                  + "read's own epochs, one format(\"stoker\") read per epoch, or batchSize)",
-              option,
-              SparkOptionTable.GLOBAL_BATCH_SIZE.name(),
-              dataset.options().global().rows()));
-    }
     if (tokens != null) {
       throw new IllegalArgumentException(
           String.format(
@@ -316,6 +308,7 @@ public final class ParquetRead {
         loader.seed(),
         dataset.input(),
         windowRows(loader, worldSize, 0),
+        global(),
         footers);
   }
 

@@ -238,7 +238,7 @@ public final class SourceOptions {
         Collections.unmodifiableMap(shapes),
         Collections.unmodifiableMap(hadoop),
         table != null ? table.paths() : paths(read),
-        givenNames(given.keySet()),
+        givenNames(given.keySet(), global != null),
         state,
         read.get(SparkOptionTable.ACCEPT_CHANGED_INPUT),
         read.get(SparkOptionTable.TRANSFORMS),
@@ -358,8 +358,12 @@ public final class SourceOptions {
   }
 
   /** The loader and placement options among {@code keys}, by their own names. */
-  private static Set<String> givenNames(Set<String> keys) {
+  private static Set<String> givenNames(Set<String> keys, boolean globalBatch) {
     Set<String> names = new LinkedHashSet<>();
+    if (globalBatch) { // globalBatchSize sets them: a run takes them from the read
+      names.add(OptionNames.BATCH_SIZE);
+      names.add(OptionNames.DROP_LAST);
+    }
     for (String key : keys) {
       for (String name : OptionNames.LOADER) {
         if (name.equalsIgnoreCase(key)) {
@@ -375,7 +379,8 @@ public final class SourceOptions {
 
   /**
    * The names of the loader's knobs (and {@code worldSize}) the read was given, as {@link
-   * OptionNames} spells them: the rest are defaults.
+   * OptionNames} spells them: the rest are defaults. {@code globalBatchSize} counts as giving
+   * {@code batchSize} and {@code dropLast}, which it sets.
    */
   public Set<String> given() {
     return given;

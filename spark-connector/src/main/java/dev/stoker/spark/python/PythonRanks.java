@@ -7,6 +7,7 @@ import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
+import dev.stoker.spark.parquet.SourceOptions;
 import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.nio.file.Files;
@@ -72,11 +73,16 @@ public final class PythonRanks {
     String dir = spark.conf().get(DIR_CONF, DEFAULT_DIR);
     ReadPlan plan = stoker.plan();
     int world = plan.ranks().size();
+    // epochOrder=global, or globalBatchSize: each later epoch planned as a read of it would be
+    SourceOptions options = stoker.read().dataset().options();
     EpochPlanner epochs =
-        stoker.read().dataset().options().globalEpochs()
+        options.globalEpochs() || options.global() != null
             ? stoker
                 .read()
-                .epochPlanner(stoker.config().loader().options(), world, "epochOrder=global")
+                .epochPlanner(
+                    stoker.config().loader().options(),
+                    world,
+                    options.global() != null ? "globalBatchSize" : "epochOrder=global")
             : null;
     TaskSlots.require(spark.sparkContext(), world); // as the runner does, before any task
     List<Integer> ranks = new ArrayList<>();

@@ -239,16 +239,7 @@ final class BarrierRankContext extends RankContext {
     LoaderState base =
         resumed != null && position.epoch() == resumed.epoch()
             ? resumed.resumedOn(worldSize)
-            : LoaderState.startOf(
-                options.seed(),
-                options.shuffle(),
-                position.epoch(),
-                commits.orderEpochOf(position.epoch()),
-                worldSize,
-                options.batchSize(),
-                options.dropLast(),
-                commits.windowRows(),
-                commits.input());
+            : commits.startOf(position.epoch(), worldSize, options);
     LoaderState state = base.plusBatches(position.batches());
     try {
       CommitClient.commit(commits, rank, task.stageAttemptNumber(), state);

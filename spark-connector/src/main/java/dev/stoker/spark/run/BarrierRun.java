@@ -13,6 +13,7 @@ import dev.stoker.spark.TrainingResult;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.EpochPlanner;
+import dev.stoker.spark.parquet.GlobalBatch;
 import dev.stoker.spark.parquet.ParquetRead;
 import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.parquet.RankRuns;
@@ -194,14 +195,8 @@ public final class BarrierRun {
     ParquetRead read = planned.read();
     SourceOptions given = planned.readOptions();
     LoaderState base = given == null ? null : given.resumeFrom();
-    if (given != null && given.global() != null) {
-      throw new IllegalArgumentException(
-          String.format(
-              "a format(\"stoker\") read with %s=%d, whose global order a run does not follow "
-                  + "(expected: the read's batches, e.g. through its DataFrame or the Python "
-                  + "package, one read per epoch; or batchSize per rank for a run)",
-              SparkOptionTable.GLOBAL_BATCH_SIZE.name(), given.global().rows()));
-    }
+    // A read's globalBatchSize plans every epoch again, as a read of that epoch plans it.
+    GlobalBatch globalBatch = given == null ? null : read.global();
     // A run plans the row groups once, in its read's epoch's order (a resumed run: the state's).
     int epoch = base != null ? base.orderEpoch() : given == null ? 0 : given.epoch();
     // a resumed run reports the rows its first epoch, the resumed one, leaves out: the plan of
@@ -211,9 +206,15 @@ public final class BarrierRun {
             ? null
             : read.plan(spec.options(), spec.worldSize, base, given.acceptChangedInput());
     boolean global =
-        spec.run.epochOrder() == EpochOrder.GLOBAL || given != null && given.globalEpochs();
+        spec.run.epochOrder() == EpochOrder.GLOBAL
+            || given != null && given.globalEpochs()
+            || globalBatch != null;
+    String order =
+        globalBatch != null
+            ? SparkOptionTable.GLOBAL_BATCH_SIZE.name() + "=" + globalBatch.rows()
+            : GLOBAL_ORDER;
     if (global) {
-      checkGlobalOrder(given, base);
+      checkGlobalOrder(given, base, order);
     }
     boolean verify = spec.run.verifyChecksums() && (given == null || given.verifyChecksums());
     ReadPlan plan = read.plan(spec.options(), spec.worldSize, epoch);
@@ -229,8 +230,7 @@ public final class BarrierRun {
     } else if (config.tokens() != null) {
       refuseWithTransforms(config.tokens().toString());
     }
-    EpochPlanner epochs =
-        global ? read.epochPlanner(spec.options(), spec.worldSize, GLOBAL_ORDER) : null;
+    EpochPlanner epochs = global ? read.epochPlanner(spec.options(), spec.worldSize, order) : null;
     long shardBytes = plan.rowsPerRank() * config.rowBytes();
     if (config.transforms() == null
         && config.tokens() == null
@@ -284,7 +284,13 @@ public final class BarrierRun {
     }
     RankSpec ranked =
         spec.withCommits(
-            server.endpoint(driverHost(), epoch, global, config.windowRows(), read.fingerprint()));
+            server.endpoint(
+                driverHost(),
+                epoch,
+                global,
+                config.windowRows(),
+                globalBatch == null ? 0 : globalBatch.streams(),
+                read.fingerprint()));
     InputFaultWatch watch = new InputFaultWatch(spark);
     spark.addSparkListener(watch);
     try {
@@ -319,30 +325,40 @@ public final class BarrierRun {
    * rank's rows change every epoch), a read's {@code epoch} (epoch {@code n} is read in epoch
    * {@code n}'s order), or a state taken by a run whose epochs kept one order.
    */
-  private void checkGlobalOrder(SourceOptions given, LoaderState base) {
+  /**
+   * Refuses what cannot go with every epoch planned again: a cache, the read's epoch, a state taken
+   * in one epoch's order for all.
+   *
+   * @param order the option that plans every epoch again, for the messages
+   */
+  private void checkGlobalOrder(SourceOptions given, LoaderState base, String order) {
+    String otherwise =
+        order.equals(GLOBAL_ORDER) ? "epochOrder=rank" : "batchSize per rank and epochOrder=rank";
     if (spec.run.cache() == CacheMode.DISK || spec.run.cache() == CacheMode.MEMORY) {
       throw new IllegalArgumentException(
-          GLOBAL_ORDER
+          order
               + " with cache="
               + spec.run.cache().label()
               + ": a rank's rows change every epoch, so a cache of its first epoch's rows serves "
               + "no later one (expected: cache=auto or none, which stream every epoch from the "
-              + "files, or epochOrder=rank)");
+              + "files, or "
+              + otherwise
+              + ")");
     }
     if (base == null && given != null && given.epoch() != 0) {
       throw new IllegalArgumentException(
           String.format(
               "%s with the read's epoch=%d: each epoch n is read in epoch n's own order, the "
                   + "epoch the rank function asks its loader for (expected: no epoch option on "
-                  + "the read, or epochOrder=rank)",
-              GLOBAL_ORDER, given.epoch()));
+                  + "the read, or %s)",
+              order, given.epoch(), otherwise));
     }
     if (base != null && base.orderEpoch() != base.epoch()) {
       throw new IllegalArgumentException(
           String.format(
               "%s: resumeFrom holds %s, taken by a run that read every epoch in epoch %d's "
-                  + "order (expected: epochOrder=rank to resume it, as it was taken)",
-              GLOBAL_ORDER, base.describe(), base.orderEpoch()));
+                  + "order (expected: %s to resume it, as it was taken)",
+              order, base.describe(), base.orderEpoch(), otherwise));
     }
   }
 

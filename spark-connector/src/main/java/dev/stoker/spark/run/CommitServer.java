@@ -79,6 +79,17 @@ final class CommitServer implements AutoCloseable {
       boolean orderFollowsEpoch,
       int windowRows,
       dev.stoker.loader.state.InputFingerprint input) {
+    return endpoint(advertised, orderEpoch, orderFollowsEpoch, windowRows, 0, input);
+  }
+
+  /** {@link #endpoint}, the ranks reading the {@code orderStreams} streams of a global order. */
+  CommitEndpoint endpoint(
+      String advertised,
+      int orderEpoch,
+      boolean orderFollowsEpoch,
+      int windowRows,
+      int orderStreams,
+      dev.stoker.loader.state.InputFingerprint input) {
     return new CommitEndpoint(
         advertised,
         server.getLocalPort(),
@@ -86,6 +97,7 @@ final class CommitServer implements AutoCloseable {
         orderEpoch,
         orderFollowsEpoch,
         windowRows,
+        orderStreams,
         input);
   }
 

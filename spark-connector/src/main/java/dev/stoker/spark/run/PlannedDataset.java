@@ -145,7 +145,7 @@ final class PlannedDataset implements StreamedDataset {
   public ChunkStream open(StreamRequest request) throws Exception {
     if (resumes(request.epoch())) {
       // The rest of an epoch: streamed from where it stopped, and never cached (a part only).
-      RankStream rest = new RankStream(config, start.runs(), request, windows, counters, null);
+      ChunkStream rest = TurnStream.open(config, start.runs(), request, windows, counters, null);
       return converts ? new ConvertingStream(rest) : rest;
     }
     if (epochs != null) {
