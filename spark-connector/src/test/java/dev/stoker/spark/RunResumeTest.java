@@ -254,24 +254,7 @@ class RunResumeTest {
   @Test
   void shouldResumeTheGlobalOrderMidEpochOnAnotherWorldSize() {
     TrainingResult<List<Long>> stopped =
-        run(3, null)
-            .option("epochOrder", "global")
-            .run(
-                (rank, loader) -> {
-                  for (Batch batch : loader.epoch(0)) {
-                    batch.close();
-                  }
-                  List<Long> ids = new ArrayList<>();
-                  int step = 0;
-                  for (Batch batch : loader.epoch(1)) {
-                    ids.addAll(LocalClusterResumeTest.ids(batch, loader));
-                    if (++step == 7) {
-                      rank.commit();
-                      break;
-                    }
-                  }
-                  return ids;
-                });
+        run(3, null).option("epochOrder", "global").run(committedIn1(7));
     LoaderState state = stopped.lastCommitted().orElseThrow();
     assertThat(state.epoch()).isEqualTo(1);
     assertThat(state.orderEpoch()).as("epoch 1 in its own order").isEqualTo(1);
@@ -289,23 +272,7 @@ class RunResumeTest {
     assertThat(ranksOf(fresh.results(), 0, ROWS - ROWS % (2 * BATCH))).isEqualTo(next);
 
     // a state of a run whose epochs kept one order is refused, naming the way
-    TrainingResult<List<Long>> ranked =
-        run(3, null)
-            .run(
-                (rank, loader) -> {
-                  for (Batch batch : loader.epoch(0)) {
-                    batch.close();
-                  }
-                  int step = 0;
-                  for (Batch batch : loader.epoch(1)) {
-                    batch.close();
-                    if (++step == 2) {
-                      rank.commit();
-                      break;
-                    }
-                  }
-                  return List.of();
-                });
+    TrainingResult<List<Long>> ranked = run(3, null).run(committedIn1(2));
     String rankState = ranked.lastCommitted().orElseThrow().toString();
     assertThatThrownBy(
             () -> run(2, rankState).option("epochOrder", "global").run((rank, loader) -> 0))
@@ -417,23 +384,7 @@ class RunResumeTest {
     assertThat(readBatches(2, 1)).isEqualTo(epoch1);
 
     // stopped after 9 steps of epoch 1 on 3 ranks, resumed on 2: the same global batches
-    TrainingResult<List<Long>> stopped =
-        globalRun(3, null)
-            .run(
-                (rank, loader) -> {
-                  for (Batch batch : loader.epoch(0)) {
-                    batch.close();
-                  }
-                  int step = 0;
-                  for (Batch batch : loader.epoch(1)) {
-                    batch.close();
-                    if (++step == 9) {
-                      rank.commit();
-                      break;
-                    }
-                  }
-                  return List.of();
-                });
+    TrainingResult<List<Long>> stopped = globalRun(3, null).run(committedIn1(9));
     LoaderState state = stopped.lastCommitted().orElseThrow();
     assertThat(state.orderStreams()).isEqualTo(6);
     assertThat(state.describe()).startsWith("epoch 1, 216 row(s) consumed");
@@ -451,5 +402,27 @@ class RunResumeTest {
     assertThatThrownBy(() -> globalRun(2, null).option("cache", "disk").run((r, l) -> 0))
         .hasMessageContaining("globalBatchSize=24 with cache=disk")
         .hasMessageContaining("batchSize per rank and epochOrder=rank");
+  }
+
+  /**
+   * Epoch 0 skipped, then {@code steps} batches of epoch 1, a commit after the last, and the rank
+   * stops there as a job that saved its checkpoint: returns those batches' ids.
+   */
+  private static RankFunction<List<Long>> committedIn1(int steps) {
+    return (rank, loader) -> {
+      for (Batch batch : loader.epoch(0)) {
+        batch.close();
+      }
+      List<Long> ids = new ArrayList<>();
+      int step = 0;
+      for (Batch batch : loader.epoch(1)) {
+        ids.addAll(LocalClusterResumeTest.ids(batch, loader));
+        if (++step == steps) {
+          rank.commit();
+          break;
+        }
+      }
+      return ids;
+    };
   }
 }

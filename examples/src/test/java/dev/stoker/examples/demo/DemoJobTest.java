@@ -67,13 +67,7 @@ class DemoJobTest {
     SparkSession spark = DemoTesting.localSpark();
     DemoSummary summary;
     try {
-      summary =
-          new DemoJob(
-                  spark,
-                  options,
-                  new PrintStream(out, true, StandardCharsets.UTF_8),
-                  new PrintStream(err, true, StandardCharsets.UTF_8))
-              .run();
+      summary = run(spark, options, out, err);
     } finally {
       spark.stop();
     }
@@ -157,13 +151,7 @@ class DemoJobTest {
     spark.sparkContext().addSparkListener(listener);
     DemoSummary summary;
     try {
-      summary =
-          new DemoJob(
-                  spark,
-                  options,
-                  new PrintStream(out, true, StandardCharsets.UTF_8),
-                  new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-              .run();
+      summary = run(spark, options, out, new ByteArrayOutputStream());
     } finally {
       spark.sparkContext().removeSparkListener(listener);
       spark.stop();
@@ -197,6 +185,18 @@ class DemoJobTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("--model", "'resnet' (expected: cnn or mlp)");
+  }
+
+  /** Runs the job on {@code spark}, its figures into {@code out}, its progress into {@code err}. */
+  private static DemoSummary run(
+      SparkSession spark, DemoOptions options, ByteArrayOutputStream out, ByteArrayOutputStream err)
+      throws Exception {
+    return new DemoJob(
+            spark,
+            options,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8))
+        .run();
   }
 
   private static String[] concat(String first, String[] rest) {
