@@ -324,10 +324,6 @@ public final class BarrierRun {
    * What a run that plans every epoch again over the whole input cannot take: a shard cache (a
    * rank's rows change every epoch), a read's {@code epoch} (epoch {@code n} is read in epoch
    * {@code n}'s order), or a state taken by a run whose epochs kept one order.
-   */
-  /**
-   * Refuses what cannot go with every epoch planned again: a cache, the read's epoch, a state taken
-   * in one epoch's order for all.
    *
    * @param order the option that plans every epoch again, for the messages
    */
