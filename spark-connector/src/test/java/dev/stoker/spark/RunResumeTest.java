@@ -379,6 +379,10 @@ class RunResumeTest {
           .as("epoch 1 on %d ranks", worldSize)
           .isEqualTo(epoch1);
       assertThat(run.report().rank(0).shardBytes()).as("no shard cache").isZero();
+      assertThat(run.report().epochOrders())
+          .as("each epoch's order measured from its plan")
+          .hasSize(2)
+          .allMatch(line -> line.contains(": gap entropy "));
     }
     // each epoch of the run is what a read of that epoch gives
     assertThat(readBatches(2, 1)).isEqualTo(epoch1);
