@@ -153,8 +153,7 @@ class DemoJobTest {
     try {
       summary = run(spark, options, out, new ByteArrayOutputStream());
     } finally {
-      spark.sparkContext().removeSparkListener(listener);
-      spark.stop();
+      spark.stop(); // delivers every event still queued to the listener before it returns
     }
     String text = out.toString(StandardCharsets.UTF_8);
 
