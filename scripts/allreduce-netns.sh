@@ -30,7 +30,7 @@ esac
 "$root/bin/stoker" bench --help >/dev/null # builds the checkout if a jar is missing or old
 classpath=""
 for module in loader-core spark-connector tools; do
-  for jar in "$root/$module"/target/stoker-"$module"-*.jar; do
+  for jar in "$root/$module"/target/stoker-"$module"{-,_}*.jar; do
     case "$jar" in *-sources.jar | *-tests.jar | */original-*) ;; *) classpath+="$jar:" ;; esac
   done
 done

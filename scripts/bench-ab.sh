@@ -90,7 +90,7 @@ run_bench() {
   # jars into lib/: the same classes; revisions before the tools module have no tools/).
   for module in examples tools spark-connector loader-core; do
     [[ -d "$dir/$module" ]] || continue
-    jar="$(ls "$dir/$module"/target/stoker-"$module"-*.jar 2>/dev/null \
+    jar="$(ls "$dir/$module"/target/stoker-"$module"{-,_}*.jar 2>/dev/null \
       | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1)"
     cp+="$jar:"
   done

@@ -18,14 +18,14 @@
 # MAGIC
 # MAGIC **Attach Stoker first**:
 # MAGIC
-# MAGIC - the jars, as a cluster library (*Compute* > the cluster > *Libraries* > *Install new*):
-# MAGIC   *Maven* `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (it brings
-# MAGIC   `stoker-loader-core`), or both jars of a build uploaded
-# MAGIC   (`spark-connector/target/stoker-spark-connector-<version>.jar`,
-# MAGIC   `loader-core/target/stoker-loader-core-<version>.jar`); the default build is for Spark 3.5
-# MAGIC   (Databricks Runtime 14.3 LTS to 16.4 LTS), the `-Pspark-4` build for Spark 4;
-# MAGIC - the Python package: `pip wheel ./python` in a checkout gives `stoker-<version>.whl`; install
-# MAGIC   it as a cluster library (*Upload* > *Python Whl*) so that the executors have it too.
+# MAGIC - the runtime jar, as a cluster library (*Compute* > the cluster > *Libraries* > *Install
+# MAGIC   new*): *Maven* `dev.stoker:stoker-spark-runtime-3.5_2.12:0.1.0-SNAPSHOT` for Spark 3.5
+# MAGIC   (Databricks Runtime 14.3 LTS to 16.4 LTS; `stoker-spark-runtime-4.0_2.13` for Spark 4), or
+# MAGIC   the jar of a build uploaded (`spark-runtime/target/stoker-spark-runtime-3.5_2.12-<version>.jar`,
+# MAGIC   also inside the wheel under `stoker/jars/`);
+# MAGIC - the Python package: `pip wheel ./python` after `mvn package` in a checkout gives
+# MAGIC   `stoker-<version>-py3-none-any.whl`; install it as a cluster library (*Upload* > *Python
+# MAGIC   Whl*) so that the executors have it too.
 # MAGIC
 # MAGIC PyTorch comes with the Databricks Runtime for Machine Learning. The cluster: classic compute
 # MAGIC in dedicated (single user) access mode (barrier stages are not offered in standard access
@@ -37,7 +37,7 @@
 try:
     jar = spark._jvm.dev.stoker.spark.StokerVersion.describe()  # not callable when missing
 except Exception as e:
-    raise RuntimeError("Stoker's jars are not on the cluster: install stoker-spark-connector as a "
+    raise RuntimeError("Stoker's jar is not on the cluster: install stoker-spark-runtime as a "
                        "cluster library (see the first cell), then detach and re-attach") from e
 try:
     import stoker.torch as st
@@ -128,78 +128,65 @@ display(ranks.mapInArrow(peek, "rank long, batches long, dropped_rows long, pixe
 # MAGIC %md
 # MAGIC ## 3. Training on 2 ranks
 # MAGIC
-# MAGIC All epochs run in one barrier stage: each rank starts `torch.distributed` (gloo) once, the
-# MAGIC ranks meeting through `BarrierTaskContext.allGather`, and iterates its loader once per
-# MAGIC epoch (the read's `epoch=0`, then 1, 2...: each rank's rows in a new order, a function of
-# MAGIC the seed and the epoch), its loader in the JVM kept from one epoch to the next. The ranks
-# MAGIC average their gradients every step and stay in step because every rank gets the same number
-# MAGIC of batches. Rank 0 returns the weights. With a GPU per task
-# MAGIC (`spark.task.resource.gpu.amount`), batches go to it on a side stream.
+# MAGIC All epochs run in one barrier stage started by `st.run`, Stoker's launcher, as `torchrun`
+# MAGIC would start them (`TorchDistributor`'s `num_processes` and `use_gpu`): each rank's
+# MAGIC environment has `RANK`, `WORLD_SIZE`, `MASTER_ADDR` and `MASTER_PORT`, so
+# MAGIC `init_process_group("gloo")` needs no arguments, and `train` gets its rank's loader, kept in
+# MAGIC the JVM from one epoch to the next (the read's `epoch=0`, then 1, 2...: each rank's rows in a
+# MAGIC new order, a function of the seed and the epoch). The ranks average their gradients every
+# MAGIC step and stay in step because every rank gets the same number of batches. Rank 0's return
+# MAGIC value (the weights, and every rank's steps and losses) comes back to the notebook. With a
+# MAGIC GPU per task (`spark.task.resource.gpu.amount`), batches go to it on a side stream.
 
 # COMMAND ----------
 
 import io
 
-
-def train(epochs):
-    def run(handles):
-        import datetime
-        import socket
-
-        import torch.distributed as dist
-        from pyspark import BarrierTaskContext
-
-        context = BarrierTaskContext.get()
-        rank = context.partitionId()
-        gpus = context.resources().get("gpu")
-        device = f"cuda:{gpus.addresses[0]}" if gpus and torch.cuda.is_available() else "cpu"
-        with socket.socket() as s:
-            s.bind(("", 0))
-            port = s.getsockname()[1]
-        host = context.getTaskInfos()[0].address.split(":")[0]
-        master = context.allGather(f"{host}:{port}")[0]
-        dist.init_process_group("gloo", init_method=f"tcp://{master}", rank=rank,
-                                world_size=len(context.getTaskInfos()),
-                                timeout=datetime.timedelta(minutes=5))
-        try:
-            torch.manual_seed(0)
-            model = torch.nn.Linear(784, 10).to(device)
-            opt = torch.optim.SGD(model.parameters(), lr=0.1)
-            steps, losses = [], []
-            with st.batches(handles, device=None if device == "cpu" else device,
-                            normalize={"pixels": ([0.25], [0.4])}) as loader:
-                for _ in range(epochs):
-                    total, count = 0.0, 0
-                    for batch in loader:
-                        loss = torch.nn.functional.cross_entropy(model(batch["pixels"]),
-                                                                 batch["label"].long())
-                        opt.zero_grad()
-                        loss.backward()
-                        for p in model.parameters():
-                            grad = p.grad.cpu()
-                            dist.all_reduce(grad)
-                            p.grad.copy_(grad / dist.get_world_size())
-                        opt.step()
-                        total, count = total + float(loss), count + 1
-                    steps.append(count)
-                    losses.append(total / max(count, 1))
-            out = io.BytesIO()
-            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, out)
-        finally:
-            dist.destroy_process_group()
-        yield pa.RecordBatch.from_pydict({
-            "rank": [rank], "steps": [steps], "loss": [losses],
-            "state": [out.getvalue() if rank == 0 else b""]})
-
-    frame = st.read(spark, train_path, columns=["pixels", "label"], batchSize=BATCH,
-                    worldSize=RANKS, shuffle=True, seed=42, epoch=0, dropLast=True)
-    return frame.mapInArrow(run, "rank long, steps array<long>, loss array<double>, "
-                            "state binary", barrier=True).collect()
+USE_GPU = bool(spark.sparkContext.getConf().get("spark.task.resource.gpu.amount", ""))
 
 
-rows = sorted(train(epochs), key=lambda r: r["rank"])
-state = bytes(rows[0]["state"])
-history = [(e + 1, [r["steps"][e] for r in rows], sum(r["loss"][e] for r in rows) / len(rows))
+def train(loader, epochs):
+    import datetime
+
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", timeout=datetime.timedelta(minutes=5))
+    try:
+        torch.manual_seed(0)
+        model = torch.nn.Linear(784, 10).to("cuda" if USE_GPU else "cpu")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        steps, losses = [], []
+        for _ in range(epochs):
+            total, count = 0.0, 0
+            for batch in loader:
+                loss = torch.nn.functional.cross_entropy(model(batch["pixels"]),
+                                                         batch["label"].long())
+                opt.zero_grad()
+                loss.backward()
+                for p in model.parameters():
+                    grad = p.grad.cpu()
+                    dist.all_reduce(grad)
+                    p.grad.copy_(grad / dist.get_world_size())
+                opt.step()
+                total, count = total + float(loss), count + 1
+            steps.append(count)
+            losses.append(total / max(count, 1))
+        per_rank = [None] * dist.get_world_size()
+        dist.all_gather_object(per_rank, (steps, losses))
+        out = io.BytesIO()
+        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, out)
+        return {"per_rank": per_rank, "state": out.getvalue()}
+    finally:
+        dist.destroy_process_group()
+
+
+frame = st.read(spark, train_path, columns=["pixels", "label"], batchSize=BATCH,
+                worldSize=RANKS, shuffle=True, seed=42, epoch=0, dropLast=True)
+result = st.run(frame, train, epochs, num_processes=RANKS, use_gpu=USE_GPU,
+                normalize={"pixels": ([0.25], [0.4])})
+state = result["state"]
+history = [(e + 1, [steps[e] for steps, _ in result["per_rank"]],
+            sum(losses[e] for _, losses in result["per_rank"]) / len(result["per_rank"]))
            for e in range(epochs)]
 display(spark.createDataFrame([(e, str(s), l) for e, s, l in history],
                               "epoch int, steps_per_rank string, mean_loss double"))

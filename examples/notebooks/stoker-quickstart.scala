@@ -17,15 +17,14 @@
 // MAGIC **Attach Stoker first**, as a cluster library (*Compute* > the cluster > *Libraries* >
 // MAGIC *Install new*), one of:
 // MAGIC
-// MAGIC - *Maven*, coordinate `dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT` (with the release
-// MAGIC   you use, and under *Repository* the repository it is published to, if not Maven Central):
-// MAGIC   this brings `stoker-loader-core` along;
-// MAGIC - *Upload* (or a workspace file / volume path) of both jars of a build:
-// MAGIC   `spark-connector/target/stoker-spark-connector-<version>.jar` and
-// MAGIC   `loader-core/target/stoker-loader-core-<version>.jar`.
+// MAGIC - *Maven*, coordinate `dev.stoker:stoker-spark-runtime-3.5_2.12:0.1.0-SNAPSHOT` (with the
+// MAGIC   release you use, and under *Repository* the repository it is published to, if not Maven
+// MAGIC   Central): one jar with everything Stoker needs beyond Spark;
+// MAGIC - *Upload* (or a workspace file / volume path) of that jar from a build:
+// MAGIC   `spark-runtime/target/stoker-spark-runtime-3.5_2.12-<version>.jar`.
 // MAGIC
-// MAGIC Pick the build for the cluster's Spark: the default build is for Spark 3.5 on Scala 2.12
-// MAGIC (Databricks Runtime 14.3 LTS to 16.4 LTS), the `-Pspark-4` build for Spark 4 on Scala 2.13
+// MAGIC Pick the one for the cluster's Spark: `3.5_2.12` for Spark 3.5 on Scala 2.12 (Databricks
+// MAGIC Runtime 14.3 LTS to 16.4 LTS), `4.0_2.13` (the `-Pspark-4` build) for Spark 4 on Scala 2.13
 // MAGIC (Databricks Runtime 17). Then attach this notebook to the cluster and run all cells.
 // MAGIC
 // MAGIC The cluster: classic compute in dedicated (single user) access mode, since the training
@@ -36,8 +35,8 @@
 // COMMAND ----------
 
 // Stops here, with what to do, when Stoker's jars are not attached to the cluster.
-for ((className, jar) <- Seq("dev.stoker.spark.StokerSpark" -> "stoker-spark-connector",
-    "dev.stoker.loader.DataLoader" -> "stoker-loader-core")) {
+for ((className, jar) <- Seq("dev.stoker.spark.StokerSpark" -> "stoker-spark-runtime",
+    "dev.stoker.loader.DataLoader" -> "stoker-spark-runtime")) {
   try Class.forName(className)
   catch {
     case e: ClassNotFoundException => throw new IllegalStateException(s"$className is missing: "

@@ -70,11 +70,14 @@ def _python_ranks(session: Any) -> Any:
 
     found = jvm.dev.stoker.spark.python.PythonRanks
     if not isinstance(found, JavaClass):
+        line = ".".join(session.version.split(".")[:2])
         raise StokerError(
             "the Stoker jars are not on this Spark session: start it with "
-            "SparkSession.builder.config(\"spark.jars\", \"<stoker-spark-connector jar>,"
-            "<stoker-loader-core jar>\") (or spark-submit --jars; on Databricks, cluster "
-            "libraries), built for this session's Spark " + session.version + " (docs/python.md)")
+            "stoker.spark.configure_spark(SparkSession.builder) (the jar this package carries), "
+            "or SparkSession.builder.config(\"spark.jars.packages\", \"dev.stoker:"
+            f"stoker-spark-runtime-{line}_<scala>:<version>\") (spark-submit --packages; on "
+            "Databricks, a Maven cluster library), built for this session's Spark "
+            + session.version + " (docs/python.md)")
     return found
 
 
@@ -88,8 +91,9 @@ def _other_line(session: Any, error: Exception) -> Optional[StokerError]:
     scala = session._jvm.scala.util.Properties.versionNumberString()
     return StokerError(
         f"the Stoker jars on this session were built for another Spark line or Scala version "
-        f"than this session's (Spark {session.version}, Scala {scala}): use the jars built for "
-        f"it (mvn package for Spark 3.5 and Scala 2.12, -Pspark-4 for Spark 4; docs/python.md)")
+        f"than this session's (Spark {session.version}, Scala {scala}): use the runtime jar built "
+        f"for it (stoker-spark-runtime-<line>_<scala>: mvn package for Spark 3.5 and Scala 2.12, "
+        f"-Pspark-4 for Spark 4.0 and Scala 2.13; docs/python.md)")
 
 
 def ranks(read: Any) -> Any:

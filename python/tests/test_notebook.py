@@ -42,7 +42,7 @@ def test_the_notebook_is_in_databricks_source_format():
             assert "# MAGIC" not in cell, cell[:60]
             compile(cell, NOTEBOOK, "exec")
     assert sum(map(is_markdown, all_cells)) > 3
-    assert "`dev.stoker:stoker-spark-connector:0.1.0-SNAPSHOT`" in all_cells[0]
+    assert "`dev.stoker:stoker-spark-runtime-3.5_2.12:0.1.0-SNAPSHOT`" in all_cells[0]
 
 
 class Widgets:

@@ -3,8 +3,8 @@ package dev.stoker.examples.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.stoker.examples.SubmitTesting;
 import dev.stoker.examples.demo.FashionMnist;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -14,16 +14,11 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -43,17 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("spark-submit")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StandaloneClusterTest {
-  private static final List<String> NOT_SPARK =
-      List.of(
-          "dev/stoker",
-          "/stoker-",
-          "target/classes",
-          "target/test-classes",
-          "picocli",
-          "jfreechart",
-          "jcuda",
-          "slf4j-simple");
-
   /** Enough units that the ranks' gradients go around the ring (over 512 KiB at 2 ranks). */
   private static final String HIDDEN = "192";
 
@@ -81,8 +65,8 @@ class StandaloneClusterTest {
             + ": the cluster test needs Debian's dataset-fashion-mnist");
     jar = Path.of(System.getProperty("stoker.test.spark.jar", "missing"));
     assertThat(jar).as("the shaded jar (mvn package builds it)").isRegularFile();
-    sparkJars = sparkClassPath();
-    cluster = NetnsCluster.start(dir, sparkJars, jvmOptions(), 2);
+    sparkJars = SubmitTesting.sparkClassPath();
+    cluster = NetnsCluster.start(dir, sparkJars, SubmitTesting.jvmOptions(), 2);
   }
 
   @AfterAll
@@ -153,7 +137,7 @@ class StandaloneClusterTest {
                 LinkCutJob.class.getName(),
                 "--jars",
                 jar.toString(),
-                jarOf(LinkCutJob.class, dir.resolve("link-cut.jar")).toString()));
+                SubmitTesting.jarOf(LinkCutJob.class, dir.resolve("link-cut.jar")).toString()));
     try {
       int[] ranks = {-1, awaitReducing(run, 1), awaitReducing(run, 2)};
       assertThat(ranks[1] + ranks[2]).as("ranks 0 and 1, one on each host").isEqualTo(1);
@@ -202,28 +186,6 @@ class StandaloneClusterTest {
     }
     throw new AssertionError(
         "the rank on host " + host + " did not reduce within 4 min: " + run.log());
-  }
-
-  /**
-   * A jar of {@code job}'s classes (the class and its nested and synthetic ones) from the test
-   * classes, to submit as an application of its own.
-   */
-  private static Path jarOf(Class<?> job, Path jarFile) throws Exception {
-    Path classes = Path.of(job.getProtectionDomain().getCodeSource().getLocation().toURI());
-    String folder = job.getPackageName().replace('.', '/');
-    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jarFile));
-        Stream<Path> files = Files.list(classes.resolve(folder))) {
-      for (Path file : files.sorted().toList()) {
-        String name = file.getFileName().toString();
-        if (name.equals(job.getSimpleName() + ".class")
-            || name.startsWith(job.getSimpleName() + "$")) {
-          out.putNextEntry(new JarEntry(folder + "/" + name));
-          out.write(Files.readAllBytes(file));
-          out.closeEntry();
-        }
-      }
-    }
-    return jarFile;
   }
 
   /** The first CollectiveException host {@code host}'s executors logged after {@code before}. */
@@ -396,26 +358,9 @@ class StandaloneClusterTest {
     List<String> command =
         new ArrayList<>(
             List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
-    command.addAll(jvmOptions());
+    command.addAll(SubmitTesting.jvmOptions());
     command.addAll(List.of("-cp", sparkJars));
     return command;
-  }
-
-  private static List<String> jvmOptions() {
-    List<String> options =
-        new ArrayList<>(
-            Arrays.asList(System.getProperty("stoker.test.jvm.options", "").split(" ")));
-    options.removeIf(String::isBlank);
-    return options;
-  }
-
-  /** The test class path without Stoker and the jars the shaded jar brings: Spark's jars. */
-  private static String sparkClassPath() {
-    String all =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    return Arrays.stream(all.split(File.pathSeparator))
-        .filter(entry -> NOT_SPARK.stream().noneMatch(entry::contains))
-        .collect(Collectors.joining(File.pathSeparator));
   }
 
   /** A driver process and its log. */

@@ -3,15 +3,13 @@ package dev.stoker.examples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
+import dev.stoker.examples.SubmitTesting;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,17 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("spark-submit")
 class SparkSubmitDemoTest {
-  private static final List<String> NOT_SPARK =
-      List.of(
-          "dev/stoker",
-          "target/classes",
-          "target/test-classes",
-          "picocli",
-          "jfreechart",
-          "jcuda",
-          "slf4j-simple",
-          "org/bytedeco"); // the jar for spark-submit leaves PyTorch out: the demo trains its MLP
-
   @TempDir Path dir;
 
   @Test
@@ -41,17 +28,14 @@ class SparkSubmitDemoTest {
     assumeTrue(DemoTesting.hasDebianFiles(), DemoTesting.MISSING_DATASET);
     Path jar = Path.of(System.getProperty("stoker.test.spark.jar", "missing"));
     assertThat(jar).as("the shaded jar (mvn package builds it)").isRegularFile();
-    String sparkJars = sparkClassPath();
-    Path home = Files.createDirectories(dir.resolve("spark-home"));
-    Files.createDirectories(home.resolve("jars"));
-    Files.createFile(home.resolve("RELEASE"));
-    String scala = System.getProperty("stoker.test.scala.version", "2.12");
+    String sparkJars = SubmitTesting.sparkClassPath();
+    Path home = SubmitTesting.sparkHome(dir);
+    String scala = SubmitTesting.scalaVersion();
 
     List<String> command =
         new ArrayList<>(
             List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
-    command.addAll(Arrays.asList(System.getProperty("stoker.test.jvm.options", "").split(" ")));
-    command.removeIf(String::isBlank);
+    command.addAll(SubmitTesting.jvmOptions());
     command.addAll(
         List.of(
             "-cp",
@@ -111,14 +95,5 @@ class SparkSubmitDemoTest {
         Double.parseDouble(log.replaceAll("(?s).*done: test accuracy ([0-9.]+).*", "$1"));
     assertThat(accuracy).as(log).isGreaterThan(0.75);
     assertThat(dir.resolve("out/stoker-demo.png")).isRegularFile();
-  }
-
-  /** The test class path without Stoker and the jars the shaded jar brings: Spark's jars. */
-  private static String sparkClassPath() {
-    String all =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    return Arrays.stream(all.split(File.pathSeparator))
-        .filter(entry -> NOT_SPARK.stream().noneMatch(entry::contains))
-        .collect(Collectors.joining(File.pathSeparator));
   }
 }

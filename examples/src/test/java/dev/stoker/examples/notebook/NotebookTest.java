@@ -43,14 +43,14 @@ class NotebookTest {
   }
 
   @Test
-  void shouldNameTheConnectorOfThisBuild() throws IOException {
+  void shouldNameTheRuntimeJarOfThisBuild() throws IOException {
     String version = System.getProperty("stoker.version");
     assertThat(version).as("system property stoker.version (set by the build)").isNotBlank();
 
     assertThat(NotebookSource.read(NOTEBOOK).cells().get(0).text())
         .as("the Maven coordinate in the first cell of %s", NOTEBOOK)
-        .contains("`dev.stoker:stoker-spark-connector:" + version + "`")
-        .contains("stoker-loader-core-<version>.jar");
+        .contains("`dev.stoker:stoker-spark-runtime-3.5_2.12:" + version + "`")
+        .contains("stoker-spark-runtime-3.5_2.12-<version>.jar");
   }
 
   @Test
