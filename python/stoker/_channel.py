@@ -24,11 +24,13 @@ from typing import Any, Dict, Optional
 
 
 MAGIC = 0x5950_5245_4B4F_5453  # "STOKERPY" as little-endian bytes
-VERSION = 4
+VERSION = 5
 CONTROL_BYTES = 8192
 
 # int64 words (index = byte offset / 8)
 _MAGIC, _POSTED, _RELEASED, _JVM_PID, _PY_PID, _EPOCH_END = 0, 3, 4, 7, 8, 10
+# Python's time waiting and stepping, batches and rows taken
+_PY_WAIT_NS, _PY_STEP_NS, _PY_TAKEN, _PY_ROWS = 12, 13, 14, 15
 # int32 words (index = byte offset / 4)
 _VERSION, _JVM_STATE, _PY_STATE, _ERROR_LENGTH, _RING, _JVM_WAITING, _PY_WAITING, _AHEAD = \
     2, 3, 4, 5, 10, 11, 12, 13
@@ -116,6 +118,7 @@ class SlotChannel:
         self._longs[_PY_PID] = os.getpid()
         self._ints[_PY_STATE] = PY_ATTACHED
         self.released = self._longs[_RELEASED]
+        self._wait_ns, self._step_ns, self._returned, self._rows = 0, 0, 0, 0
         self._ring = self._ints[_RING]
         self._batches = int(meta["batches"])
         self._epoch_index = -1  # epochs of this file started by Python, less one
@@ -152,9 +155,24 @@ class SlotChannel:
         """Batch ``sequence`` as ``(slot offset, rows, index)`` once posted; ``None`` at the
         running epoch's end. Raises StokerError when the JVM side failed, stopped or died, or after
         ``timeout`` seconds."""
+        asked = time.perf_counter_ns()
+        if self._returned:  # the time since the last batch came: the step on it
+            self._step_ns += asked - self._returned
         if self._longs[_POSTED] > sequence:  # the JVM posts ahead: usually there already
-            return self._entry(sequence)
-        return self._await(sequence, timeout)
+            entry = self._entry(sequence)
+        else:
+            entry = self._await(sequence, timeout)
+            self._wait_ns += time.perf_counter_ns() - asked
+        # an epoch's end: the time until the next epoch's first batch is asked for is no step
+        self._returned = 0 if entry is None else time.perf_counter_ns()
+        # for the Stoker page: the JVM reads them with the rank's other figures
+        self._longs[_PY_WAIT_NS] = self._wait_ns
+        self._longs[_PY_STEP_NS] = self._step_ns
+        if entry is not None:
+            self._rows += entry[1]
+            self._longs[_PY_ROWS] = self._rows
+            self._longs[_PY_TAKEN] = sequence + 1
+        return entry
 
     def _await(self, sequence: int, timeout: Optional[float]) -> Optional[tuple]:
         longs, ints = self._longs, self._ints

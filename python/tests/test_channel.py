@@ -130,7 +130,7 @@ def test_bad_handles_are_refused_with_the_remedy(jvm):
     with pytest.raises(StokerError, match="normalize: no column 'pixels'"):
         st.batches(json.dumps(jvm.meta()), normalize={"pixels": ([0.5], [0.5])})
     meta = dict(jvm.meta(), version=99)
-    with pytest.raises(StokerError, match="handle version 99 .expected: 4.; install the stoker"):
+    with pytest.raises(StokerError, match="handle version 99 .expected: 5.; install the stoker"):
         st.batches(json.dumps(meta))
     meta = dict(jvm.meta(), path=jvm.path + "-gone")
     with pytest.raises(StokerError, match="is gone: its task ended"):

@@ -1,5 +1,7 @@
 package dev.stoker.spark;
 
+import dev.stoker.spark.progress.ProgressCounters;
+
 /**
  * How far one rank is, as the driver sees it while the ranks run: from the rank's accumulators,
  * which executors report with their heartbeats ({@code spark.executor.heartbeatInterval}) and once
@@ -14,11 +16,11 @@ package dev.stoker.spark;
 public record RankProgress(
     int rank, long rowsLoaded, long batchesDelivered, long waitMillis, boolean finished) {
   /** The accumulator of rows read into the shards. */
-  public static final String ROWS_LOADED = "stoker rows loaded";
+  public static final String ROWS_LOADED = ProgressCounters.ROWS_LOADED;
 
   /** The accumulator of batches handed to the rank functions. */
-  public static final String BATCHES_DELIVERED = "stoker batches delivered";
+  public static final String BATCHES_DELIVERED = ProgressCounters.BATCHES_DELIVERED;
 
   /** The accumulator of the time the rank functions waited for batches, in ms. */
-  public static final String WAIT_MILLIS = "stoker wait ms";
+  public static final String WAIT_MILLIS = ProgressCounters.WAIT_MILLIS;
 }

@@ -60,6 +60,7 @@ class PackageRulesTest {
   private static final String OPTIONS = SPARK + ".options..";
   private static final String UI = SPARK + ".ui..";
   private static final String PYTHON = SPARK + ".python..";
+  private static final String CLUSTER = SPARK + ".cluster..";
 
   private static final JavaClasses CLASSES =
       new ClassFileImporter()
@@ -314,15 +315,16 @@ class PackageRulesTest {
   }
 
   @Test
-  void balanceShouldUseOnlyTheRowsAndTheShardCacheOfTheConnector() {
+  void balanceShouldUseOnlyTheRowsTheShardCacheAndTheClusterFactsOfTheConnector() {
     noClasses()
         .that()
         .resideInAPackage(BALANCE)
         .should()
-        .dependOnClassesThat(connectorOutside(BALANCE, ROWS, SHARD))
+        .dependOnClassesThat(connectorOutside(BALANCE, ROWS, SHARD, CLUSTER))
         .because(
             "balancing counts and moves rows between ranks; the runner that calls it and "
-                + "the API stay above it")
+                + "the API stay above it (the cluster package, Spark's slots and Scala "
+                + "collections, is below everything)")
         .check(CLASSES);
   }
 

@@ -1,6 +1,7 @@
 /**
- * What the cluster can run, checked on the driver before any work: the task slots a barrier stage
- * of {@code worldSize} ranks needs at once. A leaf: the runner and the Python ranks both check
- * through it.
+ * Facts of the cluster and of Spark itself, checked or read on the driver: the task slots a barrier
+ * stage of {@code worldSize} ranks needs at once, and Spark's Scala collections as Java lists on
+ * both Scala versions ({@link dev.stoker.spark.cluster.ScalaSeqs}). A leaf: the runner, the
+ * balancing, the progress listeners and the Python ranks use it.
  */
 package dev.stoker.spark.cluster;

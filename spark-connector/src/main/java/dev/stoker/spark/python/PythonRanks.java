@@ -8,6 +8,7 @@ import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceOptions;
+import dev.stoker.spark.progress.ProgressCounters;
 import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.nio.file.Files;
@@ -85,6 +86,8 @@ public final class PythonRanks {
                     options.global() != null ? "globalBatchSize" : "epochOrder=global")
             : null;
     TaskSlots.require(spark.sparkContext(), world); // as the runner does, before any task
+    // the ranks' figures for the Stoker page, with the tasks' heartbeats
+    ProgressCounters counters = ProgressCounters.register(spark.sparkContext());
     List<Integer> ranks = new ArrayList<>();
     for (int r = 0; r < world; r++) {
       ranks.add(r);
@@ -99,8 +102,16 @@ public final class PythonRanks {
                     dir,
                     stoker.stateAfter(0),
                     stoker.read().dataset().options().resumeFrom(),
-                    epochs),
+                    epochs,
+                    counters),
                 true);
+    PythonRun.watch(
+        spark.sparkContext(),
+        rows.rdd().id(),
+        "Python ranks over Parquet " + stoker.read().dataset().input(),
+        world,
+        stoker.config().loader().options(),
+        counters);
     return spark.createDataFrame(rows, SCHEMA);
   }
 
@@ -134,6 +145,7 @@ public final class PythonRanks {
     private final LoaderState start;
     private final LoaderState resumedFrom;
     private final EpochPlanner epochs;
+    private final ProgressCounters counters;
 
     StartRank(
         ReadPlan plan,
@@ -141,7 +153,9 @@ public final class PythonRanks {
         String dir,
         LoaderState start,
         LoaderState resumedFrom,
-        EpochPlanner epochs) {
+        EpochPlanner epochs,
+        ProgressCounters counters) {
+      this.counters = counters;
       this.plan = plan;
       this.config = config;
       this.dir = dir;
@@ -160,7 +174,8 @@ public final class PythonRanks {
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
-      RankPump pump = RankPump.start(plan, config, rank, folder(dir), start, resumedFrom, epochs);
+      RankPump pump =
+          RankPump.start(plan, config, rank, folder(dir), start, resumedFrom, epochs, counters);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());
       return Collections.singletonList(RowFactory.create(rank, pump.handle())).iterator();
     }

@@ -9,6 +9,7 @@ import dev.stoker.loader.memory.SharedFileAllocator;
 import dev.stoker.loader.memory.SlotBudget;
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.loader.util.Closer;
+import dev.stoker.spark.options.SparkOptionTable;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.OpenCounts;
 import dev.stoker.spark.parquet.RankDataset;
@@ -17,11 +18,16 @@ import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceCounters;
+import dev.stoker.spark.progress.ProgressCounters;
+import dev.stoker.spark.progress.ProgressWatcher;
+import dev.stoker.spark.ui.RankFigures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +90,9 @@ final class RankPump implements AutoCloseable {
 
   /** Plans the epochs after the read's over the whole input; null: the rank's own rows. */
   private final EpochPlanner epochs;
+
+  /** Sends the rank's figures to the Stoker page while the task runs; null where not watched. */
+  private ProgressWatcher watcher;
 
   private RankPump(ReadPlan plan, ReadConfig config, int rank, Path dir, EpochPlanner epochs) {
     this.epochs = epochs;
@@ -152,14 +161,16 @@ final class RankPump implements AutoCloseable {
 
   /** Starts rank {@code rank}'s loader over a new file in {@code dir}. */
   static RankPump start(ReadPlan plan, ReadConfig config, int rank, Path dir) {
-    return start(plan, config, rank, dir, null, null, null);
+    return start(plan, config, rank, dir, null, null, null, null);
   }
 
   /**
    * {@link #start(ReadPlan, ReadConfig, int, Path)} for a read that starts at {@code startState}
    * (null: not told), resumed from {@code resumedFrom} (null: none): after an epoch resumed
    * mid-way, asking for the next one fails, saying why. With {@code epochs}, the epochs after the
-   * read's are planned again over the whole input (null: the rank's own rows each epoch).
+   * read's are planned again over the whole input (null: the rank's own rows each epoch). With
+   * {@code counters} (null: none), the rank's figures go to the driver with the task's heartbeats,
+   * Python's own wait and step time among them, for the Stoker page.
    */
   static RankPump start(
       ReadPlan plan,
@@ -168,7 +179,8 @@ final class RankPump implements AutoCloseable {
       Path dir,
       LoaderState startState,
       LoaderState resumedFrom,
-      EpochPlanner epochs) {
+      EpochPlanner epochs,
+      ProgressCounters counters) {
     RankPump pump = new RankPump(plan, config, rank, dir, epochs);
     OpenCounts.opened(OpenCounts.Kind.PYTHON_RANKS);
     pump.startState = startState == null ? null : startState.toString();
@@ -183,8 +195,75 @@ final class RankPump implements AutoCloseable {
               + (resumedFrom.epoch() + 1)
               + " and no resumeFrom)";
     }
+    TaskContext task = TaskContext.get();
+    if (counters != null && task != null) {
+      pump.watch(counters, task);
+    }
     pump.begin();
     return pump;
+  }
+
+  /** Starts the watcher that sends this rank's figures with the task's heartbeats. */
+  private void watch(ProgressCounters counters, TaskContext task) {
+    LoaderOptions options = loader.loader().options();
+    RankFigures place =
+        new RankFigures(
+            rank,
+            SparkEnv.get() == null ? null : SparkEnv.get().executorId(),
+            null,
+            "shared memory (Python)",
+            null,
+            config.epoch(),
+            0,
+            plan.batchesPerRank(),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            options.numWorkers(),
+            0,
+            0,
+            null,
+            null,
+            false);
+    ProgressWatcher.ConsumerClock python =
+        new ProgressWatcher.ConsumerClock() {
+          @Override
+          public long batches() {
+            return channel.pythonTaken();
+          }
+
+          @Override
+          public long samples() {
+            return channel.pythonRows();
+          }
+
+          @Override
+          public long waitMillis() {
+            return TimeUnit.NANOSECONDS.toMillis(channel.pythonWaitNanos());
+          }
+
+          @Override
+          public long stepMillis() {
+            return TimeUnit.NANOSECONDS.toMillis(channel.pythonStepNanos());
+          }
+        };
+    watcher =
+        new ProgressWatcher(
+            loader.loader().name(),
+            loader.loader(),
+            counters,
+            task,
+            SparkOptionTable.PROGRESS_INTERVAL.defaultValue().toNanos(),
+            place,
+            () -> 0L,
+            python);
   }
 
   /**
@@ -381,6 +460,9 @@ final class RankPump implements AutoCloseable {
     }
     closer.run(this::join);
     closer.run(loader::close);
+    if (watcher != null) {
+      closer.run(watcher::close); // after the loader: its last figures
+    }
     if (bell != null) {
       closer.run(bell::close);
     }

@@ -46,6 +46,11 @@ import java.util.function.BooleanSupplier;
  *                        epochs asked it waits for (0: awake); Python rings once it asks
  *     80  int64  JVM     batches posted when the last ended epoch ended
  *     88  int32  JVM     epochs ended: all of their batches posted
+ *     96  int64  Python  nanoseconds Python waited for batches not yet posted
+ *    104  int64  Python  nanoseconds Python spent on its batches (from one batch's arrival to
+ *                        asking for the next, within an epoch)
+ *    112  int64  Python  batches Python took (batch k taken when this becomes k + 1)
+ *    120  int64  Python  rows of the batches Python took
  *    128  bytes  JVM     the error text (UTF-8), when failed, up to offset 4096
  *   4096  ring   JVM     batch k's entry at 4096 + 16 (k % entries): int64 slot offset in the
  *                        file, int32 valid rows, int32 index in its epoch
@@ -53,7 +58,7 @@ import java.util.function.BooleanSupplier;
  */
 final class SlotChannel {
   static final long MAGIC = 0x5950_5245_4B4F_5453L; // "STOKERPY" read as little-endian bytes
-  static final int VERSION = 4;
+  static final int VERSION = 5;
 
   /** Bytes of the control block: a page of words and error text, a page of ring entries. */
   static final int BYTES = 8192;
@@ -85,6 +90,10 @@ final class SlotChannel {
   private static final int JVM_WAITING_EPOCH_AT = 76;
   private static final int EPOCH_END_AT = 80;
   private static final int EPOCHS_ENDED_AT = 88;
+  private static final int PY_WAIT_NANOS_AT = 96;
+  private static final int PY_STEP_NANOS_AT = 104;
+  private static final int PY_TAKEN_AT = 112;
+  private static final int PY_ROWS_AT = 120;
   private static final int ERROR_AT = 128;
   private static final int ERROR_END = 4096;
   private static final int RING_AT = 4096;
@@ -270,5 +279,25 @@ final class SlotChannel {
 
   int state() {
     return (int) INTS.getAcquire(control, JVM_STATE_AT);
+  }
+
+  /** The time Python waited for batches so far, as it counts it (for the Stoker page). */
+  long pythonWaitNanos() {
+    return (long) LONGS.getOpaque(control, PY_WAIT_NANOS_AT);
+  }
+
+  /** The batches Python took so far, over all epochs (for the Stoker page). */
+  long pythonTaken() {
+    return (long) LONGS.getOpaque(control, PY_TAKEN_AT);
+  }
+
+  /** The rows of the batches Python took so far (for the Stoker page). */
+  long pythonRows() {
+    return (long) LONGS.getOpaque(control, PY_ROWS_AT);
+  }
+
+  /** The time Python spent on its batches so far, as it counts it (for the Stoker page). */
+  long pythonStepNanos() {
+    return (long) LONGS.getOpaque(control, PY_STEP_NANOS_AT);
   }
 }

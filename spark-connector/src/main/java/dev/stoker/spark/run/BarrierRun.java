@@ -21,6 +21,8 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
 import dev.stoker.spark.parquet.SourceOptions;
+import dev.stoker.spark.progress.ProgressCounters;
+import dev.stoker.spark.progress.ProgressTracker;
 import dev.stoker.spark.rapids.RapidsDetection;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.rows.InputRdd;
@@ -51,6 +53,7 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.LoggerFactory;
 import scala.Tuple2;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
@@ -111,7 +114,7 @@ public final class BarrierRun {
                     spec.options().batchSize(),
                     spec.options().numWorkers(),
                     spec.options().prefetchFactor()));
-    tracker = new ProgressTracker(spec.counters, progress, events);
+    tracker = new ProgressTracker(spec.counters, callback(progress), events);
     spark.addSparkListener(tracker);
     String description = spark.getLocalProperty(JOB_DESCRIPTION);
     String failure = "stopped";
@@ -129,6 +132,21 @@ public final class BarrierRun {
       spark.removeSparkListener(tracker);
       events.ended(failure, orders);
     }
+  }
+
+  /** The user's progress callback as the tracker calls it; what it throws is logged. */
+  private static ProgressTracker.Progress callback(Consumer<RankProgress> progress) {
+    if (progress == null) {
+      return null;
+    }
+    return (rank, rows, batches, waitMillis, finished) -> {
+      try {
+        progress.accept(new RankProgress(rank, rows, batches, waitMillis, finished));
+      } catch (RuntimeException e) {
+        LoggerFactory.getLogger(BarrierRun.class)
+            .warn("stoker: the progress callback failed for rank {}", rank, e);
+      }
+    };
   }
 
   /** What the run reads, for the Stoker page. */

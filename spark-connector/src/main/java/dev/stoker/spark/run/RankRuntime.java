@@ -17,6 +17,8 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.RowErrors;
 import dev.stoker.spark.parquet.UnreadableInputException;
+import dev.stoker.spark.progress.LoaderTotals;
+import dev.stoker.spark.progress.ProgressWatcher;
 import dev.stoker.spark.rows.BadRowException;
 import dev.stoker.spark.run.balance.RankSizing;
 import dev.stoker.spark.shard.MappedShard;
@@ -146,7 +148,7 @@ public final class RankRuntime {
       task.addTaskCompletionListener((TaskCompletionListener) context -> deleteQuietly(owned));
       try (ShardWriter writer =
           new ShardWriter(files, spec.layout(), spec.run.maxShardBytes(), "rank " + rank)) {
-        long rows = source.fill(writer, task, spec.counters.rowsLoaded);
+        long rows = source.fill(writer, task, spec.counters.rowsLoaded());
         shard = writer.map(rows);
         status = RankStatus.ok(rows);
       } catch (BadRowException | ShardBudgetException e) {

@@ -5,6 +5,7 @@ import dev.stoker.loader.LoaderOptions;
 import dev.stoker.spark.DeviceFactory;
 import dev.stoker.spark.RankFunction;
 import dev.stoker.spark.SparkRunOptions;
+import dev.stoker.spark.progress.ProgressCounters;
 import dev.stoker.spark.rows.RowCopier;
 import dev.stoker.spark.shard.Normalization;
 import dev.stoker.spark.shard.ShardLayout;

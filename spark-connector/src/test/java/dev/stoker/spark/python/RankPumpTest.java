@@ -488,6 +488,7 @@ class RankPumpTest {
             shm,
             resumed.stateAfter(0),
             resumed.read().dataset().options().resumeFrom(),
+            null,
             null)) {
       assertThat(pump.handle()).contains("\"state\":\"" + resumed.stateAfter(0) + "\"");
       MappedByteBuffer page = map(pump.path());

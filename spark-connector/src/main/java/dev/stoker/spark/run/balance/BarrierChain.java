@@ -1,5 +1,6 @@
 package dev.stoker.spark.run.balance;
 
+import dev.stoker.spark.cluster.ScalaSeqs;
 import org.apache.spark.NarrowDependency;
 import org.apache.spark.rdd.RDD;
 

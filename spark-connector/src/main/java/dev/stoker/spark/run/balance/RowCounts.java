@@ -1,5 +1,6 @@
 package dev.stoker.spark.run.balance;
 
+import dev.stoker.spark.cluster.ScalaSeqs;
 import dev.stoker.spark.rows.InputRdd;
 import java.util.Iterator;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.progress;
 
 import dev.stoker.loader.metrics.EpochMetrics;
 import dev.stoker.loader.metrics.LoaderMetrics;
@@ -28,7 +28,7 @@ public final class LoaderTotals {
   private EpochMetrics running;
 
   /** Takes in {@code metrics}; with {@code ended} the last listed epoch has ended too. */
-  synchronized void poll(LoaderMetrics metrics, boolean ended) {
+  public synchronized void poll(LoaderMetrics metrics, boolean ended) {
     List<EpochMetrics> listed = metrics.epochs();
     Set<EpochMetrics> still = Collections.newSetFromMap(new IdentityHashMap<>());
     for (int i = 0; i < listed.size(); i++) {
@@ -57,40 +57,40 @@ public final class LoaderTotals {
   }
 
   /** Samples left out as bad ({@code onBadSample=skip}), over every epoch. */
-  synchronized long skippedSamples() {
+  public synchronized long skippedSamples() {
     return skipped + (running == null ? 0 : running.skippedCount());
   }
 
-  synchronized int epochs() {
+  public synchronized int epochs() {
     return epochs + (running == null ? 0 : 1);
   }
 
-  synchronized long batches() {
+  public synchronized long batches() {
     return batches + (running == null ? 0 : running.batches());
   }
 
-  synchronized long waitMillis() {
+  public synchronized long waitMillis() {
     return (waitNanos + (running == null ? 0 : running.consumerWaitNanos())) / 1_000_000;
   }
 
   /** Time the consumer spent with its batches (its step), in ms. */
-  synchronized long holdMillis() {
+  public synchronized long holdMillis() {
     return (holdNanos + (running == null ? 0 : running.consumerHoldNanos())) / 1_000_000;
   }
 
-  synchronized long samples() {
+  public synchronized long samples() {
     return samples + (running == null ? 0 : running.samples());
   }
 
   /** Samples per second over the epochs' wall time. */
-  synchronized double samplesPerSecond() {
+  public synchronized double samplesPerSecond() {
     long wall = wallNanos + (running == null ? 0 : running.wallNanos());
     long all = samples + (running == null ? 0 : running.samples());
     return wall <= 0 ? 0 : all / (wall / 1e9);
   }
 
   /** The last epoch seen, or null before the first. */
-  synchronized EpochMetrics last() {
+  public synchronized EpochMetrics last() {
     return last;
   }
 }

@@ -1,6 +1,5 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.progress;
 
-import dev.stoker.spark.RankProgress;
 import dev.stoker.spark.ui.RankFigures;
 import java.io.Serializable;
 import java.util.Set;
@@ -15,6 +14,15 @@ import org.apache.spark.util.LongAccumulator;
 public final class ProgressCounters implements Serializable {
   private static final long serialVersionUID = 1L;
 
+  /** The accumulator of rows read into the shards. */
+  public static final String ROWS_LOADED = "stoker rows loaded";
+
+  /** The accumulator of batches handed to the rank functions. */
+  public static final String BATCHES_DELIVERED = "stoker batches delivered";
+
+  /** The accumulator of the time the rank functions waited for batches, in ms. */
+  public static final String WAIT_MILLIS = "stoker wait ms";
+
   /** The accumulator of the ranks' figures for the Stoker page. */
   static final String FIGURES = "stoker rank";
 
@@ -26,15 +34,20 @@ public final class ProgressCounters implements Serializable {
   final AccumulatorV2<RankFigures, RankFigures> figures;
 
   private ProgressCounters(SparkContext spark) {
-    this.rowsLoaded = spark.longAccumulator(RankProgress.ROWS_LOADED);
-    this.batchesDelivered = spark.longAccumulator(RankProgress.BATCHES_DELIVERED);
-    this.waitMillis = spark.longAccumulator(RankProgress.WAIT_MILLIS);
+    this.rowsLoaded = spark.longAccumulator(ROWS_LOADED);
+    this.batchesDelivered = spark.longAccumulator(BATCHES_DELIVERED);
+    this.waitMillis = spark.longAccumulator(WAIT_MILLIS);
     this.figures = new FiguresAccumulator();
     spark.register(figures, FIGURES);
   }
 
-  static ProgressCounters register(SparkContext spark) {
+  public static ProgressCounters register(SparkContext spark) {
     return new ProgressCounters(spark);
+  }
+
+  /** Rows a rank loaded into its shard or loader (the rows path's fill). */
+  public LongAccumulator rowsLoaded() {
+    return rowsLoaded;
   }
 
   Set<Long> ids() {

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run.balance;
+package dev.stoker.spark.cluster;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

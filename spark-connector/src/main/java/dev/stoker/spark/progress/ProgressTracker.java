@@ -1,37 +1,31 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.progress;
 
-import dev.stoker.spark.RankProgress;
-import dev.stoker.spark.run.balance.ScalaSeqs;
+import dev.stoker.spark.cluster.ScalaSeqs;
 import dev.stoker.spark.ui.RankFigures;
 import dev.stoker.spark.ui.RunEvents;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import scala.Tuple4;
 
 /**
  * The driver's view of the ranks' progress while they run: a listener that reads the run's
  * accumulators in the executors' heartbeats and at each task's end, and hands them to the user's
  * callback per rank, on Spark's listener thread, and the ranks' figures to the run's Stoker events.
- * A failing callback is logged, never rethrown.
+ * The callback must not throw (a run's wraps the user's, logging what it throws).
  */
 public final class ProgressTracker extends SparkListener {
-  private static final Logger LOG = LoggerFactory.getLogger(ProgressTracker.class);
-
   private final ProgressCounters counters;
   private final Set<Long> ids;
 
   /** Null when the run has none. */
-  private final Consumer<RankProgress> callback;
+  private final Progress callback;
 
   private final RunEvents events;
 
@@ -41,7 +35,7 @@ public final class ProgressTracker extends SparkListener {
   /** Executor id to its host, from the tasks seen. */
   private final Map<String, String> hosts = new ConcurrentHashMap<>();
 
-  ProgressTracker(ProgressCounters counters, Consumer<RankProgress> callback, RunEvents events) {
+  public ProgressTracker(ProgressCounters counters, Progress callback, RunEvents events) {
     this.counters = counters;
     this.ids = counters.ids();
     this.callback = callback;
@@ -55,7 +49,7 @@ public final class ProgressTracker extends SparkListener {
   }
 
   /** {@code figures} with the host of the executor the rank ran on. */
-  RankFigures placed(RankFigures figures) {
+  public RankFigures placed(RankFigures figures) {
     return figures.executorId() == null
         ? figures
         : figures.at(figures.executorId(), hosts.get(figures.executorId()));
@@ -109,12 +103,13 @@ public final class ProgressTracker extends SparkListener {
     if (callback == null || (rows < 0 && batches < 0 && wait < 0)) {
       return; // not a task of this run, or nothing counted yet
     }
-    try {
-      callback.accept(
-          new RankProgress(
-              partition, Math.max(0, rows), Math.max(0, batches), Math.max(0, wait), finished));
-    } catch (RuntimeException e) {
-      LOG.warn("stoker: the progress callback failed for rank {}", partition, e);
-    }
+    callback.progress(
+        partition, Math.max(0, rows), Math.max(0, batches), Math.max(0, wait), finished);
+  }
+
+  /** What a run's callback gets: a rank's counts so far. */
+  @FunctionalInterface
+  public interface Progress {
+    void progress(int rank, long rowsLoaded, long batches, long waitMillis, boolean finished);
   }
 }

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.progress;
 
 import dev.stoker.spark.ui.RankFigures;
 import org.apache.spark.util.AccumulatorV2;

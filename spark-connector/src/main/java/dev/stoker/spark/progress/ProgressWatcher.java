@@ -1,4 +1,4 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.progress;
 
 import dev.stoker.loader.DataLoader;
 import dev.stoker.loader.metrics.BottleneckReport;
@@ -32,6 +32,17 @@ public final class ProgressWatcher implements AutoCloseable {
   /** The time the rank's reading waited for remote storage so far, in nanoseconds. */
   private final LongSupplier storageWait;
 
+  /** The consumer's own wait and step time, or null: the loader's caller is the consumer. */
+  private final ConsumerClock clock;
+
+  private static final int NO_EPOCH = Integer.MIN_VALUE;
+
+  /** The epoch the clock's times are counted in, and the clock's times at its start. */
+  private int clockEpoch = NO_EPOCH;
+
+  private long clockWaitAtEpoch;
+  private long clockStepAtEpoch;
+
   private RankFigures last;
   private final LoaderTotals totals = new LoaderTotals();
   private final Thread thread;
@@ -40,7 +51,7 @@ public final class ProgressWatcher implements AutoCloseable {
   private volatile boolean stopped;
   private volatile boolean killed;
 
-  ProgressWatcher(
+  public ProgressWatcher(
       String name,
       DataLoader loader,
       ProgressCounters counters,
@@ -48,6 +59,23 @@ public final class ProgressWatcher implements AutoCloseable {
       long intervalNanos,
       RankFigures place,
       LongSupplier storageWait) {
+    this(name, loader, counters, task, intervalNanos, place, storageWait, null);
+  }
+
+  /**
+   * A watcher whose rank's consumer is not the loader's caller, and tells its own wait and step
+   * time through {@code clock}: Python, which gets the batches the loader's caller posts.
+   */
+  public ProgressWatcher(
+      String name,
+      DataLoader loader,
+      ProgressCounters counters,
+      TaskContext task,
+      long intervalNanos,
+      RankFigures place,
+      LongSupplier storageWait,
+      ConsumerClock clock) {
+    this.clock = clock;
     this.place = place;
     this.storageWait = storageWait;
     this.loader = loader;
@@ -88,8 +116,8 @@ public final class ProgressWatcher implements AutoCloseable {
 
   private synchronized void update(boolean ended) {
     totals.poll(loader.metrics(), ended);
-    long batches = totals.batches();
-    long wait = totals.waitMillis();
+    long batches = batches();
+    long wait = waitMillis();
     if (batches > batchesAdded) {
       counters.batchesDelivered.add(batches - batchesAdded);
       batchesAdded = batches;
@@ -108,7 +136,7 @@ public final class ProgressWatcher implements AutoCloseable {
     String verdict = null;
     String summary = null;
     if (epoch != null && epoch.batches() > 0) {
-      BottleneckReport report = BottleneckReport.of(epoch);
+      BottleneckReport report = BottleneckReport.of(judged(epoch));
       verdict = report.verdict().label();
       summary = report.summary();
     }
@@ -120,13 +148,13 @@ public final class ProgressWatcher implements AutoCloseable {
         p.device(),
         p.gpu(),
         epoch == null ? 0 : epoch.epoch(),
-        totals.batches(),
+        batches(),
         p.batchesPerEpoch(),
         p.epochs(),
-        totals.samples(),
-        totals.samplesPerSecond(),
-        totals.waitMillis(),
-        totals.holdMillis(),
+        clock == null ? totals.samples() : clock.samples(),
+        clock == null ? totals.samplesPerSecond() : clockSamplesPerSecond(),
+        waitMillis(),
+        clock == null ? totals.holdMillis() : clock.stepMillis(),
         epoch == null ? 0 : epoch.meanFillMillis(),
         epoch == null ? 0 : epoch.meanTransformMillis(),
         epoch == null ? 0 : epoch.meanTransferMillis(),
@@ -140,18 +168,70 @@ public final class ProgressWatcher implements AutoCloseable {
         ended);
   }
 
+  /**
+   * {@code epoch} as the verdict judges it: with a consumer clock, the consumer's own wait and step
+   * time in this epoch (from the first poll that saw it) in place of the loader's caller's.
+   */
+  private EpochMetrics judged(EpochMetrics epoch) {
+    if (clock == null) {
+      return epoch;
+    }
+    if (epoch.epoch() != clockEpoch) {
+      if (clockEpoch != NO_EPOCH) { // the first epoch counts from the start
+        clockWaitAtEpoch = clock.waitMillis();
+        clockStepAtEpoch = clock.stepMillis();
+      }
+      clockEpoch = epoch.epoch();
+    }
+    long millis = 1_000_000;
+    return new EpochMetrics(
+        epoch.epoch(),
+        epoch.batchSize(),
+        epoch.numWorkers(),
+        epoch.prefetchWindow(),
+        epoch.slotLimit(),
+        epoch.batches(),
+        epoch.samples(),
+        epoch.wallNanos(),
+        (clock.waitMillis() - clockWaitAtEpoch) * millis,
+        (clock.stepMillis() - clockStepAtEpoch) * millis,
+        epoch.slotWaitNanos(),
+        epoch.meanReadyBatches(),
+        epoch.transferNanos(),
+        epoch.transferBatches(),
+        epoch.workers(),
+        epoch.skippedCount(),
+        epoch.skipped(),
+        epoch.transformNanos(),
+        0);
+  }
+
+  /** The consumer's samples over its own time, waiting and stepping. */
+  private double clockSamplesPerSecond() {
+    long millis = clock.waitMillis() + clock.stepMillis();
+    return millis <= 0 ? 0 : clock.samples() * 1000.0 / millis;
+  }
+
+  private long batches() {
+    return clock == null ? totals.batches() : clock.batches();
+  }
+
+  private long waitMillis() {
+    return clock == null ? totals.waitMillis() : clock.waitMillis();
+  }
+
   /** The rank's last figures, final once {@link #close()} has returned; null before any. */
-  synchronized RankFigures figures() {
+  public synchronized RankFigures figures() {
     return last;
   }
 
   /** Whether the watcher closed the loader because Spark killed the task. */
-  boolean killed() {
+  public boolean killed() {
     return killed;
   }
 
   /** Totals over the loader's epochs, final once {@link #close()} has returned. */
-  LoaderTotals totals() {
+  public LoaderTotals totals() {
     return totals;
   }
 
@@ -172,5 +252,21 @@ public final class ProgressWatcher implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     update(true);
+  }
+
+  /**
+   * A rank's consumer that counts for itself: the batches it took, its time waiting for them and
+   * its time spent on them.
+   */
+  public interface ConsumerClock {
+    /** Batches the consumer took so far, over all epochs. */
+    long batches();
+
+    /** Samples (rows) of those batches. */
+    long samples();
+
+    long waitMillis();
+
+    long stepMillis();
   }
 }
