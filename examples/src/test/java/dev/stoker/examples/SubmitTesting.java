@@ -2,11 +2,13 @@ package dev.stoker.examples;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
@@ -89,4 +91,55 @@ public final class SubmitTesting {
     }
     return jarFile;
   }
+
+  /**
+   * Runs {@code SparkSubmit} in a JVM of its own on {@code local-cluster[2,1,1024]}: two executor
+   * JVMs that know only Spark's jars, a stand-in {@code SPARK_HOME} in {@code dir}, the driver on
+   * the loopback, no UI. {@code jvmOptions} go to the submitting JVM; {@code submitArguments}
+   * follow the master and the settings (the class, packages, the application and its arguments).
+   * The run's output is in {@code dir/submit.log}; a run past {@code minutes} is killed.
+   */
+  public static Submitted localCluster(
+      Path dir, List<String> jvmOptions, List<String> submitArguments, int minutes)
+      throws Exception {
+    String sparkJars = sparkClassPath();
+    List<String> command =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+    command.addAll(jvmOptions());
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of(
+            "-cp",
+            sparkJars,
+            "org.apache.spark.deploy.SparkSubmit",
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--conf",
+            "spark.executor.extraClassPath=" + sparkJars,
+            "--conf",
+            "spark.executorEnv.SPARK_SCALA_VERSION=" + scalaVersion(),
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false"));
+    command.addAll(submitArguments);
+    Path logFile = dir.resolve("submit.log");
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
+    builder.environment().put("SPARK_HOME", sparkHome(dir).toString());
+    builder.environment().put("SPARK_SCALA_VERSION", scalaVersion());
+    Process process = builder.start();
+    boolean ended = process.waitFor(minutes, TimeUnit.MINUTES);
+    if (!ended) {
+      process.destroyForcibly().waitFor();
+    }
+    return new Submitted(
+        ended, ended ? process.exitValue() : -1, Files.readString(logFile, StandardCharsets.UTF_8));
+  }
+
+  /** How a submitted application ended: in time or not, its exit code, its output. */
+  public record Submitted(boolean ended, int exitCode, String log) {}
 }

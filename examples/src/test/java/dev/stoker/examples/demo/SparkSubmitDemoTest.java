@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stoker.examples.SubmitTesting;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,60 +24,30 @@ class SparkSubmitDemoTest {
     assumeTrue(DemoTesting.hasDebianFiles(), DemoTesting.MISSING_DATASET);
     Path jar = Path.of(System.getProperty("stoker.test.spark.jar", "missing"));
     assertThat(jar).as("the shaded jar (mvn package builds it)").isRegularFile();
-    String sparkJars = SubmitTesting.sparkClassPath();
-    Path home = SubmitTesting.sparkHome(dir);
-    String scala = SubmitTesting.scalaVersion();
+    SubmitTesting.Submitted run =
+        SubmitTesting.localCluster(
+            dir,
+            List.of(),
+            List.of(
+                "--class",
+                "dev.stoker.examples.demo.DemoJob",
+                jar.toString(),
+                "--epochs",
+                "1",
+                "--hidden",
+                "32",
+                "--train-rows",
+                "12000",
+                "--no-sweep",
+                "--cache",
+                dir.resolve("cache").toString(),
+                "--out",
+                dir.resolve("out").toString()),
+            5);
+    String log = run.log();
 
-    List<String> command =
-        new ArrayList<>(
-            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
-    command.addAll(SubmitTesting.jvmOptions());
-    command.addAll(
-        List.of(
-            "-cp",
-            sparkJars,
-            "org.apache.spark.deploy.SparkSubmit",
-            "--master",
-            "local-cluster[2,1,1024]",
-            "--class",
-            "dev.stoker.examples.demo.DemoJob",
-            "--conf",
-            "spark.executor.extraClassPath=" + sparkJars,
-            "--conf",
-            "spark.executorEnv.SPARK_SCALA_VERSION=" + scala,
-            "--conf",
-            "spark.driver.host=127.0.0.1",
-            "--conf",
-            "spark.driver.bindAddress=127.0.0.1",
-            "--conf",
-            "spark.ui.enabled=false",
-            jar.toString(),
-            "--epochs",
-            "1",
-            "--hidden",
-            "32",
-            "--train-rows",
-            "12000",
-            "--no-sweep",
-            "--cache",
-            dir.resolve("cache").toString(),
-            "--out",
-            dir.resolve("out").toString()));
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("submit.log").toFile());
-    builder.environment().put("SPARK_HOME", home.toString());
-    builder.environment().put("SPARK_SCALA_VERSION", scala);
-    Process process = builder.start();
-    boolean ended = process.waitFor(5, TimeUnit.MINUTES);
-    if (!ended) {
-      process.destroyForcibly().waitFor();
-    }
-    String log = Files.readString(dir.resolve("submit.log"), StandardCharsets.UTF_8);
-
-    assertThat(ended).as(log).isTrue();
-    assertThat(process.exitValue()).as(log).isZero();
+    assertThat(run.ended()).as(log).isTrue();
+    assertThat(run.exitCode()).as(log).isZero();
     assertThat(log)
         .contains(
             "the CNN needs PyTorch's natives, which cannot be used here",

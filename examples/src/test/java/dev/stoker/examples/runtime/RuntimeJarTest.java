@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
@@ -92,57 +91,29 @@ class RuntimeJarTest {
     Files.copy(JAR, versionDir.resolve(base + ".jar"));
     Files.copy(POM, versionDir.resolve(base + ".pom"));
     Path app = SubmitTesting.jarOf(RuntimeJarJob.class, dir.resolve("app.jar"));
-    String sparkJars = SubmitTesting.sparkClassPath();
-    Path home = SubmitTesting.sparkHome(dir);
     Path userHome = Files.createDirectories(dir.resolve("user-home"));
 
-    List<String> command =
-        new ArrayList<>(
-            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
-    command.addAll(SubmitTesting.jvmOptions());
-    // A home of its own: no Maven or Ivy cache of this machine can answer for the repository.
-    command.add("-Duser.home=" + userHome);
-    command.addAll(
-        List.of(
-            "-cp",
-            sparkJars,
-            "org.apache.spark.deploy.SparkSubmit",
-            "--master",
-            "local-cluster[2,1,1024]",
-            "--packages",
-            COORDINATE,
-            "--conf",
-            "spark.jars.repositories=" + dir.resolve("repo").toUri(),
-            "--conf",
-            "spark.jars.ivy=" + dir.resolve("ivy"),
-            "--class",
-            RuntimeJarJob.class.getName(),
-            "--conf",
-            "spark.executor.extraClassPath=" + sparkJars,
-            "--conf",
-            "spark.executorEnv.SPARK_SCALA_VERSION=" + SubmitTesting.scalaVersion(),
-            "--conf",
-            "spark.driver.host=127.0.0.1",
-            "--conf",
-            "spark.driver.bindAddress=127.0.0.1",
-            "--conf",
-            "spark.ui.enabled=false",
-            app.toString(),
-            dir.resolve("table").toString()));
-    Path logFile = dir.resolve("submit.log");
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
-    builder.environment().put("SPARK_HOME", home.toString());
-    builder.environment().put("SPARK_SCALA_VERSION", SubmitTesting.scalaVersion());
-    Process process = builder.start();
-    boolean ended = process.waitFor(5, TimeUnit.MINUTES);
-    if (!ended) {
-      process.destroyForcibly().waitFor();
-    }
-    String log = Files.readString(logFile, StandardCharsets.UTF_8);
+    SubmitTesting.Submitted run =
+        SubmitTesting.localCluster(
+            dir,
+            // A home of its own: no Maven or Ivy cache of this machine answers for the repository.
+            List.of("-Duser.home=" + userHome),
+            List.of(
+                "--packages",
+                COORDINATE,
+                "--conf",
+                "spark.jars.repositories=" + dir.resolve("repo").toUri(),
+                "--conf",
+                "spark.jars.ivy=" + dir.resolve("ivy"),
+                "--class",
+                RuntimeJarJob.class.getName(),
+                app.toString(),
+                dir.resolve("table").toString()),
+            5);
+    String log = run.log();
 
-    assertThat(ended).as(log).isTrue();
-    assertThat(process.exitValue()).as(log).isZero();
+    assertThat(run.ended()).as(log).isTrue();
+    assertThat(run.exitCode()).as(log).isZero();
     assertThat(log).contains("found dev.stoker#" + parts[1] + ";" + parts[2] + " in repo-1");
     Matcher result =
         Pattern.compile(
