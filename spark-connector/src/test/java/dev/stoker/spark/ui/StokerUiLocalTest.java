@@ -1,6 +1,7 @@
 package dev.stoker.spark.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.DType;
 import dev.stoker.loader.LoaderOptions;
@@ -8,11 +9,16 @@ import dev.stoker.spark.RankIds;
 import dev.stoker.spark.StokerSpark;
 import dev.stoker.spark.TestFrames;
 import dev.stoker.spark.TrainingResult;
+import dev.stoker.spark.python.PythonRanks;
 import dev.stoker.spark.testing.SparkClusters;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.scheduler.SparkListenerEvent;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.util.kvstore.KVStore;
 import org.junit.jupiter.api.AfterAll;
@@ -132,6 +138,88 @@ class StokerUiLocalTest {
         .containsPattern(
             "<td>gap entropy \\d+\\.\\d\\d bits \\(a random permutation: \\d+\\.\\d\\d\\) "
                 + "over each rank&#39;s first 48 rows</td></tr>");
+  }
+
+  @Test
+  void shouldListEachBarrierStageOverPythonHandleRowsAsARunEndedWithIt(@TempDir Path dir)
+      throws Exception {
+    StokerUi.replace(spark.sparkContext(), StokerUi.HOOKS);
+    String path = dir.resolve("p.parquet").toString();
+    spark
+        .range(0, 64, 1, 2)
+        .selectExpr("id", "array(cast(id as float)) as x")
+        .write()
+        .parquet(path);
+    Dataset<Row> read =
+        spark
+            .read()
+            .format("stoker")
+            .option("batchSize", 4)
+            .option("worldSize", 2)
+            .option("dropLast", true)
+            .load(path);
+
+    List<Integer> ranks = barrier(PythonRanks.of(read), -1).collect();
+    assertThat(ranks).containsExactlyInAnyOrder(0, 1);
+    String ended = awaitPage("finished in");
+    assertThat(ended)
+        .contains(
+            "Python ranks over Parquet", "<tr id=\"stoker-rank-0\"", "shared memory (Python)");
+
+    // A stage whose rank fails ends its run with the failure (each attempt is a run of its own).
+    assertThatThrownBy(() -> barrier(PythonRanks.of(read), 1).collect())
+        .hasMessageContaining("rank 1 failed on purpose");
+    assertThat(awaitPage("failed after")).contains("rank 1 failed on purpose");
+  }
+
+  /** The page once it contains {@code text} (the listener thread posts the events), or as it is. */
+  private static String awaitPage(String text) throws Exception {
+    String page = "";
+    for (long end = System.currentTimeMillis() + 10_000;
+        System.currentTimeMillis() < end && !page.contains(text); ) {
+      Thread.sleep(20);
+      page = StokerPage.content(new SparkUiHooks().liveStore(spark.sparkContext()), true);
+    }
+    return page;
+  }
+
+  /**
+   * A barrier stage over handle rows, as Python's mapInArrow runs one; rank {@code fail} throws.
+   */
+  private static JavaRDD<Integer> barrier(Dataset<Row> handles, int fail) {
+    return handles
+        .javaRDD()
+        .rdd()
+        .barrier()
+        .mapPartitions(
+            new RankOf(fail), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
+        .toJavaRDD();
+  }
+
+  /** A barrier task's function: the ranks of its handle rows, failing on rank {@code fail}. */
+  private static final class RankOf
+      extends scala.runtime.AbstractFunction1<
+          scala.collection.Iterator<Row>, scala.collection.Iterator<Integer>>
+      implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private final int fail;
+
+    RankOf(int fail) {
+      this.fail = fail;
+    }
+
+    @Override
+    public scala.collection.Iterator<Integer> apply(scala.collection.Iterator<Row> rows) {
+      List<Integer> ranks = new java.util.ArrayList<>();
+      while (rows.hasNext()) {
+        int rank = rows.next().getInt(0);
+        if (rank == fail) {
+          throw new IllegalStateException("rank " + rank + " failed on purpose");
+        }
+        ranks.add(rank);
+      }
+      return scala.collection.JavaConverters.asScalaIterator(ranks.iterator());
+    }
   }
 
   /** Hooks whose calls into Spark fail as against a Spark whose internals changed. */
