@@ -131,14 +131,43 @@ final class IndexedEpoch implements EpochSource {
    */
   private void checkDataset(Throwable failed) throws Exception {
     checked.set(failed);
-    try {
-      dataset.checkBatch(failed);
-    } catch (Exception | Error e) {
-      if (failed != null) {
-        e.addSuppressed(failed);
+    Throwable report = datasetReport(failed);
+    if (report == null) {
+      return;
+    }
+    if (failed != null && report != failed) {
+      report.addSuppressed(failed);
+    }
+    checked.set(report);
+    if (report instanceof Error error) {
+      throw error;
+    }
+    throw (Exception) report;
+  }
+
+  /** Late faults asked about in a row at most: each delivery clears the JVM's pending fault. */
+  private static final int MAX_LATE_FAULTS = 8;
+
+  /**
+   * What the dataset says of {@code failure} ({@link MapDataset#checkBatch}): its report, or null
+   * if it has none. An {@link InternalError} met meanwhile is a fault of the batch's earlier reads
+   * of mapped memory that the JVM delivered late, at this very call into the dataset (HotSpot
+   * reports such a fault at the thread's next call into its runtime): the dataset is asked about
+   * that one in turn, so that it can name the cause (a shard file that changed) rather than the
+   * JVM's bare error.
+   */
+  private Throwable datasetReport(Throwable failure) {
+    Throwable asked = failure;
+    for (int late = 0; ; late++) {
+      try {
+        dataset.checkBatch(asked);
+        return asked == failure ? null : asked;
+      } catch (Exception | Error e) {
+        if (!(e instanceof InternalError) || e == asked || late == MAX_LATE_FAULTS) {
+          return e;
+        }
+        asked = e;
       }
-      checked.set(e);
-      throw e;
     }
   }
 
@@ -151,15 +180,14 @@ final class IndexedEpoch implements EpochSource {
     if (failure == checked.get()) {
       return failure;
     }
-    try {
-      dataset.checkBatch(failure);
-    } catch (Exception | Error e) {
-      if (e != failure) {
-        e.addSuppressed(failure);
-      }
-      return e;
+    Throwable report = datasetReport(failure);
+    if (report == null) {
+      return failure;
     }
-    return failure;
+    if (report != failure) {
+      report.addSuppressed(failure);
+    }
+    return report;
   }
 
   /** Stops a write under way before its next sample: a slow batch need not be finished. */

@@ -119,4 +119,60 @@ class MapDatasetCheckBatchTest {
       }
     }
   }
+
+  /**
+   * HotSpot delivers a fault of a compiled read of mapped memory late, at the thread's next call
+   * into its runtime: that may be the very call of {@code checkBatch}, before the dataset runs. The
+   * loader then asks the dataset about that error, so that it names the cause.
+   */
+  @ParameterizedTest(name = "numWorkers={0}")
+  @CsvSource({"0", "2"})
+  void shouldAskTheDatasetAboutAFaultDeliveredAtItsCheck(int numWorkers) {
+    String fault =
+        "a fault occurred in a recent unsafe memory access operation in compiled Java code";
+    MapDataset dataset =
+        new MapDataset() {
+          private final AtomicInteger calls = new AtomicInteger();
+
+          @Override
+          public Schema schema() {
+            return SCHEMA;
+          }
+
+          @Override
+          public int size() {
+            return 100;
+          }
+
+          @Override
+          public void write(int index, SampleWriter row) {
+            row.putLong(0, 0, index);
+          }
+
+          @Override
+          public void checkBatch(Throwable failure) throws IOException {
+            if (failure instanceof InternalError late && late.getMessage().equals(fault)) {
+              throw new IOException("the mapped file changed under the batch");
+            }
+            if (calls.incrementAndGet() == 3) {
+              throw new InternalError(fault); // as the JVM raises it at the call
+            }
+          }
+        };
+    try (DataLoader loader =
+        new DataLoader(
+            dataset,
+            LoaderOptions.builder().batchSize(10).numWorkers(numWorkers).name("late").build())) {
+      assertThatThrownBy(
+              () -> {
+                for (Batch batch : loader.epoch(0)) {
+                  batch.close();
+                }
+              })
+          .isInstanceOf(BatchLoadException.class)
+          .cause()
+          .isInstanceOf(IOException.class)
+          .hasMessage("the mapped file changed under the batch");
+    }
+  }
 }
