@@ -90,8 +90,9 @@ run_bench() {
   # jars into lib/: the same classes; revisions before the tools module have no tools/).
   for module in examples tools spark-connector loader-core; do
     [[ -d "$dir/$module" ]] || continue
-    jar="$(ls "$dir/$module"/target/stoker-"$module"{-,_}*.jar 2>/dev/null \
-      | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1)"
+    # the connector's jar carries its Scala version in newer revisions (stoker-spark-connector_2.12)
+    jar="$(compgen -G "$dir/$module/target/stoker-$module[-_]*.jar" \
+      | grep -v -E -- '-(sources|javadoc|tests|spark)\.jar$' | head -1 || true)"
     cp+="$jar:"
   done
   cp+="$dir/examples/target/lib/*"
