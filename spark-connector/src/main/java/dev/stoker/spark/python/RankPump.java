@@ -196,10 +196,17 @@ final class RankPump implements AutoCloseable {
               + " and no resumeFrom)";
     }
     TaskContext task = TaskContext.get();
-    if (counters != null && task != null) {
-      pump.watch(counters, task);
+    try {
+      if (counters != null && task != null) {
+        pump.watch(counters, task);
+      }
+      pump.begin();
+    } catch (Throwable t) { // a thread that cannot start: nothing of the rank is left behind
+      Closer onFailure = new Closer().add(t);
+      onFailure.run(pump::close);
+      onFailure.throwIfAny();
+      throw t;
     }
-    pump.begin();
     return pump;
   }
 
