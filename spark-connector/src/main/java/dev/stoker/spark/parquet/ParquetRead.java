@@ -98,15 +98,7 @@ public final class ParquetRead {
           dataset, List.of(documents.column()), List.of(documents.spec()), null, required, layout);
     }
     List<SourceColumn> selected = dataset.schema().select(required);
-    return new ParquetRead(
-        dataset,
-        selected,
-        TensorShapes.resolve(
-            selected,
-            dataset.schema(),
-            dataset.files(),
-            dataset.options().shapes(),
-            dataset.hadoop().get()));
+    return new ParquetRead(dataset, selected, TensorShapes.resolve(selected, dataset));
   }
 
   /**
@@ -137,13 +129,7 @@ public final class ParquetRead {
     }
     TensorShapes.checkNulls(selected, dataset.files());
     try {
-      stored =
-          TensorShapes.resolve(
-              selected,
-              dataset.schema(),
-              dataset.files(),
-              dataset.options().shapes(),
-              dataset.hadoop().get());
+      stored = TensorShapes.resolve(selected, dataset);
     } catch (IllegalArgumentException e) {
       why.append(e.getMessage());
       return null;
@@ -174,14 +160,7 @@ public final class ParquetRead {
   /** Every readable column into the transform {@code spec}, {@code required} of its output. */
   private static ParquetRead transformed(SourceDataset dataset, String spec, StructType required) {
     List<SourceColumn> selected = TransformedSchema.inputColumns(dataset.schema());
-    List<ColumnSpec> columns =
-        TensorShapes.resolve(
-            selected,
-            dataset.schema(),
-            dataset.files(),
-            dataset.options().shapes(),
-            dataset.hadoop().get(),
-            true);
+    List<ColumnSpec> columns = TensorShapes.resolve(selected, dataset, true);
     StructType output = TransformedSchema.sparkSchema(spec, columns);
     TransformedSchema.checkRequired(required, output, SourceOptions.TRANSFORMS + "='" + spec + "'");
     return new ParquetRead(dataset, selected, columns, spec, required);
@@ -444,7 +423,8 @@ public final class ParquetRead {
         verifyChecksums,
         transforms,
         delivered,
-        tokens);
+        tokens,
+        dataset.names());
   }
 
   /** The {@code transforms} spec the ranks run on every row, or null. */

@@ -93,12 +93,18 @@ public final class ParquetRunReader implements RunReader {
         throw RunCheck.changed(run, rows);
       }
       List<Type> fields = new ArrayList<>();
+      List<String> inFile = new ArrayList<>();
       for (ColumnSpec column : config.columns()) {
-        fields.add(file.getType(column.name()));
+        String name = config.names().nameIn(file, column.name());
+        if (name == null) {
+          throw ColumnNames.missing(column.name(), run.path());
+        }
+        inFile.add(name);
+        fields.add(file.getType(name));
       }
       this.requested = new MessageType(file.getName(), fields);
-      for (ColumnSpec column : config.columns()) {
-        descriptors.add(requested.getColumnDescription(leaf(requested, column.name())));
+      for (String name : inFile) {
+        descriptors.add(requested.getColumnDescription(leaf(requested, name)));
       }
       this.pages =
           new FilePages(

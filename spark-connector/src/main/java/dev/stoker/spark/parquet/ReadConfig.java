@@ -24,6 +24,7 @@ import org.apache.spark.sql.types.StructType;
  * @param delivered with a transform, the columns a {@code format("stoker")} read yields (of the
  *     transform's output, in Spark's order), or with token rows of theirs; else null
  * @param tokens the token rows every rank makes of its documents (the one column read), or null
+ * @param names where the files keep the columns (a table's column mapping), or null: by name
  */
 public record ReadConfig(
     LoaderConfig loader,
@@ -36,8 +37,41 @@ public record ReadConfig(
     boolean verifyChecksums,
     String transforms,
     StructType delivered,
-    TokenLayout tokens)
+    TokenLayout tokens,
+    ColumnNames names)
     implements Serializable {
+
+  public ReadConfig {
+    names = names == null ? ColumnNames.BY_NAME : names;
+  }
+
+  /** A read of columns stored under their names. */
+  public ReadConfig(
+      LoaderConfig loader,
+      int epoch,
+      StructType schema,
+      List<ColumnSpec> columns,
+      int windowRows,
+      int readerRows,
+      HadoopConf hadoop,
+      boolean verifyChecksums,
+      String transforms,
+      StructType delivered,
+      TokenLayout tokens) {
+    this(
+        loader,
+        epoch,
+        schema,
+        columns,
+        windowRows,
+        readerRows,
+        hadoop,
+        verifyChecksums,
+        transforms,
+        delivered,
+        tokens,
+        null);
+  }
 
   /** A read with a transform, or without one. */
   public ReadConfig(

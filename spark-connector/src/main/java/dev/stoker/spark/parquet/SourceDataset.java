@@ -50,7 +50,8 @@ public record SourceDataset(
     int readerRows = Integer.parseInt(spark.conf().get(READER_ROWS, "4096"));
     if (options.table() != null) {
       TableSnapshot table = TableSnapshot.read(spark, options.table(), conf);
-      List<ParquetFile> files = table.keptFiles(ParquetFooters.read(table.files(), conf));
+      List<ParquetFile> files =
+          table.keptFiles(table.named(ParquetFooters.read(table.files(), conf)));
       if (files.isEmpty()) {
         throw new IllegalArgumentException(
             table.table().describe()
@@ -92,6 +93,11 @@ public record SourceDataset(
         files,
         SourceSchema.of(files, conf),
         readerRows);
+  }
+
+  /** Where the files keep the columns: a table's mapping, else {@link ColumnNames#BY_NAME}. */
+  public ColumnNames names() {
+    return table == null ? ColumnNames.BY_NAME : table.names();
   }
 
   /** The paths as given, for messages. */

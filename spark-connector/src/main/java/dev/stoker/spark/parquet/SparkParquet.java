@@ -6,7 +6,9 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.FileSplit;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetInputFormat;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetReadSupport;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
@@ -47,9 +49,13 @@ public final class SparkParquet {
       long length,
       StructType requested,
       Configuration configured,
-      int capacity)
+      int capacity,
+      ColumnNames names)
       throws IOException {
     Configuration conf = new Configuration(configured);
+    if (!names.byName()) {
+      requested = names.inFile(requested, fileSchema(path, conf), path);
+    }
     conf.set(ParquetInputFormat.READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
     conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), requested.json());
     Reader reader = new Reader(capacity);
@@ -67,6 +73,14 @@ public final class SparkParquet {
       throw new IOException("interrupted opening " + path, e);
     }
     return reader;
+  }
+
+  /** The schema of {@code path}'s footer. */
+  private static MessageType fileSchema(String path, Configuration conf) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(new Path(path), conf))) {
+      return reader.getFileMetaData().getSchema();
+    }
   }
 
   /** Spark's vectorized reader into off-heap vectors, telling the rows its split holds. */

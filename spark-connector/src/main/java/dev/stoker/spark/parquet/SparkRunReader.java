@@ -24,7 +24,13 @@ public final class SparkRunReader implements RunReader {
     this.config = config;
     this.reader =
         SparkParquet.open(
-            run.path(), run.start(), run.length(), config.schema(), conf, config.readerRows());
+            run.path(),
+            run.start(),
+            run.length(),
+            config.schema(),
+            conf,
+            config.readerRows(),
+            config.names());
     if (reader.rowCount() != run.groupRows()) {
       reader.close();
       throw RunCheck.changed(run, reader.rowCount());

@@ -41,13 +41,15 @@ import scala.Tuple2;
  * @param files the data files that keep rows, sorted by path
  * @param kept for each data file (by its path as {@code files} has it), the rows kept: every row of
  *     its footer unless the snapshot deleted some
+ * @param names where the data files keep the columns (Delta's column mapping, Iceberg's field ids)
  */
 public record TableSnapshot(
     TableRef table,
     long version,
     List<String> columns,
     List<FileStatus> files,
-    Map<String, KeptRows> kept) {
+    Map<String, KeptRows> kept,
+    ColumnNames names) {
 
   /**
    * {@code files}' footers, each with the rows the snapshot keeps of it where it deleted some.
@@ -75,9 +77,18 @@ public record TableSnapshot(
     return read;
   }
 
+  /** {@code footers} with their columns under the table's names ({@link ColumnNames#named}). */
+  List<ParquetFile> named(List<ParquetFile> footers) {
+    List<ParquetFile> named = new ArrayList<>(footers.size());
+    for (ParquetFile file : footers) {
+      named.add(names.named(file));
+    }
+    return named;
+  }
+
   /**
-   * Checks that the data files' columns are the table's, by name: a column renamed since the files
-   * were written (Iceberg), or stored under another name (Delta's column mapping), would else be
+   * Checks that the data files' columns are the table's, by name: a column the table does not name
+   * (where neither Delta's column mapping nor Iceberg's field ids say where it went) would else be
    * read as another or not at all.
    *
    * @throws IllegalArgumentException naming the first column of the files that the table lacks
@@ -109,7 +120,9 @@ public record TableSnapshot(
       // which a column renamed since the files were written no longer matches
       Dataset<Row> named = table.version() != null ? rows : latest(spark, table);
       List<String> columns = Arrays.asList(named.schema().fieldNames());
-      return of(table, version, columns, runs(spark, table, version, rows), conf);
+      ColumnNames names =
+          TableColumnNames.of(table, version, rows, columns, table.version() == null);
+      return of(table, version, columns, runs(spark, table, version, rows), conf, names);
     } catch (Refused | UncheckedIOException e) {
       throw e;
     } catch (Exception | LinkageError e) {
@@ -194,7 +207,8 @@ public record TableSnapshot(
       long version,
       List<String> columns,
       List<Tuple2<String, byte[]>> runs,
-      Configuration conf) {
+      Configuration conf,
+      ColumnNames names) {
     Map<String, List<byte[]>> byFile = new TreeMap<>();
     for (Tuple2<String, byte[]> piece : runs) {
       byFile.computeIfAbsent(piece._1(), f -> new ArrayList<>()).add(piece._2());
@@ -225,7 +239,7 @@ public record TableSnapshot(
       }
       kept.put(status.getPath().toString(), PositionRuns.decode(pieces));
     }
-    return new TableSnapshot(table, version, List.copyOf(columns), List.copyOf(files), kept);
+    return new TableSnapshot(table, version, List.copyOf(columns), List.copyOf(files), kept, names);
   }
 
   /** A data file's path as the table's reader names it. */

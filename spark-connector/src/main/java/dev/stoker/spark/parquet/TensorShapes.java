@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -28,13 +27,9 @@ public final class TensorShapes {
 
   private TensorShapes() {}
 
-  public static List<ColumnSpec> resolve(
-      List<SourceColumn> selected,
-      SourceSchema schema,
-      List<ParquetFile> files,
-      Map<String, int[]> shapes,
-      Configuration configured) {
-    return resolve(selected, schema, files, shapes, configured, false);
+  /** The specs of columns read as they are stored (no transform). */
+  public static List<ColumnSpec> resolve(List<SourceColumn> selected, SourceDataset dataset) {
+    return resolve(selected, dataset, false);
   }
 
   /**
@@ -44,12 +39,10 @@ public final class TensorShapes {
    * variable-length int32 or int64 column.
    */
   public static List<ColumnSpec> resolve(
-      List<SourceColumn> selected,
-      SourceSchema schema,
-      List<ParquetFile> files,
-      Map<String, int[]> shapes,
-      Configuration configured,
-      boolean variableBinary) {
+      List<SourceColumn> selected, SourceDataset dataset, boolean variableBinary) {
+    SourceSchema schema = dataset.schema();
+    List<ParquetFile> files = dataset.files();
+    Map<String, int[]> shapes = dataset.options().shapes();
     for (String name : shapes.keySet()) {
       if (!hasIgnoringCase(schema, name)) {
         throw new IllegalArgumentException(
@@ -89,7 +82,7 @@ public final class TensorShapes {
                             : tensor(
                                 column,
                                 null,
-                                firstLength(column, files, configured),
+                                firstLength(column, dataset),
                                 "the first row of file '" + firstFile(files).path() + "'");
             case VARIABLE, UNSUPPORTED ->
                 throw new IllegalStateException(column.kind() + " column selected");
@@ -288,9 +281,8 @@ public final class TensorShapes {
   }
 
   /** The length of the first value of a binary column, read from the first non-empty file. */
-  private static long firstLength(
-      SourceColumn column, List<ParquetFile> files, Configuration configured) {
-    ParquetFile file = firstFile(files);
+  private static long firstLength(SourceColumn column, SourceDataset dataset) {
+    ParquetFile file = firstFile(dataset.files());
     RowGroup group =
         file.rowGroups().stream()
             .filter(g -> g.rows() > 0)
@@ -301,7 +293,14 @@ public final class TensorShapes {
                         "no rows in the files (expected: at " + "least one row)"));
     StructType requested = new StructType(new StructField[] {column.sparkField()});
     try (SparkParquet.Reader reader =
-        SparkParquet.open(file.path(), group.start(), group.bytes(), requested, configured, 1)) {
+        SparkParquet.open(
+            file.path(),
+            group.start(),
+            group.bytes(),
+            requested,
+            dataset.hadoop().get(),
+            1,
+            dataset.names())) {
       if (!reader.nextBatch()) {
         throw new IllegalStateException(
             "row group "

@@ -54,15 +54,7 @@ public final class TokenSchema {
               expected(text, named != null),
               dataset.schema().sparkSchema().simpleString()));
     }
-    ColumnSpec spec =
-        TensorShapes.resolve(
-                lists,
-                dataset.schema(),
-                dataset.files(),
-                dataset.options().shapes(),
-                dataset.hadoop().get(),
-                true)
-            .get(0);
+    ColumnSpec spec = TensorShapes.resolve(lists, dataset, true).get(0);
     if (!spec.variable()) {
       throw new IllegalArgumentException(
           String.format(

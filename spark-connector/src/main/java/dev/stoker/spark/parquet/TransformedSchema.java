@@ -43,14 +43,7 @@ public final class TransformedSchema {
    */
   public static StructType of(SourceDataset dataset) {
     String spec = dataset.options().transforms();
-    List<ColumnSpec> columns =
-        TensorShapes.resolve(
-            inputColumns(dataset.schema()),
-            dataset.schema(),
-            dataset.files(),
-            dataset.options().shapes(),
-            dataset.hadoop().get(),
-            true);
+    List<ColumnSpec> columns = TensorShapes.resolve(inputColumns(dataset.schema()), dataset, true);
     return sparkSchema(spec, columns);
   }
 
