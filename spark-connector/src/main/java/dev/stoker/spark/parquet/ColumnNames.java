@@ -18,18 +18,36 @@ import org.apache.spark.sql.types.StructType;
  * col-5f2c…}, with a field id), an Iceberg column renamed since some files were written (found by
  * its field id), a column dropped from the table (in files that still hold it, not read).
  *
+ * <p>Also the values of a Delta table's partition columns, which its files do not hold: one value
+ * per file, which the ranks write into every row they read of it.
+ *
  * <p>A file that gives its columns field ids is matched by id only (a column dropped and added
  * again under the same name has a new id, and older files hold the old one); a file without ids
  * (written before the table's mapping) by the physical name, then the table's name. Without a
- * mapping ({@link #BY_NAME}) every column is found by its name.
+ * mapping every column is found by its name.
  *
- * @param fields the table's column name to where files keep it
+ * @param fields the table's column name to where files keep it; empty: every column by its name
+ * @param partitions the partition columns read, in the table's order; their types are numbers
+ * @param values each data file's path to its values of {@code partitions}, in their order (null:
+ *     the partition's null)
  */
-public record ColumnNames(Map<String, FileField> fields) implements Serializable {
+public record ColumnNames(
+    Map<String, FileField> fields, List<Partition> partitions, Map<String, Number[]> values)
+    implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** Every column under its own name. */
-  public static final ColumnNames BY_NAME = new ColumnNames(Map.of());
+  /** Every column under its own name, none a partition's. */
+  public static final ColumnNames BY_NAME = new ColumnNames(Map.of(), List.of(), Map.of());
+
+  /**
+   * A partition column.
+   *
+   * @param type its Parquet type as the files would hold it: INT32, INT64, FLOAT or DOUBLE
+   */
+  public record Partition(String name, PrimitiveType.PrimitiveTypeName type)
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+  }
 
   /**
    * Where files keep one column.
@@ -43,11 +61,54 @@ public record ColumnNames(Map<String, FileField> fields) implements Serializable
 
   public ColumnNames {
     fields = Map.copyOf(fields);
+    partitions = List.copyOf(partitions);
+    values = Map.copyOf(values);
+  }
+
+  /** Where files keep the columns, without partition columns. */
+  public ColumnNames(Map<String, FileField> fields) {
+    this(fields, List.of(), Map.of());
+  }
+
+  /** These names with the values of {@code partitions} in each file of {@code values}. */
+  ColumnNames withPartitions(List<Partition> partitions, Map<String, Number[]> values) {
+    return new ColumnNames(fields, partitions, values);
   }
 
   /** Whether every column is found by its own name. */
   public boolean byName() {
     return fields.isEmpty();
+  }
+
+  /** Whether nothing differs from plain files: columns by name, no partition column. */
+  boolean plain() {
+    return fields.isEmpty() && partitions.isEmpty();
+  }
+
+  /** The partition column {@code column}'s index in {@link #partitions}, or -1. */
+  int partition(String column) {
+    for (int i = 0; i < partitions.size(); i++) {
+      if (partitions.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The value of partition column {@code partition} (its index) in file {@code path}.
+   *
+   * @throws IllegalStateException if the read did not plan that file
+   */
+  Number value(String path, int partition) {
+    Number[] file = values.get(path);
+    if (file == null) {
+      throw new IllegalStateException(
+          "no partition values for data file '"
+              + path
+              + "' (expected: a file of the table's snapshot as planned; load again)");
+    }
+    return file[partition];
   }
 
   /**
@@ -87,22 +148,32 @@ public record ColumnNames(Map<String, FileField> fields) implements Serializable
    * those the table does not have (dropped) left out, with their figures per row group.
    */
   ParquetFile named(ParquetFile file) {
-    if (byName()) {
+    if (plain()) {
       return file;
     }
     Map<String, String> tableNames = new LinkedHashMap<>();
+    if (byName()) {
+      for (Type type : file.schema().getFields()) {
+        tableNames.put(type.getName(), type.getName());
+      }
+    }
     for (String column : fields.keySet()) {
       String inFile = nameIn(file.schema(), column);
       if (inFile != null) {
         tableNames.put(inFile, column);
       }
     }
+    // a partition's values are the table's, whatever a file may hold under its name
+    tableNames.values().removeIf(column -> partition(column) >= 0);
     List<Type> renamed = new ArrayList<>();
     for (Type type : file.schema().getFields()) {
       String column = tableNames.get(type.getName());
       if (column != null) {
         renamed.add(renamed(type, column));
       }
+    }
+    for (Partition partition : partitions) {
+      renamed.add(Types.optional(partition.type()).named(partition.name()));
     }
     List<ParquetFile.RowGroup> groups = new ArrayList<>();
     for (ParquetFile.RowGroup group : file.rowGroups()) {
@@ -116,6 +187,13 @@ public record ColumnNames(Map<String, FileField> fields) implements Serializable
                   columns.put(column, stats);
                 }
               });
+      for (int p = 0; p < partitions.size(); p++) {
+        boolean isNull = value(file.path(), p) == null;
+        // a value of no bytes in the file, the same in every row; a null one counts as nulls
+        columns.put(
+            partitions.get(p).name(),
+            new ParquetFile.ColumnStats(group.rows(), isNull ? group.rows() : 0, 0, true, 0));
+      }
       groups.add(
           new ParquetFile.RowGroup(
               group.ordinal(),

@@ -2,6 +2,7 @@ package dev.stoker.spark.parquet;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
@@ -32,7 +33,14 @@ public final class ParquetRunReader implements RunReader {
   private final List<ColumnDescriptor> descriptors = new ArrayList<>();
   private final FilePages pages;
   private final ChunkDecoder[] decoders;
-  private final boolean[] variable;
+
+  /** The columns read from the file, in the read's order. */
+  private final List<ColumnSpec> fileColumns = new ArrayList<>();
+
+  /** For each of the read's columns, its index in {@link #fileColumns}; -1 for a partition's. */
+  private final int[] fileColumn;
+
+  private final PartitionValues constants;
   private long skip;
   private long groupLeft;
   private long groupFirstRow;
@@ -53,6 +61,10 @@ public final class ParquetRunReader implements RunReader {
       throws IOException {
     this.run = run;
     this.config = config;
+    int columns = config.columns().size();
+    this.constants = PartitionValues.of(config, run.path());
+    this.fileColumn = new int[columns];
+    Arrays.fill(fileColumn, -1);
     Path path = new Path(run.path());
     OpenCounts.opened(OpenCounts.Kind.PARQUET_FILE_READERS);
     try {
@@ -94,11 +106,17 @@ public final class ParquetRunReader implements RunReader {
       }
       List<Type> fields = new ArrayList<>();
       List<String> inFile = new ArrayList<>();
-      for (ColumnSpec column : config.columns()) {
+      for (int c = 0; c < columns; c++) {
+        ColumnSpec column = config.columns().get(c);
+        if (constants.constant(c)) {
+          continue;
+        }
         String name = config.names().nameIn(file, column.name());
         if (name == null) {
           throw ColumnNames.missing(column.name(), run.path());
         }
+        fileColumn[c] = fileColumns.size();
+        fileColumns.add(column);
         inFile.add(name);
         fields.add(file.getType(name));
       }
@@ -111,7 +129,7 @@ public final class ParquetRunReader implements RunReader {
               status,
               run.path(),
               groups,
-              config.columns(),
+              fileColumns,
               descriptors,
               conf,
               config.verifyChecksums(),
@@ -121,11 +139,7 @@ public final class ParquetRunReader implements RunReader {
       close();
       throw e;
     }
-    this.decoders = new ChunkDecoder[config.columns().size()];
-    this.variable = new boolean[decoders.length];
-    for (int c = 0; c < decoders.length; c++) {
-      variable[c] = config.columns().get(c).variable();
-    }
+    this.decoders = new ChunkDecoder[fileColumns.size()];
     this.skip = run.skipRows();
     this.nextGroupFirstRow = run.firstRow();
   }
@@ -163,11 +177,16 @@ public final class ParquetRunReader implements RunReader {
         continue;
       }
       int n = (int) Math.min(rows, together);
-      for (int c = 0; c < decoders.length; c++) {
-        if (variable[c]) {
-          decoders[c].readVariable(n, window, c, atRow);
+      for (int c = 0; c < fileColumn.length; c++) {
+        if (fileColumn[c] < 0) {
+          constants.fill(c, window, atRow, n);
+          continue;
+        }
+        ChunkDecoder decoder = decoders[fileColumn[c]];
+        if (config.columns().get(c).variable()) {
+          decoder.readVariable(n, window, c, atRow);
         } else {
-          decoders[c].read(n, window.buffer(), window.offset(c, atRow, n));
+          decoder.read(n, window.buffer(), window.offset(c, atRow, n));
         }
       }
       groupLeft -= n;
@@ -194,7 +213,7 @@ public final class ParquetRunReader implements RunReader {
     for (int c = 0; c < decoders.length; c++) {
       decoders[c] =
           new ChunkDecoder(
-              config.columns().get(c),
+              fileColumns.get(c),
               descriptors.get(c),
               requested,
               pages.pages(c),

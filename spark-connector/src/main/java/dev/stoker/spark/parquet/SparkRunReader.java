@@ -2,6 +2,7 @@ package dev.stoker.spark.parquet;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
@@ -14,6 +15,13 @@ public final class SparkRunReader implements RunReader {
   private final ReadConfig config;
   private final SparkParquet.Reader reader;
   private final ColumnarBatch batch;
+
+  /** The values of the read's partition columns in this file. */
+  private final PartitionValues constants;
+
+  /** For each of the read's columns, its column in the reader's batches; -1 for a partition's. */
+  private final int[] batchColumn;
+
   private long skip;
   private long fileRow;
   private int batchRow;
@@ -22,12 +30,21 @@ public final class SparkRunReader implements RunReader {
   SparkRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
     this.run = run;
     this.config = config;
+    this.constants = PartitionValues.of(config, run.path());
+    this.batchColumn = new int[config.columns().size()];
+    StructType requested = new StructType();
+    for (int c = 0; c < batchColumn.length; c++) {
+      batchColumn[c] = constants.constant(c) ? -1 : requested.size();
+      if (batchColumn[c] >= 0) {
+        requested = requested.add(config.schema().fields()[c]);
+      }
+    }
     this.reader =
         SparkParquet.open(
             run.path(),
             run.start(),
             run.length(),
-            config.schema(),
+            requested,
             conf,
             config.readerRows(),
             config.names());
@@ -71,12 +88,22 @@ public final class SparkRunReader implements RunReader {
       int n = (int) Math.min(rows, together);
       for (int c = 0; c < config.columns().size(); c++) {
         ColumnSpec column = config.columns().get(c);
-        if (column.variable()) {
+        if (batchColumn[c] < 0) {
+          constants.fill(c, window, atRow, n);
+        } else if (column.variable()) {
           VectorCopy.copyVariable(
-              batch.column(c), column, batchRow, n, window, c, atRow, run.path(), fileRow);
+              batch.column(batchColumn[c]),
+              column,
+              batchRow,
+              n,
+              window,
+              c,
+              atRow,
+              run.path(),
+              fileRow);
         } else {
           VectorCopy.copy(
-              batch.column(c),
+              batch.column(batchColumn[c]),
               column,
               batchRow,
               n,

@@ -1,18 +1,28 @@
 package dev.stoker.spark.parquet;
 
+import dev.stoker.spark.cluster.ScalaSeqs;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.parquet.schema.PrimitiveType;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -49,21 +59,92 @@ final class TableColumnNames {
     if (relation == null || !(relation.relation() instanceof HadoopFsRelation files)) {
       return ColumnNames.BY_NAME;
     }
-    Object format = files.fileFormat();
-    Object metadata = call(format, "metadata");
+    Object metadata = call(files.fileFormat(), "metadata");
     StructType schema = (StructType) DataType.fromJson((String) call(metadata, "schemaString"));
     Map<String, ColumnNames.FileField> fields = new LinkedHashMap<>();
     for (StructField field : schema.fields()) {
       Metadata meta = field.metadata();
       if (!meta.contains(DELTA_PHYSICAL_NAME)) {
-        return ColumnNames.BY_NAME; // no column mapping
+        fields.clear(); // no column mapping
+        break;
       }
       int id = meta.contains(DELTA_ID) ? (int) meta.getLong(DELTA_ID) : -1;
       fields.put(field.name(), new ColumnNames.FileField(id, meta.getString(DELTA_PHYSICAL_NAME)));
     }
-    return columns.equals(List.of(schema.fieldNames()))
-        ? new ColumnNames(fields)
-        : ColumnNames.BY_NAME;
+    ColumnNames names =
+        columns.equals(List.of(schema.fieldNames()))
+            ? new ColumnNames(fields)
+            : ColumnNames.BY_NAME;
+    return files.partitionSchema().isEmpty() ? names : withPartitions(names, files);
+  }
+
+  /**
+   * {@code names} with the values of the numeric partition columns of {@code files} in each of its
+   * data files, as its file index lists them (Delta's: from the table's log).
+   */
+  private static ColumnNames withPartitions(ColumnNames names, HadoopFsRelation files)
+      throws ReflectiveOperationException {
+    StructField[] fields = files.partitionSchema().fields();
+    List<ColumnNames.Partition> partitions = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
+    for (int i = 0; i < fields.length; i++) {
+      PrimitiveType.PrimitiveTypeName type = parquetType(fields[i].dataType());
+      if (type != null) {
+        partitions.add(new ColumnNames.Partition(fields[i].name(), type));
+        positions.add(i);
+      }
+    }
+    if (partitions.isEmpty()) {
+      return names;
+    }
+    Map<String, Number[]> values = new HashMap<>();
+    for (Object directory : listFiles(files.location())) {
+      InternalRow row = (InternalRow) call(directory, "values");
+      Number[] value = new Number[partitions.size()];
+      for (int p = 0; p < value.length; p++) {
+        int at = positions.get(p);
+        value[p] = row.isNullAt(at) ? null : (Number) row.get(at, fields[at].dataType());
+      }
+      for (Object file : ScalaSeqs.call(directory, "files")) {
+        values.put(((FileStatus) call(file, "fileStatus")).getPath().toString(), value);
+      }
+    }
+    return names.withPartitions(partitions, values);
+  }
+
+  /** The Parquet type of a partition column of Spark type {@code type}; null if not a number. */
+  private static PrimitiveType.PrimitiveTypeName parquetType(DataType type) {
+    if (type instanceof IntegerType) {
+      return PrimitiveType.PrimitiveTypeName.INT32;
+    } else if (type instanceof LongType) {
+      return PrimitiveType.PrimitiveTypeName.INT64;
+    } else if (type instanceof FloatType) {
+      return PrimitiveType.PrimitiveTypeName.FLOAT;
+    } else if (type instanceof DoubleType) {
+      return PrimitiveType.PrimitiveTypeName.DOUBLE;
+    }
+    return null;
+  }
+
+  /**
+   * The partition directories of {@code index} (its {@code listFiles} without filters), found by
+   * name: its parameters are Scala sequences of another type on Scala 2.12 and 2.13.
+   */
+  private static List<Object> listFiles(Object index) throws ReflectiveOperationException {
+    for (Method method : index.getClass().getMethods()) {
+      if (method.getName().equals("listFiles") && method.getParameterCount() == 2) {
+        Object none = scala.collection.immutable.Nil$.MODULE$;
+        try {
+          return ScalaSeqs.elements(method.invoke(index, none, none));
+        } catch (InvocationTargetException e) {
+          if (e.getCause() instanceof RuntimeException runtime) {
+            throw runtime;
+          }
+          throw e;
+        }
+      }
+    }
+    throw new NoSuchMethodException(index.getClass().getName() + ".listFiles");
   }
 
   private static ColumnNames iceberg(

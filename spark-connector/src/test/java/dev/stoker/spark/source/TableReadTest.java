@@ -248,19 +248,57 @@ class TableReadTest {
   }
 
   @Test
-  void shouldReadAPartitionedDeltaTableAndRefuseItsPartitionColumn() throws Exception {
-    String partitioned = dir.resolve("delta-partitioned").toString();
-    Tables.imageRows(spark, 200, 2).write().format("delta").partitionBy("label").save(partitioned);
-    assertThat(ids(stoker().option("tableFormat", "delta").load(partitioned).select("id", "image")))
-        .hasSize(200);
+  void shouldReadTheNumericPartitionColumnsOfADeltaTableFromItsLog() {
+    for (String mode : List.of("none", "name")) {
+      String partitioned = dir.resolve("delta-partitioned-" + mode).toString();
+      // with column mapping, files of version 2 pages, which Spark's reader decodes for Stoker
+      String writer = mode.equals("name") ? "PARQUET_2_0" : "PARQUET_1_0";
+      spark.sparkContext().hadoopConfiguration().set("parquet.writer.version", writer);
+      Tables.imageRows(spark, 200, 2)
+          .selectExpr(
+              "id",
+              "label",
+              "image",
+              "cast(id % 4 as bigint) as quarter",
+              "cast(id % 2 as double) / 2 as half",
+              "concat('s', id % 2) as side")
+          .write()
+          .format("delta")
+          .partitionBy("label", "quarter", "half", "side")
+          .option("delta.enableDeletionVectors", "true")
+          .option("delta.columnMapping.mode", mode)
+          .option("delta.minReaderVersion", "3")
+          .option("delta.minWriterVersion", "7")
+          .save(partitioned);
+      spark.sparkContext().hadoopConfiguration().unset("parquet.writer.version");
+      spark.sql("DELETE FROM delta.`" + partitioned + "` WHERE id % 7 = 0");
+
+      Dataset<Row> read = stoker().option("tableFormat", "delta").load(partitioned);
+      assertThat(read.schema().fieldNames())
+          .as(mode)
+          .containsExactly("id", "image", "label", "quarter", "half");
+      Dataset<Row> table = spark.read().format("delta").load(partitioned);
+      for (String column : List.of("label", "quarter", "half")) {
+        assertSameValues(read.select("id", column), table, column, 171);
+      }
+      assertThatThrownBy(() -> Tables.scan(read.select("id", "side"))).hasMessageContaining("side");
+    }
+
+    String nulls = dir.resolve("delta-partition-nulls").toString();
+    spark
+        .range(0, 40)
+        .selectExpr("id", "if(id % 5 = 0, null, cast(id % 3 as int)) as maybe")
+        .write()
+        .format("delta")
+        .partitionBy("maybe")
+        .save(nulls);
+    assertThat(ids(stoker().option("tableFormat", "delta").load(nulls).select("id"))).hasSize(40);
     assertThatThrownBy(
             () ->
                 Tables.scan(
-                    stoker()
-                        .option("tableFormat", "delta")
-                        .load(partitioned)
-                        .select("id", "label")))
-        .hasMessageContaining("label");
+                    stoker().option("tableFormat", "delta").load(nulls).select("id", "maybe")))
+        .hasMessageContaining("maybe")
+        .hasMessageContaining("null");
   }
 
   @Test
