@@ -162,14 +162,38 @@ public record ShuffleQuality(double gapEntropyBits, double labelTv, int steps) {
     if (steps == 0 || rows == 0) {
       return 0;
     }
-    double[] global = new double[classes];
+    long[] counts = new long[classes];
     for (int[] rank : labels) {
       for (int label : rank) {
-        global[label]++;
+        counts[label]++;
       }
     }
-    for (int c = 0; c < classes; c++) {
-      global[c] /= rows;
+    return labelTv(labels, batchSize, steps, counts);
+  }
+
+  /**
+   * The mean over {@code steps} steps of the total-variation distance between the labels of a
+   * step's global batch ({@code labels[r]}'s rows {@code [s * batchSize, (s + 1) * batchSize)} of
+   * every rank) and {@code reference}, the count of each label among all of the input's rows (a
+   * step's label of {@code reference.length} or more counts as a class the input lacks).
+   */
+  public static double labelTv(int[][] labels, int batchSize, int steps, long[] reference) {
+    if (steps == 0 || labels.length == 0) {
+      return 0;
+    }
+    int classes = reference.length;
+    for (int[] rank : labels) {
+      for (int i = 0; i < steps * batchSize; i++) {
+        classes = Math.max(classes, rank[i] + 1);
+      }
+    }
+    long rows = 0;
+    for (long count : reference) {
+      rows += count;
+    }
+    double[] global = new double[classes];
+    for (int c = 0; c < reference.length; c++) {
+      global[c] = rows == 0 ? 0 : (double) reference[c] / rows;
     }
     int[] step = new int[classes];
     double perStep = (double) batchSize * labels.length;

@@ -154,6 +154,23 @@ public final class SparkOptionTable {
               .build(),
           SOURCE);
 
+  /**
+   * The column of class labels whose mix in each step's batches the order's measure reports, beside
+   * a random permutation's.
+   */
+  public static final StokerOption<String> LABEL_COLUMN =
+      add(
+          StokerOption.builder("labelColumn", ValueType.TEXT)
+              .values("a column name: int or bigint class indices 0 to 65,535")
+              .defaultText("(none)")
+              .doc(
+                  "Measure how far each step's labels are from the input's mix (the mean "
+                      + "total-variation distance, beside a random permutation's), in the order's "
+                      + "measure on the report and the Stoker page; read once on the driver, for "
+                      + "inputs of up to 16,777,216 rows.")
+              .build(),
+          SOURCE);
+
   /** A table read by its name in the session's catalogs, in place of a path. */
   public static final StokerOption<String> TABLE =
       add(

@@ -61,6 +61,7 @@ public record SourceDataset(
       }
       SourceSchema schema = SourceSchema.of(files, conf);
       table.checkColumns(schema.sparkSchema().fieldNames());
+      checkLabels(options, schema);
       return new SourceDataset(options, new HadoopConf(conf), files, schema, readerRows, table);
     }
     List<ParquetFile> files;
@@ -69,8 +70,15 @@ public record SourceDataset(
     } catch (IOException e) {
       throw new UncheckedIOException("listing " + options.paths() + ": " + e.getMessage(), e);
     }
-    return new SourceDataset(
-        options, new HadoopConf(conf), files, SourceSchema.of(files, conf), readerRows);
+    SourceSchema schema = SourceSchema.of(files, conf);
+    checkLabels(options, schema);
+    return new SourceDataset(options, new HadoopConf(conf), files, schema, readerRows);
+  }
+
+  private static void checkLabels(SourceOptions options, SourceSchema schema) {
+    if (options.labelColumn() != null) {
+      InputLabels.check(schema, options.labelColumn());
+    }
   }
 
   /**

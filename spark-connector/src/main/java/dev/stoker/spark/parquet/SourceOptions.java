@@ -72,6 +72,7 @@ public final class SourceOptions {
           SparkOptionTable.TABLE.name(),
           SparkOptionTable.VERSION_AS_OF.name(),
           SparkOptionTable.DOCUMENT_COLUMN.name(),
+          SparkOptionTable.LABEL_COLUMN.name(),
           TokenOptions.PACK,
           TokenOptions.PAD,
           TokenOptions.EOD_TOKEN,
@@ -110,6 +111,9 @@ public final class SourceOptions {
   /** The Delta or Iceberg table read, or null: Parquet files. */
   private final TableRef table;
 
+  /** The column of labels whose mix the order's measure reports, or null. */
+  private final String labelColumn;
+
   /** The global order of {@code globalBatchSize}, or null: each rank's own. */
   private final GlobalBatch global;
 
@@ -133,8 +137,10 @@ public final class SourceOptions {
       String documentColumn,
       TableRef table,
       GlobalBatch global,
-      boolean globalEpochs) {
+      boolean globalEpochs,
+      String labelColumn) {
     this.table = table;
+    this.labelColumn = labelColumn;
     this.global = global;
     this.globalEpochs = globalEpochs;
     this.tokens = tokens;
@@ -172,7 +178,8 @@ public final class SourceOptions {
         null,
         null,
         null,
-        false);
+        false,
+        null);
   }
 
   /** As {@link #parse(Map, Map)}, without session settings. */
@@ -246,7 +253,8 @@ public final class SourceOptions {
         read.text(SparkOptionTable.DOCUMENT_COLUMN),
         table,
         global,
-        "global".equals(read.get(SparkOptionTable.EPOCH_ORDER)));
+        "global".equals(read.get(SparkOptionTable.EPOCH_ORDER)),
+        read.text(SparkOptionTable.LABEL_COLUMN));
   }
 
   /** The read's global order, or null: checked against the world size and the loader's options. */
@@ -464,6 +472,11 @@ public final class SourceOptions {
   /** The token rows the read makes of its documents ({@code pack} or {@code pad}), or null. */
   public TokenLayout tokens() {
     return tokens;
+  }
+
+  /** The column of labels named by {@code labelColumn}, or null. */
+  public String labelColumn() {
+    return labelColumn;
   }
 
   /** The column of documents named by {@code documentColumn}, or null. */

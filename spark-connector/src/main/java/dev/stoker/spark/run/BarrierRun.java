@@ -542,7 +542,8 @@ public final class BarrierRun {
     if (ran == 0) {
       return List.of();
     }
-    if (!spec.options().shuffle()) {
+    PlanQuality.Labels labels = PlanQuality.labels(planned.read().dataset());
+    if (!spec.options().shuffle() && labels == null) {
       return List.of("every epoch: storage order");
     }
     List<String> orders = new ArrayList<>();
@@ -559,13 +560,20 @@ public final class BarrierRun {
           PlanQuality.of(
               epochs != null ? epochs.plan(e) : plan,
               config.windowRows(),
-              true,
+              spec.options().shuffle(),
               spec.options().seed(),
-              e);
+              e,
+              labels,
+              spec.options().batchSize());
       if (measure == null) {
         break;
       }
-      orders.add("epoch " + e + ": " + measure.describe());
+      orders.add(
+          "epoch "
+              + e
+              + ": "
+              + (spec.options().shuffle() ? "" : "storage order: ")
+              + measure.describe());
     }
     if (ran > MEASURED_EPOCHS && orders.size() == MEASURED_EPOCHS) {
       orders.add(String.format("epochs %d to %d: not measured", MEASURED_EPOCHS, ran - 1));

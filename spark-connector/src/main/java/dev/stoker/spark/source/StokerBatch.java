@@ -5,6 +5,7 @@ import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.ReadRun;
+import dev.stoker.spark.parquet.SourceDataset;
 import dev.stoker.spark.ui.StokerRead;
 import dev.stoker.spark.ui.StokerUi;
 import java.util.List;
@@ -26,13 +27,13 @@ final class StokerBatch implements Batch {
 
   private final ReadPlan plan;
   private final ReadConfig config;
-  private final String input;
+  private final SourceDataset dataset;
   private final AtomicBoolean told = new AtomicBoolean();
 
-  StokerBatch(ReadPlan plan, ReadConfig config, String input) {
+  StokerBatch(ReadPlan plan, ReadConfig config, SourceDataset dataset) {
     this.plan = plan;
     this.config = config;
-    this.input = input;
+    this.dataset = dataset;
   }
 
   @Override
@@ -65,7 +66,8 @@ final class StokerBatch implements Batch {
     }
     LoaderOptions options = config.loader().options();
     long planned = System.currentTimeMillis();
-    if (config.tokens() != null || !options.shuffle()) {
+    boolean labelled = dataset.options().labelColumn() != null;
+    if (config.tokens() != null || !options.shuffle() && !labelled) {
       list(spark, executionId, planned, ranks, config.tokens() != null ? null : "storage order");
       return;
     }
@@ -75,8 +77,18 @@ final class StokerBatch implements Batch {
               String order;
               try {
                 PlanQuality.Measure measured =
-                    PlanQuality.of(plan, config.windowRows(), true, options.seed(), config.epoch());
-                order = measured == null ? null : measured.describe();
+                    PlanQuality.of(
+                        plan,
+                        config.windowRows(),
+                        options.shuffle(),
+                        options.seed(),
+                        config.epoch(),
+                        PlanQuality.labels(dataset),
+                        options.batchSize());
+                order =
+                    measured == null
+                        ? null
+                        : (options.shuffle() ? "" : "storage order: ") + measured.describe();
               } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
                 order = "not measured: " + e; // the read is listed all the same
               }
@@ -96,7 +108,7 @@ final class StokerBatch implements Batch {
                   UUID.randomUUID().toString(),
                   planned,
                   executionId,
-                  input,
+                  dataset.input(),
                   ranks,
                   plan.rows(),
                   plan.batchesPerRank(),
@@ -110,7 +122,10 @@ final class StokerBatch implements Batch {
 
   private void cannotList(Throwable e) {
     LoggerFactory.getLogger(StokerBatch.class)
-        .warn("stoker: the Stoker page cannot list the read of {}: {}", input, e.toString());
+        .warn(
+            "stoker: the Stoker page cannot list the read of {}: {}",
+            dataset.input(),
+            e.toString());
   }
 
   @Override

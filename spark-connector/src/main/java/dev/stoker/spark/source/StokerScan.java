@@ -94,7 +94,7 @@ public final class StokerScan implements Scan {
 
   @Override
   public Batch toBatch() {
-    return new StokerBatch(plan, config, read.dataset().input());
+    return new StokerBatch(plan, config, read.dataset());
   }
 
   @Override

@@ -125,9 +125,11 @@ class StokerUiLocalTest {
         .option("dropLast", true)
         .option("shuffle", true)
         .option("shuffleBuffer", 16)
+        .option("labelColumn", "id")
         .load(path)
         .collectAsList();
-    // a shuffled read's order is measured off the read's path: the page lists it once measured
+    // a shuffled read's order is measured off the read's path: the page lists it once measured,
+    // with the mix of its labels (the ids, 100 classes of one row each) in each step
     String measured = "";
     for (long end = System.currentTimeMillis() + 10_000;
         System.currentTimeMillis() < end && !measured.contains("gap entropy"); ) {
@@ -137,7 +139,8 @@ class StokerUiLocalTest {
     assertThat(measured)
         .containsPattern(
             "<td>gap entropy \\d+\\.\\d\\d bits \\(a random permutation: \\d+\\.\\d\\d\\) "
-                + "over each rank&#39;s first 48 rows</td></tr>");
+                + "over each rank&#39;s first 48 rows; a step&#39;s labels \\d\\.\\d{3} from the "
+                + "input&#39;s mix \\(a random permutation: \\d\\.\\d{3}\\) over 6 steps</td></tr>");
   }
 
   @Test
