@@ -12,6 +12,8 @@ import java.util.UUID;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -24,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * The Python ranks of one read on the Stoker page: the driver's listener that sees the barrier
  * stage over the read's handle rows begin (a stage whose lineage holds their RDD), lists it as a
  * run, hands the ranks' figures from the heartbeats to it, and ends it with the stage. Each attempt
- * of the stage is a run of its own; after a stage that succeeded the listener leaves, as the handle
- * rows are spent.
+ * of the stage is a run of its own; the listener leaves after a stage that succeeded (the handle
+ * rows are spent) and when the job over them ends, however it ended, so that a failed read leaves
+ * no listener behind.
  */
 final class PythonRun extends SparkListener {
   private final SparkContext spark;
@@ -37,6 +40,9 @@ final class PythonRun extends SparkListener {
 
   /** The run under way: its stage, its events and its tracker; null between runs. */
   private volatile Active active;
+
+  /** The job whose stages read the handle rows, once it started; -1 before. */
+  private volatile int jobId = -1;
 
   private record Active(int stageId, RunEvents events, ProgressTracker tracker) {}
 
@@ -65,6 +71,32 @@ final class PythonRun extends SparkListener {
       ProgressCounters counters) {
     spark.addSparkListener(
         new PythonRun(spark, handleRdd, description, worldSize, options, counters));
+  }
+
+  @Override
+  public void onJobStart(SparkListenerJobStart start) {
+    if (jobId < 0) {
+      for (Object stage : ScalaSeqs.call(start, "stageInfos")) {
+        if (holdsHandles((StageInfo) stage)) {
+          jobId = start.jobId();
+          return;
+        }
+      }
+    }
+  }
+
+  @Override
+  public void onJobEnd(SparkListenerJobEnd end) {
+    if (end.jobId() != jobId) {
+      return;
+    }
+    Active run = active;
+    active = null;
+    if (run != null) {
+      // a stage the job left unfinished (its end did not come first)
+      run.events().ended("the job over the read ended: " + end.jobResult(), List.of());
+    }
+    spark.removeSparkListener(this);
   }
 
   @Override

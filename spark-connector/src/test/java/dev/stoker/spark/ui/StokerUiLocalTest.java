@@ -173,6 +173,20 @@ class StokerUiLocalTest {
     assertThatThrownBy(() -> barrier(PythonRanks.of(read), 1).collect())
         .hasMessageContaining("rank 1 failed on purpose");
     assertThat(awaitPage("failed after")).contains("rank 1 failed on purpose");
+    // and each read's listener leaves with its job, whether it succeeded or failed
+    long listening = pythonRunListeners();
+    for (long end = System.currentTimeMillis() + 10_000;
+        System.currentTimeMillis() < end && listening > 0; ) {
+      Thread.sleep(20);
+      listening = pythonRunListeners();
+    }
+    assertThat(listening).as("Python runs still listening").isZero();
+  }
+
+  private static long pythonRunListeners() {
+    return spark.sparkContext().listenerBus().listeners().stream()
+        .filter(l -> l.getClass().getName().equals("dev.stoker.spark.python.PythonRun"))
+        .count();
   }
 
   /** The page once it contains {@code text} (the listener thread posts the events), or as it is. */
