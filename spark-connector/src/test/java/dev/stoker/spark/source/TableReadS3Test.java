@@ -22,9 +22,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Delta and an Iceberg table with deletes on a real S3 server, written by their libraries through
- * s3a and read through format("stoker"): the snapshot's rows, read from the store; a run's second
- * epoch served by the shard cache without a request.
+ * A Delta table (partitioned, with column mapping) and an Iceberg table, each with deletes, on a
+ * real S3 server, written by their libraries through s3a and read through format("stoker"): the
+ * snapshot's rows, read from the store; a run's second epoch served by the shard cache without a
+ * request.
  */
 class TableReadS3Test {
   private static S3TestServer s3;
@@ -40,10 +41,16 @@ class TableReadS3Test {
     conf.putAll(TableReadTest.tableSessionConf(root + "/warehouse"));
     spark = SparkClusters.local(2, conf);
     delta = root + "/delta";
+    // partitioned, with column mapping: the partition values' and the physical names' paths are
+    // the store's
     Tables.imageRows(spark, 400, 2)
         .write()
         .format("delta")
+        .partitionBy("label")
         .option("delta.enableDeletionVectors", "true")
+        .option("delta.columnMapping.mode", "name")
+        .option("delta.minReaderVersion", "3")
+        .option("delta.minWriterVersion", "7")
         .save(delta);
     spark.sql("DELETE FROM delta.`" + delta + "` WHERE id % 7 = 0");
     iceberg = TableReadTest.CATALOG + ".s3.t";
