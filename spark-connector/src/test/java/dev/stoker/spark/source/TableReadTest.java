@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stoker.loader.state.InputChangedException;
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.parquet.InputLabels;
+import dev.stoker.spark.parquet.PlanQuality;
 import dev.stoker.spark.parquet.ReadRun;
+import dev.stoker.spark.parquet.SourceDataset;
 import dev.stoker.spark.testing.SparkClusters;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,6 +36,7 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -126,6 +131,25 @@ class TableReadTest {
     assertSnapshotRows(df, spark.read().format("delta").load(delta));
     assertThat(Tables.scan(df).description()).contains("delta table '" + delta + "' at version 2");
     assertThat(runs(df)).as("runs that pass over deleted rows").anyMatch(r -> r.kept() != null);
+  }
+
+  @Test
+  void shouldReadTheLabelsOfTheRowsADeltaSnapshotKeepsForTheOrdersMeasure() {
+    PlanQuality.Labels labels =
+        PlanQuality.labels(
+            SourceDataset.load(Map.of("tableFormat", "delta", "path", delta, "labelColumn", "id")));
+    List<Long> kept =
+        spark.read().format("delta").load(delta).select("id").as(Encoders.LONG()).collectAsList();
+    assertThat(labels.unmeasured()).isNull();
+    assertThat(Arrays.stream(labels.read().labels()).mapToObj(id -> (long) id).toList())
+        .containsExactlyInAnyOrderElementsOf(kept);
+    // labels the table updated to -1 are no class indices: not measured, and said why
+    assertThat(
+            PlanQuality.labels(
+                    SourceDataset.load(
+                        Map.of("tableFormat", "delta", "path", delta, "labelColumn", "label")))
+                .unmeasured())
+        .contains("column 'label' holds -1 in row ");
   }
 
   @Test
@@ -282,6 +306,19 @@ class TableReadTest {
         assertSameValues(read.select("id", column), table, column, 171);
       }
       assertThatThrownBy(() -> Tables.scan(read.select("id", "side"))).hasMessageContaining("side");
+
+      // the order's label measure reads a partition's labels from the log, the kept rows only
+      InputLabels labels =
+          PlanQuality.labels(
+                  SourceDataset.load(
+                      Map.of("tableFormat", "delta", "path", partitioned, "labelColumn", "label")))
+              .read();
+      long[] counts = new long[10];
+      for (Row row : table.groupBy("label").count().collectAsList()) {
+        counts[row.getInt(0)] = row.getLong(1);
+      }
+      assertThat(labels.labels()).hasSize(171);
+      assertThat(labels.counts()).containsExactly(counts);
     }
 
     String nulls = dir.resolve("delta-partition-nulls").toString();
