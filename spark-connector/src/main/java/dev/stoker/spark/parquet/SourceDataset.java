@@ -59,7 +59,7 @@ public record SourceDataset(
                 + table.version()
                 + " has no rows (expected: a table with rows; check the version)");
       }
-      SourceSchema schema = SourceSchema.of(files, conf);
+      SourceSchema schema = SourceSchema.ofTable(files, conf);
       table.checkColumns(schema.sparkSchema().fieldNames());
       checkLabels(options, schema);
       return new SourceDataset(options, new HadoopConf(conf), files, schema, readerRows, table);

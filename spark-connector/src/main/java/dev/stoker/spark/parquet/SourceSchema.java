@@ -25,9 +25,14 @@ public final class SourceSchema {
   private final StructType sparkSchema;
   private final String firstFile;
 
-  private SourceSchema(Map<String, SourceColumn> columns, String firstFile) {
+  /** A table's columns that some data files lack (added since), to the first such file. */
+  private final Map<String, String> missingIn;
+
+  private SourceSchema(
+      Map<String, SourceColumn> columns, String firstFile, Map<String, String> missingIn) {
     this.columns = columns;
     this.firstFile = firstFile;
+    this.missingIn = missingIn;
     List<StructField> fields = new ArrayList<>();
     for (SourceColumn column : columns.values()) {
       fields.add(column.sparkField());
@@ -41,7 +46,54 @@ public final class SourceSchema {
     for (ParquetFile file : files.subList(1, files.size())) {
       checkSame(first, columns, file, columnsOf(file, configured));
     }
-    return new SourceSchema(columns, first.path());
+    return new SourceSchema(columns, first.path(), Map.of());
+  }
+
+  /**
+   * The columns of a table's data files (under the table's names): a column some files lack, added
+   * to the table since they were written, is one of the schema's, in the order files that hold it
+   * give, but refused when selected ({@link #select}), since its rows in the older files have no
+   * value; the columns every file holds are read as usual. Columns two files hold as different
+   * types are refused.
+   */
+  static SourceSchema ofTable(List<ParquetFile> files, Configuration configured) {
+    Map<String, SourceColumn> columns = new LinkedHashMap<>();
+    Map<String, String> holder = new LinkedHashMap<>();
+    List<Map<String, SourceColumn>> perFile = new ArrayList<>();
+    for (ParquetFile file : files) {
+      Map<String, SourceColumn> own = columnsOf(file, configured);
+      perFile.add(own);
+      for (SourceColumn column : own.values()) {
+        SourceColumn known = columns.putIfAbsent(column.name(), column);
+        if (known == null) {
+          holder.put(column.name(), file.path());
+        } else if (!DataType.equalsIgnoreNullability(known.sparkType(), column.sparkType())
+            || known.fixedLength() != column.fixedLength()) {
+          throw new IllegalArgumentException(
+              "files disagree on their schema: file '"
+                  + file.path()
+                  + "' has column '"
+                  + column.name()
+                  + "' as "
+                  + column.describe()
+                  + ", but file '"
+                  + holder.get(column.name())
+                  + "' has it as "
+                  + known.describe()
+                  + " (expected: one type per column in every file of the table; rewrite the "
+                  + "table's files)");
+        }
+      }
+    }
+    Map<String, String> missingIn = new LinkedHashMap<>();
+    for (int f = 0; f < files.size(); f++) {
+      for (String name : columns.keySet()) {
+        if (!perFile.get(f).containsKey(name)) {
+          missingIn.putIfAbsent(name, files.get(f).path());
+        }
+      }
+    }
+    return new SourceSchema(columns, files.get(0).path(), Map.copyOf(missingIn));
   }
 
   private static Map<String, SourceColumn> columnsOf(ParquetFile file, Configuration configured) {
@@ -116,6 +168,17 @@ public final class SourceSchema {
                 + "(expected one of: "
                 + String.join(", ", columns.keySet())
                 + ")");
+      }
+      String lacking = missingIn.get(column.name());
+      if (lacking != null) {
+        throw new IllegalArgumentException(
+            "column '"
+                + column.name()
+                + "' is not in the table's data file '"
+                + lacking
+                + "' (added to the table after that file was written): its rows there have no "
+                + "value, and Stoker loads no nulls (expected: leave the column out of the read, "
+                + "or rewrite the table's files with a value in every row)");
       }
       if (column.kind() == Kind.UNSUPPORTED) {
         throw new IllegalArgumentException(

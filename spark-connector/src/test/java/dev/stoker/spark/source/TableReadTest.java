@@ -477,6 +477,30 @@ class TableReadTest {
   }
 
   @Test
+  void shouldReadTheColumnsEveryFileHoldsOfATableThatGainedAColumn() {
+    String grown = dir.resolve("delta-grown").toString();
+    Tables.imageRows(spark, 100, 2).select("id", "label").write().format("delta").save(grown);
+    spark.sql("ALTER TABLE delta.`" + grown + "` ADD COLUMNS (extra int)");
+    spark
+        .range(100, 200, 1, 2)
+        .selectExpr("id", "cast(id % 10 as int) as label", "cast(id as int) as extra")
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(grown);
+
+    Dataset<Row> read = stoker().option("tableFormat", "delta").load(grown);
+    assertThat(read.schema().fieldNames()).containsExactly("id", "label", "extra");
+    assertSameValues(
+        read.select("id", "label"), spark.read().format("delta").load(grown), "label", 200);
+    assertThatThrownBy(() -> Tables.scan(read.select("id", "extra")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("column 'extra' is not in the table's data file '")
+        .hasMessageContaining("added to the table after that file was written")
+        .hasMessageContaining("leave the column out of the read");
+  }
+
+  @Test
   void shouldNameATableWithNoRows() {
     String empty = CATALOG + ".db.empty";
     spark.sql("CREATE TABLE " + empty + " (id bigint) USING iceberg");
