@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +51,11 @@ class LabelMixTest {
         .write()
         .option("parquet.block.size", "4096")
         .parquet(sorted);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
   }
 
   private static DataFrameReader read(boolean shuffle) {
