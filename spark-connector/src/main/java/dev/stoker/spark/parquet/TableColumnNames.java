@@ -1,6 +1,5 @@
 package dev.stoker.spark.parquet;
 
-import dev.stoker.spark.cluster.ScalaSeqs;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -105,7 +104,7 @@ final class TableColumnNames {
         int at = positions.get(p);
         value[p] = row.isNullAt(at) ? null : (Number) row.get(at, fields[at].dataType());
       }
-      for (Object file : ScalaSeqs.call(directory, "files")) {
+      for (Object file : elements(call(directory, "files"))) {
         values.put(((FileStatus) call(file, "fileStatus")).getPath().toString(), value);
       }
     }
@@ -135,7 +134,7 @@ final class TableColumnNames {
       if (method.getName().equals("listFiles") && method.getParameterCount() == 2) {
         Object none = scala.collection.immutable.Nil$.MODULE$;
         try {
-          return ScalaSeqs.elements(method.invoke(index, none, none));
+          return elements(method.invoke(index, none, none));
         } catch (InvocationTargetException e) {
           if (e.getCause() instanceof RuntimeException runtime) {
             throw runtime;
@@ -175,6 +174,16 @@ final class TableColumnNames {
       fields.put(column, new ColumnNames.FileField((Integer) call(field, "fieldId"), null));
     }
     return new ColumnNames(fields);
+  }
+
+  /** The elements of a Scala sequence, whose type differs between Scala 2.12 and 2.13. */
+  private static List<Object> elements(Object sequence) {
+    List<Object> list = new ArrayList<>();
+    scala.collection.Iterator<?> it = ((scala.collection.Iterable<?>) sequence).iterator();
+    while (it.hasNext()) {
+      list.add(it.next());
+    }
+    return list;
   }
 
   private static <T> T find(LogicalPlan plan, Class<T> type) {
