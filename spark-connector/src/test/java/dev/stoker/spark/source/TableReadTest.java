@@ -305,6 +305,13 @@ class TableReadTest {
       for (String column : List.of("label", "quarter", "half")) {
         assertSameValues(read.select("id", column), table, column, 171);
       }
+      // partition columns alone: rows of no column the files hold
+      Map<Integer, Long> perLabel = new HashMap<>();
+      for (Row row : read.select("label", "quarter").collectAsList()) {
+        assertThat(row.getLong(1)).isBetween(0L, 3L);
+        perLabel.merge(row.getInt(0), 1L, Long::sum);
+      }
+      assertThat(perLabel.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(160);
       assertThatThrownBy(() -> Tables.scan(read.select("id", "side"))).hasMessageContaining("side");
 
       // the order's label measure reads a partition's labels from the log, the kept rows only
