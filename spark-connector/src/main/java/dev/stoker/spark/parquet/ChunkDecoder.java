@@ -153,6 +153,39 @@ public final class ChunkDecoder {
   }
 
   /**
+   * Passes over the next {@code rows} rows. Of a column of one value per row or a fixed number, the
+   * rest of the current page is decoded and checked, then whole pages are passed over by their
+   * headers ({@link ColumnPages#skipPages}; their rows are another reader's), and the rows left
+   * decoded and checked; a variable-length list's rows are all decoded. Errors as {@link #read}.
+   */
+  void pass(int rows) throws IOException {
+    if (variableList || !(pages instanceof ColumnPages columnPages)) {
+      read(rows, null, 0);
+      return;
+    }
+    try {
+      long wanted = (long) rows * perRow;
+      long inPage = Math.min(pageLeft, wanted);
+      decodeValues(inPage, null, 0);
+      wanted -= inPage;
+      if (wanted > 0) {
+        long skipped = columnPages.skipPages(wanted, perRow);
+        value += skipped;
+        wanted -= skipped;
+      }
+      decodeValues(wanted, null, 0);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    } catch (PageFormatException e) {
+      throw corrupt(e.getMessage(), e);
+    } catch (RowErrors.BadRow e) {
+      throw e;
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw unexpected(e);
+    }
+  }
+
+  /**
    * Decodes the next {@code rows} rows of a variable-length column into column {@code column} of
    * {@code window}, from row {@code atRow}; errors as {@link #read}.
    */
@@ -182,7 +215,11 @@ public final class ChunkDecoder {
   }
 
   private void decode(int rows, ByteBuffer dst, int index) throws IOException {
-    long wanted = (long) rows * perRow;
+    decodeValues((long) rows * perRow, dst, index);
+  }
+
+  /** Decodes the next {@code wanted} values into {@code dst} from byte {@code index}. */
+  private void decodeValues(long wanted, ByteBuffer dst, int index) throws IOException {
     while (wanted > 0) {
       if (pageLeft == 0) {
         nextPage();

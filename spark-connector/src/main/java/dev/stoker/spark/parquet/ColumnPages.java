@@ -37,7 +37,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  */
 public final class ColumnPages implements PageReader {
   /** Bytes read from the file at once. */
-  static final int WINDOW_BYTES = 8 << 20;
+  static final int WINDOW_BYTES = 4 << 20;
 
   /** The first guess at a page header's size (its statistics make it vary). */
   private static final int HEADER_BYTES = 256;
@@ -169,6 +169,50 @@ public final class ColumnPages implements PageReader {
         pastFirst = true;
       }
       return null;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      throw new UncheckedIOException(unexpected(e));
+    }
+  }
+
+  /**
+   * Passes over the data pages ahead, by their headers alone, while the next holds at most {@code
+   * values} values (level entries), a whole number of {@code perRow} (the values of a row, so that
+   * a page that splits a row is read), and is not the chunk's last; returns how many were passed.
+   * Their bodies are neither read nor decompressed nor checked: a reader that starts at a depth of
+   * its row group passes the rows before it this way. The page that would pass {@code values} is
+   * left to {@link #readPage}.
+   */
+  long skipPages(long values, int perRow) {
+    try {
+      long passed = 0;
+      while (valuesLeft > 0 && next < end) {
+        long at = next;
+        PageHeader header = header(HEADER_BYTES);
+        int count;
+        if (header.getType() == PageType.DATA_PAGE) {
+          count = count(header.getData_page_header().getNum_values());
+        } else if (header.getType() == PageType.DATA_PAGE_V2) {
+          count = count(header.getData_page_header_v2().getNum_values());
+        } else {
+          if (header.getType() == PageType.DICTIONARY_PAGE && pastFirst) {
+            throw corrupt("a dictionary page after the first page", null);
+          }
+          skip(header);
+          pastFirst = true;
+          continue;
+        }
+        if (passed + count > values || count == valuesLeft || count % perRow != 0) {
+          next = at;
+          return passed;
+        }
+        skip(header);
+        pastFirst = true;
+        valuesLeft -= count;
+        passed += count;
+      }
+      return passed;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
@@ -333,10 +377,15 @@ public final class ColumnPages implements PageReader {
 
   /** The header of the page at {@code next}; sets {@code bodyAt} to where its body starts. */
   private PageHeader header() throws IOException {
+    return header(WINDOW_BYTES);
+  }
+
+  /** {@link #header()}, reading at least {@code ahead} bytes from it where the window lacks it. */
+  private PageHeader header(int ahead) throws IOException {
     pageAt = next;
     int want = (int) Math.min(HEADER_BYTES, end - next);
     while (true) {
-      int at = ensure(next, want);
+      int at = ensure(next, want, ahead);
       int available = windowLength - at;
       ByteArrayInputStream bytes = new ByteArrayInputStream(window, at, available);
       PageHeader header;
@@ -367,6 +416,11 @@ public final class ColumnPages implements PageReader {
    * reads may ({@link FileBytes#alignment()}).
    */
   private int ensure(long position, int length) throws IOException {
+    return ensure(position, length, WINDOW_BYTES);
+  }
+
+  /** {@link #ensure(long, int)}, reading at least {@code ahead} bytes from {@code position}. */
+  private int ensure(long position, int length, int ahead) throws IOException {
     if (position >= windowStart && position + length <= windowStart + windowLength) {
       return (int) (position - windowStart);
     }
@@ -375,7 +429,7 @@ public final class ColumnPages implements PageReader {
     }
     int alignment = file.alignment();
     long start = position - position % alignment;
-    long stop = Math.max(position + length, Math.min(position + WINDOW_BYTES, end));
+    long stop = Math.max(position + length, Math.min(position + ahead, end));
     stop = Math.min(file.length(), (stop + alignment - 1) / alignment * alignment);
     if (stop < position + length) {
       throw corrupt(

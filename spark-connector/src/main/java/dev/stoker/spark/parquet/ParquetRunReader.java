@@ -194,10 +194,13 @@ public final class ParquetRunReader implements RunReader {
     }
   }
 
-  /** Passes over the next {@code rows} rows of the group, their levels checked. */
+  /**
+   * Passes over the next {@code rows} rows of the group: whole pages by their headers, the rest
+   * decoded and checked ({@link ChunkDecoder#pass}).
+   */
   private void pass(int rows) throws IOException {
     for (ChunkDecoder decoder : decoders) {
-      decoder.read(rows, null, 0);
+      decoder.pass(rows);
     }
     groupLeft -= rows;
   }

@@ -34,7 +34,8 @@ import org.apache.parquet.hadoop.ParquetInputFormat;
  *
  * <p>Where the plan deals a few row groups' rows in turn ({@link GroupStripes}), a run that goes on
  * where an earlier one of the same row group stopped is read by that run's reader, kept open for
- * it: each row group is read once, front to back, however its rows are dealt.
+ * it: each place of a row group (each depth) is read once, front to back, however its rows are
+ * dealt.
  */
 public final class RankStream implements ChunkStream {
   private final ReadConfig config;
@@ -57,7 +58,7 @@ public final class RankStream implements ChunkStream {
   private long runLeft;
   private RunReader reader;
 
-  /** Where the reader's run goes on (its row group's "path#ordinal"; null: it ends here). */
+  /** The reader's row group, as "path#ordinal" (null: its run ends the reader). */
   private String readerKey;
 
   /** The row of its row group the reader reads next once its run is read, and where it ends. */
@@ -71,11 +72,12 @@ public final class RankStream implements ChunkStream {
   /** Per run of the part: whether an earlier run's reader reads it. */
   private boolean[] continues;
 
-  /** Readers kept open for runs that go on from where they stopped, by row group. */
+  /** Readers kept open for runs that go on from where they stopped, by {@link #heldKey}. */
   private final Map<String, HeldReader> held = new LinkedHashMap<>();
 
   private final WindowSink sink;
   private final RunOpener opener;
+  private final boolean remote;
   private final Map<String, FileFooter> footers;
 
   RankStream(
@@ -113,7 +115,8 @@ public final class RankStream implements ChunkStream {
     conf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, config.verifyChecksums());
     this.left = partition.streamRows();
     this.footers = partition.footers();
-    this.opener = new RunOpener(this::open, remote() ? StorageReads.threads(conf) : null);
+    this.remote = remote();
+    this.opener = new RunOpener(this::open, remote ? StorageReads.threads(conf) : null);
   }
 
   /**
@@ -209,14 +212,22 @@ public final class RankStream implements ChunkStream {
   private record HeldReader(RunReader reader, long next, long end) {}
 
   /**
-   * Most readers kept open at once: a stripe's row groups, and those of the stripe before at a
-   * rank's start. One more closes the oldest (its rows are read again from a new reader).
+   * Most readers kept open at once: a stripe's places, and those of the stripe before at a rank's
+   * start. One more closes the oldest (its rows are read again from a new reader).
    */
-  private static final int MAX_HELD = 2 * GroupStripes.MAX_GROUPS + 2;
+  private static final int MAX_HELD = 2 * GroupStripes.MAX_PLACES + 2;
 
   /** The row group a one-group run reads, as "path#ordinal"; null for runs of several. */
   private static String keyOf(ReadRun run) {
     return run.rowGroups() == 1 ? run.path() + "#" + run.firstRowGroup() : null;
+  }
+
+  /**
+   * A reader of row group {@code key} that reads row {@code next} of it next: a row group read at
+   * several depths has a reader at each.
+   */
+  private static String heldKey(String key, long next) {
+    return key + "@" + next;
   }
 
   /**
@@ -227,18 +238,19 @@ public final class RankStream implements ChunkStream {
     int n = list.size();
     opening = new ReadRun[n];
     continues = new boolean[n];
-    Map<String, long[]> later = new HashMap<>(); // key -> {skipRows, chain end, index}
+    // "key@first row" -> {chain end, index} of the earliest later run starting there
+    Map<String, long[]> later = new HashMap<>();
     for (int i = n - 1; i >= 0; i--) {
       ReadRun run = list.get(i);
       String key = keyOf(run);
       long end = run.skipRows() + run.rows();
       if (key != null) {
-        long[] next = later.get(key);
-        if (next != null && next[0] == end) {
-          end = next[1];
-          continues[(int) next[2]] = true;
+        long[] next = later.remove(heldKey(key, end));
+        if (next != null) {
+          end = next[0];
+          continues[(int) next[1]] = true;
         }
-        later.put(key, new long[] {run.skipRows(), end, i});
+        later.put(heldKey(key, run.skipRows()), new long[] {end, i});
       }
       opening[i] = end > run.skipRows() + run.rows() ? run.withRows(end - run.skipRows()) : run;
     }
@@ -335,19 +347,16 @@ public final class RankStream implements ChunkStream {
     int i = nextRun++;
     ReadRun run = runs.get(i);
     String key = keyOf(run);
-    HeldReader kept = key == null ? null : held.remove(key);
-    if (kept != null && kept.next() == run.skipRows()) {
+    HeldReader kept = key == null ? null : held.remove(heldKey(key, run.skipRows()));
+    if (kept != null) {
       reader = kept.reader();
       readerEnd = kept.end();
     } else {
-      if (kept != null) {
-        kept.reader().close();
-      }
       // a run whose reader was closed to keep few open is read on from here to its chain's end
       ReadRun whole = continues[i] ? chainFrom(i) : opening[i];
       reader = opener.open(whole);
       readerEnd = whole.skipRows() + whole.rows();
-      counters.bytesRead.add(whole.bytes());
+      counters.bytesRead.add(bytesOf(whole));
       // Stoker's reader only: Spark's may look for its task on the thread that opens it
       int ahead = nextOpened(nextRun);
       if (ahead >= 0 && runs.get(ahead).decodable()) {
@@ -357,6 +366,18 @@ public final class RankStream implements ChunkStream {
     readerKey = key;
     readerNext = run.skipRows() + run.rows();
     runLeft = run.rows();
+  }
+
+  /**
+   * The bytes a reader of {@code run} reads: of a local row group, the share its rows take
+   * (Stoker's reader passes over the pages before them by their headers); else every byte of its
+   * row groups.
+   */
+  private long bytesOf(ReadRun run) {
+    if (remote || run.rowGroups() != 1 || !run.decodable() || run.rows() >= run.groupRows()) {
+      return run.bytes();
+    }
+    return Math.round((double) run.bytes() * run.rows() / run.groupRows());
   }
 
   /** Run {@code i} with every row its chain reads after it. */
@@ -397,7 +418,11 @@ public final class RankStream implements ChunkStream {
       open.close();
       return;
     }
-    held.put(readerKey, new HeldReader(open, readerNext, readerEnd));
+    HeldReader before =
+        held.put(heldKey(readerKey, readerNext), new HeldReader(open, readerNext, readerEnd));
+    if (before != null) {
+      before.reader().close();
+    }
     if (held.size() > MAX_HELD) {
       Iterator<Map.Entry<String, HeldReader>> oldest = held.entrySet().iterator();
       HeldReader evicted = oldest.next().getValue();

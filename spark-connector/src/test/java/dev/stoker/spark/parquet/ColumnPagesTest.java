@@ -162,6 +162,83 @@ class ColumnPagesTest {
     assertEquals(3, unchecked.getValueCount());
   }
 
+  /**
+   * A reader that starts at a depth of its row group passes the pages before it by their headers: a
+   * body its checksum refuses is never read there, a page that would pass the rows asked for or a
+   * row's values, and the chunk's last, are left to {@link ColumnPages#readPage}, which checks
+   * them.
+   */
+  @Test
+  void shouldPassOverWholePagesByTheirHeadersAlone() throws Exception {
+    byte[] first = Pages.floats(1, 2, 3);
+    byte[] second = Pages.floats(4, 5);
+    byte[] third = Pages.floats(6, 7);
+    Chunk chunk =
+        new Chunk()
+            .page(v1(first.length, 3).setCrc(crc(first) ^ 1), first)
+            .page(index(), new byte[7])
+            .page(v1(second.length, 2).setCrc(crc(second)), second)
+            .page(v2(third.length, 2).setCrc(crc(third)), third);
+    ColumnPages pages = pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true);
+    assertEquals(3, pages.skipPages(4, 1), "the first page; the next would pass 4 values");
+    assertArrayEquals(second, ((DataPageV1) pages.readPage()).getBytes().toByteArray());
+    assertEquals(0, pages.skipPages(2, 1), "the chunk's last page is read");
+    assertArrayEquals(third, ((DataPageV2) pages.readPage()).getData().toByteArray());
+    assertNull(pages.readPage());
+
+    ColumnPages pairs = pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true);
+    assertEquals(0, pairs.skipPages(6, 2), "3 values are not whole rows of 2");
+    assertMessage(pairs, "a page whose checksum does not match its bytes");
+  }
+
+  /** {@link ChunkDecoder#pass} passes whole pages unread and decodes the rows after them. */
+  @Test
+  void shouldDecodeTheRowsAfterThePagesPassedOver() throws Exception {
+    byte[] first = Pages.floats(1, 2, 3);
+    byte[] second = Pages.floats(4, 5);
+    byte[] third = Pages.floats(6, 7);
+    Chunk chunk =
+        new Chunk()
+            .page(v1(first.length, 3).setCrc(crc(first) ^ 1), first)
+            .page(v1(second.length, 2).setCrc(crc(second)), second)
+            .page(v1(third.length, 2).setCrc(crc(third)), third);
+    org.apache.parquet.schema.MessageType schema =
+        org.apache.parquet.schema.Types.buildMessage()
+            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT)
+            .named("x")
+            .named("file");
+    ChunkDecoder decoder =
+        new ChunkDecoder(
+            FLOATS,
+            schema.getColumnDescription(new String[] {"x"}),
+            schema,
+            pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true),
+            "file:/data/part-0.parquet",
+            0);
+    decoder.pass(4);
+    java.nio.ByteBuffer rows =
+        java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    decoder.read(3, rows, 0);
+    assertArrayEquals(Pages.floats(5, 6, 7), rows.array());
+
+    ChunkDecoder fromTheStart =
+        new ChunkDecoder(
+            FLOATS,
+            schema.getColumnDescription(new String[] {"x"}),
+            schema,
+            pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true),
+            "file:/data/part-0.parquet",
+            0);
+    IOException e = assertThrows(IOException.class, () -> fromTheStart.pass(2));
+    assertTrue(e.getMessage().contains("checksum does not match"), e.getMessage());
+  }
+
+  private static int crc(byte[] body) {
+    CRC32 crc = new CRC32();
+    crc.update(body);
+    return (int) crc.getValue();
+  }
+
   @Test
   void shouldRefuseADictionaryPageAfterADataPage() {
     byte[] body = Pages.floats(1);

@@ -190,7 +190,7 @@ class RankPlannerTest {
   /**
    * Dealt in stripes, any range of the order's positions is read once: the ranks' ranges (and any
    * cut of them) cover every row exactly once, and a stripe's first round holds a block of each of
-   * its row groups.
+   * its places (each depth of each of its row groups).
    */
   @Test
   void shouldDealStripesOfRowGroupsCoveringEveryRowOnce() {
@@ -204,7 +204,11 @@ class RankPlannerTest {
       }
       long total = rows(groups);
       long[] starts = RankPlanner.starts(groups);
-      GroupStripes stripes = new GroupStripes(2 + random.nextInt(4), 1 + random.nextInt(8));
+      GroupStripes stripes =
+          new GroupStripes(1 + random.nextInt(4), 1 + random.nextInt(3), 1 + random.nextInt(8));
+      if (!stripes.deals()) {
+        continue;
+      }
       long cut = random.nextLong(total + 1);
       List<String> rows = new ArrayList<>();
       rows.addAll(rowsOf(RankPlanner.runs(groups, starts, total, 0, cut, stripes)));
@@ -218,19 +222,33 @@ class RankPlannerTest {
           .allMatch(run -> run.rowGroups() == 1);
       List<ReadRun> firstRound =
           RankPlanner.runs(groups, starts, total, 0, Math.min(total, stripes.blockRows()), stripes);
-      assertThat(firstRound.get(0).path() + firstRound.get(0).firstRowGroup())
-          .isEqualTo(groups.get(0).path() + groups.get(0).rowGroup().ordinal());
+      if (groups.get(0).rows() >= stripes.depths()) {
+        assertThat(firstRound.get(0).path() + firstRound.get(0).firstRowGroup())
+            .isEqualTo(groups.get(0).path() + groups.get(0).rowGroup().ordinal());
+        assertThat(firstRound.get(0).skipRows()).isZero();
+      }
+      long placeRows = (long) stripes.depths() * stripes.blockRows();
       if (groups.size() >= stripes.groups()
-          && groups.stream().allMatch(g -> g.rows() >= stripes.blockRows())) {
+          && groups.stream().allMatch(g -> g.rows() >= placeRows)) {
         Set<String> dealt = new HashSet<>();
+        Set<String> places = new HashSet<>();
+        int blocks = stripes.groups() * stripes.depths();
         for (ReadRun run :
             RankPlanner.runs(
-                groups, starts, total, 0, (long) stripes.groups() * stripes.blockRows(), stripes)) {
-          for (int g = 0; g < run.rowGroups(); g++) { // whole groups of a file: one run
-            dealt.add(run.path() + "#" + (run.firstRowGroup() + g));
+                groups, starts, total, 0, (long) blocks * stripes.blockRows(), stripes)) {
+          dealt.add(run.path() + "#" + run.firstRowGroup());
+          int depth = 0;
+          while (depth < stripes.depths()
+              && run.groupRows() * depth / stripes.depths() != run.skipRows()) {
+            depth++;
           }
+          assertThat(depth)
+              .as("a place's first block starts where its depth does")
+              .isLessThan(stripes.depths());
+          places.add(run.path() + "#" + run.firstRowGroup() + "@" + depth);
         }
         assertThat(dealt).as("one block of each row group of the stripe").hasSize(stripes.groups());
+        assertThat(places).as("one block of each depth of each").hasSize(blocks);
       }
     }
   }

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stoker.loader.state.LoaderState;
 import dev.stoker.spark.testing.SparkClusters;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -99,16 +102,16 @@ class StripedOrderTest {
     int perRank = ROWS / (2 * BATCH) * BATCH;
     assertEachRowOnce(ranks, perRank);
     for (List<Long> rank : ranks) {
-      // the default window holds 8,192 rows: blocks of 1,024 rows of 8 row groups
+      // the default window holds 8,192 rows: blocks of 512 rows of 8 row groups at 2 depths
       assertThat(labelsOfFirst(rank, 8192)).hasSizeGreaterThanOrEqualTo(4);
     }
 
     // a window too small for two blocks reads one row group after another, as stored
-    Dataset<Row> plain = reader(2).option("shuffleBuffer", 1024).load(sorted).select("id");
+    Dataset<Row> plain = reader(2).option("shuffleBuffer", 1000).load(sorted).select("id");
     List<List<Long>> small = Tables.idsByRank(plain, "id");
     assertEachRowOnce(small, perRank);
     for (List<Long> rank : small) {
-      assertThat(labelsOfFirst(rank, 1024)).hasSizeLessThanOrEqualTo(2);
+      assertThat(labelsOfFirst(rank, 1000)).hasSizeLessThanOrEqualTo(2);
     }
 
     // each row group read once either way (a reader kept open reads on between its blocks), but
@@ -121,6 +124,44 @@ class StripedOrderTest {
         .as("bytes read dealt, against %d as stored", plainBytes)
         .isPositive()
         .isLessThan(plainBytes * 3 / 2);
+  }
+
+  /**
+   * One row group alone is read at sixteen depths: the first window of a rank holds rows of every
+   * label of an input sorted by label, where read front to back it would hold one.
+   */
+  @Test
+  void shouldReadARowGroupAtSeveralDepthsAtOnce() throws IOException {
+    String one = dir.resolve("one-group").toString();
+    spark
+        .range(0, 40_000, 1, 1)
+        .selectExpr("id", "cast(id * " + LABELS + " / 40000 as int) as label")
+        .write()
+        .parquet(one);
+    Dataset<Row> read = reader(1).load(one).select("id", "label");
+    assertThat(Tables.scan(read).plan().rowGroups()).isEqualTo(1);
+    List<Row> rows = read.collectAsList();
+    assertThat(rows).hasSize(40_000 / BATCH * BATCH);
+    assertThat(rows.stream().map(row -> row.getLong(0)).distinct().count())
+        .as("no row twice")
+        .isEqualTo(rows.size());
+    Set<Integer> labels = new HashSet<>();
+    for (Row row : rows.subList(0, 8192)) {
+      labels.add(row.getInt(1));
+    }
+    assertThat(labels).as("labels of the first window").hasSize(LABELS);
+    long fileBytes;
+    try (Stream<Path> files = Files.walk(Path.of(one))) {
+      fileBytes =
+          files
+              .filter(f -> f.toString().endsWith(".parquet"))
+              .mapToLong(f -> f.toFile().length())
+              .sum();
+    }
+    assertThat(Tables.scanNode(read).metrics().apply(SourceMetrics.BYTES_READ).value())
+        .as("bytes read: the row group once, whatever its depths")
+        .isPositive()
+        .isLessThanOrEqualTo(fileBytes);
   }
 
   @Test
