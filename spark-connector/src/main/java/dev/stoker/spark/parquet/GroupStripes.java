@@ -64,7 +64,8 @@ record GroupStripes(int groups, int depths, int blockRows) {
    * into as many depths as make {@link #MAX_PLACES} places, in blocks that a window of {@code
    * windowRows} rows holds one of each place of, but of at least {@link #MIN_BLOCK_ROWS} rows; else
    * (or with a window too small for two blocks) {@link #NONE}. A reader from remote storage fetches
-   * a row group's bytes from its start, so there each row group is one place.
+   * a row group's bytes from its start, and Spark's reader (for encodings Stoker's does not decode)
+   * reads the rows it passes: there each row group is one place.
    */
   static GroupStripes of(List<RankPlanner.Group> groups, boolean shuffle, int windowRows) {
     if (!shuffle || windowRows < 2 * MIN_BLOCK_ROWS || groups.isEmpty()) {
@@ -74,10 +75,12 @@ record GroupStripes(int groups, int depths, int blockRows) {
     long largest = 1;
     long fewestRows = Long.MAX_VALUE;
     boolean remote = false;
+    boolean passesPages = true;
     for (RankPlanner.Group group : groups) {
       largest = Math.max(largest, group.bytes());
       fewestRows = Math.min(fewestRows, group.rows());
       remote |= isRemote(group.path());
+      passesPages &= group.decodable();
     }
     if (remote) {
       width = (int) Math.max(1, Math.min(width, REMOTE_GROUP_BYTES / largest));
@@ -86,7 +89,8 @@ record GroupStripes(int groups, int depths, int blockRows) {
     int blockRows = Math.max(MIN_BLOCK_ROWS, windowRows / places);
     // a depth holds two blocks at least, else its reader would barely start before it ends
     long depthsByRows = Math.max(1, fewestRows / (2L * blockRows));
-    int depths = remote ? 1 : (int) Math.min(Math.max(1, places / width), depthsByRows);
+    int depths =
+        remote || !passesPages ? 1 : (int) Math.min(Math.max(1, places / width), depthsByRows);
     if (width * depths == 1) {
       return NONE;
     }

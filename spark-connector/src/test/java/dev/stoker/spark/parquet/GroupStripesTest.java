@@ -58,6 +58,16 @@ class GroupStripesTest {
   }
 
   @Test
+  void shouldReadRowGroupsOfSparksReaderFromTheirStart() {
+    List<RankPlanner.Group> groups = groups("/data", 4, 25_000);
+    RankPlanner.Group first = groups.get(0);
+    groups.set(0, new RankPlanner.Group(first.path(), first.rowGroup(), first.bytes(), false));
+    assertThat(GroupStripes.of(groups, true, 8192))
+        .as("Spark's reader decodes the rows it passes: one place a row group")
+        .isEqualTo(new GroupStripes(4, 1, 2048));
+  }
+
+  @Test
   void shouldReadInOrderWithoutAShuffleOrWithATinyWindow() {
     assertThat(GroupStripes.of(groups("/data", 4, 25_000), false, 8192))
         .isEqualTo(GroupStripes.NONE);
