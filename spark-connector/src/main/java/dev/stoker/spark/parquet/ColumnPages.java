@@ -55,6 +55,7 @@ public final class ColumnPages implements PageReader {
   private final int bytesPerValue;
   private final boolean verifyChecksums;
   private final CRC32 crc = new CRC32();
+  private final PageArrays arrays;
   private byte[] window = new byte[0];
   private long windowStart;
   private int windowLength;
@@ -82,6 +83,22 @@ public final class ColumnPages implements PageReader {
       String path,
       ColumnSpec spec,
       boolean verifyChecksums) {
+    this(file, decompressor, path, spec, verifyChecksums, null);
+  }
+
+  /**
+   * {@link #ColumnPages(FileBytes, PageDecompressor, String, ColumnSpec, boolean)} whose window and
+   * page buffer come from {@code arrays} (may be null: allocated) and go back there on {@link
+   * #release}.
+   */
+  ColumnPages(
+      FileBytes file,
+      PageDecompressor decompressor,
+      String path,
+      ColumnSpec spec,
+      boolean verifyChecksums,
+      PageArrays arrays) {
+    this.arrays = arrays;
     this.file = file;
     this.decompressor = decompressor;
     this.path = path;
@@ -128,7 +145,8 @@ public final class ColumnPages implements PageReader {
       return null;
     }
     try {
-      PageHeader header = header();
+      // the first header alone: a reader that starts at a depth passes the pages after it unread
+      PageHeader header = header(HEADER_BYTES);
       if (header.getType() != PageType.DICTIONARY_PAGE) {
         return null;
       }
@@ -352,9 +370,39 @@ public final class ColumnPages implements PageReader {
 
   private byte[] pageBuffer(int size) throws IOException {
     if (pageBytes.length < size) {
-      pageBytes = allocate(size);
+      byte[] old = pageBytes;
+      pageBytes = new byte[0];
+      giveBack(old);
+      pageBytes = arrayOf(size);
     }
     return pageBytes;
+  }
+
+  /** An array of at least {@code size} bytes: one handed on by an earlier reader, or a new one. */
+  private byte[] arrayOf(int size) throws IOException {
+    byte[] kept = arrays == null ? null : arrays.take(size);
+    return kept != null ? kept : allocate(size);
+  }
+
+  private void giveBack(byte[] array) {
+    if (arrays != null) {
+      arrays.give(array);
+    }
+  }
+
+  /**
+   * Hands the window and the page buffer on to the next reader (with {@code arrays}); the pages
+   * read before are not read again. For when the reader closes.
+   */
+  void release() {
+    byte[] oldWindow = window;
+    byte[] oldPage = pageBytes;
+    window = new byte[0];
+    windowStart = 0;
+    windowLength = 0;
+    pageBytes = new byte[0];
+    giveBack(oldWindow);
+    giveBack(oldPage);
   }
 
   /**
@@ -441,10 +489,12 @@ public final class ColumnPages implements PageReader {
     }
     int size = (int) (stop - start);
     if (window.length < size) {
+      byte[] old = window;
       window = new byte[0]; // the old window's memory is free for the new one
       windowLength = 0;
       windowStart = 0;
-      window = allocate(size);
+      giveBack(old);
+      window = arrayOf(size);
     }
     windowLength = 0;
     try {

@@ -24,6 +24,12 @@ public final class FileFooter implements Serializable {
   private final FileStatus status;
   private final byte[] metadata;
 
+  /**
+   * The footer once read from its bytes: a dealt read opens a reader for each place of each row
+   * group, and reading the footer again for each is a third of an open's time.
+   */
+  private transient volatile ParquetMetadata read;
+
   private FileFooter(FileStatus status, byte[] metadata) {
     this.status = status;
     this.metadata = metadata;
@@ -45,10 +51,19 @@ public final class FileFooter implements Serializable {
     return status;
   }
 
-  /** The footer, read from its bytes. */
+  /**
+   * The footer, read from its bytes once (two threads may both read it the first time). Its readers
+   * only read it.
+   */
   ParquetMetadata read() throws IOException {
-    return new ParquetMetadataConverter()
-        .fromParquetMetadata(Util.readFileMetaData(new ByteArrayInputStream(metadata)));
+    ParquetMetadata footer = read;
+    if (footer == null) {
+      footer =
+          new ParquetMetadataConverter()
+              .fromParquetMetadata(Util.readFileMetaData(new ByteArrayInputStream(metadata)));
+      read = footer;
+    }
+    return footer;
   }
 
   /** The footer's size in bytes, as sent. */

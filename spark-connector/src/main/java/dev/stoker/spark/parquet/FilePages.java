@@ -50,7 +50,8 @@ public final class FilePages implements Closeable {
       Configuration conf,
       boolean verifyChecksums,
       long rowsToRead,
-      LongAdder storageWait)
+      LongAdder storageWait,
+      PageArrays arrays)
       throws IOException {
     this.path = path;
     this.groups = groups;
@@ -72,7 +73,8 @@ public final class FilePages implements Closeable {
     this.decompressor = new PageDecompressor(conf);
     this.columns = new ColumnPages[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
-      this.columns[c] = new ColumnPages(bytes, decompressor, path, columns.get(c), verifyChecksums);
+      this.columns[c] =
+          new ColumnPages(bytes, decompressor, path, columns.get(c), verifyChecksums, arrays);
     }
   }
 
@@ -155,6 +157,9 @@ public final class FilePages implements Closeable {
 
   @Override
   public void close() throws IOException {
+    for (ColumnPages column : columns) {
+      column.release();
+    }
     try {
       bytes.close();
     } finally {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -45,19 +46,27 @@ public final class ParquetRunReader implements RunReader {
   private long groupLeft;
   private long groupFirstRow;
   private long nextGroupFirstRow;
-  private boolean closed;
+
+  /** Set by the first close, whichever thread it comes from: the rest do nothing. */
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   ParquetRunReader(ReadRun run, ReadConfig config, Configuration conf) throws IOException {
-    this(run, config, conf, null, null);
+    this(run, config, conf, null, null, null);
   }
 
   /**
    * A reader of {@code run}; with {@code sent}, the file's status and footer as the driver read
    * them, which it then does not ask the file system for. The time it waits for remote storage is
-   * added to {@code storageWait} (may be null).
+   * added to {@code storageWait} (may be null); its page arrays come from {@code arrays} and go
+   * back there when it closes (may be null: allocated).
    */
   ParquetRunReader(
-      ReadRun run, ReadConfig config, Configuration conf, FileFooter sent, LongAdder storageWait)
+      ReadRun run,
+      ReadConfig config,
+      Configuration conf,
+      FileFooter sent,
+      LongAdder storageWait,
+      PageArrays arrays)
       throws IOException {
     this.run = run;
     this.config = config;
@@ -134,7 +143,8 @@ public final class ParquetRunReader implements RunReader {
               conf,
               config.verifyChecksums(),
               run.kept() == null ? run.skipRows() + run.rows() : run.groupRows(),
-              storageWait);
+              storageWait,
+              arrays);
     } catch (IOException | RuntimeException | Error e) {
       close();
       throw e;
@@ -227,8 +237,7 @@ public final class ParquetRunReader implements RunReader {
 
   @Override
   public void close() throws IOException {
-    if (!closed) {
-      closed = true;
+    if (closed.compareAndSet(false, true)) {
       OpenCounts.closed(OpenCounts.Kind.PARQUET_FILE_READERS);
       try {
         if (pages != null) {

@@ -78,6 +78,10 @@ public final class RankStream implements ChunkStream {
   private final WindowSink sink;
   private final RunOpener opener;
   private final boolean remote;
+
+  /** Page arrays the stream's readers hand on: a place's each, window and page buffer a column. */
+  private final PageArrays pageArrays;
+
   private final Map<String, FileFooter> footers;
 
   RankStream(
@@ -116,6 +120,7 @@ public final class RankStream implements ChunkStream {
     this.left = partition.streamRows();
     this.footers = partition.footers();
     this.remote = remote();
+    this.pageArrays = new PageArrays(2 * config.columns().size() * GroupStripes.MAX_PLACES);
     this.opener = new RunOpener(this::open, remote ? StorageReads.threads(conf) : null);
   }
 
@@ -334,7 +339,7 @@ public final class RankStream implements ChunkStream {
   private RunReader open(ReadRun run) throws IOException {
     return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
         ? new ParquetRunReader(
-            run, config, conf, footers.get(run.path()), counters.storageWaitNanos)
+            run, config, conf, footers.get(run.path()), counters.storageWaitNanos, pageArrays)
         : new SparkRunReader(run, config, conf);
   }
 

@@ -233,6 +233,43 @@ class ColumnPagesTest {
     assertTrue(e.getMessage().contains("checksum does not match"), e.getMessage());
   }
 
+  /** A reader that closes hands its window and page buffer to the next, which reads its own. */
+  @Test
+  void shouldHandTheWindowAndPageBufferOnToTheNextReader() throws Exception {
+    PageArrays arrays = new PageArrays(8);
+    byte[] first = Pages.floats(1, 2, 3, 4, 5, 6);
+    byte[] firstCompressed = Snappy.compress(first);
+    byte[] firstFile =
+        new Chunk().page(v1(first.length, firstCompressed.length, 6), firstCompressed).bytes();
+    ColumnPages reader = pooled(firstFile, 6, arrays);
+    assertArrayEquals(first, ((DataPageV1) reader.readPage()).getBytes().toByteArray());
+    reader.release();
+    reader.release();
+    assertEquals(2, arrays.kept(), "its window and its page buffer, once");
+
+    byte[] second = Pages.floats(7, 8, 9);
+    byte[] secondCompressed = Snappy.compress(second);
+    byte[] secondFile =
+        new Chunk().page(v1(second.length, secondCompressed.length, 3), secondCompressed).bytes();
+    ColumnPages next = pooled(secondFile, 3, arrays);
+    assertArrayEquals(second, ((DataPageV1) next.readPage()).getBytes().toByteArray());
+    assertEquals(0, arrays.kept(), "both taken by the next reader");
+    assertNull(next.readPage());
+  }
+
+  private static ColumnPages pooled(byte[] file, long values, PageArrays arrays) {
+    ColumnPages pages =
+        new ColumnPages(
+            FileBytes.of(new BytesStream(file), file.length),
+            new PageDecompressor(new Configuration()),
+            "file:/data/part-0.parquet",
+            FLOATS,
+            false,
+            arrays);
+    pages.start(CompressionCodecName.SNAPPY, START, file.length - START, values);
+    return pages;
+  }
+
   private static int crc(byte[] body) {
     CRC32 crc = new CRC32();
     crc.update(body);
