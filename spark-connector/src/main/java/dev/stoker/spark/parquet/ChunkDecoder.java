@@ -135,9 +135,27 @@ public final class ChunkDecoder {
    * @throws RowErrors.BadRow for a null or a row of another length, naming its row
    */
   void read(int rows, ByteBuffer dst, int index) throws IOException {
+    decodeOrPass(rows, dst, index, false);
+  }
+
+  /**
+   * Passes over the next {@code rows} rows. Of a column of one value per row or a fixed number, the
+   * rest of the current page is decoded and checked, then whole pages are passed over by their
+   * headers ({@link ColumnPages#skipPages}; their rows are another reader's), and the rows left
+   * decoded and checked; a variable-length list's rows are all decoded. Errors as {@link #read}.
+   */
+  void pass(int rows) throws IOException {
+    decodeOrPass(rows, null, 0, true);
+  }
+
+  /** {@link #read}, or with {@code passPages} {@link #pass}. */
+  private void decodeOrPass(int rows, ByteBuffer dst, int index, boolean passPages)
+      throws IOException {
     try {
       if (variableList) {
         decodeList(rows);
+      } else if (passPages && pages instanceof ColumnPages columnPages) {
+        passValues((long) rows * perRow, columnPages);
       } else {
         decode(rows, dst, index);
       }
@@ -152,37 +170,17 @@ public final class ChunkDecoder {
     }
   }
 
-  /**
-   * Passes over the next {@code rows} rows. Of a column of one value per row or a fixed number, the
-   * rest of the current page is decoded and checked, then whole pages are passed over by their
-   * headers ({@link ColumnPages#skipPages}; their rows are another reader's), and the rows left
-   * decoded and checked; a variable-length list's rows are all decoded. Errors as {@link #read}.
-   */
-  void pass(int rows) throws IOException {
-    if (variableList || !(pages instanceof ColumnPages columnPages)) {
-      read(rows, null, 0);
-      return;
+  /** Passes over the next {@code wanted} values, whole pages of them by their headers. */
+  private void passValues(long wanted, ColumnPages columnPages) throws IOException {
+    long inPage = Math.min(pageLeft, wanted);
+    decodeValues(inPage, null, 0);
+    wanted -= inPage;
+    if (wanted > 0) {
+      long skipped = columnPages.skipPages(wanted, perRow);
+      value += skipped;
+      wanted -= skipped;
     }
-    try {
-      long wanted = (long) rows * perRow;
-      long inPage = Math.min(pageLeft, wanted);
-      decodeValues(inPage, null, 0);
-      wanted -= inPage;
-      if (wanted > 0) {
-        long skipped = columnPages.skipPages(wanted, perRow);
-        value += skipped;
-        wanted -= skipped;
-      }
-      decodeValues(wanted, null, 0);
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
-    } catch (PageFormatException e) {
-      throw corrupt(e.getMessage(), e);
-    } catch (RowErrors.BadRow e) {
-      throw e;
-    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
-      throw unexpected(e);
-    }
+    decodeValues(wanted, null, 0);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.stoker.spark.parquet;
 
 import java.net.URI;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -73,12 +74,13 @@ record GroupStripes(int groups, int depths, int blockRows) {
     }
     int width = Math.min(MAX_GROUPS, groups.size());
     long largest = 1;
-    long fewestRows = Long.MAX_VALUE;
+    long[] rows = new long[groups.size()];
     boolean remote = false;
     boolean passesPages = true;
-    for (RankPlanner.Group group : groups) {
+    for (int g = 0; g < rows.length; g++) {
+      RankPlanner.Group group = groups.get(g);
       largest = Math.max(largest, group.bytes());
-      fewestRows = Math.min(fewestRows, group.rows());
+      rows[g] = group.rows();
       remote |= isRemote(group.path());
       passesPages &= group.decodable();
     }
@@ -87,8 +89,10 @@ record GroupStripes(int groups, int depths, int blockRows) {
     }
     int places = Math.max(width, Math.min(MAX_PLACES, windowRows / MIN_BLOCK_ROWS));
     int blockRows = Math.max(MIN_BLOCK_ROWS, windowRows / places);
-    // a depth holds two blocks at least, else its reader would barely start before it ends
-    long depthsByRows = Math.max(1, fewestRows / (2L * blockRows));
+    // a depth of a row group of the median size holds two blocks at least, else its reader would
+    // barely start before it ends (a file's short last row group has short depths)
+    Arrays.sort(rows);
+    long depthsByRows = Math.max(1, rows[rows.length / 2] / (2L * blockRows));
     int depths =
         remote || !passesPages ? 1 : (int) Math.min(Math.max(1, places / width), depthsByRows);
     if (width * depths == 1) {
@@ -130,7 +134,7 @@ record GroupStripes(int groups, int depths, int blockRows) {
       List<RankPlanner.Group> order, long[] starts, long rows, long from, long to, PieceSink sink) {
     for (long position = from; position < to; ) {
       long at = position % rows;
-      int i = java.util.Arrays.binarySearch(starts, at);
+      int i = Arrays.binarySearch(starts, at);
       i = i >= 0 ? i : -i - 2;
       if (!deals()) {
         long offset = at - starts[i];

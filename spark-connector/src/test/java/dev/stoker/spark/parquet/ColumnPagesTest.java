@@ -202,35 +202,32 @@ class ColumnPagesTest {
             .page(v1(first.length, 3).setCrc(crc(first) ^ 1), first)
             .page(v1(second.length, 2).setCrc(crc(second)), second)
             .page(v1(third.length, 2).setCrc(crc(third)), third);
-    org.apache.parquet.schema.MessageType schema =
-        org.apache.parquet.schema.Types.buildMessage()
-            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT)
-            .named("x")
-            .named("file");
-    ChunkDecoder decoder =
-        new ChunkDecoder(
-            FLOATS,
-            schema.getColumnDescription(new String[] {"x"}),
-            schema,
-            pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true),
-            "file:/data/part-0.parquet",
-            0);
+    ChunkDecoder decoder = floats(chunk, 7);
     decoder.pass(4);
     java.nio.ByteBuffer rows =
         java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     decoder.read(3, rows, 0);
     assertArrayEquals(Pages.floats(5, 6, 7), rows.array());
 
-    ChunkDecoder fromTheStart =
-        new ChunkDecoder(
-            FLOATS,
-            schema.getColumnDescription(new String[] {"x"}),
-            schema,
-            pages(chunk, CompressionCodecName.UNCOMPRESSED, 7, true),
-            "file:/data/part-0.parquet",
-            0);
+    ChunkDecoder fromTheStart = floats(chunk, 7);
     IOException e = assertThrows(IOException.class, () -> fromTheStart.pass(2));
     assertTrue(e.getMessage().contains("checksum does not match"), e.getMessage());
+  }
+
+  /** A decoder of a required float column over {@code chunk}'s pages, checksums verified. */
+  private static ChunkDecoder floats(Chunk chunk, long values) throws IOException {
+    org.apache.parquet.schema.MessageType schema =
+        org.apache.parquet.schema.Types.buildMessage()
+            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FLOAT)
+            .named("x")
+            .named("file");
+    return new ChunkDecoder(
+        FLOATS,
+        schema.getColumnDescription(new String[] {"x"}),
+        schema,
+        pages(chunk, CompressionCodecName.UNCOMPRESSED, values, true),
+        "file:/data/part-0.parquet",
+        0);
   }
 
   /** A reader that closes hands its window and page buffer to the next, which reads its own. */

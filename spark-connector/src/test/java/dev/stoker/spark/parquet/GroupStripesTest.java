@@ -48,6 +48,11 @@ class GroupStripesTest {
         .isEqualTo(new GroupStripes(4, 2, 1024));
     assertThat(GroupStripes.of(groups("/data", 2, 1000), true, 8192))
         .isEqualTo(new GroupStripes(2, 1, 4096));
+    List<RankPlanner.Group> shortLast = new ArrayList<>(groups("/data", 3, 25_000));
+    shortLast.addAll(groups("/data/last", 1, 100));
+    assertThat(GroupStripes.of(shortLast, true, 8192))
+        .as("a file's short last row group leaves the others their depths")
+        .isEqualTo(new GroupStripes(4, 4, 512));
   }
 
   @Test
