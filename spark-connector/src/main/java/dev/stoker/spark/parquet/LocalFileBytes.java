@@ -18,8 +18,9 @@ import org.apache.hadoop.fs.Path;
  * Stoker. The checksum file {@code .name.crc} beside it holds a CRC-32 of every {@code
  * bytesPerChecksum} bytes; Hadoop's own stream verifies them 512 bytes at a time through small
  * buffered reads, which costs a third of the time Parquet pages take to read. Here reads are whole
- * checksum chunks, verified in the caller's array against the sums read for them. Without a
- * checksum file nothing is verified, as with Hadoop.
+ * checksum chunks, verified in the caller's array against the sums read for them, joined into the
+ * sum of the whole read ({@link Crc32Join}). Without a checksum file nothing is verified, as with
+ * Hadoop.
  */
 public final class LocalFileBytes implements FileBytes {
   /** Hadoop's checksum file: this header, the bytes per checksum, then the checksums. */
@@ -37,6 +38,7 @@ public final class LocalFileBytes implements FileBytes {
   private final String sumsPath;
   private final int bytesPerChecksum;
   private final CRC32 crc = new CRC32();
+  private final Crc32Join join;
   private ByteBuffer sumBytes = ByteBuffer.allocate(0);
 
   private LocalFileBytes(
@@ -48,6 +50,7 @@ public final class LocalFileBytes implements FileBytes {
     this.sums = sums;
     this.sumsPath = sumsPath;
     this.bytesPerChecksum = bytesPerChecksum;
+    this.join = sums == null ? null : new Crc32Join(bytesPerChecksum);
   }
 
   /** The file at {@code path} if Hadoop's local file system holds it, else null. */
@@ -126,7 +129,14 @@ public final class LocalFileBytes implements FileBytes {
     }
   }
 
+  /**
+   * Checks the read against the checksum file: one CRC over all of its bytes against the chunks'
+   * sums joined ({@link Crc32Join}); only where they differ, chunk by chunk, to name the bad one.
+   */
   private void verify(long position, byte[] dst, int offset, int count) throws IOException {
+    if (count == 0) {
+      return;
+    }
     long first = position / bytesPerChecksum;
     int chunks = (int) ((count + bytesPerChecksum - 1L) / bytesPerChecksum);
     if (sumBytes.capacity() < 4 * chunks) {
@@ -134,24 +144,46 @@ public final class LocalFileBytes implements FileBytes {
     }
     sumBytes.clear().limit(4 * chunks);
     readFully(sums, sumBytes, HEADER_BYTES + 4 * first);
+    int expected = sumBytes.getInt(0);
+    for (int i = 1; i < chunks; i++) {
+      int bytes = Math.min(bytesPerChecksum, count - i * bytesPerChecksum);
+      int sum = sumBytes.getInt(4 * i);
+      expected =
+          bytes == bytesPerChecksum
+              ? join.join(expected, sum)
+              : Crc32Join.join(expected, sum, bytes);
+    }
+    crc.reset();
+    crc.update(dst, offset, count);
+    if ((int) crc.getValue() != expected) {
+      throw mismatch(position, dst, offset, count, chunks);
+    }
+  }
+
+  /** The error of a read that does not match its sums, naming the first chunk that does not. */
+  private IOException mismatch(long position, byte[] dst, int offset, int count, int chunks) {
+    long from = position;
+    long to = position + count;
     for (int i = 0; i < chunks; i++) {
       int at = i * bytesPerChecksum;
       crc.reset();
       crc.update(dst, offset + at, Math.min(bytesPerChecksum, count - at));
       if ((int) crc.getValue() != sumBytes.getInt(4 * i)) {
-        long from = position + at;
-        throw new IOException(
-            "'"
-                + path
-                + "': bytes "
-                + from
-                + " to "
-                + Math.min(from + bytesPerChecksum, length)
-                + " do not match their checksum in '"
-                + sumsPath
-                + "' (expected: an undamaged file; restore or rewrite it)");
+        from = position + at;
+        to = Math.min(from + bytesPerChecksum, length);
+        break;
       }
     }
+    return new IOException(
+        "'"
+            + path
+            + "': bytes "
+            + from
+            + " to "
+            + to
+            + " do not match their checksum in '"
+            + sumsPath
+            + "' (expected: an undamaged file; restore or rewrite it)");
   }
 
   private static void readFully(FileChannel channel, ByteBuffer buffer, long position)

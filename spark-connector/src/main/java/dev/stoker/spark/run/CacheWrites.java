@@ -14,6 +14,10 @@ import java.util.Deque;
  * the disk ({@code cache=disk}) or says so ({@code cache=auto}, which then gives the cache up
  * rather than hold the stream to the disk's pace). Once the rank's last row is written, {@code
  * whenComplete} runs on the writer's thread.
+ *
+ * <p>A cache in memory (a memory-backed folder) is written {@link #inline}: each window straight
+ * from the window's own memory on the stream's thread, where a write is one copy at memory speed;
+ * staging it first would copy every row twice and zero two blocks of fresh memory each epoch.
  */
 final class CacheWrites implements AutoCloseable {
   /** Staging blocks: one being written, one being filled. */
@@ -34,7 +38,10 @@ final class CacheWrites implements AutoCloseable {
   private final Completion whenComplete;
   private final Deque<Block> free = new ArrayDeque<>();
   private final Deque<Block> queued = new ArrayDeque<>();
+
+  /** The writer's thread, or null when rows are written inline. */
   private final Thread thread;
+
   private long offered;
   private Throwable failure;
   private boolean done;
@@ -77,13 +84,63 @@ final class CacheWrites implements AutoCloseable {
     thread.start();
   }
 
+  private CacheWrites(BlockWriter writer, long rows, Completion whenComplete) {
+    this.writer = writer;
+    this.rows = rows;
+    this.whenComplete = whenComplete;
+    this.thread = null;
+  }
+
+  /**
+   * Writes that {@link #offer} makes on the caller's thread, from the window itself: no staging
+   * block, no thread; {@code whenComplete} runs on the thread that offers the last row.
+   */
+  static CacheWrites inline(BlockWriter writer, long rows, Completion whenComplete) {
+    return new CacheWrites(writer, rows, whenComplete);
+  }
+
   /**
    * Copies rows {@code [0, count)} of {@code window}, the stream's next rows, for writing. Returns
    * false, copying nothing, when no staging block is free and {@code wait} is false.
    *
    * @throws IOException if an earlier write failed
    */
-  synchronized boolean offer(ShuffleWindow window, int count, boolean wait)
+  boolean offer(ShuffleWindow window, int count, boolean wait)
+      throws IOException, InterruptedException {
+    return thread == null ? write(window, count) : stage(window, count, wait);
+  }
+
+  /** Writes the window's rows now, outside the lock, so that {@link #close} never waits for it. */
+  private boolean write(ShuffleWindow window, int count) throws IOException {
+    long firstRow;
+    synchronized (this) {
+      throwIfFailed();
+      if (stopped) {
+        throw new IOException("the shard cache's writes were stopped");
+      }
+      firstRow = offered;
+      offered += count;
+    }
+    try {
+      writer.write(firstRow, count, window.columns(count));
+      if (firstRow + count == rows) {
+        whenComplete.complete();
+        synchronized (this) {
+          done = true;
+          notifyAll();
+        }
+      }
+    } catch (Throwable t) { // an Error too: reported as the writer thread's failures are
+      synchronized (this) {
+        failure = t;
+        notifyAll();
+        throwIfFailed();
+      }
+    }
+    return true;
+  }
+
+  private synchronized boolean stage(ShuffleWindow window, int count, boolean wait)
       throws IOException, InterruptedException {
     throwIfFailed();
     while (free.isEmpty()) {
@@ -134,6 +191,9 @@ final class CacheWrites implements AutoCloseable {
     synchronized (this) {
       stopped = true;
       notifyAll();
+    }
+    if (thread == null) {
+      return;
     }
     thread.interrupt();
     boolean interrupted = false;

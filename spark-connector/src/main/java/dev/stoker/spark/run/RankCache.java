@@ -17,15 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}), from the
- * windows of the epoch that {@link CacheMode} picks (the first with {@code disk}, or with {@code
- * auto} told of more epochs; the second with {@code auto} not told), mapped once every row of the
- * rank is written, and read by every epoch that starts after that. With {@code auto}, a cache that
- * does not fit (the budget, the disk), fails to write, or whose writer falls two windows behind the
- * stream is given up with a warning, and the epochs keep streaming from Parquet: the cache is kept
- * only where it costs the stream nothing. With {@code disk}, the stream waits for the disk, and a
- * failure fails the rank. An epoch that ends early leaves no cache behind; the next epoch writes it
- * again. Used by the loader's one stream at a time.
+ * A streaming rank's shard cache: written, on a thread of its own ({@link CacheWrites}; in memory,
+ * on the stream's thread from the windows themselves), from the windows of the epoch that {@link
+ * CacheMode} picks (the first with {@code disk}, or with {@code auto} told of more epochs; the
+ * second with {@code auto} not told), mapped once every row of the rank is written, and read by
+ * every epoch that starts after that. With {@code auto}, a cache that does not fit (the budget, the
+ * disk), fails to write, or whose writer falls two windows behind the stream is given up with a
+ * warning, and the epochs keep streaming from Parquet: the cache is kept only where it costs the
+ * stream nothing. With {@code disk}, the stream waits for the disk, and a failure fails the rank.
+ * An epoch that ends early leaves no cache behind; the next epoch writes it again. Used by the
+ * loader's one stream at a time.
  */
 final class RankCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RankCache.class);
@@ -189,13 +190,15 @@ final class RankCache implements AutoCloseable {
     startedAt = System.nanoTime();
     ShardWriter out = writer;
     writes =
-        new CacheWrites(
-            out::write,
-            layout,
-            rows,
-            windowRows,
-            "stoker-" + owner.replace(' ', '-') + "-cache",
-            () -> written(out));
+        inMemory
+            ? CacheWrites.inline(out::write, rows, () -> written(out))
+            : new CacheWrites(
+                out::write,
+                layout,
+                rows,
+                windowRows,
+                "stoker-" + owner.replace(' ', '-') + "-cache",
+                () -> written(out));
   }
 
   /**

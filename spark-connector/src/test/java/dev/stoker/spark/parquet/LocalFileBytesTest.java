@@ -73,6 +73,30 @@ class LocalFileBytesTest {
   }
 
   @Test
+  void shouldNameTheDamagedChunkOfALongReadEvenInTheShortLastOne() throws IOException {
+    Path path = write();
+    for (int damaged : new int[] {0, 2600, LENGTH - 1}) {
+      try (RandomAccessFile file =
+          new RandomAccessFile(folder.resolve("data.bin").toFile(), "rw")) {
+        file.seek(damaged);
+        file.write(written[damaged] ^ 0x40);
+      }
+      long from = damaged / 512 * 512;
+      try (FileBytes bytes = LocalFileBytes.open(path, conf)) {
+        assertThatThrownBy(() -> bytes.readFully(0, new byte[LENGTH], 0, LENGTH))
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining(
+                "bytes " + from + " to " + Math.min(from + 512, LENGTH) + " do not match");
+      }
+      try (RandomAccessFile file =
+          new RandomAccessFile(folder.resolve("data.bin").toFile(), "rw")) {
+        file.seek(damaged);
+        file.write(written[damaged]);
+      }
+    }
+  }
+
+  @Test
   void shouldReadAFileWithoutAChecksumFileUnverifiedAndRefuseAChecksumFileOfAnotherLength()
       throws IOException {
     Path path = write();

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The cache's writer thread takes windows in order from two staging blocks: a stream that runs
  * ahead of the disk waits ({@code cache=disk}) or is told ({@code cache=auto}), and a failed write
- * reaches the stream.
+ * reaches the stream. A cache in memory is written inline, on the stream's thread.
  */
 @Timeout(30)
 class CacheWritesTest {
@@ -116,6 +116,75 @@ class CacheWritesTest {
       offer(writes, allocator, 0, 10, true);
       writes.close();
       assertThat(writes.done()).isFalse();
+      assertThatThrownBy(writes::awaitDone).isInstanceOf(IOException.class);
+    }
+  }
+
+  @Test
+  void shouldWriteInlineFromTheWindowOnTheStreamsThreadAndCompleteWithTheLastRow()
+      throws Exception {
+    List<Long> written = new ArrayList<>();
+    List<Thread> writers = new ArrayList<>();
+    AtomicBoolean completed = new AtomicBoolean();
+    CacheWrites.BlockWriter direct =
+        (firstRow, rows, columns) -> {
+          writers.add(Thread.currentThread());
+          assertThat(columns[0].isDirect()).as("the window's own memory").isTrue();
+          for (int r = 0; r < rows; r++) {
+            assertThat(firstRow + r).isEqualTo(written.size());
+            written.add(columns[0].order(ByteOrder.nativeOrder()).getLong(r * 8));
+          }
+        };
+    try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16);
+        CacheWrites writes = CacheWrites.inline(direct, 25, () -> completed.set(true))) {
+      assertThat(offer(writes, allocator, 0, 10, false)).isTrue();
+      assertThat(offer(writes, allocator, 10, 10, false)).isTrue();
+      assertThat(completed).isFalse();
+      assertThat(writes.allOffered()).isFalse();
+      assertThat(offer(writes, allocator, 20, 5, false)).isTrue();
+      assertThat(writes.allOffered()).isTrue();
+      assertThat(writes.done()).isTrue();
+      writes.awaitDone();
+      assertThat(completed).isTrue();
+    }
+    assertThat(writers).containsOnly(Thread.currentThread());
+    List<Long> expected = new ArrayList<>();
+    for (long id = 0; id < 25; id++) {
+      expected.add(id);
+    }
+    assertThat(written).isEqualTo(expected);
+  }
+
+  @Test
+  void shouldHandAFailedInlineWriteOrErrorToTheStreamAndRefuseWritesOnceClosed() throws Exception {
+    try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16)) {
+      CacheWrites.BlockWriter full =
+          (firstRow, rows, columns) -> {
+            throw new IOException("No space left on device");
+          };
+      try (CacheWrites writes = CacheWrites.inline(full, 20, () -> {})) {
+        assertThatThrownBy(() -> offer(writes, allocator, 0, 10, true))
+            .isInstanceOf(IOException.class)
+            .hasMessage("writing the shard cache failed: No space left on device");
+        assertThatThrownBy(writes::awaitDone).isInstanceOf(IOException.class);
+      }
+      CacheWrites.BlockWriter broken =
+          (firstRow, rows, columns) -> {
+            throw new OutOfMemoryError("Direct buffer memory");
+          };
+      try (CacheWrites writes = CacheWrites.inline(broken, 20, () -> {})) {
+        assertThatThrownBy(() -> offer(writes, allocator, 0, 10, true))
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("Direct buffer memory");
+      }
+      AtomicBoolean completed = new AtomicBoolean();
+      CacheWrites writes = CacheWrites.inline((f, r, c) -> {}, 20, () -> completed.set(true));
+      offer(writes, allocator, 0, 10, true);
+      writes.close();
+      assertThatThrownBy(() -> offer(writes, allocator, 10, 10, true))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("stopped");
+      assertThat(completed).isFalse();
       assertThatThrownBy(writes::awaitDone).isInstanceOf(IOException.class);
     }
   }
