@@ -112,7 +112,9 @@ public final class ColumnPages implements PageReader {
                     ? spec.dtype().byteSize()
                     : spec.rowBytes())
                 + 8;
-    this.verifyChecksums = verifyChecksums;
+    // bytes the file system's own checksums cover (LocalFileBytes) were checked as they were
+    // read: a page checksum over the same bytes would find nothing more
+    this.verifyChecksums = verifyChecksums && !file.verifiesEveryByte();
   }
 
   /**

@@ -20,6 +20,15 @@ public interface FileBytes extends Closeable {
    */
   int alignment();
 
+  /**
+   * Whether every byte a read returns was checked against the checksums the file system keeps for
+   * it (Hadoop's checksum file beside a local file, a sum every 512 bytes, written from the same
+   * bytes the writer wrote): a Parquet page checksum over those bytes then finds nothing more.
+   */
+  default boolean verifiesEveryByte() {
+    return false;
+  }
+
   /** The file's length in bytes. */
   long length();
 

@@ -2,6 +2,7 @@ package dev.stoker.spark.parquet;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -160,6 +161,64 @@ class ColumnPagesTest {
             pages(bytes, bytes.length - START, CompressionCodecName.UNCOMPRESSED, 3, false)
                 .readPage();
     assertEquals(3, unchecked.getValueCount());
+  }
+
+  /**
+   * Bytes the file system checked as they were read (a local file's Hadoop checksum file) are not
+   * summed again for their page's checksum; only bytes read without such a check are.
+   */
+  @Test
+  void shouldLeavePageChecksumsToAFileSystemThatVerifiedEveryByte() throws Exception {
+    byte[] body = Pages.floats(1, 2, 3);
+    byte[] bytes = new Chunk().page(v1(body.length, 3).setCrc(crc(body) ^ 1), body).bytes();
+    FileBytes plain = FileBytes.of(new BytesStream(bytes), bytes.length);
+    FileBytes verified =
+        new FileBytes() {
+          @Override
+          public boolean verifiesEveryByte() {
+            return true;
+          }
+
+          @Override
+          public int alignment() {
+            return plain.alignment();
+          }
+
+          @Override
+          public long length() {
+            return plain.length();
+          }
+
+          @Override
+          public void readFully(long position, byte[] dst, int offset, int length)
+              throws IOException {
+            plain.readFully(position, dst, offset, length);
+          }
+
+          @Override
+          public void close() throws IOException {
+            plain.close();
+          }
+        };
+    assertFalse(plain.verifiesEveryByte());
+    ColumnPages checked =
+        new ColumnPages(
+            plain,
+            new PageDecompressor(new Configuration()),
+            "file:/data/part-0.parquet",
+            FLOATS,
+            true);
+    checked.start(CompressionCodecName.UNCOMPRESSED, START, bytes.length - START, 3);
+    assertMessage(checked, "a page whose checksum does not match its bytes");
+    ColumnPages left =
+        new ColumnPages(
+            verified,
+            new PageDecompressor(new Configuration()),
+            "file:/data/part-0.parquet",
+            FLOATS,
+            true);
+    left.start(CompressionCodecName.UNCOMPRESSED, START, bytes.length - START, 3);
+    assertEquals(3, ((DataPageV1) left.readPage()).getValueCount());
   }
 
   /**

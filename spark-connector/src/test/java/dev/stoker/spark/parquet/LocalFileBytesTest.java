@@ -40,6 +40,7 @@ class LocalFileBytesTest {
     Path path = write();
     try (FileBytes bytes = LocalFileBytes.open(path, conf)) {
       assertThat(bytes.alignment()).isEqualTo(512);
+      assertThat(bytes.verifiesEveryByte()).isTrue();
       assertThat(bytes.length()).isEqualTo(LENGTH);
       byte[] all = new byte[LENGTH + 3];
       bytes.readFully(0, all, 3, LENGTH);
@@ -105,6 +106,7 @@ class LocalFileBytesTest {
     Files.delete(sums);
     try (FileBytes bytes = LocalFileBytes.open(path, conf)) {
       assertThat(bytes.alignment()).isEqualTo(1);
+      assertThat(bytes.verifiesEveryByte()).isFalse();
       byte[] some = new byte[7];
       bytes.readFully(3, some, 0, 7);
       assertThat(some).isEqualTo(Arrays.copyOfRange(written, 3, 10));
