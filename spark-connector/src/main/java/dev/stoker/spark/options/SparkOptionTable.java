@@ -102,8 +102,10 @@ public final class SparkOptionTable {
               .values("true|false")
               .defaultValue(true)
               .doc(
-                  "Verify Parquet page checksums where the files have them; false saves a CRC-32 "
-                      + "over every page read.")
+                  "Verify Parquet page checksums where the files have them (a local file's "
+                      + "pages, whose every byte its Hadoop checksum file already verified as it "
+                      + "was read, are not summed twice); false saves a CRC-32 over every page "
+                      + "read.")
               .build(),
           SOURCE,
           RUN);

@@ -69,16 +69,34 @@ final class PartitionValues {
     int at = window.offset(c, atRow, rows);
     Number value = values[c];
     DType dtype = column.dtype();
-    for (int i = 0; i < elements; i++) {
-      switch (dtype) {
-        case INT32 -> buffer.putInt(at + 4 * i, value.intValue());
-        case INT64 -> buffer.putLong(at + 8 * i, value.longValue());
-        case FLOAT32 -> buffer.putFloat(at + 4 * i, value.floatValue());
-        case FLOAT64 -> buffer.putDouble(at + 8 * i, value.doubleValue());
-        default ->
-            throw new IllegalStateException(
-                "partition column '" + column.name() + "' as " + dtype + " (expected: a number)");
+    switch (dtype) {
+      case INT32 -> {
+        int v = value.intValue();
+        for (int i = 0; i < elements; i++) {
+          buffer.putInt(at + 4 * i, v);
+        }
       }
+      case INT64 -> {
+        long v = value.longValue();
+        for (int i = 0; i < elements; i++) {
+          buffer.putLong(at + 8 * i, v);
+        }
+      }
+      case FLOAT32 -> {
+        float v = value.floatValue();
+        for (int i = 0; i < elements; i++) {
+          buffer.putFloat(at + 4 * i, v);
+        }
+      }
+      case FLOAT64 -> {
+        double v = value.doubleValue();
+        for (int i = 0; i < elements; i++) {
+          buffer.putDouble(at + 8 * i, v);
+        }
+      }
+      default ->
+          throw new IllegalStateException(
+              "partition column '" + column.name() + "' as " + dtype + " (expected: a number)");
     }
   }
 }

@@ -59,7 +59,7 @@ public final class RankStream implements ChunkStream {
   private RunReader reader;
 
   /** The reader's row group, as "path#ordinal" (null: its run ends the reader). */
-  private String readerKey;
+  private Group readerKey;
 
   /** The row of its row group the reader reads next once its run is read, and where it ends. */
   private long readerNext;
@@ -73,7 +73,7 @@ public final class RankStream implements ChunkStream {
   private boolean[] continues;
 
   /** Readers kept open for runs that go on from where they stopped, by {@link #heldKey}. */
-  private final Map<String, HeldReader> held = new LinkedHashMap<>();
+  private final Map<GroupRow, HeldReader> held = new LinkedHashMap<>();
 
   private final WindowSink sink;
   private final RunOpener opener;
@@ -222,17 +222,23 @@ public final class RankStream implements ChunkStream {
    */
   private static final int MAX_HELD = 2 * GroupStripes.MAX_PLACES + 2;
 
-  /** The row group a one-group run reads, as "path#ordinal"; null for runs of several. */
-  private static String keyOf(ReadRun run) {
-    return run.rowGroups() == 1 ? run.path() + "#" + run.firstRowGroup() : null;
+  /** A row group of a file. */
+  private record Group(String path, int rowGroup) {}
+
+  /** A row of a row group: where a reader of it goes on. */
+  private record GroupRow(Group group, long row) {}
+
+  /** The row group a one-group run reads; null for runs of several. */
+  private static Group keyOf(ReadRun run) {
+    return run.rowGroups() == 1 ? new Group(run.path(), run.firstRowGroup()) : null;
   }
 
   /**
    * A reader of row group {@code key} that reads row {@code next} of it next: a row group read at
    * several depths has a reader at each.
    */
-  private static String heldKey(String key, long next) {
-    return key + "@" + next;
+  private static GroupRow heldKey(Group key, long next) {
+    return new GroupRow(key, next);
   }
 
   /**
@@ -243,11 +249,11 @@ public final class RankStream implements ChunkStream {
     int n = list.size();
     opening = new ReadRun[n];
     continues = new boolean[n];
-    // "key@first row" -> {chain end, index} of the earliest later run starting there
-    Map<String, long[]> later = new HashMap<>();
+    // (row group, first row) -> {chain end, index} of the earliest later run starting there
+    Map<GroupRow, long[]> later = new HashMap<>();
     for (int i = n - 1; i >= 0; i--) {
       ReadRun run = list.get(i);
-      String key = keyOf(run);
+      Group key = keyOf(run);
       long end = run.skipRows() + run.rows();
       if (key != null) {
         long[] next = later.remove(heldKey(key, end));
@@ -351,7 +357,7 @@ public final class RankStream implements ChunkStream {
     keepOrCloseReader();
     int i = nextRun++;
     ReadRun run = runs.get(i);
-    String key = keyOf(run);
+    Group key = keyOf(run);
     HeldReader kept = key == null ? null : held.remove(heldKey(key, run.skipRows()));
     if (kept != null) {
       reader = kept.reader();
@@ -429,7 +435,7 @@ public final class RankStream implements ChunkStream {
       before.reader().close();
     }
     if (held.size() > MAX_HELD) {
-      Iterator<Map.Entry<String, HeldReader>> oldest = held.entrySet().iterator();
+      Iterator<Map.Entry<GroupRow, HeldReader>> oldest = held.entrySet().iterator();
       HeldReader evicted = oldest.next().getValue();
       oldest.remove();
       evicted.reader().close();
