@@ -7,10 +7,15 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Objects;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /**
  * A file as the driver listed it and its footer as the driver read it, sent to the ranks with the
@@ -44,6 +49,22 @@ public final class FileFooter implements Serializable {
       throw new UncheckedIOException(e);
     }
     return new FileFooter(status, bytes.toByteArray());
+  }
+
+  /**
+   * The status and whole footer (every row group) of the file at {@code path}, read from the file
+   * system: for a rank that opens several readers of a file no footer was sent for.
+   */
+  static FileFooter read(Path path, Configuration conf) throws IOException {
+    FileStatus status = path.getFileSystem(conf).getFileStatus(path);
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromStatus(status, conf),
+            HadoopReadOptions.builder(conf, path).build())) {
+      FileFooter own = of(status, reader.getFooter());
+      own.read = reader.getFooter(); // the footer as read, not parsed again from its bytes
+      return own;
+    }
   }
 
   /** The file as listed. */

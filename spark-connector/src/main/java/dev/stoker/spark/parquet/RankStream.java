@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -83,6 +84,9 @@ public final class RankStream implements ChunkStream {
   private final PageArrays pageArrays;
 
   private final Map<String, FileFooter> footers;
+
+  /** Footers of local files this stream read itself, by path ({@link #footerOf}). */
+  private final Map<String, FileFooter> ownFooters = new ConcurrentHashMap<>();
 
   RankStream(
       ReadConfig config,
@@ -342,10 +346,28 @@ public final class RankStream implements ChunkStream {
     return failure;
   }
 
+  /**
+   * The footer of {@code run}'s file: the one planning sent, else, for a local file, the one this
+   * stream read at its first reader of the file (a dealt read opens a reader for each place of each
+   * row group, and each would read and parse the footer again); null for a remote file without one.
+   */
+  private FileFooter footerOf(ReadRun run) throws IOException {
+    FileFooter sent = footers.get(run.path());
+    if (sent != null || remote) {
+      return sent;
+    }
+    FileFooter own = ownFooters.get(run.path());
+    if (own == null) {
+      own = FileFooter.read(new Path(run.path()), conf);
+      ownFooters.put(run.path(), own);
+    }
+    return own;
+  }
+
   private RunReader open(ReadRun run) throws IOException {
     return run.decodable() && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
         ? new ParquetRunReader(
-            run, config, conf, footers.get(run.path()), counters.storageWaitNanos, pageArrays)
+            run, config, conf, footerOf(run), counters.storageWaitNanos, pageArrays)
         : new SparkRunReader(run, config, conf);
   }
 

@@ -19,7 +19,10 @@ import org.apache.parquet.schema.MessageTypeParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Footers are read once per file version: a file rewritten in place is read again. */
+/**
+ * Footers are read once per file version: a file rewritten in place is read again; a rank reads a
+ * local file's whole footer once.
+ */
 class ParquetFootersTest {
   private static final MessageType SCHEMA =
       MessageTypeParser.parseMessageType("message m { required int64 id; }");
@@ -45,6 +48,38 @@ class ParquetFootersTest {
     ParquetFile rewritten = ParquetFooters.read(List.of(status(file, conf)), conf).get(0);
     assertThat(rewritten).as("rewritten: read again").isNotSameAs(read);
     assertThat(rewritten.rowGroups().get(0).rows()).isEqualTo(25);
+  }
+
+  /**
+   * A rank's own read of a local file's footer holds every row group (a reader of a run is told its
+   * row groups by their ordinals in the whole footer), the file's status, and the footer as read,
+   * served again without parsing.
+   */
+  @Test
+  void shouldReadAWholeFooterWithItsStatusOnce() throws IOException {
+    Path file = folder.resolve("groups.parquet");
+    SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new org.apache.hadoop.fs.Path(file.toUri()))
+            .withType(SCHEMA)
+            .withConf(new Configuration())
+            .withRowGroupSize(4096L)
+            .withPageSize(1024)
+            .build()) {
+      for (long id = 0; id < 20_000; id++) {
+        writer.write(groups.newGroup().append("id", id));
+      }
+    }
+    Configuration conf = new Configuration();
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
+    FileFooter footer = FileFooter.read(path, conf);
+    assertThat(footer.status()).isEqualTo(status(file, conf));
+    assertThat(footer.status().getLen()).isEqualTo(Files.size(file));
+    var blocks = footer.read().getBlocks();
+    assertThat(blocks).hasSizeGreaterThan(2);
+    assertThat(blocks.stream().mapToLong(b -> b.getRowCount()).sum()).isEqualTo(20_000);
+    assertThat(footer.read()).as("kept as read").isSameAs(footer.read());
+    assertThat(footer.bytes()).isPositive();
   }
 
   private static FileStatus status(Path file, Configuration conf) throws IOException {
