@@ -110,7 +110,11 @@ final class CacheWrites implements AutoCloseable {
     return thread == null ? write(window, count) : stage(window, count, wait);
   }
 
-  /** Writes the window's rows now, outside the lock, so that {@link #close} never waits for it. */
+  /**
+   * Writes the window's rows now, outside the lock, so that {@link #close} never waits for it. An
+   * interrupt of the stream's thread during the write closes the cache's file (the JDK closes a
+   * channel whose user is interrupted): the write fails, as any failed write does.
+   */
   private boolean write(ShuffleWindow window, int count) throws IOException {
     long firstRow;
     synchronized (this) {

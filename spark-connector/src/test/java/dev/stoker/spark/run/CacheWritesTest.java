@@ -14,12 +14,17 @@ import dev.stoker.spark.shard.ShardLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cache's writer thread takes windows in order from two staging blocks: a stream that runs
@@ -186,6 +191,32 @@ class CacheWritesTest {
           .hasMessageContaining("stopped");
       assertThat(completed).isFalse();
       assertThatThrownBy(writes::awaitDone).isInstanceOf(IOException.class);
+    }
+  }
+
+  @Test
+  void shouldFailAnInlineWriteWhoseThreadIsInterruptedAndLeaveTheThreadInterrupted(
+      @TempDir Path folder) throws Exception {
+    try (DirectAllocator allocator = new DirectAllocator("test", 1 << 16);
+        FileChannel file =
+            FileChannel.open(
+                folder.resolve("cache"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      CacheWrites.BlockWriter toFile =
+          (firstRow, rows, columns) -> file.write(columns[0].duplicate(), firstRow * 8);
+      CacheWrites writes = CacheWrites.inline(toFile, 20, () -> {});
+      Thread.currentThread().interrupt();
+      try {
+        assertThatThrownBy(() -> offer(writes, allocator, 0, 10, true))
+            .isInstanceOf(IOException.class)
+            .hasRootCauseInstanceOf(ClosedByInterruptException.class);
+        assertThat(Thread.currentThread().isInterrupted()).isTrue();
+      } finally {
+        Thread.interrupted();
+      }
+      assertThat(file.isOpen()).as("the JDK closed it").isFalse();
+      assertThatThrownBy(() -> offer(writes, allocator, 10, 10, true))
+          .isInstanceOf(IOException.class);
+      writes.close();
     }
   }
 }
