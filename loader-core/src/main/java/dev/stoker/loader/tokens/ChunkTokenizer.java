@@ -2,6 +2,7 @@ package dev.stoker.loader.tokens;
 
 import com.knuddels.jtokkit.api.Encoding;
 import dev.stoker.loader.ColumnChunk;
+import dev.stoker.loader.util.JoinedThreads;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ final class ChunkTokenizer implements AutoCloseable {
   private ExecutorService pool;
 
   private boolean closed;
+
+  /** The threads of {@link #pool}, joined on close. */
+  private JoinedThreads threadsMade;
 
   ChunkTokenizer(Encoding encoding, int threads) {
     this.encoding = encoding;
@@ -94,17 +98,8 @@ final class ChunkTokenizer implements AutoCloseable {
       throw new CancellationException("the tokenizer's stream was closed");
     }
     if (pool == null) {
-      int stream = STREAMS.incrementAndGet();
-      AtomicInteger thread = new AtomicInteger();
-      pool =
-          Executors.newFixedThreadPool(
-              threads,
-              task -> {
-                Thread t =
-                    new Thread(task, "stoker-tokenizer-" + stream + "-" + thread.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
+      threadsMade = new JoinedThreads("stoker-tokenizer-" + STREAMS.incrementAndGet() + "-");
+      pool = Executors.newFixedThreadPool(threads, threadsMade);
     }
     return pool;
   }
@@ -112,7 +107,9 @@ final class ChunkTokenizer implements AutoCloseable {
   @Override
   public void close() {
     ExecutorService closing;
+    JoinedThreads closingThreads;
     synchronized (this) {
+      closingThreads = threadsMade;
       closed = true;
       closing = pool;
       pool = null;
@@ -123,7 +120,7 @@ final class ChunkTokenizer implements AutoCloseable {
     closing.shutdownNow();
     try {
       // a cancelled stretch stops at its next text; waiting for it keeps no thread past its stream
-      closing.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+      closingThreads.join(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -1,6 +1,7 @@
 package dev.stoker.spark.run;
 
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.loader.util.JoinedThreads;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -40,24 +41,29 @@ final class CommitServer implements AutoCloseable {
   private final Thread acceptor;
   private final ExecutorService handlers;
 
+  /** The handlers' threads where this server made them, joined on close; else null. */
+  private final JoinedThreads handlerThreads;
+
   /** Listens on {@code host} (any free port). */
   CommitServer(CommitLog log, String host) throws IOException {
-    this(
-        log,
-        host,
-        Executors.newFixedThreadPool(
-            4,
-            runnable -> {
-              Thread thread = new Thread(runnable, "stoker-commits-handler");
-              thread.setDaemon(true);
-              return thread;
-            }));
+    this(log, host, new JoinedThreads("stoker-commits-handler-"));
+  }
+
+  private CommitServer(CommitLog log, String host, JoinedThreads threads) throws IOException {
+    this(log, host, Executors.newFixedThreadPool(4, threads), threads);
   }
 
   /** Listens on {@code host}, handling each connection on {@code handlers} (shut down on close). */
   CommitServer(CommitLog log, String host, ExecutorService handlers) throws IOException {
+    this(log, host, handlers, null);
+  }
+
+  private CommitServer(
+      CommitLog log, String host, ExecutorService handlers, JoinedThreads handlerThreads)
+      throws IOException {
     this.log = log;
     this.handlers = handlers;
+    this.handlerThreads = handlerThreads;
     new SecureRandom().nextBytes(secret);
     this.server = new ServerSocket();
     try {
@@ -209,6 +215,9 @@ final class CommitServer implements AutoCloseable {
     try {
       acceptor.join(TimeUnit.SECONDS.toMillis(5));
       handlers.awaitTermination(5, TimeUnit.SECONDS);
+      if (handlerThreads != null) {
+        handlerThreads.join(5, TimeUnit.SECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
