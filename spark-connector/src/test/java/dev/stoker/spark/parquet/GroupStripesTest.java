@@ -63,6 +63,31 @@ class GroupStripesTest {
   }
 
   @Test
+  void shouldReadNoMoreRemoteRowGroupsAtATimeThanTheReadAheadHolds() {
+    // 8 row groups of 16 MiB (5,300 rows of 3,140 bytes): 2 fit the default read-ahead of 32 MiB
+    List<RankPlanner.Group> large = new ArrayList<>();
+    for (int g = 0; g < 8; g++) {
+      large.add(remoteGroup(g, 16L << 20));
+    }
+    assertThat(GroupStripes.of(large, true, 8192))
+        .as("the next row groups are fetched while the current ones decode")
+        .isEqualTo(new GroupStripes(2, 1, 4096));
+    List<RankPlanner.Group> huge = new ArrayList<>(large);
+    huge.set(3, remoteGroup(3, 64L << 20));
+    assertThat(GroupStripes.of(huge, true, 8192))
+        .as("one row group larger than the read-ahead: one at a time")
+        .isEqualTo(GroupStripes.NONE);
+  }
+
+  private static RankPlanner.Group remoteGroup(int g, long bytes) {
+    return new RankPlanner.Group(
+        "s3a://bucket/data/part-" + g + ".parquet",
+        new RowGroup(0, 4, bytes, 5_300, 0, Map.of()),
+        bytes,
+        true);
+  }
+
+  @Test
   void shouldReadRowGroupsOfSparksReaderFromTheirStart() {
     List<RankPlanner.Group> groups = groups("/data", 4, 25_000);
     RankPlanner.Group first = groups.get(0);
