@@ -11,7 +11,9 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * direction: the propagation delay of a long link, where the kernel has no {@code netem}. A
  * request's answer starts a round trip later; the rate is left to the link behind it ({@code tc
  * tbf}). Each connection is two pipes, each a reader that stamps what it reads and a writer that
- * sends it when due.
+ * sends it when due. A pipe's buffers go back to its reader once written: the proxy shares the
+ * cores and the heap of the JVM it measures, and a fresh buffer for every read would cost that JVM
+ * zeroed memory and collections in proportion to the bytes carried.
  */
 final class DelayProxy implements AutoCloseable {
   private static final int CHUNK = 256 << 10;
@@ -87,12 +91,14 @@ final class DelayProxy implements AutoCloseable {
     InputStream in = from.getInputStream();
     OutputStream out = to.getOutputStream();
     BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+    Queue<byte[]> written = new ConcurrentLinkedQueue<>();
     start(
         "read",
         () -> {
           try {
             while (true) {
-              byte[] bytes = new byte[CHUNK];
+              byte[] reused = written.poll();
+              byte[] bytes = reused != null ? reused : new byte[CHUNK];
               int n = in.read(bytes);
               if (n < 0) {
                 break;
@@ -121,6 +127,7 @@ final class DelayProxy implements AutoCloseable {
               }
               out.write(chunk.bytes(), 0, chunk.length());
               out.flush();
+              written.add(chunk.bytes());
             }
           } catch (IOException | InterruptedException e) {
             connection.drop();
