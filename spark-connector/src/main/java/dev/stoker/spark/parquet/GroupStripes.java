@@ -40,8 +40,8 @@ record GroupStripes(int groups, int depths, int blockRows) {
    * fetches its row group from the start, so a stripe's first round waits for all of its row
    * groups' first requests, and its readers fetch whole row groups ahead at once; within the
    * default read-ahead ({@code stoker.io.readAhead}), fetching the next row groups still overlaps
-   * decoding the current ones. Wider stripes of remote row groups of 16 MiB (8 at a time) read at
-   * two thirds of the rate, their first batch 0.4 s later, on a link of 0.5 GB/s and 20 ms.
+   * decoding the current ones. Stripes of eight remote row groups of 16 MiB read at 0.88 of the
+   * rate (two thirds under load), their first batch 0.4 s later, on a link of 0.5 GB/s and 20 ms.
    */
   static final long REMOTE_GROUP_BYTES = StorageReads.DEFAULT_READ_AHEAD;
 
