@@ -79,6 +79,7 @@ public final class RankRuntime {
               + "of rank "
               + runs.rank());
     }
+    RankLaunch.requireEveryRank(task, spec.worldSize);
     // Token rows are made in the loader from the documents as stored, as a transform's samples.
     boolean transformed = config.transforms() != null || config.tokens() != null;
     PlannedDataset.Parts parts;
@@ -124,6 +125,7 @@ public final class RankRuntime {
       throw new IllegalStateException(
           "barrier stage of " + task.numPartitions() + " tasks for worldSize " + spec.worldSize);
     }
+    RankLaunch.requireEveryRank(task, spec.worldSize);
     ShardFiles files = null;
     MappedShard shard = null;
     String status = null;
