@@ -25,6 +25,7 @@ final class PixelOutput implements Serializable {
   private final double[] mean;
   private final double[] std;
   private transient PixelNormalizer normalizer;
+  private transient float[][] tables;
 
   private PixelOutput(String text, boolean floats, boolean chw, double[] mean, double[] std) {
     this.text = text;
@@ -80,6 +81,42 @@ final class PixelOutput implements Serializable {
       normalizer = n;
     }
     return n;
+  }
+
+  /**
+   * Whether {@link OutputRows} can write an image of {@code channels}: not when a normalization is
+   * for another count ({@link #write} then gives the error).
+   */
+  boolean fuses(int channels) {
+    return !floats || mean.length == channels;
+  }
+
+  /**
+   * Readies {@code rows} to take this sample's pixels in this output's layout.
+   *
+   * @throws IllegalArgumentException if it does not {@link #fuses} images of {@code channels}
+   */
+  OutputRows rows(int channels, boolean mirror, OutputRows rows) {
+    if (!fuses(channels)) {
+      throw new IllegalArgumentException(
+          text + " is for " + mean.length + " channels, not " + channels);
+    }
+    return rows.prepare(floats ? tables() : null, chw, mirror);
+  }
+
+  private float[][] tables() {
+    float[][] t = tables;
+    if (t == null) {
+      PixelNormalizer n = normalizer();
+      t = new float[n.channels()][256];
+      for (int c = 0; c < t.length; c++) {
+        for (int x = 0; x < 256; x++) {
+          t[c][x] = n.value(c, x);
+        }
+      }
+      tables = t;
+    }
+    return t;
   }
 
   void write(Image image, SampleWriter out, int field, Scratch scratch) {

@@ -79,6 +79,12 @@ record RandomResizedCrop(
    * pixels the box touches.
    */
   Image resize(Image in, CropBox box, int scale, Image out, Resampler resampler) {
+    resize(in, box, scale, resampler.into(out), resampler);
+    return out;
+  }
+
+  /** {@link #resize(Image, CropBox, int, Image, Resampler)} handing the rows to {@code out}. */
+  void resize(Image in, CropBox box, int scale, Resampler.Rows out, Resampler resampler) {
     if (scale == 1) {
       resampler.resample(
           in,
@@ -93,7 +99,7 @@ record RandomResizedCrop(
           width,
           height,
           out);
-      return out;
+      return;
     }
     double x0 = (double) box.left() / scale;
     double y0 = (double) box.top() / scale;
@@ -105,6 +111,5 @@ record RandomResizedCrop(
     int ry1 = Math.min(in.height, (int) Math.ceil(y1));
     resampler.resample(
         in, rx0, ry0, rx1, ry1, x0 - rx0, y0 - ry0, x1 - rx0, y1 - ry0, width, height, out);
-    return out;
   }
 }

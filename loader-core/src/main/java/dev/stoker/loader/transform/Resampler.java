@@ -13,16 +13,32 @@ package dev.stoker.loader.transform;
  * reused.
  */
 final class Resampler {
-  private static final int PRECISION_BITS = 32 - 8 - 2;
-  private static final int HALF = 1 << (PRECISION_BITS - 1);
+  static final int PRECISION_BITS = 32 - 8 - 2;
+  static final int HALF = 1 << (PRECISION_BITS - 1);
 
   private int[] boundsX = new int[0];
   private int[] boundsY = new int[0];
   private int[] weightsX = new int[0];
   private int[] weightsY = new int[0];
   private double[] exact = new double[0];
-  private int[] temp = new int[0];
+
+  /** The horizontal pass's rows (or the input's, widened), each at least a row of its output. */
+  private int[][] rows = new int[0][];
+
   private int[] sums = new int[0];
+  private final ImageRows intoImage = new ImageRows();
+
+  /** Receives a resampled image row by row. */
+  interface Rows {
+    /** Called once before the rows, with the output's size. */
+    void begin(int width, int height, int channels);
+
+    /**
+     * Row {@code y}: {@code width x channels} values of 0 to 255, channels interleaved, at the
+     * start of {@code values} (which is reused for the next row).
+     */
+    void row(int y, int[] values);
+  }
 
   /**
    * Resamples region {@code [rx0, rx1) x [ry0, ry1)} of {@code src}, restricted to box {@code (bx0,
@@ -41,6 +57,32 @@ final class Resampler {
       int outW,
       int outH,
       Image dst) {
+    resample(src, rx0, ry0, rx1, ry1, bx0, by0, bx1, by1, outW, outH, into(dst));
+  }
+
+  /** A sink writing rows into {@code dst}, as bytes; the same object on every call. */
+  Rows into(Image dst) {
+    intoImage.image = dst;
+    return intoImage;
+  }
+
+  /**
+   * {@link #resample(Image, int, int, int, int, double, double, double, double, int, int, Image)}
+   * handing each output row to {@code sink} instead.
+   */
+  void resample(
+      Image src,
+      int rx0,
+      int ry0,
+      int rx1,
+      int ry1,
+      double bx0,
+      double by0,
+      double bx1,
+      double by1,
+      int outW,
+      int outH,
+      Rows sink) {
     int c = src.channels;
     int inW = rx1 - rx0;
     int inH = ry1 - ry0;
@@ -48,13 +90,15 @@ final class Resampler {
     float fx1 = (float) bx1;
     float fy0 = (float) by0;
     float fy1 = (float) by1;
-    dst.reset(outW, outH, c);
+    sink.begin(outW, outH, c);
     boolean needH = outW != inW || fx0 != 0 || fx1 != outW;
     boolean needV = outH != inH || fy0 != 0 || fy1 != outH;
     int kx = 0;
+    int taps = 0;
     if (needH) {
       boundsX = grow(boundsX, 2 * outW);
       kx = coefficients(inW, fx0, fx1, outW, true);
+      taps = uniformTaps(inW, outW, kx);
     }
     int ky = 0;
     if (needV) {
@@ -63,119 +107,143 @@ final class Resampler {
     }
     int srcStride = src.width * c;
     int regionStart = ry0 * srcStride + rx0 * c;
-    if (needH && needV) {
-      int first = boundsY[0];
-      int last = boundsY[2 * outH - 2] + boundsY[2 * outH - 1];
-      temp = grow(temp, outW * c * (last - first));
-      horizontal(
-          src.pixels, regionStart + first * srcStride, srcStride, last - first, c, outW, kx, temp);
+    int first = 0;
+    int count = outH;
+    if (needV) {
+      first = boundsY[0];
+      count = boundsY[2 * outH - 2] + boundsY[2 * outH - 1] - first;
       for (int i = 0; i < outH; i++) {
         boundsY[2 * i] -= first;
       }
-      vertical(temp, outW * c, outH, ky, dst.pixels);
-    } else if (needH) {
-      temp = grow(temp, outW * c * outH);
-      horizontal(src.pixels, regionStart, srcStride, outH, c, outW, kx, temp);
-      for (int i = 0, n = outW * c * outH; i < n; i++) {
-        dst.pixels[i] = (byte) temp[i];
+    }
+    int rowLength = (needH ? outW : inW) * c;
+    growRows(count, rowLength);
+    int start = regionStart + first * srcStride;
+    if (needH) {
+      HorizontalPass.run(
+          src.pixels, start, srcStride, count, c, outW, boundsX, weightsX, kx, taps, rows);
+    } else {
+      for (int y = 0; y < count; y++) {
+        widen(src.pixels, start + y * srcStride, rowLength, rows[y]);
       }
-    } else if (needV) {
-      int rowBytes = outW * c;
-      temp = grow(temp, rowBytes * inH);
-      for (int y = 0; y < inH; y++) {
-        int from = regionStart + y * srcStride;
-        int to = y * rowBytes;
-        for (int e = 0; e < rowBytes; e++) {
-          temp[to + e] = src.pixels[from + e] & 0xff;
-        }
-      }
-      vertical(temp, rowBytes, outH, ky, dst.pixels);
+    }
+    if (needV) {
+      vertical(rowLength, outH, ky, sink);
     } else {
       for (int y = 0; y < outH; y++) {
-        System.arraycopy(
-            src.pixels, regionStart + y * srcStride, dst.pixels, y * outW * c, outW * c);
+        sink.row(y, rows[y]);
+      }
+    }
+  }
+
+  private static void widen(byte[] in, int from, int length, int[] out) {
+    for (int e = 0; e < length; e++) {
+      out[e] = in[from + e] & 0xff;
+    }
+  }
+
+  private void growRows(int count, int length) {
+    if (rows.length < count) {
+      rows = java.util.Arrays.copyOf(rows, Math.max(count, rows.length * 3 / 2));
+    }
+    for (int y = 0; y < count; y++) {
+      if (rows[y] == null || rows[y].length < length) {
+        rows[y] = new int[length];
       }
     }
   }
 
   /**
-   * The horizontal pass, into {@code out} as ints of 0 to 255: the vertical pass then runs on int
-   * rows only, a loop the JIT vectorizes (a byte-to-int loop it does not on Java 17).
+   * Gives every output pixel of the horizontal pass the same number of taps, the largest count
+   * among them: a window that would run past the input's end starts earlier instead, its weights
+   * moved along with zeros before them. The sums are unchanged (zero weights add nothing), and
+   * {@link HorizontalPass} can then run one straight-line sum per tap count.
+   *
+   * @return the taps each output pixel reads from its window's start
    */
-  private void horizontal(
-      byte[] in, int start, int stride, int rows, int c, int outW, int ksize, int[] out) {
+  private int uniformTaps(int inSize, int outSize, int ksize) {
     int[] bounds = boundsX;
     int[] k = weightsX;
-    int o = 0;
-    for (int y = 0; y < rows; y++) {
-      int row = start + y * stride;
-      if (c == 3) {
-        for (int xx = 0; xx < outW; xx++) {
-          int n = bounds[2 * xx + 1];
-          int p = row + bounds[2 * xx] * 3;
-          int kk = xx * ksize;
-          int s0 = HALF;
-          int s1 = HALF;
-          int s2 = HALF;
-          for (int x = 0; x < n; x++, p += 3) {
-            int w = k[kk + x];
-            s0 += (in[p] & 0xff) * w;
-            s1 += (in[p + 1] & 0xff) * w;
-            s2 += (in[p + 2] & 0xff) * w;
-          }
-          out[o++] = clip(s0);
-          out[o++] = clip(s1);
-          out[o++] = clip(s2);
-        }
-      } else {
-        for (int xx = 0; xx < outW; xx++) {
-          int n = bounds[2 * xx + 1];
-          int p = row + bounds[2 * xx];
-          int kk = xx * ksize;
-          int s = HALF;
-          for (int x = 0; x < n; x++) {
-            s += (in[p + x] & 0xff) * k[kk + x];
-          }
-          out[o++] = clip(s);
-        }
-      }
+    int taps = 0;
+    for (int xx = 0; xx < outSize; xx++) {
+      taps = Math.max(taps, bounds[2 * xx + 1]);
     }
+    for (int xx = 0; xx < outSize; xx++) {
+      int start = bounds[2 * xx];
+      int shift = start + taps - inSize;
+      if (shift > 0) {
+        int at = xx * ksize;
+        System.arraycopy(k, at, k, at + shift, bounds[2 * xx + 1]);
+        java.util.Arrays.fill(k, at, at + shift, 0);
+        bounds[2 * xx] = start - shift;
+      }
+      bounds[2 * xx + 1] = taps;
+    }
+    return taps;
   }
 
   /**
-   * Per output row, a weighted sum of whole input rows (ints of 0 to 255, {@code rowBytes} each):
-   * the inner loop runs along the row.
+   * Per output row, a weighted sum of whole rows of the horizontal pass: the inner loops run along
+   * a row of one array each, which the JIT vectorizes, and so is the clipping, done with shifts and
+   * masks rather than {@code Math.min}, which it does not vectorize on Java 17.
    */
-  private void vertical(int[] in, int rowBytes, int outH, int ksize, byte[] out) {
+  private void vertical(int rowLength, int outH, int ksize, Rows sink) {
     int[] bounds = boundsY;
     int[] k = weightsY;
-    sums = grow(sums, rowBytes);
+    sums = grow(sums, rowLength);
     int[] acc = sums;
     for (int yy = 0; yy < outH; yy++) {
       int n = bounds[2 * yy + 1];
-      int first = bounds[2 * yy] * rowBytes;
+      int first = bounds[2 * yy];
       int kk = yy * ksize;
-      java.util.Arrays.fill(acc, 0, rowBytes, HALF);
+      java.util.Arrays.fill(acc, 0, rowLength, HALF);
       for (int y = 0; y < n; y++) {
-        int w = k[kk + y];
-        int p = first + y * rowBytes;
-        for (int e = 0; e < rowBytes; e++) {
-          acc[e] += in[p + e] * w;
-        }
+        addScaled(rows[first + y], k[kk + y], acc, rowLength);
       }
-      int o = yy * rowBytes;
-      for (int e = 0; e < rowBytes; e++) {
-        out[o + e] = clip8(acc[e]);
-      }
+      clipAll(acc, rowLength);
+      sink.row(yy, acc);
     }
   }
 
-  private static int clip(int sum) {
-    return Math.min(255, Math.max(0, sum >> PRECISION_BITS));
+  private static void addScaled(int[] row, int weight, int[] acc, int length) {
+    for (int e = 0; e < length; e++) {
+      acc[e] += row[e] * weight;
+    }
   }
 
-  private static byte clip8(int sum) {
-    return (byte) Math.min(255, Math.max(0, sum >> PRECISION_BITS));
+  /** Each sum to 8 bits: shifted down, then clipped to 0..255 without a branch. */
+  private static void clipAll(int[] acc, int length) {
+    for (int e = 0; e < length; e++) {
+      acc[e] = clip(acc[e]);
+    }
+  }
+
+  /** A fixed-point sum to 0..255: {@code min(255, max(0, sum >> PRECISION_BITS))}. */
+  static int clip(int sum) {
+    int v = sum >> PRECISION_BITS;
+    int over = v - 255;
+    v -= over & ~(over >> 31);
+    return v & ~(v >> 31);
+  }
+
+  /** Writes the rows into an image, as bytes. */
+  private static final class ImageRows implements Rows {
+    Image image;
+
+    @Override
+    public void begin(int width, int height, int channels) {
+      image.reset(width, height, channels);
+    }
+
+    @Override
+    public void row(int y, int[] values) {
+      int length = image.width * image.channels;
+      byte[] px = image.pixels;
+      int at = y * length;
+      for (int e = 0; e < length; e++) {
+        px[at + e] = (byte) values[e];
+      }
+    }
   }
 
   /** Pillow's {@code precompute_coeffs} then {@code normalize_coeffs_8bpc}; the kernel size. */

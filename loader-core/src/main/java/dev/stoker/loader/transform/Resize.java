@@ -56,6 +56,17 @@ record Resize(int shorter, int height, int width) implements ImageOp {
     if (scale == 1 && size[0] == in.height && size[1] == in.width) {
       return in;
     }
+    resizeReduced(in, fullHeight, fullWidth, scale, resampler.into(out), resampler);
+    return out;
+  }
+
+  /**
+   * {@link #resizeReduced(Image, int, int, int, Image, Resampler)} handing the rows to {@code out},
+   * copied through when the size is already right.
+   */
+  void resizeReduced(
+      Image in, int fullHeight, int fullWidth, int scale, Resampler.Rows out, Resampler resampler) {
+    int[] size = target(fullHeight, fullWidth);
     resampler.resample(
         in,
         0,
@@ -69,6 +80,5 @@ record Resize(int shorter, int height, int width) implements ImageOp {
         size[1],
         size[0],
         out);
-    return out;
   }
 }

@@ -29,6 +29,12 @@ final class VisionTransform implements SampleTransform {
   private final PixelOutput output;
   private final transient ThreadLocal<Scratch> scratch;
 
+  /**
+   * Whether the first step resizes and only flips follow it, into an output of the decode's
+   * channels: then the resampler's rows go straight into the output ({@link OutputRows}).
+   */
+  private final boolean fused;
+
   /** The schemas last resolved: immutable, replaced whole. */
   private transient volatile Plan plan;
 
@@ -41,10 +47,19 @@ final class VisionTransform implements SampleTransform {
     this.output = output;
     java.util.function.Supplier<ImageDecoder> decoders = Decoders.factory(decode.decoder());
     this.scratch = ThreadLocal.withInitial(() -> new Scratch(decoders));
+    this.fused =
+        !this.ops.isEmpty()
+            && firstApplied() == 1
+            && this.ops.stream().skip(1).allMatch(HorizontalFlip.class::isInstance)
+            && output.fuses(decode.channels());
   }
 
   List<ImageOp> ops() {
     return ops;
+  }
+
+  boolean fused() {
+    return fused;
   }
 
   @Override
@@ -154,7 +169,34 @@ final class VisionTransform implements SampleTransform {
       data = new byte[length];
       value.get(value.position(), data, 0, length);
     }
-    Image image = decodeAndFirstStep(data, length, p, s, random);
+    Decoded decoded = decode(data, length, p, s, random);
+    if (fused) {
+      writeFused(decoded, p, s, random, out);
+    } else {
+      Image image = firstStep(decoded, s);
+      writeStepped(image, p, s, random, out);
+    }
+    for (int f : p.passThrough()) {
+      in.copyTo(f, out, f);
+    }
+  }
+
+  /** The first step's rows straight into the output, mirrored if the flips say so. */
+  private void writeFused(
+      Decoded decoded, Plan p, Scratch s, RandomGenerator random, SampleWriter out) {
+    boolean mirror = false;
+    for (int i = 1; i < ops.size(); i++) {
+      mirror ^= ((HorizontalFlip) ops.get(i)).flips(random);
+    }
+    OutputRows rows = output.rows(decode.channels(), mirror, s.outputRows);
+    firstStep(decoded, rows, s);
+    checkSize(rows.height(), rows.width(), p);
+    rows.write(out, p.column());
+  }
+
+  /** The steps after the first, one image at a time, then the output. */
+  private void writeStepped(
+      Image image, Plan p, Scratch s, RandomGenerator random, SampleWriter out) {
     Image spare = image == s.decoded ? s.spare : s.decoded;
     for (int i = firstApplied(); i < ops.size(); i++) {
       Image result = ops.get(i).apply(image, spare, random, s);
@@ -163,23 +205,24 @@ final class VisionTransform implements SampleTransform {
         image = result;
       }
     }
-    if (image.height != p.size()[0] || image.width != p.size()[1]) {
+    checkSize(image.height, image.width, p);
+    output.write(image, out, p.column(), s);
+  }
+
+  private void checkSize(int height, int width, Plan p) {
+    if (height != p.size()[0] || width != p.size()[1]) {
       throw new IllegalStateException(
           "transforms: '"
               + spec
               + "' made an image of "
-              + image.height
+              + height
               + " x "
-              + image.width
+              + width
               + " (expected: "
               + p.size()[0]
               + " x "
               + p.size()[1]
               + ")");
-    }
-    output.write(image, out, p.column(), s);
-    for (int f : p.passThrough()) {
-      in.copyTo(f, out, f);
     }
   }
 
@@ -192,12 +235,14 @@ final class VisionTransform implements SampleTransform {
     return first instanceof RandomResizedCrop || first instanceof Resize ? 1 : 0;
   }
 
+  /** An image decoded and converted, with what its first step chose before the decode. */
+  private record Decoded(Image image, ImageHeader header, CropBox box, int scale) {}
+
   /**
    * Reads the header, checks the pixel bound, lets the first step choose its box and the decode's
-   * scale, decodes, converts the colours and applies that first step.
+   * scale, decodes and converts the colours.
    */
-  private Image decodeAndFirstStep(
-      byte[] data, int length, Plan p, Scratch s, RandomGenerator random) {
+  private Decoded decode(byte[] data, int length, Plan p, Scratch s, RandomGenerator random) {
     String column = p.input().field(p.column()).name();
     ImageHeader header;
     try {
@@ -247,16 +292,34 @@ final class VisionTransform implements SampleTransform {
           length,
           null);
     }
-    Image converted = Colours.convert(image, decode.channels(), s.spare);
+    return new Decoded(Colours.convert(image, decode.channels(), s.spare), header, box, scale);
+  }
+
+  /** Applies the first step when {@link #decode} planned it: the result, or the image itself. */
+  private Image firstStep(Decoded d, Scratch s) {
+    Image converted = d.image();
     Image spare = converted == s.decoded ? s.spare : s.decoded;
+    ImageOp first = ops.isEmpty() ? null : ops.get(0);
     if (first instanceof RandomResizedCrop crop) {
-      return crop.resize(converted, box, scale, spare, s.resampler);
+      return crop.resize(converted, d.box(), d.scale(), spare, s.resampler);
     }
     if (first instanceof Resize resize) {
-      return resize.resizeReduced(
-          converted, header.height(), header.width(), scale, spare, s.resampler);
+      ImageHeader h = d.header();
+      return resize.resizeReduced(converted, h.height(), h.width(), d.scale(), spare, s.resampler);
     }
     return converted;
+  }
+
+  /** Applies the first step, a resize, handing its rows to {@code rows}. */
+  private void firstStep(Decoded d, Resampler.Rows rows, Scratch s) {
+    ImageOp first = ops.get(0);
+    if (first instanceof RandomResizedCrop crop) {
+      crop.resize(d.image(), d.box(), d.scale(), rows, s.resampler);
+    } else {
+      ImageHeader h = d.header();
+      ((Resize) first)
+          .resizeReduced(d.image(), h.height(), h.width(), d.scale(), rows, s.resampler);
+    }
   }
 
   private static BadImageException bad(String column, String reason, int length, Throwable cause) {
