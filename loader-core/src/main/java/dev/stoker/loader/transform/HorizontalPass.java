@@ -1,7 +1,7 @@
 package dev.stoker.loader.transform;
 
 import static dev.stoker.loader.transform.Resampler.HALF;
-import static dev.stoker.loader.transform.Resampler.clip;
+import static dev.stoker.loader.transform.Resampler.PRECISION_BITS;
 
 /**
  * The horizontal pass of {@link Resampler}: each output pixel a weighted sum of {@code taps}
@@ -9,9 +9,19 @@ import static dev.stoker.loader.transform.Resampler.clip;
  * steps, which the JIT cannot vectorize; for RGB with two to four taps (downscaling by up to about
  * 1.5, and every upscale) the sum is written out per tap count, without the inner loop's branches
  * and counter, and the generic loop serves the rest.
+ *
+ * <p>Pillow clips each sum to 0..255; here the shift alone gives the same value. The bilinear
+ * (triangle) weights are never negative, so no sum is below 0; and their fixed-point values, each
+ * rounded up by at most half a unit, add up to at most {@code 2^22 + taps / 2}, so 255 times that
+ * plus the rounding half stays below {@code 256 << 22} for any window under 16,000 taps.
  */
 final class HorizontalPass {
   private HorizontalPass() {}
+
+  /** A fixed-point sum of non-negative weights to its 8-bit value: see the class comment. */
+  private static int down(int sum) {
+    return sum >> PRECISION_BITS;
+  }
 
   /**
    * Resamples {@code count} rows of {@code in} (the first at {@code start}, {@code stride} bytes
@@ -54,9 +64,9 @@ final class HorizontalPass {
       int kk = xx * ksize;
       int w0 = k[kk];
       int w1 = k[kk + 1];
-      out[o] = clip(HALF + (in[p] & 0xff) * w0 + (in[p + 3] & 0xff) * w1);
-      out[o + 1] = clip(HALF + (in[p + 1] & 0xff) * w0 + (in[p + 4] & 0xff) * w1);
-      out[o + 2] = clip(HALF + (in[p + 2] & 0xff) * w0 + (in[p + 5] & 0xff) * w1);
+      out[o] = down(HALF + (in[p] & 0xff) * w0 + (in[p + 3] & 0xff) * w1);
+      out[o + 1] = down(HALF + (in[p + 1] & 0xff) * w0 + (in[p + 4] & 0xff) * w1);
+      out[o + 2] = down(HALF + (in[p + 2] & 0xff) * w0 + (in[p + 5] & 0xff) * w1);
     }
   }
 
@@ -68,11 +78,11 @@ final class HorizontalPass {
       int w0 = k[kk];
       int w1 = k[kk + 1];
       int w2 = k[kk + 2];
-      out[o] = clip(HALF + (in[p] & 0xff) * w0 + (in[p + 3] & 0xff) * w1 + (in[p + 6] & 0xff) * w2);
+      out[o] = down(HALF + (in[p] & 0xff) * w0 + (in[p + 3] & 0xff) * w1 + (in[p + 6] & 0xff) * w2);
       out[o + 1] =
-          clip(HALF + (in[p + 1] & 0xff) * w0 + (in[p + 4] & 0xff) * w1 + (in[p + 7] & 0xff) * w2);
+          down(HALF + (in[p + 1] & 0xff) * w0 + (in[p + 4] & 0xff) * w1 + (in[p + 7] & 0xff) * w2);
       out[o + 2] =
-          clip(HALF + (in[p + 2] & 0xff) * w0 + (in[p + 5] & 0xff) * w1 + (in[p + 8] & 0xff) * w2);
+          down(HALF + (in[p + 2] & 0xff) * w0 + (in[p + 5] & 0xff) * w1 + (in[p + 8] & 0xff) * w2);
     }
   }
 
@@ -88,7 +98,7 @@ final class HorizontalPass {
       for (int ch = 0; ch < 3; ch++) {
         int q = p + ch;
         out[o + ch] =
-            clip(
+            down(
                 HALF
                     + (in[q] & 0xff) * w0
                     + (in[q + 3] & 0xff) * w1
@@ -108,7 +118,7 @@ final class HorizontalPass {
         for (int x = 0, q = p + ch; x < taps; x++, q += c) {
           s += (in[q] & 0xff) * k[kk + x];
         }
-        out[o + ch] = clip(s);
+        out[o + ch] = down(s);
       }
     }
   }
