@@ -9,6 +9,7 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceOptions;
 import dev.stoker.spark.progress.ProgressCounters;
+import dev.stoker.spark.run.RankLaunch;
 import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.nio.file.Files;
@@ -174,6 +175,8 @@ public final class PythonRanks {
       if (!(task instanceof BarrierTaskContext)) {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
+      // a lone rank started again would wait in the training's first collective until it times out
+      RankLaunch.requireEveryRank((BarrierTaskContext) task, plan.ranks().size());
       RankPump pump =
           RankPump.start(plan, config, rank, folder(dir), start, resumedFrom, epochs, counters);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());

@@ -9,13 +9,14 @@ import org.apache.spark.BarrierTaskContext;
  * When one rank's task finishes at the moment another's fails, Spark (3.5) keeps the finished
  * task's output and starts the stage again for the failed rank alone; that rank's first exchange
  * would then wait for ranks that never come (Spark's own wait lasts a year). Failing the attempt
- * makes Spark drop every rank's output and run all of them again.
+ * makes Spark drop every rank's output and run all of them again. The runner's ranks and the Python
+ * ranks ({@code dev.stoker.spark.python}) both make this check as they start.
  */
-final class RankLaunch {
+public final class RankLaunch {
   private RankLaunch() {}
 
   /** Throws unless every one of the stage's {@code worldSize} ranks was started in this attempt. */
-  static void requireEveryRank(BarrierTaskContext task, int worldSize) {
+  public static void requireEveryRank(BarrierTaskContext task, int worldSize) {
     String refusal =
         refusal(
             task.getTaskInfos().length, worldSize, task.partitionId(), task.stageAttemptNumber());
