@@ -1,6 +1,7 @@
 package dev.stoker.spark.python;
 
 import dev.stoker.loader.state.LoaderState;
+import dev.stoker.spark.cluster.RankLaunch;
 import dev.stoker.spark.cluster.TaskSlots;
 import dev.stoker.spark.options.OptionRegistry;
 import dev.stoker.spark.options.SparkOptionTable;
@@ -9,7 +10,6 @@ import dev.stoker.spark.parquet.ReadConfig;
 import dev.stoker.spark.parquet.ReadPlan;
 import dev.stoker.spark.parquet.SourceOptions;
 import dev.stoker.spark.progress.ProgressCounters;
-import dev.stoker.spark.run.RankLaunch;
 import dev.stoker.spark.source.ScanPlans;
 import dev.stoker.spark.source.StokerScan;
 import java.nio.file.Files;
@@ -176,7 +176,10 @@ public final class PythonRanks {
         throw new IllegalStateException(notBarrier(rank, task.stageId()));
       }
       // a lone rank started again would wait in the training's first collective until it times out
-      RankLaunch.requireEveryRank((BarrierTaskContext) task, plan.ranks().size());
+      String refusal = RankLaunch.refusal((BarrierTaskContext) task, plan.ranks().size());
+      if (refusal != null) {
+        throw new IllegalStateException("stoker.torch: " + refusal);
+      }
       RankPump pump =
           RankPump.start(plan, config, rank, folder(dir), start, resumedFrom, epochs, counters);
       task.addTaskCompletionListener((TaskCompletionListener) context -> pump.close());

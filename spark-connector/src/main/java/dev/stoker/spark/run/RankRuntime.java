@@ -11,6 +11,7 @@ import dev.stoker.spark.CacheMode;
 import dev.stoker.spark.RankFailedException;
 import dev.stoker.spark.RankReport;
 import dev.stoker.spark.SparkOptionNames;
+import dev.stoker.spark.cluster.RankLaunch;
 import dev.stoker.spark.parquet.EpochPlanner;
 import dev.stoker.spark.parquet.RankRuns;
 import dev.stoker.spark.parquet.ReadConfig;
@@ -79,7 +80,7 @@ public final class RankRuntime {
               + "of rank "
               + runs.rank());
     }
-    RankLaunch.requireEveryRank(task, spec.worldSize);
+    requireEveryRank(task, spec.worldSize);
     // Token rows are made in the loader from the documents as stored, as a transform's samples.
     boolean transformed = config.transforms() != null || config.tokens() != null;
     PlannedDataset.Parts parts;
@@ -125,7 +126,7 @@ public final class RankRuntime {
       throw new IllegalStateException(
           "barrier stage of " + task.numPartitions() + " tasks for worldSize " + spec.worldSize);
     }
-    RankLaunch.requireEveryRank(task, spec.worldSize);
+    requireEveryRank(task, spec.worldSize);
     ShardFiles files = null;
     MappedShard shard = null;
     String status = null;
@@ -511,5 +512,15 @@ public final class RankRuntime {
             "rank %d of %d (stage attempt %d): %s: %s",
             task.partitionId(), spec.worldSize, task.stageAttemptNumber(), what, cause),
         cause);
+  }
+
+  /**
+   * Fails this rank when Spark started its stage's attempt without every rank ({@link RankLaunch}).
+   */
+  private static void requireEveryRank(BarrierTaskContext task, int worldSize) {
+    String refusal = RankLaunch.refusal(task, worldSize);
+    if (refusal != null) {
+      throw new RankFailedException(refusal, null);
+    }
   }
 }

@@ -1,6 +1,5 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.cluster;
 
-import dev.stoker.spark.RankFailedException;
 import java.util.Locale;
 import org.apache.spark.BarrierTaskContext;
 
@@ -8,21 +7,20 @@ import org.apache.spark.BarrierTaskContext;
  * Refuses an attempt of a barrier stage that Spark started with fewer ranks than the stage has.
  * When one rank's task finishes at the moment another's fails, Spark (3.5) keeps the finished
  * task's output and starts the stage again for the failed rank alone; that rank's first exchange
- * would then wait for ranks that never come (Spark's own wait lasts a year). Failing the attempt
- * makes Spark drop every rank's output and run all of them again. The runner's ranks and the Python
- * ranks ({@code dev.stoker.spark.python}) both make this check as they start.
+ * would then wait for ranks that never come (Spark's own wait lasts a year, a training's collective
+ * until it times out). Failing the attempt makes Spark drop every rank's output and run all of them
+ * again. The runner's ranks and the Python ranks both ask as they start.
  */
 public final class RankLaunch {
   private RankLaunch() {}
 
-  /** Throws unless every one of the stage's {@code worldSize} ranks was started in this attempt. */
-  public static void requireEveryRank(BarrierTaskContext task, int worldSize) {
-    String refusal =
-        refusal(
-            task.getTaskInfos().length, worldSize, task.partitionId(), task.stageAttemptNumber());
-    if (refusal != null) {
-      throw new RankFailedException(refusal, null);
-    }
+  /**
+   * Why this attempt of {@code task}'s stage cannot run, or null when it started every one of the
+   * stage's {@code worldSize} ranks.
+   */
+  public static String refusal(BarrierTaskContext task, int worldSize) {
+    return refusal(
+        task.getTaskInfos().length, worldSize, task.partitionId(), task.stageAttemptNumber());
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.stoker.spark.run;
+package dev.stoker.spark.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
