@@ -11,9 +11,8 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,12 +22,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * direction: the propagation delay of a long link, where the kernel has no {@code netem}. A
  * request's answer starts a round trip later; the rate is left to the link behind it ({@code tc
  * tbf}). Each connection is two pipes, each a reader that stamps what it reads and a writer that
- * sends it when due. A pipe's buffers go back to its reader once written: the proxy shares the
- * cores and the heap of the JVM it measures, and a fresh buffer for every read would cost that JVM
- * zeroed memory and collections in proportion to the bytes carried.
+ * sends it when due. A pipe's buffers go back to its reader once written, a few of them: the proxy
+ * shares the cores and the heap of the JVM it measures, and a fresh buffer for every read would
+ * cost that JVM zeroed memory and collections in proportion to the bytes carried.
  */
 final class DelayProxy implements AutoCloseable {
   private static final int CHUNK = 256 << 10;
+
+  /**
+   * Written buffers a pipe keeps for its next reads: enough for a steady stream, while a burst's
+   * extra buffers go to the collector. Kept without a bound, every pooled connection would hold the
+   * most its pipe ever had in flight (megabytes at 0.5 GB/s), and a run's heap would fill.
+   */
+  private static final int SPARE_CHUNKS = 8;
 
   private final ServerSocket server;
   private final InetSocketAddress target;
@@ -91,7 +97,7 @@ final class DelayProxy implements AutoCloseable {
     InputStream in = from.getInputStream();
     OutputStream out = to.getOutputStream();
     BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-    Queue<byte[]> written = new ConcurrentLinkedQueue<>();
+    BlockingQueue<byte[]> written = new ArrayBlockingQueue<>(SPARE_CHUNKS);
     start(
         "read",
         () -> {
@@ -127,7 +133,7 @@ final class DelayProxy implements AutoCloseable {
               }
               out.write(chunk.bytes(), 0, chunk.length());
               out.flush();
-              written.add(chunk.bytes());
+              written.offer(chunk.bytes()); // dropped when the spares are full
             }
           } catch (IOException | InterruptedException e) {
             connection.drop();
