@@ -32,7 +32,7 @@ final class DelayProxy implements AutoCloseable {
   /**
    * Written buffers a pipe keeps for its next reads: enough for a steady stream, while a burst's
    * extra buffers go to the collector. Kept without a bound, every pooled connection would hold the
-   * most its pipe ever had in flight (megabytes at 0.5 GB/s), and a run's heap would fill.
+   * most its pipe ever had in flight (megabytes at 0.5 GB/s) for as long as it lives.
    */
   private static final int SPARE_CHUNKS = 8;
 
