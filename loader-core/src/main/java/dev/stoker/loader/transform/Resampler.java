@@ -40,26 +40,6 @@ final class Resampler {
     void row(int y, int[] values);
   }
 
-  /**
-   * Resamples region {@code [rx0, rx1) x [ry0, ry1)} of {@code src}, restricted to box {@code (bx0,
-   * by0, bx1, by1)} in the region's coordinates, into {@code dst} at {@code outW x outH}.
-   */
-  void resample(
-      Image src,
-      int rx0,
-      int ry0,
-      int rx1,
-      int ry1,
-      double bx0,
-      double by0,
-      double bx1,
-      double by1,
-      int outW,
-      int outH,
-      Image dst) {
-    resample(src, rx0, ry0, rx1, ry1, bx0, by0, bx1, by1, outW, outH, into(dst));
-  }
-
   /** A sink writing rows into {@code dst}, as bytes; the same object on every call. */
   Rows into(Image dst) {
     intoImage.image = dst;
@@ -67,8 +47,9 @@ final class Resampler {
   }
 
   /**
-   * {@link #resample(Image, int, int, int, int, double, double, double, double, int, int, Image)}
-   * handing each output row to {@code sink} instead.
+   * Resamples region {@code [rx0, rx1) x [ry0, ry1)} of {@code src}, restricted to box {@code (bx0,
+   * by0, bx1, by1)} in the region's coordinates, to {@code outW x outH}, handing each output row to
+   * {@code sink} ({@link #into} writes them into an image).
    */
   void resample(
       Image src,

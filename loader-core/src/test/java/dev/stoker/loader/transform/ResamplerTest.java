@@ -25,11 +25,33 @@ class ResamplerTest {
 
       Image vertical = new Image();
       resampler.resample(
-          image, 0, 0, width, height, 0, 0, width, height, width, outHeight, vertical);
+          image,
+          0,
+          0,
+          width,
+          height,
+          0,
+          0,
+          width,
+          height,
+          width,
+          outHeight,
+          resampler.into(vertical));
       Image horizontal = new Image();
       Image transposed = transpose(image);
       resampler.resample(
-          transposed, 0, 0, height, width, 0, 0, height, width, outHeight, width, horizontal);
+          transposed,
+          0,
+          0,
+          height,
+          width,
+          0,
+          0,
+          height,
+          width,
+          outHeight,
+          width,
+          resampler.into(horizontal));
 
       assertThat(transpose(horizontal).copyPixels())
           .as("trial %d: %dx%dx%d to height %d", trial, width, height, channels, outHeight)
@@ -47,9 +69,9 @@ class ResamplerTest {
       System.arraycopy(image.pixels, ((5 + y) * 30 + 7) * 3, region.pixels, y * 30, 30);
     }
     Image fromRegion = new Image();
-    resampler.resample(image, 7, 5, 17, 17, 0, 0, 10, 12, 10, 5, fromRegion);
+    resampler.resample(image, 7, 5, 17, 17, 0, 0, 10, 12, 10, 5, resampler.into(fromRegion));
     Image fromCopy = new Image();
-    resampler.resample(region, 0, 0, 10, 12, 0, 0, 10, 12, 10, 5, fromCopy);
+    resampler.resample(region, 0, 0, 10, 12, 0, 0, 10, 12, 10, 5, resampler.into(fromCopy));
     assertThat(fromRegion.copyPixels()).isEqualTo(fromCopy.copyPixels());
   }
 
@@ -78,7 +100,8 @@ class ResamplerTest {
       double by1 = (ry1 - ry0) - (random.nextBoolean() ? 0 : random.nextDouble() * 0.09);
       int outW = 1 + random.nextInt(random.nextBoolean() ? 12 : 90);
       int outH = 1 + random.nextInt(random.nextBoolean() ? 12 : 90);
-      resampler.resample(image, rx0, ry0, rx1, ry1, bx0, by0, bx1, by1, outW, outH, out);
+      resampler.resample(
+          image, rx0, ry0, rx1, ry1, bx0, by0, bx1, by1, outW, outH, resampler.into(out));
       byte[] expected =
           PillowFilter.resample(image, rx0, ry0, rx1, ry1, bx0, by0, bx1, by1, outW, outH);
       assertThat(out.copyPixels())
