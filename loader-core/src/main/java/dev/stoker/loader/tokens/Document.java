@@ -12,14 +12,29 @@ import java.nio.charset.StandardCharsets;
  * One document's tokens as rows take them: its ids (read from a chunk's variable-length value, or
  * tokenized from its text), then the end token where the layout has one, and how many of them rows
  * took so far. Reused from document to document by one stream.
+ *
+ * <p>The ids stay where the chunk holds them, read in place until the next document is read: rows
+ * copy them from there with bulk copies ({@link #copyIds}), one copy fewer than taking them into an
+ * array of the document's own.
  */
 final class Document {
   private final TokenLayout layout;
   private final Field field;
   private final boolean wide;
   private final Encoding encoding;
-  private int[] ids32 = new int[256];
-  private long[] ids64 = new long[0];
+  private final int idBytes;
+
+  /** The ids of a tokenized text, in native order; grown as texts need. */
+  private ByteBuffer tokenized = ByteBuffer.allocate(0);
+
+  /** Where the document's ids are, in native order, from byte {@link #base} on. */
+  private ByteBuffer ids;
+
+  private int base;
+
+  /** The document's ids, before any end token and any cut. */
+  private int given;
+
   private int length;
   private int placed;
   private long key;
@@ -32,6 +47,7 @@ final class Document {
     this.layout = layout;
     this.field = field;
     this.wide = field.dtype() == DType.INT64;
+    this.idBytes = wide ? 8 : 4;
     this.encoding = layout.tokenizer() == null ? null : Tokenizers.encoding(layout.tokenizer());
     if (!field.isVariable()
         || (encoding == null) != (field.dtype() != DType.UINT8)
@@ -73,20 +89,14 @@ final class Document {
       value.get(bytes);
       return take(Tokenizers.encode(encoding, new String(bytes, StandardCharsets.UTF_8)), key);
     }
-    int size = field.dtype().byteSize();
-    if (value.remaining() % size != 0) {
+    if (value.remaining() % idBytes != 0) {
       throw bad(
           "holds " + value.remaining() + " bytes",
-          "a multiple of " + size + " bytes, whole " + field.dtype().label() + " ids");
+          "a multiple of " + idBytes + " bytes, whole " + field.dtype().label() + " ids");
     }
-    int ids = value.remaining() / size;
-    ensure(ids + 1);
-    if (wide) {
-      value.asLongBuffer().get(ids64, 0, ids);
-    } else {
-      value.asIntBuffer().get(ids32, 0, ids);
-    }
-    return finish(ids);
+    ids = value;
+    base = value.position();
+    return finish(value.remaining() / idBytes);
   }
 
   /**
@@ -100,19 +110,29 @@ final class Document {
     if (tokens == null) {
       throw bad("is null", "a document's ids or text; filter out nulls");
     }
-    ensure(tokens.length + 1);
-    System.arraycopy(tokens, 0, ids32, 0, tokens.length);
+    if (wide) {
+      throw new IllegalStateException("tokenized text gives int32 ids, not int64");
+    }
+    if (tokenized.capacity() < tokens.length * 4L) {
+      long grown = Math.max(tokens.length * 4L, tokenized.capacity() * 2L);
+      tokenized = ByteBuffer.allocate((int) Math.min(grown, Integer.MAX_VALUE - 8));
+      tokenized.order(ByteOrder.nativeOrder());
+    }
+    tokenized.asIntBuffer().put(0, tokens, 0, tokens.length);
+    ids = tokenized;
+    base = 0;
     return finish(tokens.length);
   }
 
   /**
-   * Checks the document's {@code ids} ids, appends the end token and cuts it as the layout says.
+   * Checks the document's {@code given} ids, appends the end token and cuts it as the layout says.
    */
-  private long finish(int ids) {
-    check(ids);
-    length = ids;
+  private long finish(int given) {
+    check(given);
+    this.given = given;
+    length = given;
     if (layout.eodToken() >= 0) {
-      set(length++, layout.eodToken());
+      length++;
     }
     placed = 0;
     boolean cuts =
@@ -126,22 +146,40 @@ final class Document {
     return 0;
   }
 
+  /**
+   * Copies the document's tokens {@code [from, from + count)} (its end token included, within
+   * {@link #length}) into {@code dst} (native order) from element {@code at} on.
+   */
+  void copyIds(ByteBuffer dst, int at, int from, int count) {
+    int inPlace = Math.max(0, Math.min(count, given - from));
+    if (inPlace > 0) {
+      dst.put(at * idBytes, ids, base + from * idBytes, inPlace * idBytes);
+    }
+    for (int i = inPlace; i < count; i++) { // only the end token lies past the ids given
+      if (wide) {
+        dst.putLong((at + i) * 8, layout.eodToken());
+      } else {
+        dst.putInt((at + i) * 4, (int) layout.eodToken());
+      }
+    }
+  }
+
   /** The encoding of text documents, or null for documents of ids. */
   Encoding encoding() {
     return encoding;
   }
 
-  private void check(int ids) {
+  private void check(int count) {
     long max = layout.maxDocumentTokens();
-    if (max > 0 && ids > max) {
+    if (max > 0 && count > max) {
       throw bad(
-          "has " + ids + " tokens",
+          "has " + count + " tokens",
           "at most maxDocumentTokens = " + max + "; raise it, or filter long documents out");
     }
     long vocab = layout.vocabSize();
     if (vocab > 0) {
-      for (int i = 0; i < ids; i++) {
-        long id = wide ? ids64[i] : ids32[i];
+      for (int i = 0; i < count; i++) {
+        long id = wide ? ids.getLong(base + i * 8) : ids.getInt(base + i * 4);
         if (id < 0 || id >= vocab) {
           throw bad(
               "holds id " + id + " at token " + i,
@@ -159,24 +197,6 @@ final class Document {
             field.name(),
             what,
             expected));
-  }
-
-  private void ensure(int capacity) {
-    if (wide) {
-      if (ids64.length < capacity) {
-        ids64 = new long[Math.max(capacity, ids64.length * 2)];
-      }
-    } else if (ids32.length < capacity) {
-      ids32 = new int[Math.max(capacity, ids32.length * 2)];
-    }
-  }
-
-  private void set(int i, long id) {
-    if (wide) {
-      ids64[i] = id;
-    } else {
-      ids32[i] = (int) id;
-    }
   }
 
   /** Tokens in the document, its end token included. */
@@ -201,14 +221,6 @@ final class Document {
 
   long key() {
     return key;
-  }
-
-  int[] ids32() {
-    return ids32;
-  }
-
-  long[] ids64() {
-    return ids64;
   }
 
   boolean wide() {

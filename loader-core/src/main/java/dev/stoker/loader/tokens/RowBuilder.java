@@ -2,7 +2,6 @@ package dev.stoker.loader.tokens;
 
 import dev.stoker.loader.ColumnChunk;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.util.Arrays;
@@ -27,6 +26,7 @@ final class RowBuilder {
   private final IntBuffer labels32;
   private final LongBuffer labels64;
   private final TokenCounts counts;
+  private final ColumnBuffers buffers;
 
   /**
    * A row's worth of ints, composed here and put into a column in one bulk copy: element-wise puts
@@ -43,39 +43,48 @@ final class RowBuilder {
   /** Documents begun in the row being packed. */
   private int segments;
 
-  RowBuilder(TokenLayout layout, boolean wide, int capacity, TokenCounts counts) {
+  /**
+   * @param buffers the columns' buffers, sized by {@link #columnBytes} for the same arguments
+   */
+  RowBuilder(
+      TokenLayout layout, boolean wide, int capacity, TokenCounts counts, ColumnBuffers buffers) {
     this.layout = layout;
     this.length = layout.length();
     this.capacity = capacity;
     this.wide = wide;
     this.counts = counts;
+    this.buffers = buffers;
     this.scratch = new int[length];
-    this.cuSeqlens =
-        layout.mode() == TokenLayout.Mode.PACK
-            && layout.boundaries() == TokenLayout.Boundaries.CU_SEQLENS;
-    int idBytes = wide ? 8 : 4;
-    ByteBuffer ids = column((long) capacity * length * idBytes);
-    ByteBuffer position = column((long) capacity * length * 4);
-    ByteBuffer mark = column((long) capacity * (cuSeqlens ? length + 1 : length) * 4);
-    ByteBuffer label = layout.shiftLabels() ? column((long) capacity * length * idBytes) : null;
-    columns =
-        label == null
-            ? new ByteBuffer[] {ids, position, mark}
-            : new ByteBuffer[] {ids, position, mark, label};
+    this.cuSeqlens = cuSeqlens(layout);
+    columns = buffers.take();
+    ByteBuffer ids = columns[0];
+    ByteBuffer label = layout.shiftLabels() ? columns[3] : null;
     ids32 = wide ? null : ids.asIntBuffer();
     ids64 = wide ? ids.asLongBuffer() : null;
-    positions = position.asIntBuffer();
-    marks = mark.asIntBuffer();
+    positions = columns[1].asIntBuffer();
+    marks = columns[2].asIntBuffer();
     labels32 = label == null || wide ? null : label.asIntBuffer();
     labels64 = label != null && wide ? label.asLongBuffer() : null;
   }
 
-  private static ByteBuffer column(long bytes) {
-    if (bytes > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          bytes + " bytes for one column of a chunk (expected: fewer rows per chunk)");
-    }
-    return ByteBuffer.allocate((int) bytes).order(ByteOrder.nativeOrder());
+  /**
+   * Bytes of each column of a chunk of {@code capacity} rows: ids, positions, document ids or
+   * cumulative lengths, and the labels where the layout shifts them.
+   */
+  static long[] columnBytes(TokenLayout layout, boolean wide, int capacity) {
+    long length = layout.length();
+    int idBytes = wide ? 8 : 4;
+    long ids = capacity * length * idBytes;
+    long positions = capacity * length * 4;
+    long marks = capacity * (cuSeqlens(layout) ? length + 1 : length) * 4;
+    return layout.shiftLabels()
+        ? new long[] {ids, positions, marks, ids}
+        : new long[] {ids, positions, marks};
+  }
+
+  private static boolean cuSeqlens(TokenLayout layout) {
+    return layout.mode() == TokenLayout.Mode.PACK
+        && layout.boundaries() == TokenLayout.Boundaries.CU_SEQLENS;
   }
 
   boolean full() {
@@ -168,11 +177,7 @@ final class RowBuilder {
    */
   private void share(Document doc, int at, int count) {
     int from = doc.placed();
-    if (wide) {
-      ids64.put(at, doc.ids64(), from, count);
-    } else {
-      ids32.put(at, doc.ids32(), from, count);
-    }
+    doc.copyIds(columns[0], at, from, count);
     for (int i = 0; i < count; i++) {
       scratch[i] = from + i;
     }
@@ -182,11 +187,7 @@ final class RowBuilder {
     }
     int next = Math.min(count, doc.length() - from - 1);
     if (next > 0) {
-      if (wide) {
-        labels64.put(at, doc.ids64(), from + 1, next);
-      } else {
-        labels32.put(at, doc.ids32(), from + 1, next);
-      }
+      doc.copyIds(columns[3], at, from + 1, next);
     }
     for (int i = Math.max(next, 0); i < count; i++) {
       label(at + i, TokenLayout.IGNORE_LABEL);
@@ -204,12 +205,11 @@ final class RowBuilder {
     }
   }
 
-  /** The complete rows as a chunk; a packed row not yet complete is not in it. */
+  /**
+   * The complete rows as a chunk, whose close hands the buffers back; a packed row not yet complete
+   * is not in it. Called once: the builder is done with.
+   */
   ColumnChunk chunk() {
-    ByteBuffer[] out = new ByteBuffer[columns.length];
-    for (int c = 0; c < columns.length; c++) {
-      out[c] = columns[c].duplicate().order(ByteOrder.nativeOrder());
-    }
-    return ColumnChunk.ofBuffers(rows, out);
+    return buffers.chunk(rows, columns);
   }
 }

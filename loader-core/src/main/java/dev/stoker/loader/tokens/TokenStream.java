@@ -16,6 +16,7 @@ final class TokenStream implements ChunkStream {
   private final Document doc;
   private final int capacity;
   private final TokenCounts counts;
+  private final ColumnBuffers buffers;
 
   /** The pieces to place, or null for every token. */
   private final TokenRows.Pieces pieces;
@@ -63,6 +64,7 @@ final class TokenStream implements ChunkStream {
     this.capacity = capacity;
     this.pieces = pieces;
     this.counts = counts;
+    this.buffers = new ColumnBuffers(RowBuilder.columnBytes(layout, doc.wide(), capacity));
     this.skip = pieces == null || pieces.skips().length == 0 ? 0 : pieces.skips()[0];
     this.ended = pieces != null && pieces.skips().length == 0;
   }
@@ -94,7 +96,7 @@ final class TokenStream implements ChunkStream {
     if (ended) {
       return null;
     }
-    RowBuilder rows = new RowBuilder(layout, doc.wide(), capacity, counts);
+    RowBuilder rows = new RowBuilder(layout, doc.wide(), capacity, counts, buffers);
     boolean packing = layout.mode() == TokenLayout.Mode.PACK;
     while (!rows.full()) {
       if (room() == 0 && !nextPiece()) {
@@ -111,7 +113,12 @@ final class TokenStream implements ChunkStream {
       placed += packing ? rows.pack(doc, room()) : rows.pad(doc);
       docOpen = doc.left() > 0;
     }
-    return rows.rows() == 0 ? null : rows.chunk();
+    ColumnChunk made = rows.chunk();
+    if (made.rows() == 0) {
+      made.close(); // hands the buffers back
+      return null;
+    }
+    return made;
   }
 
   /** At the documents' end: a packed row left short is the tail, short of {@code take} an error. */

@@ -256,6 +256,37 @@ class TokenRowsTest {
     }
   }
 
+  /**
+   * Rows of 4,096 tokens make chunks of 64 rows at most, whose buffers later chunks reuse without
+   * clearing: a value not written again would show up as the last chunk's.
+   */
+  @Test
+  void shouldWriteEveryValueOfEveryRowWhenChunksReuseTheirBuffers() {
+    SplittableRandom random = new SplittableRandom(11);
+    for (int trial = 0; trial < 6; trial++) {
+      TokenLayout drawn = randomLayout(random, trial % 3 != 2);
+      TokenLayout layout =
+          trial % 3 == 2
+              ? TokenLayout.padded(4096)
+                  .withPadToken(-1)
+                  .withShiftLabels(true)
+                  .withLongDocuments(TokenLayout.LongDocuments.SPLIT)
+              : TokenLayout.packed(4096)
+                  .withEodToken(1000)
+                  .withShiftLabels(trial % 2 == 0)
+                  .withBoundaries(drawn.boundaries())
+                  .withLongDocuments(drawn.longDocuments());
+      List<long[]> docs = documents(random, trial % 3 == 2 ? 300 : 2500, 1024);
+      TokenRows rows = TokenRows.of(DocumentStream.ids(docs, 7), "tokens", layout);
+      List<PackingReference.Row> expected =
+          trial % 3 == 2
+              ? PackingReference.padded(docs, layout)
+              : PackingReference.packed(docs, layout, 0, -1);
+      assertThat(expected.size()).as("rows for several chunks").isGreaterThan(3 * 64);
+      assertThat(rows(rows, trial % 2, 8)).as("trial %d: %s", trial, layout).isEqualTo(expected);
+    }
+  }
+
   @Test
   void shouldCarryInt64IdsAsInt64() {
     List<long[]> docs = List.of(new long[] {1L << 40, 2, 3}, new long[] {-5, 1L << 33});
