@@ -257,22 +257,8 @@ public final class ChunkDecoder {
         throw new PageFormatException(
             "value " + value + " of the chunk goes on with a row where a row should start");
       }
-      int end = i + 1;
-      while (end < blockEnd && blockReps[end] != 0) {
-        end++;
-      }
-      int present = 0;
-      for (int e = i; e < end; e++) {
-        if (blockReps[e] > maxRep) {
-          throw new PageFormatException(
-              "a repetition level of " + blockReps[e] + " (expected: at most " + maxRep + ")");
-        }
-        int def = blockDefs[e];
-        if (def == maxDef || levels.listEntry(def, e == i && blockReps[e] == 0, listRow())) {
-          present++;
-        }
-      }
-      bytes = appendValues(bytes, present);
+      int end = rowEnd(i);
+      bytes = appendValues(bytes, present(i, end));
       value += end - i;
       blockAt = end;
     }
@@ -285,6 +271,53 @@ public final class ChunkDecoder {
               + listRows
               + " rows, before the rows its row group holds");
     }
+  }
+
+  /**
+   * The end of the entries from {@code i} that belong to one row, as far as the block goes: the
+   * next entry of repetition level 0. Checks each level on the way.
+   */
+  private int rowEnd(int i) throws PageFormatException {
+    checkRep(blockReps[i]);
+    int end = i + 1;
+    while (end < blockEnd) {
+      int rep = blockReps[end];
+      if (rep == 0) {
+        break;
+      }
+      checkRep(rep);
+      end++;
+    }
+    return end;
+  }
+
+  private void checkRep(int rep) throws PageFormatException {
+    if (rep > maxRep) {
+      throw new PageFormatException(
+          "a repetition level of " + rep + " (expected: at most " + maxRep + ")");
+    }
+  }
+
+  /**
+   * The values among entries {@code [i, end)} of the block, one row's: all of them when every level
+   * is the highest (one pass that the JIT vectorizes), else as each entry's check says.
+   */
+  private int present(int i, int end) throws PageFormatException {
+    int differs = 0;
+    for (int e = i; e < end; e++) {
+      differs |= blockDefs[e] ^ maxDef;
+    }
+    if (differs == 0) {
+      return end - i;
+    }
+    int present = 0;
+    for (int e = i; e < end; e++) {
+      int def = blockDefs[e];
+      if (def == maxDef || levels.listEntry(def, e == i && blockReps[e] == 0, listRow())) {
+        present++;
+      }
+    }
+    return present;
   }
 
   /** The index in the file of the list row being assembled. */
