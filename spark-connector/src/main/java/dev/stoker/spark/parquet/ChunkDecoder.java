@@ -372,11 +372,7 @@ public final class ChunkDecoder {
       }
       rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
     }
-    if (ids != null && dictionary.ofInts()) {
-      if (ids.lookUp(n, dictionary.ints(), dictionary.entries(), rowValues, bytes) < n) {
-        throw new PageFormatException("the dictionary ids of a page end before its values");
-      }
-    } else if (ids != null) {
+    if (ids != null) {
       if (ids.read(idBlock(), 0, n) < n) {
         throw new PageFormatException("the dictionary ids of a page end before its values");
       }

@@ -19,8 +19,6 @@ public final class HybridDecoder {
       MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle INT_LE =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final ByteBuffer in;
 
@@ -125,71 +123,6 @@ public final class HybridDecoder {
       done += k;
     }
     return done;
-  }
-
-  /**
-   * Reads up to {@code n} values as ids of {@code table}'s first {@code entries} entries and writes
-   * the entries they name to {@code dst} from byte {@code index}, 4 bytes each, little-endian: a
-   * repeated run as one entry written over and over, 16-bit ids (vocabularies of 32,769 to 65,536
-   * tokens) from 2-byte loads, other widths through the 64-bit window of {@link #read}. The ids are
-   * never stored on the way, which is what this costs less than {@link #read} and a lookup for.
-   *
-   * @return the values read: fewer than {@code n} only at the end of the bytes
-   * @throws PageFormatException for an id outside the entries (naming it), or a run header that
-   *     does not fit the bytes left
-   */
-  int lookUp(int n, int[] table, int entries, byte[] dst, int index) throws PageFormatException {
-    int done = 0;
-    while (done < n) {
-      int k = Math.min(available(), n - done);
-      if (k == 0) {
-        break;
-      }
-      int at = index + 4 * done;
-      if (rle) {
-        int entry = table[checkId(value, entries)];
-        for (int i = 0; i < k; i++, at += 4) {
-          INT_LE.set(dst, at, entry);
-        }
-        left -= k;
-      } else {
-        lookUpPacked(k, table, entries, dst, at);
-      }
-      done += k;
-    }
-    return done;
-  }
-
-  private void lookUpPacked(int k, int[] table, int entries, byte[] dst, int index)
-      throws PageFormatException {
-    left -= k;
-    long bit = packedIndex * bitWidth;
-    packedIndex += k;
-    if (bitWidth == 16) {
-      int at = arrayBase + packedStart + (int) (bit >>> 3);
-      for (int i = 0; i < k; i++, at += 2, index += 4) {
-        int id = (char) (short) SHORT_LE.get(array, at);
-        INT_LE.set(dst, index, table[checkId(id, entries)]);
-      }
-      return;
-    }
-    long mask = (1L << bitWidth) - 1;
-    int lastWord = in.limit() - Long.BYTES;
-    int start = packedStart;
-    for (int i = 0; i < k; i++, bit += bitWidth, index += 4) {
-      int at = start + (int) (bit >>> 3);
-      long word = at <= lastWord ? (long) LONG_LE.get(array, arrayBase + at) : tailWord(at);
-      int id = (int) ((word >>> (bit & 7)) & mask);
-      INT_LE.set(dst, index, table[checkId(id, entries)]);
-    }
-  }
-
-  private static int checkId(int id, int entries) throws PageFormatException {
-    if (Integer.compareUnsigned(id, entries) >= 0) {
-      throw new PageFormatException(
-          "dictionary id " + Integer.toUnsignedString(id) + " of a dictionary of " + entries);
-    }
-    return id;
   }
 
   /**

@@ -121,13 +121,8 @@ public final class PageDictionary {
     }
   }
 
-  /** Whether the entries are 4-byte values, which {@link #ints} gives. */
-  boolean ofInts() {
-    return fixed != null && size == 4;
-  }
-
   /** The entries of a dictionary of 4-byte values as ints, decoded on first use. */
-  int[] ints() {
+  private int[] ints() {
     if (ints == null) {
       int[] decoded = new int[entries];
       for (int i = 0; i < entries; i++) {

@@ -88,59 +88,6 @@ class HybridDecoderTest {
   }
 
   @Test
-  void shouldLookIdsUpAsReadingThemAndLookingEachUpDoesForEveryWidth() throws PageFormatException {
-    Random random = new Random(9);
-    for (int bitWidth = 0; bitWidth <= 20; bitWidth++) {
-      int entries = 1 << bitWidth;
-      int[] table = new int[entries];
-      for (int i = 0; i < entries; i++) {
-        table[i] = random.nextInt();
-      }
-      int[] ids = new int[3000];
-      for (int i = 0; i < ids.length; ) {
-        int run = random.nextInt(3) == 0 ? 1 + random.nextInt(60) : 1;
-        int id = random.nextInt(entries);
-        for (int j = 0; j < run && i < ids.length; j++) {
-          ids[i++] = id;
-        }
-      }
-      HybridDecoder decoder =
-          new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(bitWidth, ids)), bitWidth);
-      byte[] out = new byte[4 * ids.length + 3];
-      int at = 0;
-      while (at < ids.length) {
-        int n = Math.min(ids.length - at, 1 + random.nextInt(100));
-        assertThat(decoder.lookUp(n, table, entries, out, 3 + 4 * at)).isEqualTo(n);
-        at += n;
-      }
-      ByteBuffer written = ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < ids.length; i++) {
-        assertThat(written.getInt(3 + 4 * i))
-            .as("width %d, value %d", bitWidth, i)
-            .isEqualTo(table[ids[i]]);
-      }
-    }
-  }
-
-  @Test
-  void shouldRefuseAnIdPastTheEntriesInARunAndAmongPackedValues() {
-    for (int run : new int[] {1, 40}) {
-      int[] ids = new int[64];
-      java.util.Arrays.fill(ids, 5);
-      for (int i = 0; i < run; i++) {
-        ids[20 + i] = 9;
-      }
-      for (int bitWidth : new int[] {4, 16}) {
-        HybridDecoder decoder =
-            new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(bitWidth, ids)), bitWidth);
-        assertThatThrownBy(() -> decoder.lookUp(64, new int[9], 9, new byte[256], 0))
-            .isInstanceOf(PageFormatException.class)
-            .hasMessage("dictionary id 9 of a dictionary of 9");
-      }
-    }
-  }
-
-  @Test
   void shouldTakeALongRunInOneStep() throws PageFormatException {
     int[] levels = new int[10_000];
     java.util.Arrays.fill(levels, 3);
