@@ -53,19 +53,16 @@ public final class ChunkDecoder {
   /** A list row's values as it is assembled, little-endian. */
   private byte[] rowValues = new byte[256];
 
-  /** Entries of a list decoded from a page's levels at once. */
-  private static final int LEVEL_BLOCK = 4096;
+  /** Dictionary ids decoded at once. */
+  private static final int ID_BLOCK = 4096;
+
+  private int[] blockIds;
 
   /**
-   * The current block of a list's levels, entries {@code [blockAt, blockEnd)} not yet taken; the
-   * entry at {@code blockAt} may start a row not yet asked for.
+   * The repetition level of the page's next entry, read ahead to see whether it starts a row (it is
+   * not taken yet), or -1.
    */
-  private final int[] blockReps;
-
-  private final int[] blockDefs;
-  private int[] blockIds;
-  private int blockAt;
-  private int blockEnd;
+  private int nextRep = -1;
 
   /** List rows started so far in the chunk. */
   private long listRows;
@@ -106,8 +103,6 @@ public final class ChunkDecoder {
     this.levels = new LevelCheck(column, descriptor, schema, path, firstRow);
     this.variable = column.variable();
     this.variableList = column.variableList();
-    this.blockReps = variableList ? new int[LEVEL_BLOCK] : null;
-    this.blockDefs = variableList ? new int[LEVEL_BLOCK] : null;
     this.valueBytes =
         column.kind() == Kind.LIST || variableList ? column.dtype().byteSize() : column.rowBytes();
     this.lengthPrefixed =
@@ -233,62 +228,84 @@ public final class ChunkDecoder {
   }
 
   /**
-   * Decodes the next {@code rows} rows of a variable-length list. A page's levels are decoded a
-   * block at a time; the entries of one row in a block are checked in a tight loop and their values
-   * copied (or looked up) in one step. A row ends at the entry that starts the next (kept, unread,
-   * for the next call) or at the chunk's end. An empty list is a row of no values.
+   * Decodes the next {@code rows} rows of a variable-length list, run by run of the page's levels:
+   * a list's entries after its first are mostly one run of equal repetition levels and one of the
+   * highest definition level, each taken in one step, the values of the entries taken copied (or
+   * looked up) at once. A row ends at the entry that starts the next (read ahead, kept for the next
+   * call) or at the chunk's end. An empty list is a row of no values.
    */
   private void decodeList(int rows) throws IOException {
-    int started = 0;
-    int bytes = 0;
-    while (rows > 0 && (blockAt < blockEnd || nextLevelBlock())) {
-      int i = blockAt;
-      if (blockReps[i] == 0) {
-        if (started > 0) {
-          putRow(bytes);
-          bytes = 0;
-        }
-        if (started == rows) {
-          return;
-        }
-        started++;
-        listRows++;
-      } else if (started == 0) {
+    for (int row = 0; row < rows; row++) {
+      if (!pageWithValues()) {
+        throw new PageFormatException(
+            "the column chunk ended after "
+                + listRows
+                + " rows, before the rows its row group holds");
+      }
+      if (peekRep() != 0) {
         throw new PageFormatException(
             "value " + value + " of the chunk goes on with a row where a row should start");
       }
-      int end = rowEnd(i);
-      bytes = appendValues(bytes, present(i, end));
-      value += end - i;
-      blockAt = end;
-    }
-    if (started > 0) {
-      putRow(bytes);
-    }
-    if (started < rows) {
-      throw new PageFormatException(
-          "the column chunk ended after "
-              + listRows
-              + " rows, before the rows its row group holds");
+      nextRep = -1;
+      listRows++;
+      int bytes = appendValues(0, takeDefs(1, true));
+      pageLeft--;
+      value++;
+      putRow(restOfRow(bytes));
     }
   }
 
   /**
-   * The end of the entries from {@code i} that belong to one row, as far as the block goes: the
-   * next entry of repetition level 0. Checks each level on the way.
+   * Takes the entries that go on with the row begun, up to the entry that starts the next row (read
+   * ahead, not taken) or the chunk's end, across pages; returns the row's bytes so far. A run of
+   * repeated levels is taken in one step, whatever its length.
    */
-  private int rowEnd(int i) throws PageFormatException {
-    checkRep(blockReps[i]);
-    int end = i + 1;
-    while (end < blockEnd) {
-      int rep = blockReps[end];
-      if (rep == 0) {
-        break;
+  private int restOfRow(int bytes) throws IOException {
+    while (pageWithValues()) {
+      int n;
+      if (nextRep < 0 && reps != null && available(reps, "repetition") > 0 && reps.rle()) {
+        int rep = reps.value();
+        if (rep == 0) {
+          return bytes;
+        }
+        checkRep(rep);
+        n = Math.min(reps.available(), pageLeft);
+        reps.skip(n);
+      } else {
+        int rep = peekRep();
+        if (rep == 0) {
+          return bytes;
+        }
+        checkRep(rep);
+        nextRep = -1;
+        n = 1;
       }
-      checkRep(rep);
-      end++;
+      bytes = appendValues(bytes, takeDefs(n, false));
+      pageLeft -= n;
+      value += n;
     }
-    return end;
+    return bytes;
+  }
+
+  /** The repetition level of the page's next entry, read ahead (not taken). */
+  private int peekRep() throws PageFormatException {
+    if (nextRep < 0) {
+      nextRep = reps == null ? 0 : nextLevel(reps, "repetition");
+    }
+    return nextRep;
+  }
+
+  private static int nextLevel(HybridDecoder levels, String what) throws PageFormatException {
+    available(levels, what);
+    return levels.next();
+  }
+
+  private static int available(HybridDecoder levels, String what) throws PageFormatException {
+    int available = levels.available();
+    if (available == 0) {
+      throw new PageFormatException("the " + what + " levels of a page end before its values");
+    }
+    return available;
   }
 
   private void checkRep(int rep) throws PageFormatException {
@@ -299,23 +316,30 @@ public final class ChunkDecoder {
   }
 
   /**
-   * The values among entries {@code [i, end)} of the block, one row's: all of them when every level
-   * is the highest (one pass that the JIT vectorizes), else as each entry's check says.
+   * Takes the definition levels of the page's next {@code n} entries of the row being assembled
+   * ({@code first}: the one that starts it) and returns how many hold a value: a run of the highest
+   * level in one step, any other level checked entry by entry.
    */
-  private int present(int i, int end) throws PageFormatException {
-    int differs = 0;
-    for (int e = i; e < end; e++) {
-      differs |= blockDefs[e] ^ maxDef;
-    }
-    if (differs == 0) {
-      return end - i;
+  private int takeDefs(int n, boolean first) throws PageFormatException {
+    if (defs == null) {
+      return n;
     }
     int present = 0;
-    for (int e = i; e < end; e++) {
-      int def = blockDefs[e];
-      if (def == maxDef || levels.listEntry(def, e == i && blockReps[e] == 0, listRow())) {
-        present++;
+    while (n > 0) {
+      int k = Math.min(available(defs, "definition"), n);
+      if (defs.rle() && defs.value() == maxDef) {
+        present += k;
+        defs.skip(k);
+      } else {
+        for (int i = 0; i < k; i++) {
+          if (levels.listEntry(defs.next(), first, listRow())) {
+            present++;
+          }
+          first = false;
+        }
       }
+      first = false;
+      n -= k;
     }
     return present;
   }
@@ -323,32 +347,6 @@ public final class ChunkDecoder {
   /** The index in the file of the list row being assembled. */
   private long listRow() {
     return firstRow + listRows - 1;
-  }
-
-  /**
-   * Decodes the next block of levels of the page at hand (reading the next page when this one is
-   * used up): the block's entries are the page's from then on. False at the chunk's end.
-   */
-  private boolean nextLevelBlock() throws IOException {
-    if (!pageWithValues()) {
-      return false;
-    }
-    int n = Math.min(pageLeft, LEVEL_BLOCK);
-    readLevels(reps, blockReps, n, 0, "repetition");
-    readLevels(defs, blockDefs, n, maxDef, "definition");
-    pageLeft -= n;
-    blockAt = 0;
-    blockEnd = n;
-    return true;
-  }
-
-  private static void readLevels(HybridDecoder levels, int[] out, int n, int absent, String what)
-      throws PageFormatException {
-    if (levels == null) {
-      Arrays.fill(out, 0, n, absent);
-    } else if (levels.read(out, 0, n) < n) {
-      throw new PageFormatException("the " + what + " levels of a page end before its values");
-    }
   }
 
   /**
@@ -373,10 +371,15 @@ public final class ChunkDecoder {
       rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
     }
     if (ids != null) {
-      if (ids.read(idBlock(), 0, n) < n) {
-        throw new PageFormatException("the dictionary ids of a page end before its values");
+      int[] block = idBlock();
+      for (int done = 0; done < n; ) {
+        int k = Math.min(block.length, n - done);
+        if (ids.read(block, 0, k) < k) {
+          throw new PageFormatException("the dictionary ids of a page end before its values");
+        }
+        dictionary.copy(block, k, rowValues, bytes + done * valueBytes);
+        done += k;
       }
-      dictionary.copy(blockIds, n, rowValues, bytes);
     } else {
       if (values.remaining() < length) {
         throw new PageFormatException(
@@ -609,7 +612,7 @@ public final class ChunkDecoder {
   /** The array dictionary ids are decoded into, a block at a time. */
   private int[] idBlock() {
     if (blockIds == null) {
-      blockIds = new int[LEVEL_BLOCK];
+      blockIds = new int[ID_BLOCK];
     }
     return blockIds;
   }

@@ -126,6 +126,39 @@ class ChunkDecoderListTest {
         .hasMessageStartingWith("column 'tokens' holds a null value in row 101 of file 'f'");
   }
 
+  /** Levels repeated long enough are written as runs, which the decoder takes in one step. */
+  @Test
+  void shouldTakeRunsOfEmptyListsAndRefuseRunsOfNullsAndNullValues() throws IOException {
+    int[] reps = new int[23];
+    int[] defs = new int[23];
+    java.util.Arrays.fill(defs, 0, 20, 1); // 20 empty lists, then [4, 5, 6]
+    reps[21] = 1;
+    reps[22] = 1;
+    defs[20] = 3;
+    defs[21] = 3;
+    defs[22] = 3;
+    ChunkDecoder decoder = tokens(null, page(reps, defs, 4, 5, 6));
+    decoder.readVariable(8, window, 0, 0);
+    decoder.readVariable(8, window, 0, 0);
+    decoder.readVariable(5, window, 0, 0);
+    for (int r = 0; r < 4; r++) {
+      assertThat(row(r)).as("row %d", r).isEmpty();
+    }
+    assertThat(row(4)).containsExactly(4, 5, 6);
+
+    int[] nullValues = new int[12]; // one list of 12 null values
+    java.util.Arrays.fill(nullValues, 2);
+    int[] inList = new int[12];
+    java.util.Arrays.fill(inList, 1);
+    inList[0] = 0;
+    assertThatThrownBy(() -> tokens(null, page(inList, nullValues)).readVariable(1, window, 0, 0))
+        .hasMessageStartingWith("column 'tokens' holds a null value in row 100 of file 'f'");
+    int[] nullLists = new int[12];
+    assertThatThrownBy(
+            () -> tokens(null, page(new int[12], nullLists)).readVariable(8, window, 0, 0))
+        .hasMessageStartingWith("column 'tokens' is null in row 100 of file 'f'");
+  }
+
   @Test
   void shouldAssembleRandomListsAcrossBlocksPagesAndCallsAsWritten() throws IOException {
     Random random = new Random(17);
