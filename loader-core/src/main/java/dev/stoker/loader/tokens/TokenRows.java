@@ -20,7 +20,7 @@ import dev.stoker.loader.StreamedDataset;
  */
 public final class TokenRows implements StreamedDataset {
   /** Bytes a chunk of rows aims at. */
-  private static final int CHUNK_BYTES = 1 << 22;
+  private static final int CHUNK_BYTES = 1 << 19;
 
   private final StreamedDataset documents;
   private final int field;
