@@ -257,7 +257,7 @@ class TokenRowsTest {
   }
 
   /**
-   * Rows of 4,096 tokens make chunks of 64 rows at most, whose buffers later chunks reuse without
+   * Rows of 4,096 tokens make chunks of 8 rows at most, whose buffers later chunks reuse without
    * clearing: a value not written again would show up as the last chunk's.
    */
   @Test
@@ -282,7 +282,7 @@ class TokenRowsTest {
           trial % 3 == 2
               ? PackingReference.padded(docs, layout)
               : PackingReference.packed(docs, layout, 0, -1);
-      assertThat(expected.size()).as("rows for several chunks").isGreaterThan(3 * 64);
+      assertThat(expected.size()).as("rows for several chunks").isGreaterThan(3 * 8);
       assertThat(rows(rows, trial % 2, 8)).as("trial %d: %s", trial, layout).isEqualTo(expected);
     }
   }
