@@ -263,12 +263,15 @@ public final class ChunkDecoder {
   private int restOfRow(int bytes) throws IOException {
     while (pageWithValues()) {
       int n;
-      if (nextRep < 0 && reps != null && available(reps, "repetition") > 0 && reps.rle()) {
+      if (nextRep < 0
+          && reps != null
+          && LevelCheck.available(reps, "repetition") > 0
+          && reps.rle()) {
         int rep = reps.value();
         if (rep == 0) {
           return bytes;
         }
-        checkRep(rep);
+        levels.checkRep(rep);
         n = Math.min(reps.available(), pageLeft);
         reps.skip(n);
       } else {
@@ -276,7 +279,7 @@ public final class ChunkDecoder {
         if (rep == 0) {
           return bytes;
         }
-        checkRep(rep);
+        levels.checkRep(rep);
         nextRep = -1;
         n = 1;
       }
@@ -296,23 +299,8 @@ public final class ChunkDecoder {
   }
 
   private static int nextLevel(HybridDecoder levels, String what) throws PageFormatException {
-    available(levels, what);
+    LevelCheck.available(levels, what);
     return levels.next();
-  }
-
-  private static int available(HybridDecoder levels, String what) throws PageFormatException {
-    int available = levels.available();
-    if (available == 0) {
-      throw new PageFormatException("the " + what + " levels of a page end before its values");
-    }
-    return available;
-  }
-
-  private void checkRep(int rep) throws PageFormatException {
-    if (rep > maxRep) {
-      throw new PageFormatException(
-          "a repetition level of " + rep + " (expected: at most " + maxRep + ")");
-    }
   }
 
   /**
@@ -326,7 +314,7 @@ public final class ChunkDecoder {
     }
     int present = 0;
     while (n > 0) {
-      int k = Math.min(available(defs, "definition"), n);
+      int k = Math.min(LevelCheck.available(defs, "definition"), n);
       if (defs.rle() && defs.value() == maxDef) {
         present += k;
         defs.skip(k);

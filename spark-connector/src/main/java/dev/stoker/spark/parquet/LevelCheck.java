@@ -121,7 +121,8 @@ public final class LevelCheck {
     return false;
   }
 
-  private int available(HybridDecoder levels, String what) throws IOException {
+  /** The values left in {@code levels}' current run; none is a page that ends too early. */
+  static int available(HybridDecoder levels, String what) throws PageFormatException {
     int available = levels.available();
     if (available == 0) {
       throw new PageFormatException("the " + what + " levels of a page end before its values");
@@ -136,7 +137,7 @@ public final class LevelCheck {
     }
   }
 
-  private void checkRep(int level) throws PageFormatException {
+  void checkRep(int level) throws PageFormatException {
     if (level > maxRep) {
       throw new PageFormatException(
           "a repetition level of " + level + " (expected: at most " + maxRep + ")");
