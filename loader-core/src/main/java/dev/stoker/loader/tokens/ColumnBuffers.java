@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The column buffers of one stream's chunks of rows, handed back when a chunk is closed and taken
- * again by a later chunk. A chunk of packed rows is megabytes, written once and copied once: a new
- * one for each chunk cost a packing rank about a seventh of its time in allocating and zeroing.
- * Reused buffers are not cleared, so a {@link RowBuilder} writes every element of every row that it
- * completes. Safe for one thread taking while others close chunks.
+ * again by a later chunk. A chunk of rows is hundreds of kilobytes, written once and copied once:
+ * allocating and zeroing new buffers for each chunk (of 4 MiB then) cost a packing rank about a
+ * seventh of its time. Reused buffers are not cleared, so a {@link RowBuilder} writes every element
+ * of every row that it completes. Safe for one thread taking while others close chunks.
  */
 final class ColumnBuffers {
   /** Sets of buffers kept for reuse; more are allocated while chunks are held, then dropped. */
