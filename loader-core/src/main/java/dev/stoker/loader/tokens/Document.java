@@ -110,9 +110,6 @@ final class Document {
     if (tokens == null) {
       throw bad("is null", "a document's ids or text; filter out nulls");
     }
-    if (wide) {
-      throw new IllegalStateException("tokenized text gives int32 ids, not int64");
-    }
     if (tokenized.capacity() < tokens.length * 4L) {
       long grown = Math.max(tokens.length * 4L, tokenized.capacity() * 2L);
       tokenized = ByteBuffer.allocate((int) Math.min(grown, Integer.MAX_VALUE - 8));
