@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Objects;
+import org.apache.spark.unsafe.Platform;
 
 /**
  * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a run
@@ -15,8 +17,7 @@ import java.util.Arrays;
  * PageFormatException}.
  */
 public final class HybridDecoder {
-  private static final VarHandle SHORT_LE =
-      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -141,8 +142,11 @@ public final class HybridDecoder {
     packedIndex += k;
     if (bitWidth == 16) { // dictionaries of 32,769 to 65,536 entries: vocabularies of that size
       int at = arrayBase + packedStart + (int) (bit >>> 3);
-      for (int i = 0; i < k; i++, at += 2) {
-        out[offset + i] = (char) (short) SHORT_LE.get(array, at);
+      Objects.checkFromIndexSize(at, 2 * k, array.length); // once: the loads are not checked
+      long address = Platform.BYTE_ARRAY_OFFSET + at;
+      for (int i = 0; i < k; i++, address += 2) {
+        short value = Platform.getShort(array, address);
+        out[offset + i] = (char) (LITTLE_ENDIAN ? value : Short.reverseBytes(value));
       }
       return;
     }

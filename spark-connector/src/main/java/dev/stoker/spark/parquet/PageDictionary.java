@@ -1,11 +1,11 @@
 package dev.stoker.spark.parquet;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.spark.unsafe.Platform;
 
 /**
  * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
@@ -14,8 +14,7 @@ import org.apache.parquet.column.page.DictionaryPage;
  * allocated for them.
  */
 public final class PageDictionary {
-  private static final VarHandle INT_LE =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
   private final ByteBuffer fixed;
   private final int size;
@@ -101,13 +100,21 @@ public final class PageDictionary {
   void copy(int[] ids, int n, byte[] dst, int index) throws PageFormatException {
     if (size == 4) {
       int[] values = ints();
-      for (int i = 0; i < n; i++) {
-        int id = ids[i];
-        if (id < 0 || id >= entries) {
-          throw badId(id);
+      Objects.checkFromIndexSize(0, n, ids.length);
+      Objects.checkFromIndexSize(index, 4 * n, dst.length); // once: the stores are not checked
+      long address = Platform.BYTE_ARRAY_OFFSET + index;
+      try {
+        for (int i = 0; i < n; i++, address += 4) {
+          int value = values[ids[i]]; // values holds exactly the entries: an id beyond them throws
+          Platform.putInt(dst, address, LITTLE_ENDIAN ? value : Integer.reverseBytes(value));
         }
-        INT_LE.set(dst, index, values[id]);
-        index += 4;
+      } catch (ArrayIndexOutOfBoundsException e) {
+        for (int i = 0; i < n; i++) {
+          if (ids[i] < 0 || ids[i] >= entries) {
+            throw badId(ids[i]);
+          }
+        }
+        throw e;
       }
     } else {
       ByteBuffer wrapped = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);

@@ -88,6 +88,27 @@ class HybridDecoderTest {
   }
 
   @Test
+  void shouldReadBlocksFromASliceOfALargerArrayAtEveryWidth() throws PageFormatException {
+    Random random = new Random(7);
+    for (int bitWidth : new int[] {1, 7, 15, 16, 17, 32}) {
+      int[] values = new int[1000];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = random.nextInt() >>> (32 - bitWidth);
+      }
+      byte[] encoded = Pages.hybrid(bitWidth, values);
+      byte[] larger = new byte[encoded.length + 40]; // other bytes on both sides of the page
+      random.nextBytes(larger);
+      System.arraycopy(encoded, 0, larger, 13, encoded.length);
+      ByteBuffer page = ByteBuffer.wrap(larger, 13, encoded.length).slice();
+      HybridDecoder decoder = new HybridDecoder(page, bitWidth);
+      int[] read = new int[values.length];
+
+      assertThat(decoder.read(read, 0, values.length)).isEqualTo(values.length);
+      assertThat(read).as("bit width " + bitWidth).isEqualTo(values);
+    }
+  }
+
+  @Test
   void shouldTakeALongRunInOneStep() throws PageFormatException {
     int[] levels = new int[10_000];
     java.util.Arrays.fill(levels, 3);

@@ -4,6 +4,7 @@ import dev.stoker.tools.spark.SourceBench.Config;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -67,11 +68,28 @@ final class StokerRead {
     int label = schema.fieldIndex("label");
     int image = schema.fieldIndex("image");
     List<long[]> ranks =
-        scan.executeColumnar()
-            .toJavaRDD()
-            .mapPartitions(batches -> consume(batches, label, image))
-            .collect();
+        scan.executeColumnar().toJavaRDD().mapPartitions(new Consume(label, image)).collect();
     return BatchCount.sum(ranks);
+  }
+
+  /**
+   * A rank's consumer, a class of its own rather than a lambda: Spark's closure cleaner then has no
+   * bytecode to read for it at every epoch's job.
+   */
+  private static final class Consume implements FlatMapFunction<Iterator<ColumnarBatch>, long[]> {
+    private static final long serialVersionUID = 1L;
+    private final int label;
+    private final int image;
+
+    Consume(int label, int image) {
+      this.label = label;
+      this.image = image;
+    }
+
+    @Override
+    public Iterator<long[]> call(Iterator<ColumnarBatch> batches) {
+      return consume(batches, label, image);
+    }
   }
 
   private static Iterator<long[]> consume(Iterator<ColumnarBatch> batches, int label, int image) {

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -232,10 +233,7 @@ public final class TokensBench {
     };
     int last = config.length() - 1;
     List<long[]> ranks =
-        scan.executeColumnar()
-            .toJavaRDD()
-            .mapPartitions(batches -> consume(batches, columns, last))
-            .collect();
+        scan.executeColumnar().toJavaRDD().mapPartitions(new Consume(columns, last)).collect();
     double seconds = (System.nanoTime() - started) / 1e9;
     long rows = 0;
     long firstBatch = started;
@@ -259,6 +257,26 @@ public final class TokensBench {
               data.tokens()));
     }
     return new Epoch(rows, seconds, (firstBatch - started) / 1e9);
+  }
+
+  /**
+   * A rank's consumer, a class of its own rather than a lambda: Spark's closure cleaner then has no
+   * bytecode to read for it at every epoch's job.
+   */
+  private static final class Consume implements FlatMapFunction<Iterator<ColumnarBatch>, long[]> {
+    private static final long serialVersionUID = 1L;
+    private final int[] columns;
+    private final int last;
+
+    Consume(int[] columns, int last) {
+      this.columns = columns;
+      this.last = last;
+    }
+
+    @Override
+    public Iterator<long[]> call(Iterator<ColumnarBatch> batches) {
+      return consume(batches, columns, last);
+    }
   }
 
   /** A rank's rows and when its first batch came ({@code System.nanoTime()}). */
