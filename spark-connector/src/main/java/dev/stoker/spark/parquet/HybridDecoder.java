@@ -29,6 +29,12 @@ public final class HybridDecoder {
   private final int arrayBase;
   private final int bitWidth;
   private final int valueBytes;
+
+  /** For value {@code j} of a group of 8: its first byte in the group and its bit within it. */
+  private final int[] groupBytes = new int[8];
+
+  private final int[] groupShifts = new int[8];
+
   private int position;
   private boolean rle;
   private int value;
@@ -52,6 +58,10 @@ public final class HybridDecoder {
     }
     this.bitWidth = bitWidth;
     this.valueBytes = (bitWidth + 7) / 8;
+    for (int j = 0; j < 8; j++) {
+      groupBytes[j] = j * bitWidth >>> 3;
+      groupShifts[j] = j * bitWidth & 7;
+    }
     this.position = in.position();
   }
 
@@ -127,9 +137,9 @@ public final class HybridDecoder {
   }
 
   /**
-   * The next {@code k} values of the current bit-packed run ({@code k <= available()}): each from
-   * one little-endian 8-byte load at its first byte (a value and its bit offset span at most 39
-   * bits), assembled byte by byte in the last 8 bytes of the input.
+   * The next {@code k} values of the current bit-packed run ({@code k <= available()}): 16-bit
+   * values as shorts; other widths value by value up to a group of 8's start, then group by group,
+   * then value by value again.
    */
   private void unpack(int[] out, int offset, int k) {
     left -= k;
@@ -150,10 +160,60 @@ public final class HybridDecoder {
       }
       return;
     }
+    int head = (int) Math.min(k, (8 - (bit / bitWidth) % 8) % 8);
+    unpackEach(out, offset, head, bit);
+    int i = head;
+    bit += (long) head * bitWidth;
+    int groups = Math.min((k - i) / 8, wholeGroupsFrom(packedStart + (int) (bit >>> 3)));
+    if (groups > 0) {
+      unpackGroups(out, offset + i, groups, arrayBase + packedStart + (int) (bit >>> 3));
+      i += 8 * groups;
+      bit += 8L * groups * bitWidth;
+    }
+    unpackEach(out, offset + i, k - i, bit);
+  }
+
+  /**
+   * Whole groups of 8 values whose loads, from {@code at} on, stay within the input: each group's
+   * last value is loaded at most {@code 7 * bitWidth / 8} bytes into it, 8 bytes at a time.
+   */
+  private int wholeGroupsFrom(int at) {
+    int room = in.limit() - Long.BYTES - (7 * bitWidth >>> 3) - at;
+    return room < 0 ? 0 : room / bitWidth + 1;
+  }
+
+  /**
+   * {@code groups} groups of 8 values from byte {@code at} of the array on: a group is {@code
+   * bitWidth} bytes, its values at the same bit offsets in every group. {@link #wholeGroupsFrom}
+   * bounds the loads, checked once here.
+   */
+  private void unpackGroups(int[] out, int offset, int groups, int at) {
+    Objects.checkFromIndexSize(
+        at, (groups - 1) * bitWidth + (7 * bitWidth >>> 3) + 8, array.length);
+    Objects.checkFromIndexSize(offset, 8 * groups, out.length);
+    long mask = (1L << bitWidth) - 1;
+    int[] bytes = groupBytes;
+    int[] shifts = groupShifts;
+    long address = Platform.BYTE_ARRAY_OFFSET + at;
+    for (int g = 0; g < groups; g++, address += bitWidth, offset += 8) {
+      for (int j = 0; j < 8; j++) {
+        long word = Platform.getLong(array, address + bytes[j]);
+        word = LITTLE_ENDIAN ? word : Long.reverseBytes(word);
+        out[offset + j] = (int) ((word >>> shifts[j]) & mask);
+      }
+    }
+  }
+
+  /**
+   * {@code count} values from bit {@code bit} of the run on, each from one little-endian 8-byte
+   * load at its first byte (a value and its bit offset span at most 39 bits), assembled byte by
+   * byte in the last 8 bytes of the input.
+   */
+  private void unpackEach(int[] out, int offset, int count, long bit) {
     long mask = (1L << bitWidth) - 1;
     int lastWord = in.limit() - Long.BYTES;
     int start = packedStart;
-    for (int i = 0; i < k; i++, bit += bitWidth) {
+    for (int i = 0; i < count; i++, bit += bitWidth) {
       int at = start + (int) (bit >>> 3);
       long word = at <= lastWord ? (long) LONG_LE.get(array, arrayBase + at) : tailWord(at);
       out[offset + i] = (int) ((word >>> (bit & 7)) & mask);

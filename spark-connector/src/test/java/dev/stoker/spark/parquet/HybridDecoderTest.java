@@ -88,7 +88,8 @@ class HybridDecoderTest {
   }
 
   @Test
-  void shouldReadBlocksFromASliceOfALargerArrayAtEveryWidth() throws PageFormatException {
+  void shouldReadBlocksFromASliceOfALargerArrayAndWriteNothingPastThem()
+      throws PageFormatException {
     Random random = new Random(7);
     for (int bitWidth : new int[] {1, 7, 15, 16, 17, 32}) {
       int[] values = new int[1000];
@@ -101,10 +102,20 @@ class HybridDecoderTest {
       System.arraycopy(encoded, 0, larger, 13, encoded.length);
       ByteBuffer page = ByteBuffer.wrap(larger, 13, encoded.length).slice();
       HybridDecoder decoder = new HybridDecoder(page, bitWidth);
-      int[] read = new int[values.length];
+      int[] read = new int[values.length + 16];
+      java.util.Arrays.fill(read, -7);
+      int first = 3 + 8 * 40 + 5; // from inside a group of 8 to inside another
+      int[] beyond = new int[16];
+      java.util.Arrays.fill(beyond, -7);
 
-      assertThat(decoder.read(read, 0, values.length)).isEqualTo(values.length);
-      assertThat(read).as("bit width " + bitWidth).isEqualTo(values);
+      assertThat(decoder.read(read, 0, first)).isEqualTo(first);
+      assertThat(java.util.Arrays.copyOfRange(read, first, first + 16))
+          .as("bit width " + bitWidth + ": nothing written past the values asked for")
+          .isEqualTo(beyond);
+      assertThat(decoder.read(read, first, values.length - first)).isEqualTo(values.length - first);
+      assertThat(java.util.Arrays.copyOf(read, values.length))
+          .as("bit width " + bitWidth)
+          .isEqualTo(values);
     }
   }
 
