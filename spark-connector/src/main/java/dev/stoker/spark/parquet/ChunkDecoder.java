@@ -349,14 +349,28 @@ public final class ChunkDecoder {
     return true;
   }
 
-  /** Appends the next {@code n} values to the row being assembled, {@code bytes} long so far. */
+  /**
+   * Appends the next {@code n} values to the row being assembled, {@code bytes} long so far: in
+   * place in the target window's area, or in {@link #rowValues} where the row is passed over.
+   */
   private int appendValues(int bytes, int n) throws IOException {
-    int length = n * valueBytes;
-    if (bytes > rowValues.length - length) {
-      if (bytes > ShuffleWindow.MAX_AREA_BYTES / 2) {
-        throw new PageFormatException("a list of more than " + bytes + " bytes in one row");
+    long total = bytes + (long) n * valueBytes;
+    if (total > ShuffleWindow.MAX_AREA_BYTES / 2) {
+      throw new PageFormatException(
+          "a list of more than " + ShuffleWindow.MAX_AREA_BYTES / 2 + " bytes in one row");
+    }
+    int length = (int) total - bytes;
+    byte[] dst;
+    int at;
+    if (target != null) {
+      dst = target.areaFor(targetColumn, targetRow, bytes + length);
+      at = target.startOf(targetColumn, targetRow) + bytes;
+    } else {
+      if (bytes > rowValues.length - length) {
+        rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
       }
-      rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
+      dst = rowValues;
+      at = bytes;
     }
     if (ids != null) {
       int[] block = idBlock();
@@ -365,7 +379,7 @@ public final class ChunkDecoder {
         if (ids.read(block, 0, k) < k) {
           throw new PageFormatException("the dictionary ids of a page end before its values");
         }
-        dictionary.copy(block, k, rowValues, bytes + done * valueBytes);
+        dictionary.copy(block, k, dst, at + done * valueBytes);
         done += k;
       }
     } else {
@@ -379,16 +393,16 @@ public final class ChunkDecoder {
                 + value
                 + " should be");
       }
-      values.get(values.position(), rowValues, bytes, length);
+      values.get(values.position(), dst, at, length);
       values.position(values.position() + length);
     }
     return bytes + length;
   }
 
-  /** Puts the row assembled, {@code bytes} long, into the target window (or skips it). */
+  /** Ends the row assembled, {@code bytes} long, in the target window (or skips it). */
   private void putRow(int bytes) {
     if (target != null) {
-      target.putVariable(targetColumn, targetRow++, rowValues, 0, bytes);
+      target.endVariable(targetColumn, targetRow++, bytes);
     }
   }
 

@@ -117,13 +117,47 @@ public final class ShuffleWindow implements AutoCloseable {
   }
 
   /**
+   * Where row {@code row}'s bytes start in the column's area: for a row assembled in place, its
+   * bytes written into {@link #areaFor} from there on, then set with {@link #endVariable}.
+   */
+  int startOf(int column, int row) {
+    Objects.checkIndex(row, capacity);
+    return row == 0 ? 0 : ends[column][row - 1];
+  }
+
+  /**
+   * The column's area, grown to hold row {@code row}'s first {@code length} bytes from {@link
+   * #startOf}: the array to write them into; a later call may give a new one, holding the same
+   * bytes.
+   */
+  byte[] areaFor(int column, int row, int length) {
+    grow(column, row, (long) startOf(column, row) + length);
+    return areas[column];
+  }
+
+  /** Sets row {@code row} as its {@code length} bytes written in place ({@link #areaFor}). */
+  void endVariable(int column, int row, int length) {
+    long end = (long) startOf(column, row) + length;
+    if (length < 0 || end > areas[column].length) {
+      throw new IllegalStateException(
+          "row " + row + " of column '" + names[column] + "' ends past the bytes given for it");
+    }
+    ends[column][row] = (int) end;
+  }
+
+  /**
    * Where row {@code row}'s {@code length} bytes start in the column's area, grown to hold them.
    */
   private int room(int column, int row, int length) {
-    Objects.checkIndex(row, capacity);
-    int[] rowEnds = ends[column];
-    int start = row == 0 ? 0 : rowEnds[row - 1];
+    int start = startOf(column, row);
     long end = (long) start + length;
+    grow(column, row, end);
+    ends[column][row] = (int) end;
+    return start;
+  }
+
+  /** Grows the column's area to {@code end} bytes at least, refusing more than it may hold. */
+  private void grow(int column, int row, long end) {
     if (end > MAX_AREA_BYTES) {
       throw new RowErrors.BadRow(
           String.format(
@@ -140,8 +174,6 @@ public final class ShuffleWindow implements AutoCloseable {
       areas[column] =
           Arrays.copyOf(area, (int) Math.min(MAX_AREA_BYTES, Math.max(end, 2L * area.length)));
     }
-    rowEnds[row] = (int) end;
-    return start;
   }
 
   /** Row {@code row}'s bytes of variable-length column {@code column}, as a buffer over them. */

@@ -92,6 +92,61 @@ class ChunkDecoderListTest {
         .hasMessageContaining("the column chunk ended after 4 rows");
   }
 
+  /**
+   * Rows are assembled in the window's own area, which grows under a row being assembled (its first
+   * size holds 16 bytes a row) and across pages; a row passed over is not written.
+   */
+  @Test
+  void shouldAssembleLongRowsInPlaceAsTheWindowGrowsUnderThem() throws IOException {
+    int[][] rows = {new int[150], new int[200], new int[0], new int[700], new int[3]};
+    int next = 1;
+    for (int[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        row[i] = next++;
+      }
+    }
+    List<Integer> reps = new java.util.ArrayList<>();
+    List<Integer> defs = new java.util.ArrayList<>();
+    List<Integer> values = new java.util.ArrayList<>();
+    for (int[] row : rows) {
+      if (row.length == 0) {
+        reps.add(0);
+        defs.add(1);
+      }
+      for (int i = 0; i < row.length; i++) {
+        reps.add(i == 0 ? 0 : 1);
+        defs.add(3);
+        values.add(row[i]);
+      }
+    }
+    int split = 150 + 200 + 1 + 300; // the fourth row goes on in the second page
+    ChunkDecoder decoder =
+        tokens(
+            null,
+            page(ints(reps.subList(0, split)), ints(defs.subList(0, split)), ints(values, 0, 650)),
+            page(
+                ints(reps.subList(split, reps.size())),
+                ints(defs.subList(split, defs.size())),
+                ints(values, 650, values.size())));
+
+    decoder.read(1, null, 0);
+    decoder.readVariable(2, window, 0, 0);
+    decoder.readVariable(2, window, 0, 2);
+
+    assertThat(row(0)).containsExactly(rows[1]);
+    assertThat(row(1)).isEmpty();
+    assertThat(row(2)).containsExactly(rows[3]);
+    assertThat(row(3)).containsExactly(rows[4]);
+  }
+
+  private static int[] ints(List<Integer> values) {
+    return values.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private static int[] ints(List<Integer> values, int from, int to) {
+    return ints(values.subList(from, to));
+  }
+
   @Test
   void shouldLookUpDictionaryIds() throws IOException {
     DictionaryPage dictionary = Pages.dictionary(Pages.ints(7, 9), 2);
