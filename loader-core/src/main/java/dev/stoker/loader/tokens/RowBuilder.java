@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * Up to {@code capacity} rows of one chunk being written: each column a buffer laid out as a batch
@@ -13,6 +14,12 @@ import java.util.Arrays;
  * #chunk} is asked for them.
  */
 final class RowBuilder {
+  /**
+   * Positions 0, 1, 2, ...: a share's positions copied from here in one bulk copy, for the first 64
+   * Ki tokens of a document (after them, composed in {@link #scratch}).
+   */
+  private static final int[] POSITIONS = IntStream.range(0, 1 << 16).toArray();
+
   private final TokenLayout layout;
   private final int length;
   private final int capacity;
@@ -178,10 +185,14 @@ final class RowBuilder {
   private void share(Document doc, int at, int count) {
     int from = doc.placed();
     doc.copyIds(columns[0], at, from, count);
-    for (int i = 0; i < count; i++) {
-      scratch[i] = from + i;
+    if (from <= POSITIONS.length - count) {
+      positions.put(at, POSITIONS, from, count);
+    } else {
+      for (int i = 0; i < count; i++) {
+        scratch[i] = from + i;
+      }
+      positions.put(at, scratch, 0, count);
     }
-    positions.put(at, scratch, 0, count);
     if (!layout.shiftLabels()) {
       return;
     }

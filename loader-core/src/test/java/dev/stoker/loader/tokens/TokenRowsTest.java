@@ -287,6 +287,24 @@ class TokenRowsTest {
     }
   }
 
+  /** Positions go on past the first 64 Ki tokens of a document, whichever way they are written. */
+  @Test
+  void shouldGiveExactPositionsToDocumentsLongerThan64KiTokens() {
+    SplittableRandom random = new SplittableRandom(13);
+    List<long[]> docs = new ArrayList<>();
+    for (int n : new int[] {10, (1 << 16) - 3, 5, 70_000, 1}) {
+      docs.add(random.longs(n, 0, 1000).toArray());
+    }
+    TokenLayout layout = TokenLayout.packed(1000).withEodToken(1000).withShiftLabels(true);
+    List<PackingReference.Row> packed =
+        rows(TokenRows.of(DocumentStream.ids(docs, 3), "tokens", layout), 0, 8);
+
+    assertThat(packed).isEqualTo(PackingReference.packed(docs, layout, 0, -1));
+    assertThat(packed)
+        .as("a row that holds position 69,000")
+        .anyMatch(row -> Arrays.stream(row.positions()).anyMatch(p -> p == 69_000));
+  }
+
   @Test
   void shouldCarryInt64IdsAsInt64() {
     List<long[]> docs = List.of(new long[] {1L << 40, 2, 3}, new long[] {-5, 1L << 33});

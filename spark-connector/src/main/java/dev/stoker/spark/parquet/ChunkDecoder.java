@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -49,9 +48,6 @@ public final class ChunkDecoder {
 
   /** Whether the rows are lists of integers of any length, assembled entry by entry. */
   private final boolean variableList;
-
-  /** A list row's values as it is assembled, little-endian. */
-  private byte[] rowValues = new byte[256];
 
   /** Dictionary ids decoded at once. */
   private static final int ID_BLOCK = 4096;
@@ -350,8 +346,8 @@ public final class ChunkDecoder {
   }
 
   /**
-   * Appends the next {@code n} values to the row being assembled, {@code bytes} long so far: in
-   * place in the target window's area, or in {@link #rowValues} where the row is passed over.
+   * Appends the next {@code n} values to the row being assembled, {@code bytes} long so far, in
+   * place in the target window's area; where the row is passed over, they are only skipped.
    */
   private int appendValues(int bytes, int n) throws IOException {
     long total = bytes + (long) n * valueBytes;
@@ -360,18 +356,12 @@ public final class ChunkDecoder {
           "a list of more than " + ShuffleWindow.MAX_AREA_BYTES / 2 + " bytes in one row");
     }
     int length = (int) total - bytes;
-    byte[] dst;
-    int at;
-    if (target != null) {
-      dst = target.areaFor(targetColumn, targetRow, bytes + length);
-      at = target.startOf(targetColumn, targetRow) + bytes;
-    } else {
-      if (bytes > rowValues.length - length) {
-        rowValues = Arrays.copyOf(rowValues, Math.max(2 * rowValues.length, bytes + length));
-      }
-      dst = rowValues;
-      at = bytes;
+    if (target == null) {
+      skipValues(n, length);
+      return bytes + length;
     }
+    byte[] dst = target.areaFor(targetColumn, targetRow, bytes + length);
+    int at = target.startOf(targetColumn, targetRow) + bytes;
     if (ids != null) {
       int[] block = idBlock();
       for (int done = 0; done < n; ) {
@@ -383,20 +373,44 @@ public final class ChunkDecoder {
         done += k;
       }
     } else {
-      if (values.remaining() < length) {
-        throw new PageFormatException(
-            "a page holds "
-                + values.remaining()
-                + " bytes where "
-                + n
-                + " values of the chunk from value "
-                + value
-                + " should be");
-      }
+      checkValueBytes(n, length);
       values.get(values.position(), dst, at, length);
       values.position(values.position() + length);
     }
     return bytes + length;
+  }
+
+  /** Checks that the page holds the {@code length} bytes of the next {@code n} PLAIN values. */
+  private void checkValueBytes(int n, int length) throws PageFormatException {
+    if (values.remaining() < length) {
+      throw new PageFormatException(
+          "a page holds "
+              + values.remaining()
+              + " bytes where "
+              + n
+              + " values of the chunk from value "
+              + value
+              + " should be");
+    }
+  }
+
+  /**
+   * Passes over the next {@code n} values of a list, {@code length} bytes, without reading them.
+   */
+  private void skipValues(int n, int length) throws PageFormatException {
+    if (ids != null) {
+      while (n > 0) {
+        int k = Math.min(ids.available(), n);
+        if (k == 0) {
+          throw new PageFormatException("the dictionary ids of a page end before its values");
+        }
+        ids.skip(k);
+        n -= k;
+      }
+    } else {
+      checkValueBytes(n, length);
+      values.position(values.position() + length);
+    }
   }
 
   /** Ends the row assembled, {@code bytes} long, in the target window (or skips it). */

@@ -101,13 +101,9 @@ public final class HybridDecoder {
     }
     long bit = packedIndex++ * bitWidth;
     int at = packedStart + (int) (bit >>> 3);
-    int shift = (int) (bit & 7);
-    long bits = 0;
-    int bytes = (shift + bitWidth + 7) >>> 3;
-    for (int i = 0; i < bytes; i++) {
-      bits |= (long) (in.get(at + i) & 0xff) << (8 * i);
-    }
-    return (int) ((bits >>> shift) & ((1L << bitWidth) - 1));
+    long word =
+        at <= in.limit() - Long.BYTES ? (long) LONG_LE.get(array, arrayBase + at) : tailWord(at);
+    return (int) ((word >>> (bit & 7)) & ((1L << bitWidth) - 1));
   }
 
   /**
