@@ -362,7 +362,12 @@ public final class ChunkDecoder {
     }
     byte[] dst = target.areaFor(targetColumn, targetRow, bytes + length);
     int at = target.startOf(targetColumn, targetRow) + bytes;
-    if (ids != null) {
+    int[] table = ids == null ? null : dictionary.ints();
+    if (table != null) {
+      if (ids.lookUp(table, n, dst, at) < n) {
+        throw new PageFormatException("the dictionary ids of a page end before its values");
+      }
+    } else if (ids != null) {
       int[] block = idBlock();
       for (int done = 0; done < n; ) {
         int k = Math.min(block.length, n - done);

@@ -35,6 +35,13 @@ public final class HybridDecoder {
 
   private final int[] groupShifts = new int[8];
 
+  /**
+   * Ids of other widths than 16 unpacked before their lookup ({@link #lookUp}), so many at most.
+   */
+  private static final int ID_BLOCK = 4096;
+
+  private int[] idBlock;
+
   private int position;
   private boolean rle;
   private int value;
@@ -130,6 +137,83 @@ public final class HybridDecoder {
       done += k;
     }
     return done;
+  }
+
+  /**
+   * Reads up to {@code n} values as indexes into {@code table} (a dictionary's 4-byte entries) and
+   * writes {@code table[value]} for each, little-endian, to {@code dst} from byte {@code at} on:
+   * 16-bit values are looked up as they are loaded, without a block of ids between; other widths go
+   * through a block. Fewer than {@code n} only at the end of the bytes.
+   *
+   * @return the values read and looked up
+   * @throws PageFormatException for a value not below the table's length, or a run's header that
+   *     does not fit the bytes left
+   */
+  int lookUp(int[] table, int n, byte[] dst, int at) throws PageFormatException {
+    Objects.checkFromIndexSize(at, (int) Math.min(4L * n, Integer.MAX_VALUE), dst.length);
+    long address = Platform.BYTE_ARRAY_OFFSET + at;
+    int done = 0;
+    while (done < n) {
+      int k = Math.min(available(), n - done);
+      if (k == 0) {
+        break;
+      }
+      if (rle) {
+        int entry = ordered(table[checkedId(value, table)]);
+        for (int i = 0; i < k; i++, address += 4) {
+          Platform.putInt(dst, address, entry);
+        }
+        left -= k;
+      } else if (bitWidth == 16) {
+        lookUp16(table, k, dst, address);
+        address += 4L * k;
+      } else {
+        k = Math.min(k, ID_BLOCK);
+        int[] ids = idBlock(k);
+        unpack(ids, 0, k);
+        for (int i = 0; i < k; i++, address += 4) {
+          Platform.putInt(dst, address, ordered(table[checkedId(ids[i], table)]));
+        }
+      }
+      done += k;
+    }
+    return done;
+  }
+
+  /** The next {@code k} values of a bit-packed run of 16-bit ids, looked up as they are loaded. */
+  private void lookUp16(int[] table, int k, byte[] dst, long address) throws PageFormatException {
+    left -= k;
+    int at = arrayBase + packedStart + (int) (packedIndex * 2);
+    packedIndex += k;
+    Objects.checkFromIndexSize(at, 2 * k, array.length); // once: the loads are not checked
+    long from = Platform.BYTE_ARRAY_OFFSET + at;
+    for (int i = 0; i < k; i++, from += 2, address += 4) {
+      short bits = Platform.getShort(array, from);
+      int id = (char) (LITTLE_ENDIAN ? bits : Short.reverseBytes(bits));
+      Platform.putInt(dst, address, ordered(table[checkedId(id, table)]));
+    }
+  }
+
+  private static int checkedId(int id, int[] table) throws PageFormatException {
+    if (id >= table.length || id < 0) {
+      throw new PageFormatException(
+          "dictionary id " + Integer.toUnsignedString(id) + " of a dictionary of " + table.length);
+    }
+    return id;
+  }
+
+  /** A little-endian int's value as the machine stores ints. */
+  private static int ordered(int value) {
+    return LITTLE_ENDIAN ? value : Integer.reverseBytes(value);
+  }
+
+  /** A block of at least {@code k} ids ({@code k <= ID_BLOCK}), kept for the next calls. */
+  private int[] idBlock(int k) {
+    if (idBlock == null || idBlock.length < k) {
+      idBlock =
+          new int[Math.min(ID_BLOCK, Math.max(k, 2 * (idBlock == null ? 64 : idBlock.length)))];
+    }
+    return idBlock;
   }
 
   /**

@@ -3,9 +3,7 @@ package dev.stoker.spark.parquet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Objects;
 import org.apache.parquet.column.page.DictionaryPage;
-import org.apache.spark.unsafe.Platform;
 
 /**
  * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
@@ -14,8 +12,6 @@ import org.apache.spark.unsafe.Platform;
  * allocated for them.
  */
 public final class PageDictionary {
-  private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-
   private final ByteBuffer fixed;
   private final int size;
   private final int entries;
@@ -98,38 +94,24 @@ public final class PageDictionary {
    * @throws PageFormatException for an id outside the dictionary
    */
   void copy(int[] ids, int n, byte[] dst, int index) throws PageFormatException {
-    if (size == 4) {
-      int[] values = ints();
-      Objects.checkFromIndexSize(0, n, ids.length);
-      Objects.checkFromIndexSize(index, 4 * n, dst.length); // once: the stores are not checked
-      long address = Platform.BYTE_ARRAY_OFFSET + index;
-      try {
-        for (int i = 0; i < n; i++, address += 4) {
-          int value = values[ids[i]]; // values holds exactly the entries: an id beyond them throws
-          Platform.putInt(dst, address, LITTLE_ENDIAN ? value : Integer.reverseBytes(value));
-        }
-      } catch (ArrayIndexOutOfBoundsException e) {
-        for (int i = 0; i < n; i++) {
-          if (ids[i] < 0 || ids[i] >= entries) {
-            throw badId(ids[i]);
-          }
-        }
-        throw e;
+    ByteBuffer wrapped = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < n; i++) {
+      if (ids[i] < 0 || ids[i] >= entries) {
+        throw badId(ids[i]);
       }
-    } else {
-      ByteBuffer wrapped = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < n; i++) {
-        if (ids[i] < 0 || ids[i] >= entries) {
-          throw badId(ids[i]);
-        }
-        copy(ids[i], wrapped, index);
-        index += size;
-      }
+      copy(ids[i], wrapped, index);
+      index += size;
     }
   }
 
-  /** The entries of a dictionary of 4-byte values as ints, decoded on first use. */
-  private int[] ints() {
+  /**
+   * The entries of a dictionary of 4-byte values as ints, exactly as many as its entries, decoded
+   * on first use; null for other values. Not to be written to.
+   */
+  int[] ints() {
+    if (size != 4) {
+      return null;
+    }
     if (ints == null) {
       int[] decoded = new int[entries];
       for (int i = 0; i < entries; i++) {

@@ -119,6 +119,79 @@ class HybridDecoderTest {
     }
   }
 
+  /** Ids looked up as read give the table's entries, little-endian, at every width and run kind. */
+  @Test
+  void shouldLookIdsUpAsTheyAreReadAndNameAnIdBeyondTheTable() throws PageFormatException {
+    Random random = new Random(9);
+    for (int bitWidth : new int[] {1, 7, 15, 16, 17}) {
+      int[] table = new int[Math.min(1 << bitWidth, 40_000) - 1];
+      for (int i = 0; i < table.length; i++) {
+        table[i] = random.nextInt();
+      }
+      int[] ids = new int[3000];
+      for (int i = 0; i < ids.length; ) {
+        int run = random.nextInt(3) == 0 ? 1 + random.nextInt(60) : 1;
+        int id = random.nextInt(table.length);
+        for (int j = 0; j < run && i < ids.length; j++) {
+          ids[i++] = id;
+        }
+      }
+      HybridDecoder decoder =
+          new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(bitWidth, ids)), bitWidth);
+      byte[] dst = new byte[5 + 4 * ids.length + 8];
+      java.util.Arrays.fill(dst, (byte) 7);
+      int done = 0;
+      while (done < ids.length) {
+        int n = Math.min(ids.length - done, 1 + random.nextInt(300));
+        assertThat(decoder.lookUp(table, n, dst, 5 + 4 * done)).isEqualTo(n);
+        done += n;
+      }
+      ByteBuffer written = ByteBuffer.wrap(dst).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < ids.length; i++) {
+        assertThat(written.getInt(5 + 4 * i))
+            .as("width %d, id %d", bitWidth, i)
+            .isEqualTo(table[ids[i]]);
+      }
+      for (int i = 5 + 4 * ids.length; i < dst.length; i++) {
+        assertThat(dst[i])
+            .as("width %d: nothing written past the values", bitWidth)
+            .isEqualTo((byte) 7);
+      }
+
+      int[] beyond = {
+        0,
+        1,
+        0,
+        table.length,
+        0,
+        0,
+        0,
+        0,
+        table.length,
+        table.length,
+        table.length,
+        table.length,
+        table.length,
+        table.length,
+        table.length,
+        table.length,
+        table.length
+      };
+      for (int[] bad :
+          new int[][] {
+            java.util.Arrays.copyOf(beyond, 8), java.util.Arrays.copyOfRange(beyond, 8, 17)
+          }) {
+        HybridDecoder failing =
+            new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(bitWidth, bad)), bitWidth);
+        assertThatThrownBy(() -> failing.lookUp(table, bad.length, new byte[4 * bad.length], 0))
+            .as("width %d", bitWidth)
+            .isInstanceOf(PageFormatException.class)
+            .hasMessageContaining(
+                "dictionary id " + table.length + " of a dictionary of " + table.length);
+      }
+    }
+  }
+
   @Test
   void shouldTakeALongRunInOneStep() throws PageFormatException {
     int[] levels = new int[10_000];
