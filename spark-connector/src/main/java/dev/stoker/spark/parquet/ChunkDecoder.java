@@ -364,7 +364,7 @@ public final class ChunkDecoder {
     int at = target.startOf(targetColumn, targetRow) + bytes;
     int[] table = ids == null ? null : dictionary.ints();
     if (table != null) {
-      if (ids.lookUp(table, n, dst, at) < n) {
+      if (ids.lookUp(table, n, dst, at, idBlock()) < n) {
         throw new PageFormatException("the dictionary ids of a page end before its values");
       }
     } else if (ids != null) {

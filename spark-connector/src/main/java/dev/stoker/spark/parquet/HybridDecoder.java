@@ -11,9 +11,11 @@ import org.apache.spark.unsafe.Platform;
 /**
  * Reads Parquet's RLE / bit-packing hybrid encoding (levels and dictionary ids) run by run: a run
  * of one repeated value is taken whole, so that a page of all-equal levels costs a few steps, not
- * one per value. Bit-packed runs are read value by value. Every run header is checked before it is
- * used: its count computed in {@code long} and positive, a bit-packed run's bytes and a repeated
- * value's within the bytes given, the value within the bit width; a run that is not is a {@link
+ * one per value. A bit-packed run is read a group of 8 values at a time where its bytes allow
+ * (16-bit values as shorts, their loads bounds-checked once per block), and dictionary ids can be
+ * looked up as they are read ({@link #lookUp}). Every run header is checked before it is used: its
+ * count computed in {@code long} and positive, a bit-packed run's bytes and a repeated value's
+ * within the bytes given, the value within the bit width; a run that is not is a {@link
  * PageFormatException}.
  */
 public final class HybridDecoder {
@@ -34,13 +36,6 @@ public final class HybridDecoder {
   private final int[] groupBytes = new int[8];
 
   private final int[] groupShifts = new int[8];
-
-  /**
-   * Ids of other widths than 16 unpacked before their lookup ({@link #lookUp}), so many at most.
-   */
-  private static final int ID_BLOCK = 4096;
-
-  private int[] idBlock;
 
   private int position;
   private boolean rle;
@@ -142,14 +137,15 @@ public final class HybridDecoder {
   /**
    * Reads up to {@code n} values as indexes into {@code table} (a dictionary's 4-byte entries) and
    * writes {@code table[value]} for each, little-endian, to {@code dst} from byte {@code at} on:
-   * 16-bit values are looked up as they are loaded, without a block of ids between; other widths go
-   * through a block. Fewer than {@code n} only at the end of the bytes.
+   * 16-bit values are looked up as they are loaded, without a block of ids between; other widths
+   * are unpacked into {@code block} first, as many as it holds at a time. Fewer than {@code n} only
+   * at the end of the bytes.
    *
    * @return the values read and looked up
    * @throws PageFormatException for a value not below the table's length, or a run's header that
    *     does not fit the bytes left
    */
-  int lookUp(int[] table, int n, byte[] dst, int at) throws PageFormatException {
+  int lookUp(int[] table, int n, byte[] dst, int at, int[] block) throws PageFormatException {
     Objects.checkFromIndexSize(at, (int) Math.min(4L * n, Integer.MAX_VALUE), dst.length);
     long address = Platform.BYTE_ARRAY_OFFSET + at;
     int done = 0;
@@ -168,11 +164,10 @@ public final class HybridDecoder {
         lookUp16(table, k, dst, address);
         address += 4L * k;
       } else {
-        k = Math.min(k, ID_BLOCK);
-        int[] ids = idBlock(k);
-        unpack(ids, 0, k);
+        k = Math.min(k, block.length);
+        unpack(block, 0, k);
         for (int i = 0; i < k; i++, address += 4) {
-          Platform.putInt(dst, address, ordered(table[checkedId(ids[i], table)]));
+          Platform.putInt(dst, address, ordered(table[checkedId(block[i], table)]));
         }
       }
       done += k;
@@ -205,15 +200,6 @@ public final class HybridDecoder {
   /** A little-endian int's value as the machine stores ints. */
   private static int ordered(int value) {
     return LITTLE_ENDIAN ? value : Integer.reverseBytes(value);
-  }
-
-  /** A block of at least {@code k} ids ({@code k <= ID_BLOCK}), kept for the next calls. */
-  private int[] idBlock(int k) {
-    if (idBlock == null || idBlock.length < k) {
-      idBlock =
-          new int[Math.min(ID_BLOCK, Math.max(k, 2 * (idBlock == null ? 64 : idBlock.length)))];
-    }
-    return idBlock;
   }
 
   /**

@@ -143,7 +143,8 @@ class HybridDecoderTest {
       int done = 0;
       while (done < ids.length) {
         int n = Math.min(ids.length - done, 1 + random.nextInt(300));
-        assertThat(decoder.lookUp(table, n, dst, 5 + 4 * done)).isEqualTo(n);
+        assertThat(decoder.lookUp(table, n, dst, 5 + 4 * done, new int[1 + random.nextInt(64)]))
+            .isEqualTo(n);
         done += n;
       }
       ByteBuffer written = ByteBuffer.wrap(dst).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -183,7 +184,8 @@ class HybridDecoderTest {
           }) {
         HybridDecoder failing =
             new HybridDecoder(ByteBuffer.wrap(Pages.hybrid(bitWidth, bad)), bitWidth);
-        assertThatThrownBy(() -> failing.lookUp(table, bad.length, new byte[4 * bad.length], 0))
+        assertThatThrownBy(
+                () -> failing.lookUp(table, bad.length, new byte[4 * bad.length], 0, new int[16]))
             .as("width %d", bitWidth)
             .isInstanceOf(PageFormatException.class)
             .hasMessageContaining(
