@@ -133,7 +133,8 @@ public final class ChunkDecoder {
    * Passes over the next {@code rows} rows. Of a column of one value per row or a fixed number, the
    * rest of the current page is decoded and checked, then whole pages are passed over by their
    * headers ({@link ColumnPages#skipPages}; their rows are another reader's), and the rows left
-   * decoded and checked; a variable-length list's rows are all decoded. Errors as {@link #read}.
+   * decoded and checked; a variable-length list's rows are walked entry by entry, their levels
+   * checked and their values skipped (not looked up). Errors as {@link #read}.
    */
   void pass(int rows) throws IOException {
     decodeOrPass(rows, null, 0, true);
