@@ -3,7 +3,9 @@ package dev.stoker.spark.parquet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.spark.unsafe.Platform;
 
 /**
  * A column chunk's dictionary, decoded once: fixed-size values (numbers, fixed-length bytes) back
@@ -12,11 +14,14 @@ import org.apache.parquet.column.page.DictionaryPage;
  * allocated for them.
  */
 public final class PageDictionary {
+  private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
   private final ByteBuffer fixed;
   private final int size;
   private final int entries;
   private final byte[][] variable;
   private int[] ints;
+  private long[] longs;
 
   private PageDictionary(ByteBuffer fixed, int size, int entries, byte[][] variable) {
     this.fixed = fixed;
@@ -94,6 +99,10 @@ public final class PageDictionary {
    * @throws PageFormatException for an id outside the dictionary
    */
   void copy(int[] ids, int n, byte[] dst, int index) throws PageFormatException {
+    if (size == 8) {
+      copyLongs(ids, n, dst, index);
+      return;
+    }
     ByteBuffer wrapped = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
     for (int i = 0; i < n; i++) {
       if (ids[i] < 0 || ids[i] >= entries) {
@@ -120,6 +129,37 @@ public final class PageDictionary {
       ints = decoded;
     }
     return ints;
+  }
+
+  /**
+   * {@link #copy(int[], int, byte[], int)} for 8-byte entries (int64 token ids, say): from a table
+   * of longs, the stores range-checked once for the block.
+   */
+  private void copyLongs(int[] ids, int n, byte[] dst, int index) throws PageFormatException {
+    long[] values = longs();
+    Objects.checkFromIndexSize(0, n, ids.length);
+    Objects.checkFromIndexSize(index, (int) Math.min(8L * n, Integer.MAX_VALUE), dst.length);
+    long address = Platform.BYTE_ARRAY_OFFSET + index;
+    for (int i = 0; i < n; i++, address += 8) {
+      int id = ids[i];
+      if (id >= values.length || id < 0) {
+        throw badId(id);
+      }
+      long value = values[id];
+      Platform.putLong(dst, address, LITTLE_ENDIAN ? value : Long.reverseBytes(value));
+    }
+  }
+
+  /** The entries of a dictionary of 8-byte values as longs, decoded on first use. */
+  private long[] longs() {
+    if (longs == null) {
+      long[] decoded = new long[entries];
+      for (int i = 0; i < entries; i++) {
+        decoded[i] = fixed.getLong(i * 8);
+      }
+      longs = decoded;
+    }
+    return longs;
   }
 
   /** The error for dictionary id {@code id}, outside the dictionary. */
