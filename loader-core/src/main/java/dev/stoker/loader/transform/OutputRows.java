@@ -3,11 +3,13 @@ package dev.stoker.loader.transform;
 import dev.stoker.loader.SampleWriter;
 
 /**
- * The output step fed straight from the resampler, row by row: each clipped pixel goes once into
- * the field's final layout (CHW floats through the normalization's tables, or uint8 CHW or HWC),
- * mirrored when the spec's flips say so, and the sample is then written with one bulk copy. Used
- * when a spec's first step resizes and only flips follow it; it saves the passes that clip to
- * bytes, flip, reorder to planes and normalize one after the other. One per worker thread.
+ * The output step fed straight from the resampler, row by row: the resampler already places each
+ * value in the field's final order ({@link #layout}: channel planes for CHW, mirrored when the
+ * spec's flips say so), so each row goes into the field's layout (CHW floats through the
+ * normalization's tables, or uint8 CHW or HWC) with straight loops, and the sample is then written
+ * with one bulk copy. Used when a spec's first step resizes and only flips follow it; it saves the
+ * passes that clip to bytes, flip, reorder to planes and normalize one after the other. One per
+ * worker thread.
  */
 final class OutputRows implements Resampler.Rows {
   private float[][] tables;
@@ -54,40 +56,38 @@ final class OutputRows implements Resampler.Rows {
     }
   }
 
+  /** Planes for CHW, interleaved for HWC; mirrored when the sample is flipped. */
+  @Override
+  public RowLayout layout(int width, int channels) {
+    return RowLayout.of(chw, mirror, width, channels);
+  }
+
   @Override
   public void row(int y, int[] values) {
     int plane = width * height;
-    int base = y * width;
-    int step = mirror ? -1 : 1;
-    int x0 = mirror ? base + width - 1 : base;
-    int c = channels;
-    if (tables != null && c == 3) {
-      float[] t0 = tables[0];
-      float[] t1 = tables[1];
-      float[] t2 = tables[2];
-      float[] f = floats;
-      for (int x = 0, e = 0, at = x0; x < width; x++, e += 3, at += step) {
-        f[at] = t0[values[e]];
-        f[plane + at] = t1[values[e + 1]];
-        f[2 * plane + at] = t2[values[e + 2]];
-      }
-    } else if (tables != null) {
-      for (int x = 0, e = 0, at = x0; x < width; x++, e += c, at += step) {
-        for (int ch = 0; ch < c; ch++) {
-          floats[ch * plane + at] = tables[ch][values[e + ch]];
+    if (tables != null) {
+      for (int ch = 0; ch < channels; ch++) {
+        float[] table = tables[ch];
+        float[] f = floats;
+        int to = ch * plane + y * width;
+        int from = ch * width;
+        for (int x = 0; x < width; x++) {
+          f[to + x] = table[values[from + x]];
         }
       }
     } else if (chw) {
-      for (int x = 0, e = 0, at = x0; x < width; x++, e += c, at += step) {
-        for (int ch = 0; ch < c; ch++) {
-          bytes[ch * plane + at] = (byte) values[e + ch];
+      for (int ch = 0; ch < channels; ch++) {
+        int to = ch * plane + y * width;
+        int from = ch * width;
+        for (int x = 0; x < width; x++) {
+          bytes[to + x] = (byte) values[from + x];
         }
       }
     } else {
-      for (int x = 0, e = 0, at = x0; x < width; x++, e += c, at += step) {
-        for (int ch = 0; ch < c; ch++) {
-          bytes[at * c + ch] = (byte) values[e + ch];
-        }
+      int length = width * channels;
+      int to = y * length;
+      for (int e = 0; e < length; e++) {
+        bytes[to + e] = (byte) values[e];
       }
     }
   }

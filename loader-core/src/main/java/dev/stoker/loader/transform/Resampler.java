@@ -34,8 +34,16 @@ final class Resampler {
     void begin(int width, int height, int channels);
 
     /**
-     * Row {@code y}: {@code width x channels} values of 0 to 255, channels interleaved, at the
-     * start of {@code values} (which is reused for the next row).
+     * Where the values of a row go: channels interleaved, left to right, unless the sink asks for
+     * its own order (called after {@link #begin}).
+     */
+    default RowLayout layout(int width, int channels) {
+      return RowLayout.interleaved(width, channels);
+    }
+
+    /**
+     * Row {@code y}: {@code width x channels} values of 0 to 255, placed as {@link #layout} says,
+     * at the start of {@code values} (which is reused for the next row).
      */
     void row(int y, int[] values);
   }
@@ -72,6 +80,7 @@ final class Resampler {
     float fy0 = (float) by0;
     float fy1 = (float) by1;
     sink.begin(outW, outH, c);
+    RowLayout layout = sink.layout(outW, c);
     boolean needH = outW != inW || fx0 != 0 || fx1 != outW;
     boolean needV = outH != inH || fy0 != 0 || fy1 != outH;
     int kx = 0;
@@ -102,10 +111,10 @@ final class Resampler {
     int start = regionStart + first * srcStride;
     if (needH) {
       HorizontalPass.run(
-          src.pixels, start, srcStride, count, c, outW, boundsX, weightsX, kx, taps, rows);
+          src.pixels, start, srcStride, count, c, outW, boundsX, weightsX, kx, taps, layout, rows);
     } else {
       for (int y = 0; y < count; y++) {
-        widen(src.pixels, start + y * srcStride, rowLength, rows[y]);
+        widen(src.pixels, start + y * srcStride, inW, c, layout, rows[y]);
       }
     }
     if (needV) {
@@ -117,9 +126,18 @@ final class Resampler {
     }
   }
 
-  private static void widen(byte[] in, int from, int length, int[] out) {
-    for (int e = 0; e < length; e++) {
-      out[e] = in[from + e] & 0xff;
+  /** A row of {@code width} pixels of {@code c} channels to ints, placed as {@code layout} says. */
+  private static void widen(byte[] in, int from, int width, int c, RowLayout layout, int[] out) {
+    if (layout.equals(RowLayout.interleaved(width, c))) {
+      for (int e = 0; e < width * c; e++) {
+        out[e] = in[from + e] & 0xff;
+      }
+      return;
+    }
+    for (int x = 0, e = from; x < width; x++) {
+      for (int ch = 0; ch < c; ch++, e++) {
+        out[layout.at(x, ch)] = in[e] & 0xff;
+      }
     }
   }
 

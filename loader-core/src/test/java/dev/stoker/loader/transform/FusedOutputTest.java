@@ -23,6 +23,9 @@ class FusedOutputTest {
   void shouldWriteWhatTheStepByStepPathWrites() throws Throwable {
     for (String image : List.of("photo.png", "photo_q90.jpg")) {
       byte[] value = Goldens.bytes(image);
+      // Only the height changes: the resampler has no horizontal pass, and widens the input's
+      // rows straight into the output's order.
+      String width = image.startsWith("photo.") ? "160" : "200";
       for (String output : OUTPUTS) {
         for (String[] pair :
             new String[][] {
@@ -41,6 +44,14 @@ class FusedOutputTest {
               {
                 "decode(grey)|randomResizedCrop(20)|hflip",
                 "decode(grey)|randomResizedCrop(20)|centerCrop(20)|hflip"
+              },
+              {
+                "decode(rgb)|resize(60:" + width + ")|hflip(p=0.5)",
+                "decode(rgb)|resize(60:" + width + ")|centerCrop(60:" + width + ")|hflip(p=0.5)"
+              },
+              {
+                "decode(grey)|resize(50:" + width + ")|hflip",
+                "decode(grey)|resize(50:" + width + ")|centerCrop(50:" + width + ")|hflip"
               }
             }) {
           if (pair[0].contains("grey") && output.startsWith("normalize")) {
