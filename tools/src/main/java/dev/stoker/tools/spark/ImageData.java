@@ -48,6 +48,9 @@ final class ImageData {
   /** Row groups of about 100 photos, so that a shuffled read mixes them. */
   static final long ROW_GROUP_BYTES = 8L << 20;
 
+  /** Photos written to Parquet by one Spark write (about 90 MB of JPEG). */
+  static final int WRITE_SLICE = 2000;
+
   /** Photographs smaller than this on a side are left out. */
   private static final int LEAST_SIDE = 256;
 
@@ -151,12 +154,16 @@ final class ImageData {
     } catch (IOException e) {
       throw new UncheckedIOException("writing the photos under " + dir + ": " + e, e);
     }
-    spark
-        .createDataFrame(rows, SCHEMA)
-        .write()
-        .mode(SaveMode.Overwrite)
-        .option("parquet.block.size", ROW_GROUP_BYTES)
-        .parquet(parquet.toString());
+    // In slices: a local relation of every photo at once holds them all in the driver's plan
+    // several times over, which a few thousand photos make larger than the driver's heap.
+    for (int from = 0; from < count; from += WRITE_SLICE) {
+      spark
+          .createDataFrame(rows.subList(from, Math.min(count, from + WRITE_SLICE)), SCHEMA)
+          .write()
+          .mode(from == 0 ? SaveMode.Overwrite : SaveMode.Append)
+          .option("parquet.block.size", ROW_GROUP_BYTES)
+          .parquet(parquet.toString());
+    }
     return new Written(parquet, files, count, bytes, photos.size());
   }
 
