@@ -29,10 +29,11 @@
  * by under 2 levels on average (tested); {@code draft=false} gives torchvision's pixels.
  *
  * <p>Resizing runs in plain Java at close to the speed of Pillow's own C: a horizontal pass written
- * out per tap count ({@code HorizontalPass}), then a vertical pass of whole-row sums that the JIT
- * vectorizes. When the first step resizes and only flips follow, the rows go straight into the
- * output's layout ({@code OutputRows}), with no separate clip, flip, reorder or normalize pass;
- * otherwise each step works on a whole image.
+ * out per tap count for two rows at once ({@code HorizontalPass}), then a vertical pass of
+ * whole-row sums that the JIT vectorizes. When the first step resizes and only flips follow, the
+ * horizontal pass already writes each value in the output's order ({@code RowLayout}: channel
+ * planes, mirrored if flipped) and the rows go straight into the output ({@code OutputRows}), with
+ * no separate clip, flip, reorder or normalize pass; otherwise each step works on a whole image.
  *
  * <p>Bad values (empty, not a JPEG or PNG, truncated, over {@code maxPixels} by their header, or
  * refused by the decoder) throw {@link dev.stoker.loader.transform.BadImageException}, naming the

@@ -1,10 +1,11 @@
 package dev.stoker.tools.spark;
 
 import dev.stoker.tools.spark.SourceBench.Config;
-import java.util.Iterator;
-import java.util.List;
+import java.io.Serializable;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.TaskContext;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -13,6 +14,9 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.collection.Iterator;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction2;
 
 /**
  * The read through {@code format("stoker")}: each rank's columnar batches, as a training runner
@@ -65,18 +69,30 @@ final class StokerRead {
   static BatchCount consume(Dataset<Row> df) {
     BatchScanExec scan = scan(df.queryExecution().executedPlan());
     StructType schema = scan.scan().readSchema();
-    int label = schema.fieldIndex("label");
-    int image = schema.fieldIndex("image");
-    List<long[]> ranks =
-        scan.executeColumnar().toJavaRDD().mapPartitions(new Consume(label, image)).collect();
-    return BatchCount.sum(ranks);
+    // The scan's RDD yields columnar batches (Spark types it as rows).
+    @SuppressWarnings("unchecked")
+    RDD<ColumnarBatch> batches = (RDD<ColumnarBatch>) (RDD<?>) scan.inputRDD();
+    long[][] ranks =
+        (long[][])
+            batches
+                .sparkContext()
+                .runJob(
+                    batches,
+                    new Consume(schema.fieldIndex("label"), schema.fieldIndex("image")),
+                    ClassTag$.MODULE$.apply(long[].class));
+    return BatchCount.sum(Arrays.asList(ranks));
   }
 
   /**
-   * A rank's consumer, a class of its own rather than a lambda: Spark's closure cleaner then has no
-   * bytecode to read for it at every epoch's job.
+   * A rank's consumer, a class of its own run by {@code SparkContext.runJob} on the scan's own RDD:
+   * Spark's closure cleaner reads the bytecode of the class around every lambda it is given (the
+   * consumer's, and those of {@code mapPartitions}, {@code collect} and {@code runJob}'s wrappers,
+   * in the RDD and context classes) at every job, and at a job per epoch its parser kept the JIT
+   * compiling in the measured rounds. A named function is not a closure to it.
    */
-  private static final class Consume implements FlatMapFunction<Iterator<ColumnarBatch>, long[]> {
+  private static final class Consume
+      extends AbstractFunction2<TaskContext, Iterator<ColumnarBatch>, long[]>
+      implements Serializable {
     private static final long serialVersionUID = 1L;
     private final int label;
     private final int image;
@@ -87,12 +103,12 @@ final class StokerRead {
     }
 
     @Override
-    public Iterator<long[]> call(Iterator<ColumnarBatch> batches) {
+    public long[] apply(TaskContext context, Iterator<ColumnarBatch> batches) {
       return consume(batches, label, image);
     }
   }
 
-  private static Iterator<long[]> consume(Iterator<ColumnarBatch> batches, int label, int image) {
+  private static long[] consume(Iterator<ColumnarBatch> batches, int label, int image) {
     long rows = 0;
     long count = 0;
     double touched = 0;
@@ -107,7 +123,7 @@ final class StokerRead {
       rows += batch.numRows();
       count++;
     }
-    return List.of(new long[] {rows, count, (long) touched}).iterator();
+    return new long[] {rows, count, (long) touched};
   }
 
   static BatchScanExec scan(SparkPlan plan) {
