@@ -112,6 +112,76 @@ class ResamplerTest {
     }
   }
 
+  /**
+   * A sink asking for channel planes, a mirrored order or both gets each value of the interleaved
+   * result where its layout says, for every tap count of both passes and with no horizontal pass
+   * (the width unchanged), odd and even row counts alike.
+   */
+  @Test
+  void shouldPlaceEveryValueWhereTheSinksLayoutSays() {
+    Random random = new Random(6);
+    Resampler resampler = new Resampler();
+    Image interleaved = new Image();
+    for (int trial = 0; trial < 300; trial++) {
+      int channels = random.nextInt(4) == 0 ? 1 : 3;
+      int width = 1 + random.nextInt(100);
+      int height = 1 + random.nextInt(100);
+      Image image = random(random, width, height, channels);
+      int outW =
+          random.nextInt(5) == 0 ? width : 1 + random.nextInt(random.nextBoolean() ? 12 : 90);
+      int outH = 1 + random.nextInt(random.nextBoolean() ? 12 : 90);
+      resampler.resample(
+          image, 0, 0, width, height, 0, 0, width, height, outW, outH, resampler.into(interleaved));
+      for (boolean planar : new boolean[] {false, true}) {
+        for (boolean mirrored : new boolean[] {false, true}) {
+          RowLayout layout = RowLayout.of(planar, mirrored, outW, channels);
+          int[][] rows = new int[outH][];
+          resampler.resample(
+              image,
+              0,
+              0,
+              width,
+              height,
+              0,
+              0,
+              width,
+              height,
+              outW,
+              outH,
+              new Resampler.Rows() {
+                @Override
+                public void begin(int w, int h, int c) {}
+
+                @Override
+                public RowLayout layout(int w, int c) {
+                  return layout;
+                }
+
+                @Override
+                public void row(int y, int[] values) {
+                  rows[y] = java.util.Arrays.copyOf(values, outW * channels);
+                }
+              });
+          for (int y = 0; y < outH; y++) {
+            for (int x = 0; x < outW; x++) {
+              for (int ch = 0; ch < channels; ch++) {
+                int expected = interleaved.pixels[(y * outW + x) * channels + ch] & 0xff;
+                int column = mirrored ? outW - 1 - x : x;
+                int at = planar ? ch * outW + column : column * channels + ch;
+                assertThat(rows[y][at])
+                    .as(
+                        "trial %d (%dx%dx%d to %dx%d), planar %s, mirrored %s: pixel (%d, %d) "
+                            + "channel %d",
+                        trial, width, height, channels, outW, outH, planar, mirrored, x, y, ch)
+                    .isEqualTo(expected);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   private static Image random(Random random, int width, int height, int channels) {
     Image image = new Image().reset(width, height, channels);
     for (int i = 0; i < image.bytes(); i++) {
