@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -26,13 +27,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DataLoaderCloseAttackTest {
 
   /** Iterates epoch 0 on its own thread; {@code ended} gets what ended it. */
-  private static Thread consume(DataLoader loader, AtomicReference<Throwable> ended) {
+  private static Thread consume(
+      DataLoader loader, AtomicReference<Throwable> ended, AtomicInteger taken) {
     Thread thread =
         new Thread(
             () -> {
               try {
                 for (Batch batch : loader.epoch(0)) {
                   batch.buffer();
+                  taken.incrementAndGet();
                 }
               } catch (Throwable t) {
                 ended.set(t);
@@ -41,6 +44,24 @@ class DataLoaderCloseAttackTest {
             "attacked-consumer");
     thread.start();
     return thread;
+  }
+
+  /**
+   * Waits until {@code consumer} has taken {@code batches} batches and blocks, for the next one or
+   * in dataset code it runs itself: closed before it asks again, its loop would end quietly instead
+   * of failing the wait it is in, which a busy machine makes happen.
+   */
+  private static void awaitBlocked(Thread consumer, AtomicInteger taken, int batches)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (taken.get() < batches
+        || consumer.getState() != Thread.State.WAITING
+            && consumer.getState() != Thread.State.TIMED_WAITING) {
+      assertThat(System.nanoTime())
+          .as("the consumer has taken %d batches and waits, within 10 s", batches)
+          .isLessThan(deadline);
+      Thread.sleep(1);
+    }
   }
 
   /** Runs {@code close} on {@code n} threads at once; returns what each threw (null: nothing). */
@@ -92,8 +113,10 @@ class DataLoaderCloseAttackTest {
                     .build())
             .build();
     AtomicReference<Throwable> ended = new AtomicReference<>();
-    Thread consumer = consume(loader, ended);
+    AtomicInteger taken = new AtomicInteger();
+    Thread consumer = consume(loader, ended, taken);
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
+    awaitBlocked(consumer, taken, 2);
 
     List<Throwable> thrown;
     try {
@@ -127,12 +150,14 @@ class DataLoaderCloseAttackTest {
         new DataLoader(dataset, LoaderOptions.builder().batchSize(4).name("both").build());
     BatchIterator it = loader.epoch(0).iterator();
     AtomicReference<Throwable> ended = new AtomicReference<>();
+    AtomicInteger taken = new AtomicInteger();
     Thread consumer =
         new Thread(
             () -> {
               try {
                 while (it.hasNext()) {
                   it.next();
+                  taken.incrementAndGet();
                 }
               } catch (Throwable t) {
                 ended.set(t);
@@ -141,6 +166,7 @@ class DataLoaderCloseAttackTest {
             "attacked-consumer");
     consumer.start();
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
+    awaitBlocked(consumer, taken, 2);
 
     List<Throwable> thrown;
     try {
@@ -186,8 +212,10 @@ class DataLoaderCloseAttackTest {
                 .name("error-after-" + workers)
                 .build());
     AtomicReference<Throwable> ended = new AtomicReference<>();
-    Thread consumer = consume(loader, ended);
+    AtomicInteger taken = new AtomicInteger();
+    Thread consumer = consume(loader, ended, taken);
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
+    awaitBlocked(consumer, taken, 2);
 
     try {
       closeFrom(1, loader::close);
@@ -216,12 +244,14 @@ class DataLoaderCloseAttackTest {
         new DataLoader(
             dataset, LoaderOptions.builder().batchSize(4).name("device-kill").build(), device);
     AtomicReference<Throwable> ended = new AtomicReference<>();
+    AtomicInteger taken = new AtomicInteger();
     Thread consumer =
         new Thread(
             () -> {
               try {
                 for (Batch batch : loader.epoch(0)) {
                   IndexDataset.labels(batch);
+                  taken.incrementAndGet();
                 }
               } catch (Throwable t) {
                 ended.set(t);
@@ -230,6 +260,7 @@ class DataLoaderCloseAttackTest {
             "attacked-consumer");
     consumer.start();
     assertThat(dataset.stuck.await(10, TimeUnit.SECONDS)).isTrue();
+    awaitBlocked(consumer, taken, 2);
 
     try {
       assertThat(closeFrom(1, loader::close)).containsOnlyNulls();
@@ -281,7 +312,7 @@ class DataLoaderCloseAttackTest {
         new DataLoader(
             emptyForever, LoaderOptions.builder().batchSize(4).name("empty-kill").build());
     AtomicReference<Throwable> ended = new AtomicReference<>();
-    Thread consumer = consume(loader, ended);
+    Thread consumer = consume(loader, ended, new AtomicInteger());
     assertThat(pulling.await(20, TimeUnit.SECONDS)).isTrue();
 
     assertThat(closeFrom(1, loader::close)).containsOnlyNulls();
