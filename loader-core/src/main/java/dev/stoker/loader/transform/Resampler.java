@@ -128,7 +128,7 @@ final class Resampler {
 
   /** A row of {@code width} pixels of {@code c} channels to ints, placed as {@code layout} says. */
   private static void widen(byte[] in, int from, int width, int c, RowLayout layout, int[] out) {
-    if (layout.equals(RowLayout.interleaved(width, c))) {
+    if (layout.inInputOrder(c)) {
       for (int e = 0; e < width * c; e++) {
         out[e] = in[from + e] & 0xff;
       }

@@ -26,6 +26,14 @@ record RowLayout(int first, int pixelStep, int channelStep) {
         : new RowLayout(0, pixelStep, channelStep);
   }
 
+  /**
+   * Whether each value of a row of {@code channels} goes where it stands in an interleaved row,
+   * left to right: the row can then be copied straight.
+   */
+  boolean inInputOrder(int channels) {
+    return first == 0 && pixelStep == channels && (channels == 1 || channelStep == 1);
+  }
+
   /** Where pixel {@code x}'s channel {@code ch} goes. */
   int at(int x, int ch) {
     return first + x * pixelStep + ch * channelStep;
