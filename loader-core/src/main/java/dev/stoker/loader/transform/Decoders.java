@@ -3,14 +3,16 @@ package dev.stoker.loader.transform;
 import java.util.function.Supplier;
 
 /**
- * Which {@link ImageDecoder} a {@code decode} step uses: {@code opencv} when OpenCV's classes and
- * native libraries load on this JVM (checked once), else {@code imageio}; or the one a spec names
- * ({@code decode(decoder=imageio)}).
+ * Which {@link ImageDecoder} a {@code decode} step uses. {@code auto}: {@code libjpeg} for JPEGs
+ * when Stoker's JNI library loads (it decodes only a random resized crop's rectangle), with {@code
+ * opencv} for the other formats when OpenCV's classes and native libraries load, else {@code
+ * imageio}; each checked once per JVM. Or the one a spec names ({@code decode(decoder=imageio)}).
  */
 final class Decoders {
   static final String AUTO = "auto";
   static final String OPENCV = "opencv";
   static final String IMAGEIO = "imageio";
+  static final String LIBJPEG = "libjpeg";
 
   private Decoders() {}
 
@@ -35,6 +37,16 @@ final class Decoders {
     return OpenCvProbe.PROBLEM == null;
   }
 
+  /** Whether the libjpeg decoder can run here. */
+  static boolean libjpegAvailable() {
+    return NativeJpeg.problem() == null;
+  }
+
+  /** The decoder of everything but JPEG for {@code auto} and {@code libjpeg}. */
+  private static ImageDecoder others() {
+    return openCvAvailable() ? new OpenCvDecoder() : new ImageIoDecoder();
+  }
+
   /**
    * A factory of per-thread decoders for {@code name}.
    *
@@ -44,7 +56,19 @@ final class Decoders {
   static Supplier<ImageDecoder> factory(String name) {
     switch (name) {
       case AUTO:
+        if (libjpegAvailable()) {
+          return () -> new LibjpegDecoder(Decoders::others);
+        }
         return openCvAvailable() ? OpenCvDecoder::new : ImageIoDecoder::new;
+      case LIBJPEG:
+        if (!libjpegAvailable()) {
+          throw new IllegalArgumentException(
+              "decode: decoder=libjpeg but Stoker's libjpeg library does not load: "
+                  + NativeJpeg.problem()
+                  + " (expected: a Stoker jar built on Linux x86-64 with libjpeg's headers, and "
+                  + "libjpeg.so.62 installed, e.g. Debian's libjpeg62-turbo; or decoder=auto)");
+        }
+        return () -> new LibjpegDecoder(Decoders::others);
       case IMAGEIO:
         return ImageIoDecoder::new;
       case OPENCV:
@@ -58,7 +82,7 @@ final class Decoders {
         return OpenCvDecoder::new;
       default:
         throw new IllegalArgumentException(
-            "decode: decoder=" + name + " (expected: auto, opencv or imageio)");
+            "decode: decoder=" + name + " (expected: auto, libjpeg, opencv or imageio)");
     }
   }
 }

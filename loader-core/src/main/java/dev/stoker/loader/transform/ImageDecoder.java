@@ -20,4 +20,19 @@ interface ImageDecoder {
    * @throws Exception if the decoder refuses the data
    */
   void decode(byte[] data, int length, ImageHeader header, int scale, Image out) throws Exception;
+
+  /**
+   * Like {@link #decode}, but may decode only {@code region} (in the coordinates of the image at
+   * {@code 1/scale}) into {@code out}, which is then {@code region}'s size with the pixels a whole
+   * decode has there. The default decodes the whole image.
+   *
+   * @return whether {@code out} holds only the region; false when it holds the whole image
+   * @throws Exception if the decoder refuses the data
+   */
+  default boolean decodeRegion(
+      byte[] data, int length, ImageHeader header, int scale, CropBox region, Image out)
+      throws Exception {
+    decode(data, length, header, scale, out);
+    return false;
+  }
 }

@@ -66,6 +66,33 @@ record RandomResizedCrop(
     return Draft.reduction(box.width() / width, box.height() / height);
   }
 
+  /**
+   * The rectangle of an image decoded at {@code 1/scale} ({@code reducedWidth x reducedHeight})
+   * that {@link #resize(Image, CropBox, int, Resampler.Rows, Resampler)} reads for {@code box}.
+   */
+  static CropBox region(CropBox box, int scale, int reducedWidth, int reducedHeight) {
+    if (scale == 1) {
+      return box;
+    }
+    int left = box.left() / scale;
+    int top = box.top() / scale;
+    int right = Math.min(reducedWidth, (box.left() + box.width() + scale - 1) / scale);
+    int bottom = Math.min(reducedHeight, (box.top() + box.height() + scale - 1) / scale);
+    return new CropBox(top, left, bottom - top, right - left);
+  }
+
+  /**
+   * {@code box} on the image that is only {@link #region}'s pixels: the same resize reads the same
+   * pixels there.
+   */
+  static CropBox within(CropBox box, CropBox region, int scale) {
+    return new CropBox(
+        box.top() - region.top() * scale,
+        box.left() - region.left() * scale,
+        box.height(),
+        box.width());
+  }
+
   @Override
   public Image apply(Image in, Image spare, RandomGenerator random, Scratch scratch) {
     CropBox box = choose(in.height, in.width, random);

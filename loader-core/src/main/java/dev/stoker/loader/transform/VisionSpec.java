@@ -11,7 +11,7 @@ import java.util.List;
  */
 final class VisionSpec {
   static final String FORMS =
-      "decode(rgb|grey, column=NAME, draft=true, maxPixels=N, decoder=auto|opencv|imageio), "
+      "decode(rgb|grey, column=NAME, draft=true, maxPixels=N, decoder=auto|libjpeg|opencv|imageio), "
           + "resize(N) or resize(H:W), centerCrop(N|H:W), "
           + "randomResizedCrop(N|H:W, scale=0.08:1.0, ratio=0.75:1.3333), pad(N, fill=0), "
           + "randomCrop(N|H:W, padding=0, fill=0), hflip(p=0.5), "
@@ -117,7 +117,14 @@ final class VisionSpec {
     boolean draft = args.bool(-1, "draft", true);
     long maxPixels = args.integer(-1, "maxPixels", (int) DecodeStep.DEFAULT_MAX_PIXELS, 1);
     String decoder =
-        args.word(-1, "decoder", Decoders.AUTO, Decoders.AUTO, Decoders.OPENCV, Decoders.IMAGEIO);
+        args.word(
+            -1,
+            "decoder",
+            Decoders.AUTO,
+            Decoders.AUTO,
+            Decoders.LIBJPEG,
+            Decoders.OPENCV,
+            Decoders.IMAGEIO);
     return new DecodeStep(channels, column, draft, maxPixels, decoder);
   }
 

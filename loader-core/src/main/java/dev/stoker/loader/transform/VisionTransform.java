@@ -276,13 +276,22 @@ final class VisionTransform implements SampleTransform {
       scale = Draft.reduction(header.width() / target[1], header.height() / target[0]);
     }
     Image image = s.decoded;
+    int expectW = LibjpegDecoder.reduced(header.width(), scale);
+    int expectH = LibjpegDecoder.reduced(header.height(), scale);
     try {
-      s.decoder.decode(data, length, header, scale, image);
+      if (box != null && header.format() == ImageFormat.JPEG) {
+        CropBox region = RandomResizedCrop.region(box, scale, expectW, expectH);
+        if (s.decoder.decodeRegion(data, length, header, scale, region, image)) {
+          box = RandomResizedCrop.within(box, region, scale);
+          expectW = region.width();
+          expectH = region.height();
+        }
+      } else {
+        s.decoder.decode(data, length, header, scale, image);
+      }
     } catch (Exception e) {
       throw bad(column, s.decoder.name() + " could not decode it: " + e, length, e);
     }
-    int expectW = (header.width() + scale - 1) / scale;
-    int expectH = (header.height() + scale - 1) / scale;
     if (image.width != expectW || image.height != expectH) {
       throw bad(
           column,

@@ -23,8 +23,16 @@ class BadImageTest {
     return all;
   }
 
+  private static boolean available(String decoder) {
+    return switch (decoder) {
+      case Decoders.OPENCV -> Decoders.openCvAvailable();
+      case Decoders.LIBJPEG -> Decoders.libjpegAvailable();
+      default -> true;
+    };
+  }
+
   private static void assertBad(String decoder, byte[] value, String reason) {
-    if (decoder.equals(Decoders.OPENCV) && !Decoders.openCvAvailable()) {
+    if (!available(decoder)) {
       return;
     }
     VisionTransformHarness t =
@@ -38,7 +46,7 @@ class BadImageTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {Decoders.IMAGEIO, Decoders.OPENCV})
+  @ValueSource(strings = {Decoders.IMAGEIO, Decoders.OPENCV, Decoders.LIBJPEG})
   void shouldRefuseBrokenValues(String decoder) {
     byte[] jpeg = Goldens.bytes("photo_q90.jpg");
     byte[] png = Goldens.bytes("photo.png");
@@ -53,12 +61,18 @@ class BadImageTest {
     byte[] garbledPng = png.clone();
     Arrays.fill(garbledPng, 60, garbledPng.length - 12, (byte) 0x55);
     assertBad(decoder, garbledPng, "could not decode it");
+    if (decoder.equals(Decoders.LIBJPEG)) { // the others decode it to noise
+      assertBad(
+          decoder,
+          garbled,
+          "libjpeg could not decode it: java.lang.IllegalArgumentException: libjpeg: ");
+    }
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {Decoders.IMAGEIO, Decoders.OPENCV})
+  @ValueSource(strings = {Decoders.IMAGEIO, Decoders.OPENCV, Decoders.LIBJPEG})
   void shouldCheckThePixelBoundFromTheHeader(String decoder) throws Throwable {
-    if (decoder.equals(Decoders.OPENCV) && !Decoders.openCvAvailable()) {
+    if (!available(decoder)) {
       return;
     }
     byte[] png = Goldens.bytes("photo.png"); // 160 x 120 = 19200 pixels

@@ -79,7 +79,7 @@ class VisionSpecTest {
         .hasMessageContaining("empty step");
     assertThatThrownBy(() -> Transforms.parse("decode(rgb,decoder=libpng)|centerCrop(8)"))
         .hasMessageContaining(
-            "step decode: decoder=libpng (expected: one of auto, opencv, imageio)");
+            "step decode: decoder=libpng (expected: one of auto, libjpeg, opencv, imageio)");
   }
 
   @Test

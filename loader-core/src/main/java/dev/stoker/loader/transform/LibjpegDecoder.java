@@ -1,0 +1,82 @@
+package dev.stoker.loader.transform;
+
+import java.util.function.Supplier;
+
+/**
+ * JPEGs through {@link NativeJpeg} (the system's libjpeg-turbo), decoding only the rectangle a
+ * random resized crop needs when asked for one; PNGs, and the rare JPEG whose colours libjpeg
+ * cannot turn into RGB, through the decoder {@code others} makes, made on first use (loading OpenCV
+ * takes half a second that a JPEG-only dataset need not spend).
+ */
+final class LibjpegDecoder implements ImageDecoder {
+  private final Supplier<ImageDecoder> makeOthers;
+  private ImageDecoder others;
+
+  LibjpegDecoder(Supplier<ImageDecoder> others) {
+    this.makeOthers = others;
+  }
+
+  private ImageDecoder others() {
+    if (others == null) {
+      others = makeOthers.get();
+    }
+    return others;
+  }
+
+  @Override
+  public String name() {
+    return Decoders.LIBJPEG;
+  }
+
+  @Override
+  public boolean reducesJpeg() {
+    return true;
+  }
+
+  @Override
+  public void decode(byte[] data, int length, ImageHeader header, int scale, Image out)
+      throws Exception {
+    if (header.format() != ImageFormat.JPEG) {
+      others().decode(data, length, header, scale, out);
+      return;
+    }
+    CropBox whole =
+        new CropBox(0, 0, reduced(header.height(), scale), reduced(header.width(), scale));
+    if (!decodeRegion(data, length, header, scale, whole, out)) {
+      others().decode(data, length, header, scale, out);
+    }
+  }
+
+  @Override
+  public boolean decodeRegion(
+      byte[] data, int length, ImageHeader header, int scale, CropBox region, Image out)
+      throws Exception {
+    if (header.format() != ImageFormat.JPEG) {
+      others().decode(data, length, header, scale, out);
+      return false;
+    }
+    int channels = header.grey() ? 1 : 3;
+    out.reset(region.width(), region.height(), channels);
+    int done =
+        NativeJpeg.decode(
+            data,
+            length,
+            scale,
+            region.left(),
+            region.top(),
+            region.width(),
+            region.height(),
+            channels,
+            out.pixels);
+    if (done != 0) {
+      others().decode(data, length, header, scale, out);
+      return false;
+    }
+    return true;
+  }
+
+  /** A side's length decoded at {@code 1/scale}: rounded up, as libjpeg does. */
+  static int reduced(int length, int scale) {
+    return (length + scale - 1) / scale;
+  }
+}
