@@ -28,7 +28,7 @@ import org.w3c.dom.NodeList;
 class LibjpegDecoderTest {
   @BeforeAll
   static void libraryLoads() {
-    if (Boolean.getBoolean("stoker.libjpeg.required")) {
+    if (NativeJpeg.class.getResource(NativeJpeg.RESOURCE) != null) {
       assertThat(NativeJpeg.problem()).as("the libjpeg JNI library built here loads").isNull();
     }
     assumeThat(Decoders.libjpegAvailable()).as("libjpeg decoder: " + NativeJpeg.problem()).isTrue();
