@@ -70,6 +70,10 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   struct decode_state *s = &state;
   char message[JMSG_LENGTH_MAX + 64];
   memset(s, 0, sizeof(*s));
+  if (data == NULL || out == NULL) {
+    throw_new(env, "java/lang/NullPointerException", "libjpeg: data or out is null");
+    return 0;
+  }
   if (length <= 0 || length > (*env)->GetArrayLength(env, data) || left < 0 || top < 0
       || width <= 0 || height <= 0 || (channels != 1 && channels != 3)
       || (scale != 1 && scale != 2 && scale != 4 && scale != 8)

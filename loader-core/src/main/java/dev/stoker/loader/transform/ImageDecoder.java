@@ -9,6 +9,11 @@ interface ImageDecoder {
   /** The decoder's name in messages and in {@code decode(decoder=...)}. */
   String name();
 
+  /** The name of the decoder that decodes images of {@code format}, for messages. */
+  default String name(ImageFormat format) {
+    return name();
+  }
+
   /** Whether it decodes a JPEG at 1/2, 1/4 or 1/8 scale in its DCT (as libjpeg does). */
   boolean reducesJpeg();
 

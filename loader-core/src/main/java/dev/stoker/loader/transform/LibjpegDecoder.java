@@ -29,6 +29,11 @@ final class LibjpegDecoder implements ImageDecoder {
   }
 
   @Override
+  public String name(ImageFormat format) {
+    return format == ImageFormat.JPEG ? name() : others().name();
+  }
+
+  @Override
   public boolean reducesJpeg() {
     return true;
   }

@@ -290,7 +290,7 @@ final class VisionTransform implements SampleTransform {
         s.decoder.decode(data, length, header, scale, image);
       }
     } catch (Exception e) {
-      throw bad(column, s.decoder.name() + " could not decode it: " + e, length, e);
+      throw bad(column, s.decoder.name(header.format()) + " could not decode it: " + e, length, e);
     }
     if (image.width != expectW || image.height != expectH) {
       throw bad(

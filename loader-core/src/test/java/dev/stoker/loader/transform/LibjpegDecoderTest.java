@@ -191,6 +191,90 @@ class LibjpegDecoderTest {
   }
 
   @Test
+  void shouldDecodeFromManyThreadsAtOnce() throws Exception {
+    byte[] data = jpeg(picture(333, 217, false), 2, 2, false);
+    ImageHeader header = ImageHeader.read(data, data.length);
+    Image full = whole(libjpeg(), data, 1);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      java.util.List<java.util.concurrent.Future<Integer>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        long seed = t;
+        done.add(
+            pool.submit(
+                () -> {
+                  ImageDecoder d = libjpeg();
+                  SplittableRandom random = new SplittableRandom(seed);
+                  Image part = new Image();
+                  int same = 0;
+                  for (int i = 0; i < 200; i++) {
+                    int w = 1 + random.nextInt(333);
+                    int h = 1 + random.nextInt(217);
+                    CropBox box =
+                        new CropBox(random.nextInt(217 - h + 1), random.nextInt(333 - w + 1), h, w);
+                    d.decodeRegion(data, data.length, header, 1, box, part);
+                    same += Arrays.equals(part.copyPixels(), cut(full, box)) ? 1 : 0;
+                  }
+                  return same;
+                }));
+      }
+      for (java.util.concurrent.Future<Integer> f : done) {
+        assertThat(f.get()).isEqualTo(200);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * Damaged JPEGs (bytes after the header overwritten at random) decode to something or are an
+   * {@link IllegalArgumentException} from libjpeg; none crashes the JVM or hangs. 600 of them;
+   * {@code -Dstoker.fuzz.jpeg=N} for a longer run by hand.
+   */
+  @Test
+  void shouldSurviveDamagedJpegs() throws Exception {
+    byte[] clean = jpeg(picture(200, 150, false), 2, 2, false);
+    byte[] progressive = jpeg(picture(200, 150, false), 2, 2, true);
+    SplittableRandom random = new SplittableRandom(7);
+    Image out = new Image().reset(200, 150, 3);
+    int refused = 0;
+    int decoded = 0;
+    int runs = Integer.getInteger("stoker.fuzz.jpeg", 600);
+    for (int i = 0; i < runs; i++) {
+      byte[] data = (i % 2 == 0 ? clean : progressive).clone();
+      int damage = 1 + random.nextInt(20);
+      for (int k = 0; k < damage; k++) {
+        data[20 + random.nextInt(data.length - 22)] = (byte) random.nextInt(256);
+      }
+      int scale = 1 << random.nextInt(4);
+      int width = (200 + scale - 1) / scale;
+      int height = (150 + scale - 1) / scale;
+      int w = 1 + random.nextInt(width);
+      int h = 1 + random.nextInt(height);
+      try {
+        NativeJpeg.decode(
+            data,
+            data.length,
+            scale,
+            random.nextInt(width - w + 1),
+            random.nextInt(height - h + 1),
+            w,
+            h,
+            3,
+            out.pixels);
+        decoded++;
+      } catch (IllegalArgumentException e) {
+        assertThat(e).hasMessageStartingWith("libjpeg: ");
+        refused++;
+      }
+    }
+    System.out.printf("damaged JPEGs: %d decoded, %d refused%n", decoded, refused);
+    assertThat(decoded + refused).isEqualTo(runs);
+    assertThat(refused).isPositive();
+  }
+
+  @Test
   void shouldRefuseBadDataAndBadRectangles() throws Exception {
     byte[] data = Goldens.bytes("photo_q90.jpg"); // 200 x 150
     Image out = new Image().reset(200, 150, 3);
@@ -212,6 +296,8 @@ class LibjpegDecoderTest {
             () -> NativeJpeg.decode(garbled, garbled.length, 1, 0, 0, 200, 150, 3, out.pixels))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("libjpeg: ");
+    assertThatThrownBy(() -> NativeJpeg.decode(null, 1, 1, 0, 0, 1, 1, 3, out.pixels))
+        .isInstanceOf(NullPointerException.class);
     // After every refusal the library still decodes.
     assertThat(NativeJpeg.decode(data, data.length, 1, 0, 0, 200, 150, 3, out.pixels)).isZero();
   }
