@@ -47,9 +47,7 @@ final class LibjpegDecoder implements ImageDecoder {
     }
     CropBox whole =
         new CropBox(0, 0, reduced(header.height(), scale), reduced(header.width(), scale));
-    if (!decodeRegion(data, length, header, scale, whole, out)) {
-      others().decode(data, length, header, scale, out);
-    }
+    decodeRegion(data, length, header, scale, whole, out); // the whole image either way
   }
 
   @Override

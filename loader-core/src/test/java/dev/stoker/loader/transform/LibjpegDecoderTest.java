@@ -170,20 +170,25 @@ class LibjpegDecoderTest {
   @Test
   void shouldGiveTheSamplesOfAWholeDecodeThroughARandomResizedCrop() throws Throwable {
     String other = Decoders.openCvAvailable() ? Decoders.OPENCV : Decoders.IMAGEIO;
-    String steps = "|randomResizedCrop(48:64,scale=0.05:1)|hflip|toFloat";
     byte[] big = Goldens.bytes("big_q90.jpg");
     byte[] photo = Goldens.bytes("photo_q90.jpg");
-    for (String decode : new String[] {"decode(rgb,decoder=", "decode(grey,decoder="}) {
-      VisionTransformHarness cropping = new VisionTransformHarness(decode + "libjpeg)" + steps);
-      VisionTransformHarness whole = new VisionTransformHarness(decode + other + ")" + steps);
-      for (long key = 0; key < 24; key++) {
-        for (byte[] value : new byte[][] {big, photo}) {
-          byte[] expected = whole.run(value, key);
-          byte[] actual = cropping.run(value, key);
-          if (other.equals(Decoders.OPENCV)) {
-            assertThat(actual).as("%s sample %d", decode, key).isEqualTo(expected);
-          } else {
-            assertThat(actual).hasSameSizeAs(expected);
+    String[] chains = { // fused into the output, and step by step
+      "|randomResizedCrop(48:64,scale=0.05:1)|hflip|toFloat",
+      "|randomResizedCrop(40,scale=0.05:1)|pad(2)|hflip|toUint8(hwc)"
+    };
+    for (String steps : chains) {
+      for (String decode : new String[] {"decode(rgb,decoder=", "decode(grey,decoder="}) {
+        VisionTransformHarness cropping = new VisionTransformHarness(decode + "libjpeg)" + steps);
+        VisionTransformHarness whole = new VisionTransformHarness(decode + other + ")" + steps);
+        for (long key = 0; key < 24; key++) {
+          for (byte[] value : new byte[][] {big, photo}) {
+            byte[] expected = whole.run(value, key);
+            byte[] actual = cropping.run(value, key);
+            if (other.equals(Decoders.OPENCV)) {
+              assertThat(actual).as("%s%s sample %d", decode, steps, key).isEqualTo(expected);
+            } else {
+              assertThat(actual).hasSameSizeAs(expected);
+            }
           }
         }
       }
