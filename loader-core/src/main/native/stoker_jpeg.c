@@ -58,11 +58,9 @@ static void throw_new(JNIEnv *env, const char *class_name, const char *message) 
 /*
  * NativeJpeg.decode(byte[] data, int length, int scale, int left, int top, int width, int height,
  * int channels, byte[] out): decodes the rectangle [left, left + width) x [top, top + height) of
- * the image at 1/scale into out, row after row, channels (1 grey, 3 RGB) interleaved. Returns 0,
- * or -1 when the JPEG's colours are neither grey nor YCbCr/RGB (CMYK, YCCK): the caller decodes
- * it another way.
+ * the image at 1/scale into out, row after row, channels (1 grey, 3 RGB) interleaved.
  */
-JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
+JNIEXPORT void JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
     JNIEnv *env, jclass type, jbyteArray data, jint length, jint scale, jint left, jint top,
     jint width, jint height, jint channels, jbyteArray out) {
   (void)type;
@@ -72,24 +70,24 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   memset(s, 0, sizeof(*s));
   if (data == NULL || out == NULL) {
     throw_new(env, "java/lang/NullPointerException", "libjpeg: data or out is null");
-    return 0;
+    return;
   }
   if (length <= 0 || length > (*env)->GetArrayLength(env, data) || left < 0 || top < 0
       || width <= 0 || height <= 0 || (channels != 1 && channels != 3)
       || (scale != 1 && scale != 2 && scale != 4 && scale != 8)
       || (long long)width * height * channels > (*env)->GetArrayLength(env, out)) {
     throw_new(env, "java/lang/IllegalArgumentException", "libjpeg: arguments out of range");
-    return 0;
+    return;
   }
   s->input = malloc((size_t)length);
   if (s->input == NULL) {
     throw_new(env, "java/lang/OutOfMemoryError", "libjpeg: no memory for the encoded bytes");
-    return 0;
+    return;
   }
   (*env)->GetByteArrayRegion(env, data, 0, length, (jbyte *)s->input);
   if ((*env)->ExceptionCheck(env)) {
     release(s);
-    return 0;
+    return;
   }
   s->cinfo.err = jpeg_std_error(&s->error.pub);
   s->error.pub.error_exit = stoker_error_exit;
@@ -102,7 +100,7 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
       snprintf(full, sizeof(full), "libjpeg: %s", message);
       throw_new(env, "java/lang/IllegalArgumentException", full);
     }
-    return 0;
+    return;
   }
   jpeg_create_decompress(&s->cinfo);
   s->created = 1;
@@ -114,15 +112,18 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   } else if (source == JCS_YCbCr || source == JCS_RGB) {
     s->cinfo.out_color_space = JCS_RGB;
   } else {
+    snprintf(message, sizeof(message), "libjpeg: colour space %d (expected: grey, YCbCr or RGB)",
+             (int)source);
     release(s);
-    return -1;
+    throw_new(env, "java/lang/IllegalArgumentException", message);
+    return;
   }
   if (s->cinfo.out_color_space == JCS_GRAYSCALE ? channels != 1 : channels != 3) {
     snprintf(message, sizeof(message), "libjpeg: %d colour components (expected: %s)",
              s->cinfo.num_components, channels == 1 ? "1, grey" : "3");
     release(s);
     throw_new(env, "java/lang/IllegalArgumentException", message);
-    return 0;
+    return;
   }
   s->cinfo.scale_num = 1;
   s->cinfo.scale_denom = (unsigned int)scale;
@@ -134,7 +135,7 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
              full_width, s->cinfo.output_height);
     release(s);
     throw_new(env, "java/lang/IllegalArgumentException", message);
-    return 0;
+    return;
   }
   /*
    * One pixel beyond the rectangle on each side: the iMCU-aligned crop then has the neighbours
@@ -152,7 +153,7 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   if (s->row == NULL) {
     release(s);
     throw_new(env, "java/lang/OutOfMemoryError", "libjpeg: no memory for the rectangle");
-    return 0;
+    return;
   }
   if (top > 0) {
     jpeg_skip_scanlines(&s->cinfo, (JDIMENSION)top);
@@ -167,7 +168,7 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
     if (read == 0) {
       release(s);
       throw_new(env, "java/lang/IllegalArgumentException", "libjpeg: a row did not decode");
-      return 0;
+      return;
     }
     y += (jint)read;
   }
@@ -177,7 +178,7 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   unsigned char *target = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
   if (target == NULL) {
     release(s);
-    return 0; /* OutOfMemoryError pending */
+    return; /* OutOfMemoryError pending */
   }
   for (jint y = 0; y < height; y++) {
     memcpy(target + (size_t)y * row_bytes, s->row + (size_t)y * stride + offset, row_bytes);
@@ -185,5 +186,4 @@ JNIEXPORT jint JNICALL Java_dev_stoker_loader_transform_NativeJpeg_decode(
   (*env)->ReleasePrimitiveArrayCritical(env, out, target, 0);
   jpeg_abort_decompress(&s->cinfo);
   release(s);
-  return 0;
 }

@@ -17,4 +17,9 @@ final class Draft {
     }
     return 1;
   }
+
+  /** A side's length decoded at {@code 1/scale}: rounded up, as libjpeg does. */
+  static int reduced(int length, int scale) {
+    return (length + scale - 1) / scale;
+  }
 }

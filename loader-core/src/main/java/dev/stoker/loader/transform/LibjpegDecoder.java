@@ -4,9 +4,8 @@ import java.util.function.Supplier;
 
 /**
  * JPEGs through {@link NativeJpeg} (the system's libjpeg-turbo), decoding only the rectangle a
- * random resized crop needs when asked for one; PNGs, and the rare JPEG whose colours libjpeg
- * cannot turn into RGB, through the decoder {@code others} makes, made on first use (loading OpenCV
- * takes half a second that a JPEG-only dataset need not spend).
+ * random resized crop needs when asked for one; PNGs through the decoder {@code others} makes, made
+ * on first use (loading OpenCV takes half a second that a JPEG-only dataset need not spend).
  */
 final class LibjpegDecoder implements ImageDecoder {
   private final Supplier<ImageDecoder> makeOthers;
@@ -46,8 +45,9 @@ final class LibjpegDecoder implements ImageDecoder {
       return;
     }
     CropBox whole =
-        new CropBox(0, 0, reduced(header.height(), scale), reduced(header.width(), scale));
-    decodeRegion(data, length, header, scale, whole, out); // the whole image either way
+        new CropBox(
+            0, 0, Draft.reduced(header.height(), scale), Draft.reduced(header.width(), scale));
+    decodeRegion(data, length, header, scale, whole, out);
   }
 
   @Override
@@ -60,26 +60,16 @@ final class LibjpegDecoder implements ImageDecoder {
     }
     int channels = header.grey() ? 1 : 3;
     out.reset(region.width(), region.height(), channels);
-    int done =
-        NativeJpeg.decode(
-            data,
-            length,
-            scale,
-            region.left(),
-            region.top(),
-            region.width(),
-            region.height(),
-            channels,
-            out.pixels);
-    if (done != 0) {
-      others().decode(data, length, header, scale, out);
-      return false;
-    }
+    NativeJpeg.decode(
+        data,
+        length,
+        scale,
+        region.left(),
+        region.top(),
+        region.width(),
+        region.height(),
+        channels,
+        out.pixels);
     return true;
-  }
-
-  /** A side's length decoded at {@code 1/scale}: rounded up, as libjpeg does. */
-  static int reduced(int length, int scale) {
-    return (length + scale - 1) / scale;
   }
 }

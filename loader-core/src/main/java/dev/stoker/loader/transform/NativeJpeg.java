@@ -58,12 +58,10 @@ final class NativeJpeg {
    * first {@code length} bytes of {@code data}, as decoded at {@code 1/scale}, into {@code out}:
    * row after row, {@code channels} interleaved (1 for a grey JPEG, 3 RGB for any other).
    *
-   * @return 0, or -1 when the JPEG is neither grey nor YCbCr/RGB (CMYK, YCCK) and nothing was
-   *     decoded
    * @throws IllegalArgumentException with libjpeg's message when the data does not decode, or when
    *     the rectangle is outside the image or {@code channels} is not the JPEG's
    */
-  static native int decode(
+  static native void decode(
       byte[] data,
       int length,
       int scale,

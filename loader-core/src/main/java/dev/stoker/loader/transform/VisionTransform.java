@@ -276,8 +276,8 @@ final class VisionTransform implements SampleTransform {
       scale = Draft.reduction(header.width() / target[1], header.height() / target[0]);
     }
     Image image = s.decoded;
-    int expectW = LibjpegDecoder.reduced(header.width(), scale);
-    int expectH = LibjpegDecoder.reduced(header.height(), scale);
+    int expectW = Draft.reduced(header.width(), scale);
+    int expectH = Draft.reduced(header.height(), scale);
     try {
       if (box != null && header.format() == ImageFormat.JPEG) {
         CropBox region = RandomResizedCrop.region(box, scale, expectW, expectH);
